@@ -1,0 +1,1 @@
+"""The turn loop and its drivers."""

@@ -1,0 +1,1 @@
+"""ACP v1 wire types and the one cattrs converter."""

@@ -1,0 +1,1 @@
+"""The NDJSON stdio transport and the ACP request handlers."""
