@@ -1,0 +1,131 @@
+"""Cooperative cancellation: the signal a tool polls, awaits, or hangs callbacks on.
+
+Invariants:
+- A signal goes from live to cancelled once and never back; ``cancel`` is idempotent and the
+  first reason wins.
+- Every callback runs exactly once, whether it was added before or after cancellation; a
+  callback that raises is logged and does not stop the others.
+- A signal made with :meth:`CancelSignal.child` is cancelled when its parent is (not the
+  other way round), so a per-call timeout never cancels the whole turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+
+from acp_sidecar.tools.errors import ToolCancelledError
+
+logger = logging.getLogger(__name__)
+
+Callback = Callable[[str], object]
+"""Called with the cancellation reason."""
+
+
+class CancelSignal:
+    """A one-way cancellation flag with callbacks and an awaitable ``wait``."""
+
+    __slots__ = ("_callbacks", "_lock", "_reason")
+
+    def __init__(self) -> None:
+        self._reason: str | None = None
+        self._callbacks: list[Callback] = []
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        state = f"cancelled: {self._reason!r}" if self.cancelled else "live"
+        return f"<CancelSignal {state}>"
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the signal has been cancelled."""
+        return self._reason is not None
+
+    @property
+    def reason(self) -> str | None:
+        """Why it was cancelled (``None`` while live)."""
+        return self._reason
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Cancel the signal and run its callbacks; later calls do nothing."""
+        with self._lock:
+            if self._reason is not None:
+                return
+            self._reason = reason
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            _run_callback(callback, reason)
+
+    def add_callback(self, callback: Callback) -> Callable[[], None]:
+        """Run ``callback(reason)`` on cancellation (at once if already cancelled).
+
+        Returns a function that removes the callback if it has not run yet.
+        """
+        with self._lock:
+            reason = self._reason
+            if reason is None:
+                self._callbacks.append(callback)
+        if reason is not None:
+            _run_callback(callback, reason)
+            return _nothing
+
+        def remove() -> None:
+            with self._lock:
+                if callback in self._callbacks:
+                    self._callbacks.remove(callback)
+
+        return remove
+
+    async def wait(self) -> str:
+        """Wait until the signal is cancelled; returns the reason."""
+        if self._reason is not None:
+            return self._reason
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
+
+        def wake(reason: str) -> None:
+            def settle() -> None:
+                if not future.done():
+                    future.set_result(reason)
+
+            if loop.is_closed():
+                return
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is loop:
+                settle()
+            else:
+                loop.call_soon_threadsafe(settle)
+
+        remove = self.add_callback(wake)
+        try:
+            return await future
+        finally:
+            remove()
+
+    def raise_if_cancelled(self) -> None:
+        """Raise :class:`ToolCancelledError` if the signal is cancelled."""
+        if self._reason is not None:
+            raise ToolCancelledError(f"cancelled: {self._reason}")
+
+    def child(self) -> CancelSignal:
+        """A new signal that is cancelled (with the same reason) when this one is."""
+        child = CancelSignal()
+        remove = self.add_callback(child.cancel)
+        child.add_callback(lambda _reason: remove())
+        return child
+
+
+def _nothing() -> None:
+    return None
+
+
+def _run_callback(callback: Callback, reason: str) -> None:
+    try:
+        callback(reason)
+    except Exception:
+        logger.exception("a cancellation callback raised")
