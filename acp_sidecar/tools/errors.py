@@ -106,6 +106,4 @@ class OutputSchemaError(ToolError):
 
     def __init__(self, violations: list[str]) -> None:
         self.violations: tuple[str, ...] = tuple(violations)
-        super().__init__(
-            "Unsupported output schema:\n" + "\n".join(f"- {v}" for v in violations)
-        )
+        super().__init__("Unsupported output schema:\n" + "\n".join(f"- {v}" for v in violations))

@@ -40,7 +40,7 @@ class FrozenDict(dict[str, Any]):
 
     __setitem__ = _refuse
     __delitem__ = _refuse
-    __ior__ = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse
     clear = _refuse
     pop = _refuse
     popitem = _refuse

@@ -1,0 +1,80 @@
+"""The typed decisions the interception waterfalls return.
+
+Invariants: the unions are closed. A pre-execute listener can allow, deny or ask — it cannot
+rewrite the input (that would desync what was audited and shown from what ran). A post-execute
+listener can accept (optionally replacing the model-facing content) or block (turning the call
+into an error whose content is the corrective feedback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, TypeAlias
+
+import attrs
+
+from acp_sidecar.tools.content import ContentBlock, TextContent
+from acp_sidecar.tools.json_values import JsonValue
+
+
+def _blocks(value: str | Sequence[ContentBlock]) -> tuple[ContentBlock, ...]:
+    if isinstance(value, str):
+        return (TextContent(value),)
+    return tuple(value)
+
+
+def _optional_blocks(
+    value: str | Sequence[ContentBlock] | None,
+) -> tuple[ContentBlock, ...] | None:
+    return None if value is None else _blocks(value)
+
+
+@attrs.frozen
+class Allow:
+    """Let the call proceed (the default when every listener delegates)."""
+
+    kind: Literal["allow"] = "allow"
+
+
+@attrs.frozen
+class Deny:
+    """Skip dispatch; the call ends as an error result carrying ``reason``."""
+
+    reason: str
+    kind: Literal["deny"] = "deny"
+
+
+@attrs.frozen
+class Ask:
+    """Ask the user (through the registry's permission handler); without one, deny."""
+
+    reason: str | None = None
+    kind: Literal["ask"] = "ask"
+
+
+@attrs.frozen
+class Accept:
+    """Keep the result; ``content`` (when given) replaces the model-facing content."""
+
+    content: tuple[ContentBlock, ...] | None = attrs.field(default=None, converter=_optional_blocks)
+    additional_context: JsonValue = None
+    kind: Literal["accept"] = "accept"
+
+
+@attrs.frozen
+class Block:
+    """Turn the call into an error whose content is the corrective ``feedback``."""
+
+    feedback: tuple[ContentBlock, ...] = attrs.field(converter=_blocks)
+    additional_context: JsonValue = None
+    kind: Literal["block"] = "block"
+
+
+PreToolDecision: TypeAlias = Allow | Deny | Ask
+"""What a ``tools/pre-execute`` listener returns."""
+
+PermissionDecision: TypeAlias = Allow | Deny
+"""What the permission handler answers to an :class:`Ask`."""
+
+PostToolDecision: TypeAlias = Accept | Block
+"""What a ``tools/post-execute`` listener returns."""

@@ -1,0 +1,166 @@
+"""Tool definitions and ``define_tool``, the typed way to write one.
+
+Invariants:
+- A :class:`ToolDefinition` is a frozen value whose ``parameters`` is a deep-frozen JSON Schema
+  object. Its ``execute`` receives raw arguments (``object``) and validates them itself.
+- :func:`define_tool` is the first-party way to build one: ``parameters`` is a schema spec or an
+  attrs class; ``execute`` (and the presenters) receive arguments already validated and
+  narrowed — a frozen dict for a spec, an instance for an attrs class. Invalid arguments raise
+  :class:`~acp_sidecar.tools.errors.ToolArgsError` (code ``INVALID_ARGS``), which the registry
+  turns into an error result the model can correct.
+- Presenters are pure functions of ``(args)`` and ``(args, result)``: they run live and on
+  replay. When ``define_tool`` cannot narrow the arguments, its presenters return ``None`` and
+  the bridge falls back to a generic card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
+
+import attrs
+
+from acp_sidecar.tools.content import ContentBlock, ToolOutput
+from acp_sidecar.tools.errors import ToolArgsError
+from acp_sidecar.tools.json_values import FrozenDict, freeze_json
+
+if TYPE_CHECKING:
+    from acp_sidecar.tools.execution import ToolExecution
+    from acp_sidecar.tools.presentation import ToolCallView, ToolResult, ToolResultView
+    from acp_sidecar.tools.schema import SchemaProp
+
+ToolReturn: TypeAlias = "str | Sequence[ContentBlock] | ToolOutput"
+"""What ``execute`` may return: text, content blocks, or the object form with ``meta``."""
+
+RawExecute: TypeAlias = "Callable[[Any, ToolExecution], Awaitable[ToolReturn]]"
+RawPresentCall: TypeAlias = "Callable[[Any], ToolCallView | None]"
+RawPresentResult: TypeAlias = "Callable[[Any, ToolResult], ToolResultView | None]"
+
+A = TypeVar("A")
+
+
+@attrs.frozen
+class ToolDefinition:
+    """A registered tool: the model-facing schema plus ``execute`` and optional presenters."""
+
+    name: str
+    """The name the model calls it by (``[A-Za-z0-9_-]{1,64}``)."""
+    description: str
+    """What the tool does, for the model."""
+    parameters: FrozenDict
+    """The JSON Schema (``type: object``) of its arguments, deep-frozen."""
+    execute: RawExecute
+    """Runs one call: ``await execute(args, execution)``."""
+    present_call: RawPresentCall | None = None
+    """Pure: the pending card for ``args``, or ``None`` for a generic card."""
+    present_result: RawPresentResult | None = None
+    """Pure: the completed card for ``(args, result)``, or ``None`` to keep the raw result."""
+    timeout_ms: float | None = None
+    """Cooperative deadline for one call; never sent to the model."""
+
+
+SchemaSpecInput: TypeAlias = "Mapping[str, SchemaProp | Mapping[str, Any]]"
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: type[A],
+    execute: Callable[[A, ToolExecution], Awaitable[ToolReturn]],
+    present_call: Callable[[A], ToolCallView | None] | None = None,
+    present_result: Callable[[A, ToolResult], ToolResultView | None] | None = None,
+    timeout_ms: float | None = None,
+) -> ToolDefinition: ...
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: SchemaSpecInput,
+    execute: Callable[[FrozenDict, ToolExecution], Awaitable[ToolReturn]],
+    present_call: Callable[[FrozenDict], ToolCallView | None] | None = None,
+    present_result: Callable[[FrozenDict, ToolResult], ToolResultView | None] | None = None,
+    timeout_ms: float | None = None,
+) -> ToolDefinition: ...
+
+
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: Any,
+    execute: Callable[[Any, ToolExecution], Awaitable[ToolReturn]],
+    present_call: Callable[[Any], ToolCallView | None] | None = None,
+    present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
+    timeout_ms: float | None = None,
+) -> ToolDefinition:
+    """Build a :class:`ToolDefinition` whose callbacks receive validated, narrowed arguments.
+
+    ``parameters`` is either a schema spec (a mapping of property name to
+    :class:`~acp_sidecar.tools.schema.SchemaProp` or its dict form) or an attrs class; the JSON
+    Schema the model sees is derived from it once, here.
+    """
+    # The DSL modules are imported here, not at module level: a raw ToolDefinition (and the
+    # registry) must not pay for them.
+    from acp_sidecar.tools.params import (
+        attrs_json_schema,
+        is_attrs_parameters,
+        structure_attrs_args,
+    )
+    from acp_sidecar.tools.schema import coerce_spec, schema_spec_to_json_schema, validate_args
+
+    narrow: Callable[[object], Any]
+    if is_attrs_parameters(parameters):
+        json_schema = attrs_json_schema(parameters)
+        cls = parameters
+
+        def narrow(args: object) -> Any:
+            return structure_attrs_args(cls, args)
+
+    else:
+        spec = coerce_spec(parameters)
+        json_schema = schema_spec_to_json_schema(spec)
+
+        def narrow(args: object) -> Any:
+            return validate_args(spec, args)
+
+    async def run(args: object, execution: ToolExecution) -> ToolReturn:
+        return await execute(narrow(args), execution)
+
+    call_presenter: RawPresentCall | None = None
+    if present_call is not None:
+        typed_call = present_call
+
+        def call_presenter(args: object) -> ToolCallView | None:
+            try:
+                narrowed = narrow(args)
+            except ToolArgsError:
+                return None
+            return typed_call(narrowed)
+
+    result_presenter: RawPresentResult | None = None
+    if present_result is not None:
+        typed_result = present_result
+
+        def result_presenter(args: object, result: ToolResult) -> ToolResultView | None:
+            try:
+                narrowed = narrow(args)
+            except ToolArgsError:
+                return None
+            return typed_result(narrowed, result)
+
+    frozen_schema = freeze_json(json_schema)
+    assert isinstance(frozen_schema, FrozenDict)
+    return ToolDefinition(
+        name=name,
+        description=description,
+        parameters=frozen_schema,
+        execute=run,
+        present_call=call_presenter,
+        present_result=result_presenter,
+        timeout_ms=timeout_ms,
+    )

@@ -1,0 +1,250 @@
+"""The values one tool call is made of: input, pipeline-owned execution, result.
+
+Invariants:
+- :class:`ToolExecutionInput` is caller-owned; the registry never keeps it. It snapshots it
+  into a :class:`ToolExecution` whose ``token``, ``call_id``, ``name``, ``arguments`` (deep-
+  frozen), ``agent`` and ``parent`` can never be reassigned. Only ``signal`` can change, and
+  only while the execute wrappers run; after the pipeline the execution is sealed for good.
+- :class:`ToolExecutionToken` is identity only: no fields, equality is ``is``.
+- :class:`ToolExecutionResult` is deep-frozen and round-trips losslessly through JSON
+  (:func:`result_to_json` / :func:`result_from_json`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+import attrs
+
+from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.content import ContentBlock, content_from_json, content_to_json
+from acp_sidecar.tools.json_values import FrozenJson, JsonValue, freeze_json, thaw
+
+
+class ToolExecutionToken:
+    """An opaque identity shared with nested calls as their ``parent``; nothing else."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<ToolExecutionToken {id(self):#x}>"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a ToolExecutionToken has no attributes")
+
+
+@attrs.define
+class ToolExecutionInput:
+    """What a caller (the agent loop, the console) asks the registry to run."""
+
+    call_id: str
+    """The call's id, unique within the session (it becomes the ACP ``toolCallId``)."""
+    name: str
+    """The registered tool's name."""
+    arguments: object
+    """Parsed JSON arguments; must be lossless JSON (checked before any policy)."""
+    agent: object | None = None
+    """The agent on whose behalf the call runs (set by the agent loop)."""
+    parent: ToolExecutionToken | None = None
+    """The token of an enclosing execution, for nested dispatches."""
+    signal: CancelSignal | None = None
+    """Cancels the call (``session/cancel``)."""
+
+
+_SIGNAL_LOCKED: Final = 0
+_SIGNAL_OPEN: Final = 1
+_SEALED: Final = 2
+
+
+class ToolExecution:
+    """The pipeline-owned snapshot of one call that every listener, guard and tool sees."""
+
+    __slots__ = (
+        "_agent",
+        "_arguments",
+        "_call_id",
+        "_name",
+        "_parent",
+        "_signal",
+        "_state",
+        "_token",
+    )
+    _agent: object | None
+    _arguments: FrozenJson
+    _call_id: str
+    _name: str
+    _parent: ToolExecutionToken | None
+    _signal: CancelSignal | None
+    _state: int
+    _token: ToolExecutionToken
+
+    def __init__(
+        self,
+        *,
+        call_id: str,
+        name: str,
+        arguments: FrozenJson,
+        agent: object | None,
+        parent: ToolExecutionToken | None,
+        signal: CancelSignal | None,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "_token", ToolExecutionToken())
+        set_(self, "_call_id", call_id)
+        set_(self, "_name", name)
+        set_(self, "_arguments", arguments)
+        set_(self, "_agent", agent)
+        set_(self, "_parent", parent)
+        set_(self, "_signal", signal)
+        set_(self, "_state", _SIGNAL_LOCKED)
+
+    def __repr__(self) -> str:
+        return f"<ToolExecution {self._name} call_id={self._call_id!r}>"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "signal":
+            object.__setattr__(self, name, value)  # the property's setter decides
+            return
+        raise AttributeError(f"ToolExecution.{name} is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        if name == "signal":
+            object.__delattr__(self, name)
+            return
+        raise AttributeError(f"ToolExecution.{name} is read-only")
+
+    @property
+    def token(self) -> ToolExecutionToken:
+        """The registry-assigned identity of this call."""
+        return self._token
+
+    @property
+    def call_id(self) -> str:
+        """The caller's id for this call."""
+        return self._call_id
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self._name
+
+    @property
+    def arguments(self) -> FrozenJson:
+        """The deep-frozen arguments as the caller sent them."""
+        return self._arguments
+
+    @property
+    def agent(self) -> object | None:
+        """The agent on whose behalf the call runs."""
+        return self._agent
+
+    @property
+    def parent(self) -> ToolExecutionToken | None:
+        """The enclosing execution's token, if any."""
+        return self._parent
+
+    @property
+    def signal(self) -> CancelSignal | None:
+        """The call's cancellation signal (timeouts and ``session/cancel`` trigger it).
+
+        Only a ``tools/execute`` wrapper may set or delete it, while it runs.
+        """
+        return self._signal
+
+    @signal.setter
+    def signal(self, value: CancelSignal | None) -> None:
+        if self._state != _SIGNAL_OPEN:
+            raise AttributeError("signal can be changed only by a tools/execute wrapper")
+        checked: object = value
+        if checked is not None and not isinstance(checked, CancelSignal):
+            raise TypeError("signal must be a CancelSignal or None")
+        object.__setattr__(self, "_signal", value)
+
+    @signal.deleter
+    def signal(self) -> None:
+        self.signal = None
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the pipeline has finished with this execution."""
+        return self._state == _SEALED
+
+    def _open_signal(self) -> None:
+        object.__setattr__(self, "_state", _SIGNAL_OPEN)
+
+    def _lock_signal(self) -> None:
+        if self._state != _SEALED:
+            object.__setattr__(self, "_state", _SIGNAL_LOCKED)
+
+    def _seal(self) -> None:
+        object.__setattr__(self, "_state", _SEALED)
+
+
+@attrs.frozen
+class ToolErrorInfo:
+    """Machine-routable structure of a failed call: the error's name and stable code."""
+
+    name: str
+    code: str
+
+
+def _content_tuple(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
+    return tuple(value)
+
+
+def _freeze_optional(value: JsonValue) -> FrozenJson:
+    return freeze_json(value)
+
+
+@attrs.frozen
+class ToolExecutionResult:
+    """The authoritative outcome of one call.
+
+    ``content`` is what the model sees; ``error`` is set when the call failed with a known
+    error; ``additional_context`` is extra model-facing context for the next request (not part
+    of this result); ``meta`` is the tool's private presentation payload (successful calls).
+    """
+
+    call_id: str
+    content: tuple[ContentBlock, ...] = attrs.field(converter=_content_tuple)
+    is_error: bool
+    error: ToolErrorInfo | None = None
+    additional_context: FrozenJson = attrs.field(default=None, converter=_freeze_optional)
+    meta: FrozenJson = attrs.field(default=None, converter=_freeze_optional)
+
+
+def result_to_json(result: ToolExecutionResult) -> dict[str, Any]:
+    """The JSON object of a result (camelCase keys, as it is stored in a session log)."""
+    data: dict[str, Any] = {
+        "callId": result.call_id,
+        "content": [content_to_json(block) for block in result.content],
+        "isError": result.is_error,
+    }
+    if result.error is not None:
+        data["error"] = {"name": result.error.name, "code": result.error.code}
+    if result.additional_context is not None:
+        data["additionalContext"] = thaw(result.additional_context)
+    if result.meta is not None:
+        data["meta"] = thaw(result.meta)
+    return data
+
+
+def result_from_json(data: Mapping[str, Any]) -> ToolExecutionResult:
+    """The result of a JSON object made by :func:`result_to_json`; ``ValueError`` otherwise."""
+    try:
+        error = data.get("error")
+        call_id = data["callId"]
+        is_error = data["isError"]
+        if not isinstance(call_id, str) or not isinstance(is_error, bool):
+            raise ValueError("callId must be a string and isError a boolean")
+        return ToolExecutionResult(
+            call_id=call_id,
+            content=[content_from_json(block) for block in data["content"]],
+            is_error=is_error,
+            error=None if error is None else ToolErrorInfo(str(error["name"]), str(error["code"])),
+            additional_context=data.get("additionalContext"),
+            meta=data.get("meta"),
+        )
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"not a tool result: {exc}") from exc

@@ -1,0 +1,567 @@
+"""The tool registry: registration as a value boundary, and the guarded execution pipeline.
+
+Invariants:
+- ``register`` copies a definition into a frozen :class:`ToolDefinition` snapshot: parameters
+  checked as lossless JSON before and after a deep-frozen clone, scalar fields copied, callbacks
+  read once (so a method stays bound to the original object, and replacing an attribute on
+  the caller's object later changes nothing). ``get``/``visible`` return that snapshot;
+  ``schemas`` returns fresh detached dicts with exactly ``name``, ``description``,
+  ``parameters``.
+- ``execute`` never raises (except ``asyncio.CancelledError``): every failure is an
+  ``is_error`` result with ``error = ToolErrorInfo(name, code)``. The order is fixed: input
+  snapshot → pre-execute waterfall (→ permission handler on ``Ask``) → guards → execute
+  wrappers around dispatch → post-execute waterfall → JSON-safe rebuild → result observers.
+- Guards can only reduce permission; observers cannot change the outcome, and one failing
+  observer neither changes the result nor stops the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import math
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeAlias, TypeVar
+
+from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent, ToolOutput
+from acp_sidecar.tools.decisions import (
+    Accept,
+    Allow,
+    Ask,
+    Block,
+    Deny,
+    PermissionDecision,
+    PostToolDecision,
+    PreToolDecision,
+)
+from acp_sidecar.tools.definition import ToolDefinition
+from acp_sidecar.tools.errors import (
+    ToolBlockedError,
+    ToolCancelledError,
+    ToolDeniedError,
+    ToolError,
+    ToolExecutionError,
+    ToolInputError,
+    ToolListenerError,
+    ToolNotFoundError,
+    ToolRegistrationError,
+    ToolResultError,
+    ToolTimeoutError,
+)
+from acp_sidecar.tools.execution import (
+    ToolErrorInfo,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+)
+from acp_sidecar.tools.json_values import (
+    FrozenDict,
+    JsonValueError,
+    freeze_json,
+    json_violations,
+    thaw,
+)
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+MaybeAwaitable: TypeAlias = "T | Awaitable[T]"
+
+NextPre: TypeAlias = Callable[[], Awaitable[PreToolDecision]]
+PreExecuteListener: TypeAlias = Callable[
+    [ToolExecution, NextPre], "PreToolDecision | Awaitable[PreToolDecision]"
+]
+ToolGuard: TypeAlias = Callable[[ToolExecution], "str | None | Awaitable[str | None]"]
+NextExecute: TypeAlias = Callable[[], Awaitable[ToolExecutionResult]]
+ExecuteWrapper: TypeAlias = Callable[
+    [ToolExecution, NextExecute], "ToolExecutionResult | Awaitable[ToolExecutionResult]"
+]
+NextPost: TypeAlias = Callable[[], Awaitable[PostToolDecision]]
+PostExecuteListener: TypeAlias = Callable[
+    [ToolExecution, ToolExecutionResult, NextPost], "PostToolDecision | Awaitable[PostToolDecision]"
+]
+ResultObserver: TypeAlias = Callable[[ToolExecution, ToolExecutionResult], "None | Awaitable[None]"]
+PermissionHandler: TypeAlias = Callable[
+    [ToolExecution, Ask], "PermissionDecision | Awaitable[PermissionDecision]"
+]
+
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""Tool names every OpenAI-compatible provider accepts."""
+
+CANCEL_GRACE_S = 2.0
+"""How long a cancelled or timed-out tool may take to reach quiescence before it is abandoned."""
+
+
+async def _resolve(value: T | Awaitable[T]) -> T:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def _describe(callback: object) -> str:
+    return getattr(callback, "__qualname__", None) or type(callback).__name__
+
+
+def _error_result(call_id: str, error: BaseException) -> ToolExecutionResult:
+    if isinstance(error, ToolError):
+        name, code, text = error.name, error.code, str(error)
+    else:
+        name, code = type(error).__name__, ToolExecutionError.code
+        text = f"{name}: {error}" if str(error) else name
+    return ToolExecutionResult(
+        call_id=call_id,
+        content=(TextContent(text),),
+        is_error=True,
+        error=ToolErrorInfo(name=name, code=code),
+    )
+
+
+def _remover(items: list[Any], item: Any) -> Callable[[], None]:
+    def remove() -> None:
+        for index, existing in enumerate(items):
+            if existing is item:
+                del items[index]
+                return
+
+    return remove
+
+
+class ToolRegistry:
+    """Holds tools and runs calls through the guarded pipeline."""
+
+    def __init__(self, *, permission_handler: PermissionHandler | None = None) -> None:
+        self._tools: dict[str, ToolDefinition] = {}
+        self._pre: list[PreExecuteListener] = []
+        self._guards: list[ToolGuard] = []
+        self._wrappers: list[ExecuteWrapper] = []
+        self._post: list[PostExecuteListener] = []
+        self._observers: list[ResultObserver] = []
+        self.permission_handler: PermissionHandler | None = permission_handler
+        """Answers ``Ask`` decisions (the bridge plugs in the editor's dialog)."""
+
+    # -- registration ---------------------------------------------------------------------
+
+    def register(self, definition: object) -> ToolDefinition:
+        """Register a definition (a :class:`ToolDefinition` or any object with its fields).
+
+        Returns the frozen snapshot the registry keeps.
+
+        Raises:
+            ToolRegistrationError: the name is taken, or a field is invalid (all listed).
+        """
+        problems: list[str] = []
+        name = getattr(definition, "name", None)
+        if type(name) is not str or not TOOL_NAME.fullmatch(name):
+            problems.append(f"name: expected 1-64 characters of [A-Za-z0-9_-], got {name!r}")
+        description = getattr(definition, "description", None)
+        if type(description) is not str:
+            problems.append(f"description: expected a string, got {type(description).__name__}")
+        parameters = getattr(definition, "parameters", None)
+        frozen_parameters: object = None
+        violations = json_violations(parameters)
+        if violations:
+            problems.extend(f"parameters{v}" for v in violations)
+        elif not isinstance(parameters, dict) or parameters.get("type") != "object":
+            problems.append('parameters: expected a JSON Schema object with "type": "object"')
+        else:
+            try:
+                frozen_parameters = freeze_json(parameters)
+            except JsonValueError as exc:  # pragma: no cover - unstable container
+                problems.extend(f"parameters{v}" for v in exc.violations)
+        execute = getattr(definition, "execute", None)
+        if not callable(execute):
+            problems.append("execute: expected a callable")
+        present_call = getattr(definition, "present_call", None)
+        if present_call is not None and not callable(present_call):
+            problems.append("present_call: expected a callable or None")
+        present_result = getattr(definition, "present_result", None)
+        if present_result is not None and not callable(present_result):
+            problems.append("present_result: expected a callable or None")
+        timeout_ms = getattr(definition, "timeout_ms", None)
+        if timeout_ms is not None and (
+            type(timeout_ms) not in (int, float) or not math.isfinite(timeout_ms) or timeout_ms <= 0
+        ):
+            problems.append(f"timeout_ms: expected a positive number or None, got {timeout_ms!r}")
+        if not problems and name in self._tools:
+            problems.append(f"name: a tool named {name!r} is already registered")
+        if problems:
+            raise ToolRegistrationError(
+                f"cannot register tool {name!r}:\n" + "\n".join(f"- {p}" for p in problems)
+            )
+        assert isinstance(frozen_parameters, FrozenDict)
+        snapshot = ToolDefinition(
+            name=str(name),
+            description=str(description),
+            parameters=frozen_parameters,
+            execute=execute,  # type: ignore[arg-type]
+            present_call=present_call,
+            present_result=present_result,
+            timeout_ms=None if timeout_ms is None else float(timeout_ms),
+        )
+        self._tools[snapshot.name] = snapshot
+        return snapshot
+
+    def unregister(self, name: str) -> bool:
+        """Remove a tool; returns whether it was registered."""
+        return self._tools.pop(name, None) is not None
+
+    def get(self, name: str) -> ToolDefinition | None:
+        """The frozen snapshot of a registered tool."""
+        return self._tools.get(name)
+
+    def visible(self) -> tuple[ToolDefinition, ...]:
+        """Every registered tool's snapshot, in registration order."""
+        return tuple(self._tools.values())
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """Detached model-facing schemas: exactly ``name``, ``description``, ``parameters``."""
+        return [
+            {"name": d.name, "description": d.description, "parameters": thaw(d.parameters)}
+            for d in self._tools.values()
+        ]
+
+    # -- seams ----------------------------------------------------------------------------
+
+    def on_pre_execute(
+        self, listener: PreExecuteListener, *, prepend: bool = False
+    ) -> Callable[[], None]:
+        """Add a ``(execution, next) -> Allow | Deny | Ask`` listener; returns its remover."""
+        return self._add(self._pre, listener, prepend)
+
+    def add_guard(self, guard: ToolGuard, *, prepend: bool = False) -> Callable[[], None]:
+        """Add a ``(execution) -> reason | None`` guard (can only deny); returns its remover."""
+        return self._add(self._guards, guard, prepend)
+
+    def on_execute(self, wrapper: ExecuteWrapper, *, prepend: bool = False) -> Callable[[], None]:
+        """Add an around-dispatch ``(execution, next) -> result`` wrapper; returns its remover.
+
+        The first wrapper is the outermost. A wrapper may set or delete ``execution.signal``.
+        """
+        return self._add(self._wrappers, wrapper, prepend)
+
+    def on_post_execute(
+        self, listener: PostExecuteListener, *, prepend: bool = False
+    ) -> Callable[[], None]:
+        """Add a ``(execution, result, next) -> Accept | Block`` listener; returns its remover."""
+        return self._add(self._post, listener, prepend)
+
+    def on_result(self, observer: ResultObserver, *, prepend: bool = False) -> Callable[[], None]:
+        """Add an ``(execution, result)`` observer of every final outcome; returns its remover."""
+        return self._add(self._observers, observer, prepend)
+
+    @staticmethod
+    def _add(items: list[Any], item: Any, prepend: bool) -> Callable[[], None]:
+        if not callable(item):
+            raise TypeError(f"expected a callable, got {type(item).__name__}")
+        if prepend:
+            items.insert(0, item)
+        else:
+            items.append(item)
+        return _remover(items, item)
+
+    # -- execution ------------------------------------------------------------------------
+
+    async def execute(self, request: ToolExecutionInput) -> ToolExecutionResult:
+        """Run one call through the whole pipeline; every failure becomes an error result."""
+        # The input is caller-owned and only type-hinted: check it like any outside value.
+        raw_call_id: object = request.call_id
+        raw_name: object = request.name
+        raw_signal: object = request.signal
+        call_id = raw_call_id if isinstance(raw_call_id, str) else str(raw_call_id)
+        arguments: Any = None
+        rejected: ToolError | None = None
+        if not isinstance(raw_name, str):
+            rejected = ToolInputError(f"tool name must be a string, got {raw_name!r}")
+        elif raw_signal is not None and not isinstance(raw_signal, CancelSignal):
+            rejected = ToolInputError("signal must be a CancelSignal")
+        else:
+            try:
+                arguments = freeze_json(request.arguments)
+            except JsonValueError as exc:
+                rejected = ToolInputError(
+                    "arguments are not lossless JSON:\n"
+                    + "\n".join(f"- arguments{v}" for v in exc.violations)
+                )
+        execution = ToolExecution(
+            call_id=call_id,
+            name=raw_name if isinstance(raw_name, str) else repr(raw_name),
+            arguments=arguments,
+            agent=request.agent,
+            parent=request.parent,
+            signal=request.signal if rejected is None else None,
+        )
+        if rejected is not None:
+            result = _error_result(call_id, rejected)
+        else:
+            try:
+                result = await self._run(execution)
+            except Exception as exc:  # the outer catch: every failure class becomes a result
+                result = _error_result(call_id, exc)
+            result = self._rebuild(call_id, result)
+        execution._seal()
+        await self._notify(execution, result)
+        return result
+
+    async def _run(self, execution: ToolExecution) -> ToolExecutionResult:
+        definition = self._tools.get(execution.name)
+        if definition is None:
+            known = ", ".join(sorted(self._tools)) or "none"
+            raise ToolNotFoundError(f"Unknown tool {execution.name!r}. Available tools: {known}")
+        decision = await self._pre_execute(execution, 0)
+        if isinstance(decision, Ask):
+            decision = await self._ask(execution, decision)
+        if isinstance(decision, Deny):
+            raise ToolDeniedError(f"{execution.name} was denied: {decision.reason}")
+        for guard in tuple(self._guards):
+            try:
+                reason = await _resolve(guard(execution))
+            except Exception as exc:
+                raise self._listener_failed("guard", guard, exc) from exc
+            if reason is not None:
+                raise ToolDeniedError(f"{execution.name} was denied: {reason}")
+        execution._open_signal()
+        try:
+            result = await self._wrapped(execution, definition, 0)
+        finally:
+            execution._lock_signal()
+        return await self._post_execute(execution, result)
+
+    def _listener_failed(self, seam: str, callback: object, exc: Exception) -> ToolError:
+        if isinstance(exc, ToolListenerError):
+            return exc
+        return ToolListenerError(f"{seam} {_describe(callback)} raised {type(exc).__name__}: {exc}")
+
+    async def _pre_execute(self, execution: ToolExecution, index: int) -> PreToolDecision:
+        if index >= len(self._pre):
+            return Allow()
+        listener = self._pre[index]
+
+        def next_() -> Awaitable[PreToolDecision]:
+            return self._pre_execute(execution, index + 1)
+
+        try:
+            decision = await _resolve(listener(execution, next_))
+        except Exception as exc:
+            raise self._listener_failed("pre-execute listener", listener, exc) from exc
+        if not isinstance(decision, Allow | Deny | Ask):
+            raise ToolListenerError(
+                f"pre-execute listener {_describe(listener)} returned "
+                f"{type(decision).__name__}, expected Allow, Deny or Ask"
+            )
+        return decision
+
+    async def _ask(self, execution: ToolExecution, ask: Ask) -> PermissionDecision:
+        handler = self.permission_handler
+        if handler is None:
+            why = f" ({ask.reason})" if ask.reason else ""
+            return Deny(f"it needs permission{why} and there is no one to ask")
+        try:
+            answer = await _resolve(handler(execution, ask))
+        except Exception as exc:
+            raise self._listener_failed("permission handler", handler, exc) from exc
+        if not isinstance(answer, Allow | Deny):
+            raise ToolListenerError(
+                f"permission handler {_describe(handler)} returned {type(answer).__name__}, "
+                "expected Allow or Deny"
+            )
+        return answer
+
+    async def _wrapped(
+        self, execution: ToolExecution, definition: ToolDefinition, index: int
+    ) -> ToolExecutionResult:
+        if index >= len(self._wrappers):
+            return await self._dispatch(execution, definition)
+        wrapper = self._wrappers[index]
+
+        def next_() -> Awaitable[ToolExecutionResult]:
+            return self._wrapped(execution, definition, index + 1)
+
+        try:
+            result = await _resolve(wrapper(execution, next_))
+        except Exception as exc:
+            raise self._listener_failed("execute wrapper", wrapper, exc) from exc
+        if not isinstance(result, ToolExecutionResult):
+            raise ToolListenerError(
+                f"execute wrapper {_describe(wrapper)} returned {type(result).__name__}, "
+                "expected ToolExecutionResult"
+            )
+        return result
+
+    async def _dispatch(
+        self, execution: ToolExecution, definition: ToolDefinition
+    ) -> ToolExecutionResult:
+        outer_signal = execution.signal
+        deadline: CancelSignal | None = None
+        if definition.timeout_ms is not None:
+            deadline = outer_signal.child() if outer_signal is not None else CancelSignal()
+            object.__setattr__(execution, "_signal", deadline)
+        execution._lock_signal()
+        try:
+            output = await self._call_tool(execution, definition, deadline)
+            return self._normalize(execution.call_id, definition.name, output)
+        except Exception as exc:
+            return _error_result(execution.call_id, exc)
+        finally:
+            object.__setattr__(execution, "_signal", outer_signal)
+            execution._open_signal()
+
+    async def _call_tool(
+        self, execution: ToolExecution, definition: ToolDefinition, deadline: CancelSignal | None
+    ) -> object:
+        watched = execution.signal
+        if watched is not None:
+            watched.raise_if_cancelled()
+        # Typed as async, but a hand-written definition may pass a plain function.
+        pending: object = definition.execute(execution.arguments, execution)
+        if not inspect.isawaitable(pending):
+            return pending
+        if watched is None:
+            return await pending
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(pending)
+        timer = None
+        timed_out: list[bool] = []
+        if deadline is not None and definition.timeout_ms is not None:
+
+            def expire() -> None:
+                if not deadline.cancelled:
+                    timed_out.append(True)
+                    deadline.cancel("timeout")
+
+            timer = loop.call_later(definition.timeout_ms / 1000, expire)
+        waiter = asyncio.ensure_future(watched.wait())
+        try:
+            done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if task not in done:
+                # The signal fired: give the tool a grace period to reach quiescence.
+                done, _ = await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
+            if timed_out:
+                raise ToolTimeoutError(
+                    f"{definition.name} timed out after {definition.timeout_ms:g} ms"
+                )
+            if task in done and not task.cancelled():
+                return task.result()  # the tool's own result or error wins
+            raise ToolCancelledError(f"{definition.name} was cancelled: {watched.reason}")
+        finally:
+            if timer is not None:
+                timer.cancel()
+            waiter.cancel()
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    @staticmethod
+    def _normalize(call_id: str, name: str, output: object) -> ToolExecutionResult:
+        meta: Any = None
+        if isinstance(output, ToolOutput):
+            meta = output.meta
+            output = output.content
+        content: tuple[ContentBlock, ...]
+        if isinstance(output, str):
+            content = (TextContent(output),)
+        elif isinstance(output, list | tuple) and all(
+            isinstance(block, TextContent | ImageContent) for block in output
+        ):
+            content = tuple(output)
+        else:
+            raise ToolResultError(
+                f"{name} returned {type(output).__name__}; expected str, a list of content "
+                "blocks, or ToolOutput"
+            )
+        try:
+            return ToolExecutionResult(call_id=call_id, content=content, is_error=False, meta=meta)
+        except JsonValueError as exc:
+            raise ToolResultError(f"{name} returned meta that is not lossless JSON: {exc}") from exc
+
+    async def _post_execute(
+        self, execution: ToolExecution, result: ToolExecutionResult
+    ) -> ToolExecutionResult:
+        decision = await self._post_waterfall(execution, result, 0)
+        match decision:
+            case Accept(content=content, additional_context=context):
+                if content is None and context is None:
+                    return result
+                return ToolExecutionResult(
+                    call_id=result.call_id,
+                    content=result.content if content is None else content,
+                    is_error=result.is_error,
+                    error=result.error,
+                    additional_context=result.additional_context if context is None else context,
+                    meta=result.meta,
+                )
+            case Block(feedback=feedback, additional_context=context):
+                return ToolExecutionResult(
+                    call_id=result.call_id,
+                    content=feedback,
+                    is_error=True,
+                    error=ToolErrorInfo(ToolBlockedError.__name__, ToolBlockedError.code),
+                    additional_context=context,
+                )
+
+    async def _post_waterfall(
+        self, execution: ToolExecution, result: ToolExecutionResult, index: int
+    ) -> PostToolDecision:
+        if index >= len(self._post):
+            return Accept()
+        listener = self._post[index]
+
+        def next_() -> Awaitable[PostToolDecision]:
+            return self._post_waterfall(execution, result, index + 1)
+
+        try:
+            decision = await _resolve(listener(execution, result, next_))
+        except Exception as exc:
+            raise self._listener_failed("post-execute listener", listener, exc) from exc
+        if not isinstance(decision, Accept | Block):
+            raise ToolListenerError(
+                f"post-execute listener {_describe(listener)} returned "
+                f"{type(decision).__name__}, expected Accept or Block"
+            )
+        return decision
+
+    @staticmethod
+    def _rebuild(call_id: str, result: ToolExecutionResult) -> ToolExecutionResult:
+        """Rebuild the result from checked parts; anything malformed becomes an error result."""
+        problems: list[str] = []
+        if result.call_id != call_id:
+            problems.append(f"callId {result.call_id!r} is not the call's {call_id!r}")
+        is_error: object = result.is_error
+        if type(is_error) is not bool:
+            problems.append("isError is not a boolean")
+        content: Sequence[object] = result.content
+        for index, block in enumerate(content):
+            if isinstance(block, TextContent):
+                if type(block.text) is not str:
+                    problems.append(f"content/{index}: text is not a string")
+            elif isinstance(block, ImageContent):
+                if type(block.data) is not str or type(block.mime_type) is not str:
+                    problems.append(f"content/{index}: image data and mimeType must be strings")
+            else:
+                problems.append(f"content/{index}: {type(block).__name__} is not a content block")
+        error = result.error
+        if error is not None and (
+            not isinstance(error, ToolErrorInfo)
+            or type(error.name) is not str
+            or type(error.code) is not str
+        ):
+            problems.append("error is not a ToolErrorInfo of two strings")
+        for field_name in ("additional_context", "meta"):
+            problems.extend(
+                f"{field_name}{v}" for v in json_violations(getattr(result, field_name))
+            )
+        if problems:
+            return _error_result(
+                call_id,
+                ToolResultError("the tool result is malformed: " + "; ".join(problems)),
+            )
+        return result
+
+    async def _notify(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
+        for observer in tuple(self._observers):
+            try:
+                await _resolve(observer(execution, result))
+            except Exception:
+                logger.exception("result observer %s raised; ignored", _describe(observer))
