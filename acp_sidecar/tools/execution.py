@@ -12,14 +12,32 @@ Invariants:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import attrs
 
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.content import ContentBlock, content_from_json, content_to_json
 from acp_sidecar.tools.json_values import FrozenJson, JsonValue, freeze_json, thaw
+
+
+logger = logging.getLogger(__name__)
+
+
+class ProgressSink(Protocol):
+    """Where a running call's progress goes (the bridge's live emitter implements it).
+
+    Both methods may wait — that is the back-pressure that keeps memory bounded when a tool
+    writes faster than the editor reads.
+    """
+
+    async def text(self, text: str) -> None:
+        """The call's current progress message (replaces the previous one)."""
+
+    async def output(self, data: str) -> None:
+        """A chunk of terminal output (appended to what came before)."""
 
 
 class ToolExecutionToken:
@@ -50,6 +68,8 @@ class ToolExecutionInput:
     """The token of an enclosing execution, for nested dispatches."""
     signal: CancelSignal | None = None
     """Cancels the call (``session/cancel``)."""
+    progress: ProgressSink | None = None
+    """Receives the call's progress while it runs (the bridge streams it to the editor)."""
 
 
 _SIGNAL_LOCKED: Final = 0
@@ -66,6 +86,7 @@ class ToolExecution:
         "_call_id",
         "_name",
         "_parent",
+        "_progress",
         "_signal",
         "_state",
         "_token",
@@ -75,6 +96,7 @@ class ToolExecution:
     _call_id: str
     _name: str
     _parent: ToolExecutionToken | None
+    _progress: ProgressSink | None
     _signal: CancelSignal | None
     _state: int
     _token: ToolExecutionToken
@@ -88,6 +110,7 @@ class ToolExecution:
         agent: object | None,
         parent: ToolExecutionToken | None,
         signal: CancelSignal | None,
+        progress: ProgressSink | None = None,
     ) -> None:
         set_ = object.__setattr__
         set_(self, "_token", ToolExecutionToken())
@@ -97,6 +120,7 @@ class ToolExecution:
         set_(self, "_agent", agent)
         set_(self, "_parent", parent)
         set_(self, "_signal", signal)
+        set_(self, "_progress", progress)
         set_(self, "_state", _SIGNAL_LOCKED)
 
     def __repr__(self) -> str:
@@ -164,6 +188,32 @@ class ToolExecution:
     @signal.deleter
     def signal(self) -> None:
         self.signal = None
+
+    async def report_progress(self, text: str) -> None:
+        """Show ``text`` as the call's progress while it runs (best effort, never raises)."""
+        sink = self._progress
+        if sink is not None and not self.sealed:
+            try:
+                await sink.text(text)
+            except Exception:
+                self._drop_progress("text progress")
+
+    async def write_output(self, data: str) -> None:
+        """Stream a chunk of terminal output to the call's card (best effort, never raises).
+
+        Awaiting it applies back-pressure: it returns once the chunk is buffered within the
+        emitter's bound.
+        """
+        sink = self._progress
+        if sink is not None and data and not self.sealed:
+            try:
+                await sink.output(data)
+            except Exception:
+                self._drop_progress("terminal output")
+
+    def _drop_progress(self, what: str) -> None:
+        logger.exception("progress sink failed on %s for %s; progress is off for it", what, self)
+        object.__setattr__(self, "_progress", None)
 
     @property
     def sealed(self) -> bool:

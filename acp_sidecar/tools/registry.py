@@ -292,6 +292,7 @@ class ToolRegistry:
             agent=request.agent,
             parent=request.parent,
             signal=request.signal if rejected is None else None,
+            progress=request.progress if rejected is None else None,
         )
         if rejected is not None:
             result = _error_result(call_id, rejected)

@@ -631,3 +631,53 @@ async def test_results_round_trip_through_json(registry: ToolRegistry) -> None:
         meta={"m": None},
     )
     assert result_from_json(json.loads(json.dumps(result_to_json(failed)))) == failed
+
+
+class RecordingSink:
+    def __init__(self, fail: bool = False) -> None:
+        self.events: list[tuple[str, str]] = []
+        self.fail = fail
+
+    async def text(self, text: str) -> None:
+        if self.fail:
+            raise RuntimeError("sink broke")
+        self.events.append(("text", text))
+
+    async def output(self, data: str) -> None:
+        if self.fail:
+            raise RuntimeError("sink broke")
+        self.events.append(("output", data))
+
+
+async def test_progress_reaches_the_sink_in_order_while_the_call_runs() -> None:
+    kept: list[ToolExecution] = []
+
+    async def chatty(args: Any, execution: ToolExecution) -> str:
+        await execution.report_progress("starting")
+        await execution.write_output("line 1\n")
+        await execution.write_output("")  # nothing to send
+        await execution.write_output("line 2\n")
+        kept.append(execution)
+        return "done"
+
+    reg = ToolRegistry()
+    reg.register(raw_tool("chatty", chatty))
+    sink = RecordingSink()
+    result = await reg.execute(call("chatty", progress=sink))
+    assert text(result) == "done"
+    assert sink.events == [("text", "starting"), ("output", "line 1\n"), ("output", "line 2\n")]
+    await kept[0].write_output("after the result")  # sealed: dropped
+    assert len(sink.events) == 3
+
+
+async def test_a_failing_progress_sink_never_breaks_the_call() -> None:
+    async def chatty(args: Any, execution: ToolExecution) -> str:
+        await execution.report_progress("one")
+        await execution.write_output("two")
+        return "still fine"
+
+    reg = ToolRegistry()
+    reg.register(raw_tool("chatty", chatty))
+    result = await reg.execute(call("chatty", progress=RecordingSink(fail=True)))
+    assert not result.is_error
+    assert text(result) == "still fine"
