@@ -103,6 +103,10 @@ def define_tool(
     ``parameters`` is either a schema spec (a mapping of property name to
     :class:`~acp_sidecar.tools.schema.SchemaProp` or its dict form) or an attrs class; the JSON
     Schema the model sees is derived from it once, here.
+
+    Raises:
+        SchemaSpecError: the spec is malformed (every problem listed with its path).
+        TypeError: an attrs parameters class uses a type the DSL cannot express.
     """
     # The DSL modules are imported here, not at module level: a raw ToolDefinition (and the
     # registry) must not pay for them.
@@ -111,7 +115,7 @@ def define_tool(
         is_attrs_parameters,
         structure_attrs_args,
     )
-    from acp_sidecar.tools.schema import coerce_spec, schema_spec_to_json_schema, validate_args
+    from acp_sidecar.tools.schema import coerce_spec, compile_spec
 
     narrow: Callable[[object], Any]
     if is_attrs_parameters(parameters):
@@ -122,11 +126,9 @@ def define_tool(
             return structure_attrs_args(cls, args)
 
     else:
-        spec = coerce_spec(parameters)
-        json_schema = schema_spec_to_json_schema(spec)
-
-        def narrow(args: object) -> Any:
-            return validate_args(spec, args)
+        compiled = compile_spec(coerce_spec(parameters))
+        json_schema = compiled.json_schema()
+        narrow = compiled.validate
 
     async def run(args: object, execution: ToolExecution) -> ToolReturn:
         return await execute(narrow(args), execution)

@@ -22,7 +22,6 @@ from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.content import ContentBlock, content_from_json, content_to_json
 from acp_sidecar.tools.json_values import FrozenJson, JsonValue, freeze_json, thaw
 
-
 logger = logging.getLogger(__name__)
 
 
