@@ -1,0 +1,286 @@
+"""Pure mapping of card views onto ACP ``tool_call`` / ``tool_call_update``.
+
+Invariants:
+- Every function here is pure: its output depends only on its arguments. The live path and
+  session replay call the same functions, so they cannot drift.
+- Wire paths (``diff.path``, ``locations[].path``) are absolute; titles of file cards show
+  in-workspace paths relative to the session cwd.
+- A terminal card uses the ``_meta`` terminal convention only when the client advertised
+  ``terminal_output``; then its result update carries **no** ``content`` (content replaces the
+  card's whole collection and would remove the terminal). Other clients get a fenced
+  ``console`` block derived from the output.
+- A terminal result for a call that was not a terminal card renders as a generic card (the
+  orphan guard).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, assert_never
+
+from acp_sidecar.bridge.context import CardContext, absolute, relative_title
+from acp_sidecar.protocol import (
+    ImageContentBlock,
+    TextContentBlock,
+    ToolCallContent,
+    ToolCallContentBlock,
+    ToolCallDiff,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallStatus,
+    ToolCallTerminal,
+)
+from acp_sidecar.protocol import ContentBlock as WireContentBlock
+from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent
+from acp_sidecar.tools.json_values import thaw
+from acp_sidecar.tools.presentation import (
+    DiffCallView,
+    DiffResultView,
+    FileDiff,
+    FileLocation,
+    GenericCallView,
+    GenericResultView,
+    TerminalCallView,
+    TerminalResultView,
+    ToolCallView,
+    ToolResult,
+    ToolResultView,
+)
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def wire_block(block: ContentBlock) -> WireContentBlock:
+    """A tool content block as an ACP content block."""
+    match block:
+        case TextContent(text=text):
+            return TextContentBlock(text=text)
+        case ImageContent(data=data, mime_type=mime_type):
+            return ImageContentBlock(data=data, mime_type=mime_type)
+        case _:
+            assert_never(block)
+
+
+def _content(blocks: Sequence[ContentBlock]) -> list[ToolCallContent]:
+    return [ToolCallContentBlock(content=wire_block(block)) for block in blocks]
+
+
+def _text(text: str) -> ToolCallContent:
+    return ToolCallContentBlock(content=TextContentBlock(text=text))
+
+
+def _diffs(diffs: Sequence[FileDiff], ctx: CardContext) -> list[ToolCallContent]:
+    return [
+        ToolCallDiff(path=absolute(d.path, ctx.cwd), old_text=d.old_text, new_text=d.new_text)
+        for d in diffs
+    ]
+
+
+def _locations(locations: Sequence[FileLocation], ctx: CardContext) -> list[ToolCallLocation]:
+    return [ToolCallLocation(path=absolute(loc.path, ctx.cwd), line=loc.line) for loc in locations]
+
+
+def terminal_id(call_id: str) -> str:
+    """The terminal id of a call's terminal card (stable across live and replay)."""
+    return call_id
+
+
+def exit_status(exit_code: int | None, signal: str | None) -> str:
+    """The exit line under a console block (``""`` when neither is known)."""
+    if signal is not None:
+        return f"Terminated by signal {signal}"
+    if exit_code is not None:
+        return f"Exit code: {exit_code}"
+    return ""
+
+
+def console_block(output: str, exit_code: int | None = None, signal: str | None = None) -> str:
+    """Markdown for a terminal's output: a ``console`` fence longer than any backtick run in
+    the output (so nothing inside can close it), then the exit status."""
+    longest = max((len(run) for run in _BACKTICKS.findall(output)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = output if output.endswith("\n") or not output else output + "\n"
+    status = exit_status(exit_code, signal)
+    block = f"{fence}console\n{body}{fence}"
+    return f"{block}\n{status}" if status else block
+
+
+def call_start(call_id: str, view: ToolCallView, ctx: CardContext) -> ToolCallStart:
+    """The ``tool_call`` that opens a card (status ``pending``)."""
+    match view:
+        case GenericCallView():
+            paths = [loc.path for loc in view.locations]
+            return ToolCallStart(
+                tool_call_id=call_id,
+                title=relative_title(view.title, paths, ctx.cwd),
+                kind=view.kind or "other",
+                status="pending",
+                content=_content(view.content) or None,
+                locations=_locations(view.locations, ctx) or None,
+                raw_input=thaw(view.raw_input),
+            )
+        case DiffCallView():
+            locations = view.locations or tuple(FileLocation(d.path) for d in view.diffs)
+            paths = [d.path for d in view.diffs] + [loc.path for loc in locations]
+            return ToolCallStart(
+                tool_call_id=call_id,
+                title=relative_title(view.title, paths, ctx.cwd),
+                kind="edit",
+                status="pending",
+                content=_diffs(view.diffs, ctx),
+                locations=_locations(locations, ctx),
+            )
+        case TerminalCallView():
+            content: list[ToolCallContent] = []
+            if view.description:
+                content.append(_text(view.description))
+            meta: dict[str, Any] | None = None
+            if ctx.terminal_output:
+                tid = terminal_id(call_id)
+                content.append(ToolCallTerminal(terminal_id=tid))
+                cwd = ctx.cwd if view.cwd is None else absolute(view.cwd, ctx.cwd)
+                meta = {"terminal_info": {"terminal_id": tid, "cwd": cwd}}
+            return ToolCallStart(
+                tool_call_id=call_id,
+                title=view.title,
+                kind="execute",
+                status="pending",
+                content=content or None,
+                meta=meta,
+            )
+        case _:
+            assert_never(view)
+
+
+def status_update(call_id: str, status: ToolCallStatus) -> ToolCallProgress:
+    """A ``tool_call_update`` that only moves the status (e.g. ``in_progress``)."""
+    return ToolCallProgress(tool_call_id=call_id, status=status)
+
+
+def result_update(
+    call_id: str,
+    call_view: ToolCallView,
+    result_view: ToolResultView | None,
+    result: ToolResult,
+    ctx: CardContext,
+    *,
+    streamed: int = 0,
+) -> ToolCallProgress:
+    """The ``tool_call_update`` that completes a card.
+
+    ``streamed`` is how many characters of a terminal's output already reached the client as
+    live ``terminal_output`` updates; only the rest is sent here (0 on replay).
+    """
+    status: ToolCallStatus = "failed" if result.is_error else "completed"
+    match result_view:
+        case None:
+            return ToolCallProgress(
+                tool_call_id=call_id, status=status, content=_content(result.content)
+            )
+        case GenericResultView():
+            content = result.content if result_view.content is None else result_view.content
+            return ToolCallProgress(
+                tool_call_id=call_id,
+                status=status,
+                title=_result_title(result_view.title, call_view, ctx),
+                content=_content(content),
+            )
+        case DiffResultView():
+            paths = [d.path for d in result_view.diffs]
+            return ToolCallProgress(
+                tool_call_id=call_id,
+                status=status,
+                title=None
+                if result_view.title is None
+                else relative_title(result_view.title, paths, ctx.cwd),
+                content=_diffs(result_view.diffs, ctx),
+                locations=_locations([FileLocation(p) for p in paths], ctx) or None,
+            )
+        case TerminalResultView():
+            return _terminal_result(call_id, call_view, result_view, status, ctx, streamed)
+        case _:
+            assert_never(result_view)
+
+
+def _result_title(title: str | None, call_view: ToolCallView, ctx: CardContext) -> str | None:
+    if title is None:
+        return None
+    match call_view:
+        case GenericCallView():
+            return relative_title(title, [loc.path for loc in call_view.locations], ctx.cwd)
+        case DiffCallView():
+            return relative_title(title, [d.path for d in call_view.diffs], ctx.cwd)
+        case TerminalCallView():
+            return title
+        case _:
+            assert_never(call_view)
+
+
+def _terminal_result(
+    call_id: str,
+    call_view: ToolCallView,
+    view: TerminalResultView,
+    status: ToolCallStatus,
+    ctx: CardContext,
+    streamed: int,
+) -> ToolCallProgress:
+    output = view.output or ""
+    if not isinstance(call_view, TerminalCallView) or not ctx.terminal_output:
+        # The orphan guard and the console fallback: a generic card with a console block.
+        return ToolCallProgress(
+            tool_call_id=call_id,
+            status=status,
+            title=view.title,
+            content=[_text(console_block(output, view.exit_code, view.signal))],
+        )
+    tid = terminal_id(call_id)
+    meta: dict[str, Any] = {}
+    rest = output[streamed:]
+    if rest:
+        meta["terminal_output"] = {"terminal_id": tid, "data": rest}
+    if view.signal is not None:
+        meta["terminal_exit"] = {"terminal_id": tid, "signal": view.signal}
+    elif view.exit_code is not None:
+        meta["terminal_exit"] = {"terminal_id": tid, "exit_code": view.exit_code}
+    return ToolCallProgress(
+        tool_call_id=call_id, status=status, title=view.title, meta=meta or None
+    )
+
+
+def text_progress(
+    call_id: str, call_view: ToolCallView, text: str, ctx: CardContext
+) -> ToolCallProgress:
+    """A live progress message on a card (keeps a capable terminal card's terminal)."""
+    content = [_text(text)]
+    if isinstance(call_view, TerminalCallView) and ctx.terminal_output:
+        content.append(ToolCallTerminal(terminal_id=terminal_id(call_id)))
+    return ToolCallProgress(tool_call_id=call_id, content=content)
+
+
+def output_progress(call_id: str, data: str) -> ToolCallProgress:
+    """New terminal output for a capable client (the client appends ``data``)."""
+    return ToolCallProgress(
+        tool_call_id=call_id,
+        meta={"terminal_output": {"terminal_id": terminal_id(call_id), "data": data}},
+    )
+
+
+def snapshot_progress(
+    call_id: str, call_view: ToolCallView, tail: str, omitted: int, *, text: str | None = None
+) -> ToolCallProgress:
+    """The output so far as a console block, for clients without terminal cards.
+
+    ``tail`` is the end of the output; ``omitted`` counts the characters before it that are
+    not shown (memory stays bounded however much a tool writes). ``text`` is the latest
+    progress message, shown above the output.
+    """
+    content: list[ToolCallContent] = []
+    if isinstance(call_view, TerminalCallView) and call_view.description:
+        content.append(_text(call_view.description))
+    if text is not None:
+        content.append(_text(text))
+    note = f"… {omitted:,} earlier characters not shown\n" if omitted else ""
+    content.append(_text(console_block(note + tail)))
+    return ToolCallProgress(tool_call_id=call_id, content=content)

@@ -1,0 +1,46 @@
+"""What a card mapping needs to know about the session it draws for.
+
+Invariant: a :class:`CardContext` is a plain frozen value, so every mapping that takes one is a
+pure function — the same view and context always give the same update, live or on replay.
+"""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+
+
+@attrs.frozen
+class CardContext:
+    """The session facts a card depends on."""
+
+    cwd: str
+    """The session's absolute working directory; relative paths resolve against it."""
+    terminal_output: bool = False
+    """The client advertised ``clientCapabilities._meta.terminal_output: true``."""
+
+
+def absolute(path: str, cwd: str) -> str:
+    """``path`` made absolute against ``cwd`` and normalised (the wire carries these)."""
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+
+
+def shown_path(path: str, cwd: str) -> str:
+    """``path`` relative to ``cwd`` when it lies inside it, else absolute (for titles)."""
+    full = absolute(path, cwd)
+    root = os.path.normpath(cwd)
+    if full == root:
+        return "."
+    if full.startswith(root.rstrip(os.sep) + os.sep):
+        return os.path.relpath(full, root)
+    return full
+
+
+def relative_title(title: str, paths: list[str], cwd: str) -> str:
+    """``title`` with each absolute in-workspace path in ``paths`` shown relative to ``cwd``."""
+    for path in sorted({absolute(p, cwd) for p in paths}, key=len, reverse=True):
+        shown = shown_path(path, cwd)
+        if shown != path:
+            title = title.replace(path, shown)
+    return title

@@ -1,0 +1,131 @@
+"""One translator for live calls and replay: stored events → ``tool_call`` / ``tool_call_update``.
+
+Invariants:
+- The live path and replay both call :func:`translate_call` and :func:`translate_result` with
+  the same event values, so for the same events they produce the same updates (live
+  progress aside). Presenters are pure functions of ``(args)`` and ``(args, result)``.
+- A presenter that raises, or returns something that is not a view, is logged and replaced by
+  the generic fallback (title = tool name, ``rawInput`` = arguments): a turn never breaks on
+  presentation. A tool that is no longer registered replays as a generic card.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import attrs
+
+from acp_sidecar.bridge.cards import call_start, result_update
+from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.protocol import ToolCallProgress, ToolCallStart
+from acp_sidecar.tools.definition import ToolDefinition
+from acp_sidecar.tools.execution import ToolExecutionResult
+from acp_sidecar.tools.json_values import FrozenJson
+from acp_sidecar.tools.presentation import (
+    GenericCallView,
+    ToolCallView,
+    ToolResult,
+    ToolResultView,
+    is_call_view,
+    is_result_view,
+)
+
+logger = logging.getLogger(__name__)
+
+ToolLookup = Callable[[str], ToolDefinition | None]
+"""Finds a tool's definition by name (``ToolRegistry.get``)."""
+
+
+@attrs.frozen
+class ToolCallEvent:
+    """A tool call as it is stored: enough to redraw its pending card."""
+
+    call_id: str
+    name: str
+    arguments: FrozenJson
+
+
+def fallback_call_view(name: str, arguments: FrozenJson) -> GenericCallView:
+    """The generic card for a call without a usable presenter."""
+    try:
+        return GenericCallView(card="generic", title=name, kind="other", raw_input=arguments)
+    except (TypeError, ValueError):  # arguments that are not JSON are not shown raw
+        return GenericCallView(card="generic", title=name, kind="other")
+
+
+def present_call(definition: ToolDefinition | None, event: ToolCallEvent) -> ToolCallView:
+    """The call's pending view, or the generic fallback."""
+    presenter = definition.present_call if definition is not None else None
+    if presenter is None:
+        return fallback_call_view(event.name, event.arguments)
+    try:
+        view = presenter(event.arguments)
+    except Exception:
+        logger.exception("present_call of %s raised; showing a generic card", event.name)
+        return fallback_call_view(event.name, event.arguments)
+    if view is None:
+        return fallback_call_view(event.name, event.arguments)
+    if not is_call_view(view):
+        logger.error(
+            "present_call of %s returned %s, not a call view; showing a generic card",
+            event.name,
+            type(view).__name__,
+        )
+        return fallback_call_view(event.name, event.arguments)
+    return view
+
+
+def present_result(
+    definition: ToolDefinition | None, event: ToolCallEvent, result: ToolExecutionResult
+) -> ToolResultView | None:
+    """The call's completed view, or ``None`` to show the raw result content."""
+    presenter = definition.present_result if definition is not None else None
+    if presenter is None:
+        return None
+    outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
+    try:
+        view = presenter(event.arguments, outcome)
+    except Exception:
+        logger.exception("present_result of %s raised; showing the raw result", event.name)
+        return None
+    if view is not None and not is_result_view(view):
+        logger.error(
+            "present_result of %s returned %s, not a result view; showing the raw result",
+            event.name,
+            type(view).__name__,
+        )
+        return None
+    return view
+
+
+def translate_call(
+    lookup: ToolLookup, event: ToolCallEvent, ctx: CardContext
+) -> tuple[ToolCallStart, ToolCallView]:
+    """The ``tool_call`` for a call, with the view it was drawn from (for its result)."""
+    view = present_call(lookup(event.name), event)
+    try:
+        return call_start(event.call_id, view, ctx), view
+    except Exception:
+        logger.exception("the %s card could not be drawn; showing a generic card", event.name)
+        view = fallback_call_view(event.name, event.arguments)
+        return call_start(event.call_id, view, ctx), view
+
+
+def translate_result(
+    lookup: ToolLookup,
+    event: ToolCallEvent,
+    call_view: ToolCallView,
+    result: ToolExecutionResult,
+    ctx: CardContext,
+    *,
+    streamed: int = 0,
+) -> ToolCallProgress:
+    """The ``tool_call_update`` that completes a call's card."""
+    view = present_result(lookup(event.name), event, result)
+    outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
+    try:
+        return result_update(event.call_id, call_view, view, outcome, ctx, streamed=streamed)
+    except Exception:
+        logger.exception("the %s result card could not be drawn; showing raw", event.name)
+        return result_update(event.call_id, call_view, None, outcome, ctx)
