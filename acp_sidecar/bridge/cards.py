@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from acp_sidecar.bridge.context import CardContext, absolute, relative_title
+from acp_sidecar.protocol import ContentBlock as WireContentBlock
 from acp_sidecar.protocol import (
     ImageContentBlock,
     TextContentBlock,
@@ -32,7 +33,6 @@ from acp_sidecar.protocol import (
     ToolCallStatus,
     ToolCallTerminal,
 )
-from acp_sidecar.protocol import ContentBlock as WireContentBlock
 from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent
 from acp_sidecar.tools.json_values import thaw
 from acp_sidecar.tools.presentation import (
