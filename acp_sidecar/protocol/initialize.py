@@ -1,0 +1,176 @@
+"""ACP connection set-up: ``initialize`` (version and capabilities) and ``authenticate``.
+
+Invariant: capability objects default to the schema's declared defaults (everything off), so
+a client that omits them decodes to "supports nothing optional" — never to ``None``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from acp_sidecar.protocol._base import WireType
+
+PROTOCOL_VERSION: Final = 1
+"""The ACP major version this agent speaks."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class FileSystemCapability(WireType):
+    """Which ``fs/*`` methods the client offers (the schema's ``FileSystemCapabilities``)."""
+
+    read_text_file: bool = False
+    """The client handles ``fs/read_text_file``."""
+    write_text_file: bool = False
+    """The client handles ``fs/write_text_file``."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ClientCapabilities(WireType):
+    """What the client supports."""
+
+    fs: FileSystemCapability = attrs.Factory(FileSystemCapability)
+    """File-system methods the client offers."""
+    terminal: bool = False
+    """The client handles the ``terminal/*`` methods."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), e.g. ``{"terminal_output": true}``; verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class PromptCapabilities(WireType):
+    """Which content a prompt may carry beyond text and resource links."""
+
+    image: bool = False
+    """Prompts may contain image blocks."""
+    audio: bool = False
+    """Prompts may contain audio blocks."""
+    embedded_context: bool = False
+    """Prompts may contain embedded resources."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class McpCapabilities(WireType):
+    """Which MCP transports the agent can connect to (stdio is always supported)."""
+
+    http: bool = False
+    """HTTP MCP servers."""
+    sse: bool = False
+    """SSE MCP servers."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionListCapabilities(WireType):
+    """Presence means the agent handles ``session/list``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionCapabilities(WireType):
+    """Optional session methods the agent handles."""
+
+    list: SessionListCapabilities | None = None
+    """Set when the agent handles ``session/list``."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class AgentCapabilities(WireType):
+    """What the agent supports."""
+
+    load_session: bool = False
+    """The agent handles ``session/load``."""
+    prompt_capabilities: PromptCapabilities = attrs.Factory(PromptCapabilities)
+    """Content types accepted in prompts."""
+    mcp_capabilities: McpCapabilities = attrs.Factory(McpCapabilities)
+    """MCP transports supported."""
+    session_capabilities: SessionCapabilities = attrs.Factory(SessionCapabilities)
+    """Optional session methods supported."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class Implementation(WireType):
+    """Name and version of a client or agent implementation."""
+
+    name: str
+    """Programmatic name."""
+    version: str
+    """Version string."""
+    title: str | None = None
+    """Human-readable name for display."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class AuthMethod(WireType):
+    """An authentication method the agent offers (the schema's agent-handled variant)."""
+
+    id: str
+    """The id sent back in ``authenticate``."""
+    name: str
+    """Human-readable name."""
+    description: str | None = None
+    """What the method does."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class InitializeRequest(WireType):
+    """Params of ``initialize``."""
+
+    protocol_version: int
+    """The latest protocol version the client supports."""
+    client_capabilities: ClientCapabilities = attrs.Factory(ClientCapabilities)
+    """What the client supports."""
+    client_info: Implementation | None = None
+    """The client's name and version."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class InitializeResponse(WireType):
+    """Result of ``initialize``."""
+
+    protocol_version: int
+    """The protocol version chosen (:data:`PROTOCOL_VERSION`)."""
+    agent_capabilities: AgentCapabilities = attrs.Factory(AgentCapabilities)
+    """What the agent supports."""
+    auth_methods: list[AuthMethod] = attrs.Factory(list)
+    """Authentication methods offered (empty: none needed)."""
+    agent_info: Implementation | None = None
+    """The agent's name and version."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class AuthenticateRequest(WireType):
+    """Params of ``authenticate``."""
+
+    method_id: str
+    """The id of the chosen :class:`AuthMethod`."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class AuthenticateResponse(WireType):
+    """Result of ``authenticate``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""

@@ -1,0 +1,201 @@
+"""ACP session methods: create, load, list, switch mode, prompt, cancel.
+
+Invariant: MCP server configs stay raw JSON objects — the sidecar never connects to them, so
+it neither interprets nor rewrites them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias
+
+import attrs
+
+from acp_sidecar.protocol._base import WireType
+from acp_sidecar.protocol.content import ContentBlock
+
+StopReason: TypeAlias = Literal[
+    "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"
+]
+"""Why a prompt turn ended."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionMode(WireType):
+    """A mode the session can run in."""
+
+    id: str
+    """The mode's id."""
+    name: str
+    """Human-readable name."""
+    description: str | None = None
+    """What the mode does."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionModeState(WireType):
+    """The session's current mode and the modes it may switch to."""
+
+    current_mode_id: str
+    """The id of the active mode."""
+    available_modes: list[SessionMode]
+    """Every mode available."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class NewSessionRequest(WireType):
+    """Params of ``session/new``."""
+
+    cwd: str
+    """The absolute working directory of the session."""
+    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    """MCP servers to connect to, as raw JSON objects (required on the wire; kept, unused)."""
+    additional_directories: list[str] | None = None
+    """Further absolute workspace roots."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class NewSessionResponse(WireType):
+    """Result of ``session/new``."""
+
+    session_id: str
+    """The new session's id."""
+    modes: SessionModeState | None = None
+    """The session's modes, if the agent has modes."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class LoadSessionRequest(WireType):
+    """Params of ``session/load``."""
+
+    session_id: str
+    """The id of the session to load."""
+    cwd: str
+    """The absolute working directory of the session."""
+    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    """MCP servers to connect to, as raw JSON objects (required on the wire; kept, unused)."""
+    additional_directories: list[str] | None = None
+    """Further absolute workspace roots."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class LoadSessionResponse(WireType):
+    """Result of ``session/load`` (sent after the history has been replayed)."""
+
+    modes: SessionModeState | None = None
+    """The session's modes, if the agent has modes."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ListSessionsRequest(WireType):
+    """Params of ``session/list``."""
+
+    cwd: str | None = None
+    """Only sessions with this working directory."""
+    cursor: str | None = None
+    """The ``nextCursor`` of the previous page."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionInfo(WireType):
+    """One stored session in a ``session/list`` page."""
+
+    session_id: str
+    """The session's id."""
+    cwd: str
+    """The session's working directory."""
+    title: str | None = None
+    """Human-readable title."""
+    updated_at: str | None = None
+    """ISO 8601 timestamp of the last activity."""
+    additional_directories: list[str] | None = None
+    """Further workspace roots."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ListSessionsResponse(WireType):
+    """Result of ``session/list``."""
+
+    sessions: list[SessionInfo]
+    """This page of sessions."""
+    next_cursor: str | None = None
+    """Cursor for the next page; absent on the last page."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SetSessionModeRequest(WireType):
+    """Params of ``session/set_mode``."""
+
+    session_id: str
+    """The session to switch."""
+    mode_id: str
+    """The mode to switch to."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SetSessionModeResponse(WireType):
+    """Result of ``session/set_mode``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class PromptRequest(WireType):
+    """Params of ``session/prompt``: one user turn."""
+
+    session_id: str
+    """The session to prompt."""
+    prompt: list[ContentBlock]
+    """The user's message."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class PromptResponse(WireType):
+    """Result of ``session/prompt``, sent when the turn ends."""
+
+    stop_reason: StopReason
+    """Why the turn ended."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CancelNotification(WireType):
+    """Params of ``session/cancel`` (client → agent notification)."""
+
+    session_id: str
+    """The session whose turn to cancel."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CancelRequestNotification(WireType):
+    """Params of ``$/cancel_request`` (either direction)."""
+
+    request_id: int | str | None
+    """The id of the request to cancel (``null`` is a valid JSON-RPC id and is sent)."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
