@@ -33,6 +33,7 @@ from acp_sidecar.protocol import (
     ToolCallUpdate,
 )
 from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.context import EditorFiles
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision, PreToolDecision
 from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.presentation import (
@@ -117,7 +118,11 @@ class PermissionAsker(Protocol):
 
 @attrs.frozen(eq=False)
 class CallScope:
-    """What a call made inside a session carries as its ``agent``: the session's seams."""
+    """What a call made inside a session carries as its ``agent``: the session's seams.
+
+    It is also the tools' :class:`~acp_sidecar.tools.context.ToolContext` (``cwd``,
+    ``allow_outside_workspace``, ``files``).
+    """
 
     session_id: str
     cards: CardContext
@@ -127,8 +132,17 @@ class CallScope:
     asker: PermissionAsker
     signal: CancelSignal
     """The turn's signal; a cancelled permission dialog cancels it."""
+    allow_outside_workspace: bool = False
+    """Tools may touch paths outside the session cwd."""
+    files: EditorFiles | None = None
+    """The editor's files, when the client offers ``fs/*``."""
     pending: dict[str, tuple[ToolCallStart, ToolCallView]] = attrs.field(factory=dict)
     """Open cards by call id (for the permission dialog and the mode policy)."""
+
+    @property
+    def cwd(self) -> str:
+        """The session's absolute working directory."""
+        return self.cards.cwd
 
 
 def _scope(execution: ToolExecution) -> CallScope | None:

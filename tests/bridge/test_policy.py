@@ -1,0 +1,191 @@
+"""Modes and permissions: what each mode does, the dialog, "always", cancellation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.policy import CallScope, SessionPolicy, install_policy
+from acp_sidecar.bridge.runner import run_call
+from acp_sidecar.protocol import (
+    CancelledPermissionOutcome,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    SelectedPermissionOutcome,
+    SessionNotification,
+    SessionUpdate,
+    to_wire,
+)
+from acp_sidecar.tools import (
+    CancelSignal,
+    Deny,
+    DiffCallView,
+    FileDiff,
+    GenericCallView,
+    SchemaProp,
+    TerminalCallView,
+    ToolExecution,
+    ToolRegistry,
+    define_tool,
+)
+from tests.acp_schema import validate_agent_message
+
+
+async def noop(args: Any, execution: ToolExecution) -> str:
+    return "ran"
+
+
+def registry() -> ToolRegistry:
+    reg = ToolRegistry()
+    props = {"path": SchemaProp(type="string")}
+    reg.register(
+        define_tool(
+            name="look",
+            description="read-ish",
+            parameters=props,
+            execute=noop,
+            present_call=lambda a: GenericCallView(card="generic", title="Look", kind="read"),
+        )
+    )
+    reg.register(
+        define_tool(
+            name="change",
+            description="edits",
+            parameters=props,
+            execute=noop,
+            present_call=lambda a: DiffCallView(
+                card="diff", title="Change", diffs=[FileDiff("f", "a", "b")]
+            ),
+        )
+    )
+    reg.register(
+        define_tool(
+            name="run",
+            description="executes",
+            parameters=props,
+            execute=noop,
+            present_call=lambda a: TerminalCallView(card="terminal", title="run it"),
+        )
+    )
+    install_policy(reg)
+    return reg
+
+
+class Editor:
+    def __init__(self, *answers: str | None) -> None:
+        self.answers = list(answers)
+        self.asked: list[RequestPermissionRequest] = []
+        self.updates: list[dict[str, Any]] = []
+
+    async def request_permission(
+        self, request: RequestPermissionRequest, *, signal: CancelSignal | None = None
+    ) -> RequestPermissionResponse:
+        wire = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/request_permission",
+            "params": to_wire(request),
+        }
+        validate_agent_message(wire)
+        self.asked.append(request)
+        answer = self.answers.pop(0)
+        outcome: Any = (
+            CancelledPermissionOutcome()
+            if answer is None
+            else SelectedPermissionOutcome(option_id=answer)
+        )
+        return RequestPermissionResponse(outcome=outcome)
+
+    async def send(self, update: SessionUpdate) -> None:
+        wire = to_wire(SessionNotification(session_id="s", update=update))
+        validate_agent_message({"jsonrpc": "2.0", "method": "session/update", "params": wire})
+        self.updates.append(wire["update"])
+
+
+def scope(editor: Editor, mode: str = "ask") -> CallScope:
+    return CallScope(
+        session_id="s",
+        cards=CardContext("/w"),
+        policy=SessionPolicy(mode=mode),  # type: ignore[arg-type]
+        send=editor.send,
+        asker=editor,
+        signal=CancelSignal(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "tool", "asked", "allowed"),
+    [
+        ("ask", "look", False, True),
+        ("ask", "change", True, True),
+        ("ask", "run", True, True),
+        ("auto", "change", False, True),
+        ("auto", "run", False, True),
+        ("read-only", "look", False, True),
+        ("read-only", "change", False, False),
+        ("read-only", "run", False, False),
+    ],
+)
+async def test_modes(mode: str, tool: str, asked: bool, allowed: bool) -> None:
+    editor = Editor("allow_once")
+    result = await run_call(registry(), scope(editor, mode), "c1", tool, {})
+    assert bool(editor.asked) is asked
+    assert result.is_error is not allowed
+    if mode == "read-only" and not allowed:
+        assert f"read-only mode, which refuses {tool}" in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_the_dialog_shows_the_pending_card_and_four_options() -> None:
+    editor = Editor("allow_once")
+    await run_call(registry(), scope(editor), "c1", "change", {"path": "f"})
+    request = editor.asked[0]
+    assert request.tool_call.tool_call_id == "c1"
+    assert request.tool_call.title == "Change"
+    assert request.tool_call.kind == "edit"
+    assert [o.kind for o in request.options] == [
+        "allow_once",
+        "allow_always",
+        "reject_once",
+        "reject_always",
+    ]
+    statuses = [u.get("status") for u in editor.updates]
+    assert statuses == ["pending", "in_progress", "completed"]
+
+
+async def test_always_is_remembered_per_session_and_tool() -> None:
+    reg = registry()
+    editor = Editor("allow_always", "reject_always")
+    session = scope(editor)
+    assert not (await run_call(reg, session, "c1", "change", {})).is_error
+    assert not (await run_call(reg, session, "c2", "change", {})).is_error
+    assert len(editor.asked) == 1
+    assert (await run_call(reg, session, "c3", "run", {})).is_error
+    assert (await run_call(reg, session, "c4", "run", {})).is_error
+    assert len(editor.asked) == 2
+    other = scope(Editor("allow_once"))  # another session asks again
+    assert not (await run_call(reg, other, "c5", "change", {})).is_error
+
+
+async def test_reject_once_denies_without_dispatch() -> None:
+    editor = Editor("reject_once")
+    result = await run_call(registry(), scope(editor), "c1", "run", {})
+    assert result.is_error
+    assert result.error is not None and result.error.code == "DENIED"
+    assert [u.get("status") for u in editor.updates] == ["pending", "failed"]
+
+
+async def test_a_cancelled_dialog_denies_and_cancels_the_turn() -> None:
+    editor = Editor(None)
+    session = scope(editor)
+    result = await run_call(registry(), session, "c1", "change", {})
+    assert result.is_error
+    assert session.signal.cancelled
+
+
+async def test_a_plugin_deny_stands_even_in_auto_mode() -> None:
+    reg = registry()
+    reg.on_pre_execute(lambda execution, next_: Deny("plugin says no"), prepend=False)
+    result = await run_call(reg, scope(Editor(), "auto"), "c1", "look", {})
+    assert result.is_error
