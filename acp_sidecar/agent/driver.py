@@ -1,0 +1,145 @@
+"""The driver interface: what answers a prompt turn.
+
+The server runs each ``session/prompt`` as one :class:`Turn` through a :class:`Driver` and
+answers the request with the stop reason the driver returns. A driver reaches the editor only
+through its turn: ``send`` streams ``session/update`` notifications and ``client`` makes
+agent→client requests. Drivers arrive with later issues (the direct console, the model
+driver); until then :class:`NoModelDriver` is the default.
+
+Invariants:
+- Cancellation arrives through ``turn.signal``. A driver that honours it returns promptly
+  (with any stop reason, or raising ``ToolCancelledError``); the server answers
+  ``"cancelled"`` whenever the signal fired, and stops a driver that ignores it after a grace
+  period.
+- ``turn.client`` raises :class:`ClientCapabilityError` for a method the client did not
+  advertise, before anything is sent.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol, TypeAlias
+
+import attrs
+
+from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
+from acp_sidecar.protocol.initialize import ClientCapabilities, PromptCapabilities
+from acp_sidecar.protocol.session import StopReason
+from acp_sidecar.protocol.updates import AgentMessageChunk, SessionUpdate
+from acp_sidecar.tools.cancel import CancelSignal
+
+if TYPE_CHECKING:
+    from acp_sidecar.protocol.client import (
+        ReadTextFileRequest,
+        ReadTextFileResponse,
+        RequestPermissionRequest,
+        RequestPermissionResponse,
+        WriteTextFileRequest,
+        WriteTextFileResponse,
+    )
+
+
+class ClientCapabilityError(RuntimeError):
+    """The client did not advertise the capability an agent→client request needs."""
+
+
+class ClientRequests(Protocol):
+    """Agent → client requests, each awaiting the editor's answer.
+
+    ``signal`` (or cancelling the awaiting task) abandons the wait: the client is sent
+    ``$/cancel_request`` and the call raises ``ToolCancelledError`` (``CancelledError`` for a
+    cancelled task). A JSON-RPC error from the client raises ``AcpError``.
+    """
+
+    @property
+    def capabilities(self) -> ClientCapabilities:
+        """What the client advertised in ``initialize``."""
+        ...
+
+    async def request_permission(
+        self, request: RequestPermissionRequest, *, signal: CancelSignal | None = None
+    ) -> RequestPermissionResponse:
+        """``session/request_permission``: ask the user about a tool call."""
+        ...
+
+    async def read_text_file(
+        self, request: ReadTextFileRequest, *, signal: CancelSignal | None = None
+    ) -> ReadTextFileResponse:
+        """``fs/read_text_file`` (needs ``fs.readTextFile``)."""
+        ...
+
+    async def write_text_file(
+        self, request: WriteTextFileRequest, *, signal: CancelSignal | None = None
+    ) -> WriteTextFileResponse:
+        """``fs/write_text_file`` (needs ``fs.writeTextFile``)."""
+        ...
+
+
+@attrs.frozen
+class Turn:
+    """One prompt turn, as a driver sees it."""
+
+    session_id: str
+    """The session the prompt belongs to."""
+    cwd: str
+    """The session's absolute working directory."""
+    prompt: tuple[ContentBlock, ...]
+    """The user's message, as sent in ``session/prompt``."""
+    signal: CancelSignal
+    """Cancelled on ``session/cancel``, ``$/cancel_request`` of the prompt, or shutdown."""
+    send: Callable[[SessionUpdate], Awaitable[None]]
+    """Emit one ``session/update`` for this session; waits while the client reads behind."""
+    client: ClientRequests
+    """Requests to the editor (permission, file system)."""
+
+
+class Driver(Protocol):
+    """Decides the answer to each prompt turn."""
+
+    @property
+    def prompt_capabilities(self) -> PromptCapabilities:
+        """The prompt content this driver accepts (advertised in ``initialize``)."""
+        ...
+
+    async def run_turn(self, turn: Turn) -> StopReason:
+        """Run one turn to its end and say why it ended."""
+        ...
+
+
+DriverFactory: TypeAlias = Callable[[], Driver]
+"""Makes the driver of one server (called once, at ``initialize``)."""
+
+
+NO_MODEL_MESSAGE = (
+    "acp-sidecar is running, but no model is configured yet, so there is nothing to answer "
+    "this prompt. Model and console drivers arrive in a later release."
+)
+
+
+class NoModelDriver:
+    """The default driver: says that no model is configured and ends the turn."""
+
+    prompt_capabilities = PromptCapabilities()
+
+    async def run_turn(self, turn: Turn) -> StopReason:
+        await turn.send(AgentMessageChunk(content=TextContentBlock(text=NO_MODEL_MESSAGE)))
+        return "end_turn"
+
+
+def load_driver_factory(spec: str) -> DriverFactory:
+    """Resolve ``"package.module:attribute"`` to a driver factory (or a driver class).
+
+    Raises ``ValueError`` for a malformed spec and ``ImportError``/``AttributeError`` when
+    the module or attribute does not exist.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"expected MODULE:ATTRIBUTE, got {spec!r}")
+    target: object = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise ValueError(f"{spec} is not callable")
+    factory: DriverFactory = target
+    return factory

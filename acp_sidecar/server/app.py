@@ -1,0 +1,285 @@
+"""The ACP agent server: connection state, sessions, and thin pygls-style handlers.
+
+A handler is ``async def handler(ls, params) -> result`` registered with
+``@server.feature(METHOD)``: :meth:`AcpServer.feature` decodes the params into the method's
+ACP type (``-32602`` naming the field), refuses requests before ``initialize``, and encodes
+the result. The work of a turn lives in :mod:`acp_sidecar.server.session` and the driver.
+
+Invariants:
+- Only what is implemented is advertised: no ``loadSession``, no MCP transports, no auth
+  methods, prompt content as the driver accepts it. ``session/load`` and ``session/list`` are
+  not registered (``-32601``) until the store arrives.
+- Every request but ``initialize`` is refused (``-32600``) until ``initialize`` succeeded;
+  notifications before it are ignored.
+- An unknown ``sessionId`` is answered ``-32002`` naming the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pygls.server import JsonRPCServer
+
+from acp_sidecar import __version__
+from acp_sidecar.agent.driver import Driver, DriverFactory, NoModelDriver
+from acp_sidecar.protocol.content import (
+    AudioContentBlock,
+    ContentBlock,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+)
+from acp_sidecar.protocol.converter import converter, from_wire, to_wire
+from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError, ProtocolParamsError
+from acp_sidecar.protocol.initialize import (
+    PROTOCOL_VERSION,
+    AgentCapabilities,
+    AuthenticateRequest,
+    AuthenticateResponse,
+    ClientCapabilities,
+    Implementation,
+    InitializeRequest,
+    InitializeResponse,
+    PromptCapabilities,
+)
+from acp_sidecar.protocol.methods import (
+    AUTHENTICATE,
+    INITIALIZE,
+    SESSION_CANCEL,
+    SESSION_NEW,
+    SESSION_PROMPT,
+    SESSION_UPDATE,
+)
+from acp_sidecar.protocol.session import (
+    CancelNotification,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptRequest,
+    PromptResponse,
+)
+from acp_sidecar.protocol.updates import SessionNotification, SessionUpdate
+from acp_sidecar.server.client import ClientProxy
+from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, Session
+from acp_sidecar.server.transport import AcpJsonRpcProtocol
+
+logger = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+AGENT_INFO = Implementation(name="acp-sidecar", title="ACP Sidecar", version=__version__)
+
+PARAMS_TYPES: dict[str, type] = {
+    INITIALIZE: InitializeRequest,
+    AUTHENTICATE: AuthenticateRequest,
+    SESSION_NEW: NewSessionRequest,
+    SESSION_PROMPT: PromptRequest,
+    SESSION_CANCEL: CancelNotification,
+}
+"""The ACP params type of each method this server handles."""
+
+
+class AcpServer(JsonRPCServer):
+    """One ACP connection: the client's capabilities, the sessions, the driver."""
+
+    protocol: AcpJsonRpcProtocol
+
+    def __init__(
+        self,
+        driver_factory: DriverFactory = NoModelDriver,
+        *,
+        cancel_grace: float = DEFAULT_CANCEL_GRACE,
+    ) -> None:
+        super().__init__(AcpJsonRpcProtocol, lambda: converter)
+        self.driver_factory = driver_factory
+        self.cancel_grace = cancel_grace
+        self.initialized = False
+        self.client_capabilities = ClientCapabilities()
+        self.sessions: dict[str, Session] = {}
+        self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
+        self._driver: Driver | None = None
+        for method, handler in HANDLERS.items():
+            self.feature(method)(handler)
+
+    @property
+    def driver(self) -> Driver:
+        """The driver, made on first use."""
+        if self._driver is None:
+            self._driver = self.driver_factory()
+        return self._driver
+
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
+        """Register an ACP handler ``handler(ls, params)`` for ``feature_name``.
+
+        The params type comes from :data:`PARAMS_TYPES` (``options`` is pygls's LSP options
+        slot and unused). A coroutine handler answers a request; a plain function handles a
+        notification.
+        """
+        params_type = PARAMS_TYPES[feature_name]
+        gated = feature_name != INITIALIZE
+
+        def register(handler: F) -> F:
+            if inspect.iscoroutinefunction(handler):
+
+                async def run_request(ls: AcpServer, raw: Any) -> Any:
+                    if gated and not ls.initialized:
+                        raise AcpError.invalid_request(
+                            f"Invalid request: {feature_name} before initialize"
+                        )
+                    result = await handler(ls, decode_params(raw, params_type))
+                    return None if result is None else to_wire(result)
+
+                self.protocol.fm.feature(feature_name)(run_request)
+            else:
+
+                def run_notification(ls: AcpServer, raw: Any) -> None:
+                    if gated and not ls.initialized:
+                        logger.warning("ignored %s before initialize", feature_name)
+                        return
+                    try:
+                        params = decode_params(raw, params_type)
+                    except AcpError as exc:  # a notification has no answer: log it
+                        logger.warning("ignored %s: %s", feature_name, exc.message)
+                        return
+                    handler(ls, params)
+
+                self.protocol.fm.feature(feature_name)(run_notification)
+            return handler
+
+        return register
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls reports every refused request here too; the answer already went out.
+        logger.debug("%s: %s", getattr(source, "__name__", source), error)
+
+    def cancel_turn(self, session_id: str) -> None:
+        """Cancel the running turn of ``session_id``, if there is one."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            logger.warning("session/cancel for unknown session %s", session_id)
+        elif not session.cancel("session/cancel"):
+            logger.debug("session/cancel with no turn running in %s", session_id)
+
+    def session(self, session_id: str) -> Session:
+        """The session ``session_id``, or ``-32002`` naming it."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise AcpError(
+                RESOURCE_NOT_FOUND, f"Session not found: {session_id}", {"sessionId": session_id}
+            )
+        return session
+
+    async def send_update(self, session_id: str, update: SessionUpdate) -> None:
+        """Emit one ``session/update``; waits while the client reads behind."""
+        notification = SessionNotification(session_id=session_id, update=update)
+        self.protocol.notify(SESSION_UPDATE, to_wire(notification))
+        wire = self.protocol.wire
+        if wire is not None:
+            await wire.drain()
+
+    async def close(self, grace: float) -> None:
+        """Cancel every running turn and every request in flight, within ``grace`` seconds."""
+        for session in self.sessions.values():
+            session.cancel("shutdown")
+        pending = self.protocol.handler_tasks()
+        if pending:
+            await asyncio.wait(pending, timeout=grace)
+        self.protocol.cancel_all_requests()
+        leftover = [task for task in pending if not task.done()]
+        if leftover:
+            await asyncio.wait(leftover, timeout=0.2)
+
+
+def decode_params(raw: Any, params_type: type[Any]) -> Any:
+    """The ACP params value of a request, or ``-32602`` naming the offending field."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise AcpError.invalid_params("Invalid params: params must be an object")
+    try:
+        return from_wire(raw, params_type)
+    except ProtocolParamsError as exc:
+        raise AcpError.invalid_params(f"Invalid params: {exc}") from None
+
+
+# ---- handlers ------------------------------------------------------------------------------
+
+
+async def initialize(ls: AcpServer, params: InitializeRequest) -> InitializeResponse:
+    """Negotiate the version (we speak 1 whatever is asked; the client decides) and capabilities."""
+    ls.client_capabilities = params.client_capabilities
+    ls.initialized = True
+    return InitializeResponse(
+        protocol_version=PROTOCOL_VERSION,
+        agent_capabilities=AgentCapabilities(
+            load_session=False, prompt_capabilities=ls.driver.prompt_capabilities
+        ),
+        auth_methods=[],
+        agent_info=AGENT_INFO,
+    )
+
+
+async def authenticate(ls: AcpServer, params: AuthenticateRequest) -> AuthenticateResponse:
+    """No authentication is required: any method succeeds."""
+    return AuthenticateResponse()
+
+
+async def session_new(ls: AcpServer, params: NewSessionRequest) -> NewSessionResponse:
+    """Create a session working in the absolute directory ``cwd``."""
+    if not os.path.isabs(params.cwd):
+        raise AcpError.invalid_params(
+            f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
+        )
+    if params.mcp_servers:
+        logger.info("ignoring %d MCP server(s): MCP is not supported", len(params.mcp_servers))
+    session_id = uuid.uuid4().hex
+    ls.sessions[session_id] = Session(session_id=session_id, cwd=params.cwd)
+    return NewSessionResponse(session_id=session_id)
+
+
+async def session_prompt(ls: AcpServer, params: PromptRequest) -> PromptResponse:
+    """Run one turn through the driver; answers with its stop reason."""
+    session = ls.session(params.session_id)
+    check_prompt_content(params.prompt, ls.driver.prompt_capabilities)
+    stop_reason = await session.run_turn(
+        ls.driver, params.prompt, ls.send_update, ls.client, grace=ls.cancel_grace
+    )
+    return PromptResponse(stop_reason=stop_reason)
+
+
+def session_cancel(ls: AcpServer, params: CancelNotification) -> None:
+    """Cancel the session's running turn; its prompt then answers ``cancelled``."""
+    # A prompt read just before this notification (same read) has a task that has not run
+    # yet, so its turn has not started: act one loop iteration later, after that task's first
+    # step has started the turn.
+    asyncio.get_running_loop().call_soon(ls.cancel_turn, params.session_id)
+
+
+def check_prompt_content(prompt: list[ContentBlock], accepted: PromptCapabilities) -> None:
+    """Refuse content the agent did not advertise (``-32602`` naming the block)."""
+    for index, block in enumerate(prompt):
+        match block:
+            case ImageContentBlock() if not accepted.image:
+                kind = "image"
+            case AudioContentBlock() if not accepted.audio:
+                kind = "audio"
+            case EmbeddedResourceContentBlock() if not accepted.embedded_context:
+                kind = "resource"
+            case _:
+                continue
+        raise AcpError.invalid_params(
+            f"Invalid params: prompt/{index}: {kind} content is not supported by this agent"
+        )
+
+
+HANDLERS: dict[str, Callable[..., Any]] = {
+    INITIALIZE: initialize,
+    AUTHENTICATE: authenticate,
+    SESSION_NEW: session_new,
+    SESSION_PROMPT: session_prompt,
+    SESSION_CANCEL: session_cancel,
+}

@@ -1,0 +1,121 @@
+"""The typed proxy for agent→client requests: permission and the client's file system.
+
+Invariants:
+- A method is called only when the client advertised it (``fs.readTextFile``,
+  ``fs.writeTextFile``); otherwise :class:`ClientCapabilityError` is raised before anything
+  is sent. ``session/request_permission`` is a baseline client method and always allowed.
+- Abandoning a wait (the turn's signal fires, or the awaiting task is cancelled) forgets the
+  request's future and sends ``$/cancel_request``; a late answer is dropped.
+- The client's answer is decoded into the typed response; a JSON-RPC error from the client
+  is raised as :class:`AcpError`, an answer that does not decode as ``-32603``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pygls.exceptions import JsonRpcException
+
+from acp_sidecar.agent.driver import ClientCapabilityError
+from acp_sidecar.protocol.client import (
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    WriteTextFileRequest,
+    WriteTextFileResponse,
+)
+from acp_sidecar.protocol.converter import from_wire, to_wire
+from acp_sidecar.protocol.errors import AcpError, ProtocolParamsError
+from acp_sidecar.protocol.initialize import ClientCapabilities
+from acp_sidecar.protocol.methods import (
+    FS_READ_TEXT_FILE,
+    FS_WRITE_TEXT_FILE,
+    SESSION_REQUEST_PERMISSION,
+)
+from acp_sidecar.tools.errors import ToolCancelledError
+
+if TYPE_CHECKING:
+    from acp_sidecar.server.transport import AcpJsonRpcProtocol
+    from acp_sidecar.tools.cancel import CancelSignal
+
+R = TypeVar("R")
+
+
+class ClientProxy:
+    """Agent → client requests over one connection (implements ``ClientRequests``)."""
+
+    def __init__(
+        self, protocol: AcpJsonRpcProtocol, capabilities: Callable[[], ClientCapabilities]
+    ) -> None:
+        self._protocol = protocol
+        self._capabilities = capabilities
+
+    @property
+    def capabilities(self) -> ClientCapabilities:
+        """What the client advertised in ``initialize``."""
+        return self._capabilities()
+
+    async def request_permission(
+        self, request: RequestPermissionRequest, *, signal: CancelSignal | None = None
+    ) -> RequestPermissionResponse:
+        """``session/request_permission``: ask the user about a tool call."""
+        return await self._call(
+            SESSION_REQUEST_PERMISSION, request, RequestPermissionResponse, signal
+        )
+
+    async def read_text_file(
+        self, request: ReadTextFileRequest, *, signal: CancelSignal | None = None
+    ) -> ReadTextFileResponse:
+        """``fs/read_text_file`` (needs ``fs.readTextFile``)."""
+        if not self.capabilities.fs.read_text_file:
+            raise ClientCapabilityError(
+                "the client did not advertise fs.readTextFile; fs/read_text_file is unavailable"
+            )
+        return await self._call(FS_READ_TEXT_FILE, request, ReadTextFileResponse, signal)
+
+    async def write_text_file(
+        self, request: WriteTextFileRequest, *, signal: CancelSignal | None = None
+    ) -> WriteTextFileResponse:
+        """``fs/write_text_file`` (needs ``fs.writeTextFile``)."""
+        if not self.capabilities.fs.write_text_file:
+            raise ClientCapabilityError(
+                "the client did not advertise fs.writeTextFile; fs/write_text_file is unavailable"
+            )
+        return await self._call(FS_WRITE_TEXT_FILE, request, WriteTextFileResponse, signal)
+
+    async def _call(
+        self, method: str, request: object, response_type: type[R], signal: CancelSignal | None
+    ) -> R:
+        if signal is not None:
+            signal.raise_if_cancelled()
+        protocol = self._protocol
+        msg_id = protocol.next_request_id()
+        answer = asyncio.wrap_future(protocol.send_request(method, to_wire(request), msg_id=msg_id))
+        loop = asyncio.get_running_loop()
+
+        def abandon(_reason: str) -> None:
+            loop.call_soon_threadsafe(protocol.abandon_request, msg_id)
+
+        remove = signal.add_callback(abandon) if signal is not None else None
+        try:
+            result: Any = await answer
+        except asyncio.CancelledError:
+            protocol.abandon_request(msg_id)
+            task = asyncio.current_task()
+            if signal is not None and signal.cancelled and (task is None or not task.cancelling()):
+                raise ToolCancelledError(f"{method} abandoned: {signal.reason}") from None
+            raise
+        except JsonRpcException as exc:
+            raise AcpError(exc.code, exc.message, exc.data) from None
+        finally:
+            if remove is not None:
+                remove()
+        try:
+            return from_wire(result, response_type)
+        except ProtocolParamsError as exc:
+            raise AcpError.internal_error(
+                f"the client's answer to {method} is invalid: {exc}"
+            ) from None

@@ -1,0 +1,310 @@
+"""NDJSON framing on file descriptors: a bounded line reader and a whole-message writer.
+
+Invariants:
+- A line holds at most ``limit`` bytes (the newline excluded). A longer line is reported once
+  through ``on_oversized`` and its bytes are dropped as they arrive, up to its newline, so the
+  reader never buffers more than ``limit`` bytes of one line.
+- Reading is asynchronous: a pipe, socket or terminal is read by the event loop itself; a
+  regular file or ``/dev/null`` (which the loop cannot poll) is read in large chunks by one
+  background job, never one thread per line.
+- Every message reaches the wire in one ``write`` of the whole line, from the event loop
+  thread only, so concurrent senders can never interleave bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import stat
+from collections.abc import Callable
+from typing import BinaryIO, Protocol
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_LINE_LIMIT = 64 * 1024 * 1024
+"""The longest line the reader accepts (64 MiB, the newline not counted)."""
+
+READ_CHUNK = 256 * 1024
+WRITE_HIGH_WATER = 1024 * 1024
+WRITE_LOW_WATER = 256 * 1024
+YIELD_EVERY = 256
+"""A streaming sender yields to the event loop at least once in this many messages, so that
+incoming messages (``session/cancel``) are read even while a driver streams without pause."""
+
+
+class LineSplitter:
+    """Cuts a byte stream into lines of at most ``limit`` bytes."""
+
+    __slots__ = ("_discarding", "_limit", "_on_line", "_on_oversized", "_pending")
+
+    def __init__(
+        self,
+        on_line: Callable[[bytes | bytearray], None],
+        on_oversized: Callable[[], None],
+        limit: int = DEFAULT_LINE_LIMIT,
+    ) -> None:
+        self._on_line = on_line
+        self._on_oversized = on_oversized
+        self._limit = limit
+        self._pending = bytearray()
+        self._discarding = False
+
+    def feed(self, data: bytes) -> None:
+        """Take the next chunk of the stream; calls ``on_line`` for each complete line."""
+        start = 0
+        while True:
+            newline = data.find(b"\n", start)
+            if newline < 0:
+                break
+            if self._discarding:
+                self._discarding = False
+            elif self._pending:
+                if len(self._pending) + newline - start > self._limit:
+                    self._refuse()
+                    self._discarding = False
+                else:
+                    self._pending += data[start:newline]
+                    line, self._pending = self._pending, bytearray()
+                    self._on_line(line)
+            elif newline - start > self._limit:
+                self._refuse()
+                self._discarding = False
+            else:
+                self._on_line(data[start:newline])
+            start = newline + 1
+        if start < len(data) and not self._discarding:
+            if len(self._pending) + len(data) - start > self._limit:
+                self._refuse()
+            else:
+                self._pending += data[start:] if start else data
+
+    def feed_eof(self) -> None:
+        """The stream ended: a last line without a newline still counts."""
+        if self._pending and not self._discarding:
+            line, self._pending = self._pending, bytearray()
+            self._on_line(line)
+        self._pending = bytearray()
+        self._discarding = False
+
+    def _refuse(self) -> None:
+        self._pending = bytearray()
+        self._discarding = True
+        self._on_oversized()
+
+
+class _PipeReadProtocol(asyncio.Protocol):
+    def __init__(self, splitter: LineSplitter, on_eof: Callable[[], None]) -> None:
+        self._splitter = splitter
+        self._on_eof = on_eof
+        self.stopped = False
+
+    def data_received(self, data: bytes) -> None:
+        if not self.stopped:
+            self._splitter.feed(data)
+
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if exc is not None:
+            logger.debug("wire input lost: %r", exc)
+        if not self.stopped:  # stopped by us: a partial last line is not a message
+            self.stopped = True
+            self._splitter.feed_eof()
+            self._on_eof()
+
+
+class WireReader:
+    """Reads NDJSON lines from a file descriptor until end of file."""
+
+    def __init__(
+        self,
+        transport: asyncio.ReadTransport | None,
+        protocol: _PipeReadProtocol | None,
+        task: asyncio.Task[None] | None,
+    ) -> None:
+        self._transport = transport
+        self._protocol = protocol
+        self._task = task
+
+    @classmethod
+    async def open(
+        cls,
+        fd: int,
+        on_line: Callable[[bytes | bytearray], None],
+        on_oversized: Callable[[], None],
+        on_eof: Callable[[], None],
+        *,
+        limit: int = DEFAULT_LINE_LIMIT,
+    ) -> WireReader:
+        """Start reading ``fd`` (the reader owns and closes it)."""
+        loop = asyncio.get_running_loop()
+        splitter = LineSplitter(on_line, on_oversized, limit)
+        pipe = open(fd, "rb", buffering=0)  # noqa: SIM115 - the reader owns it until EOF
+        if not is_pollable(fd):
+            task = loop.create_task(_read_chunks(pipe, splitter, on_eof), name="wire-reader")
+            return cls(None, None, task)
+        protocol = _PipeReadProtocol(splitter, on_eof)
+        transport, _ = await loop.connect_read_pipe(lambda: protocol, pipe)
+        return cls(transport, protocol, None)
+
+    def close(self) -> None:
+        """Stop reading; nothing read from now on is dispatched."""
+        if self._protocol is not None:
+            self._protocol.stopped = True
+        if self._transport is not None:
+            self._transport.close()
+        if self._task is not None:
+            self._task.cancel()
+
+
+def is_pollable(fd: int) -> bool:
+    """Whether the event loop can watch ``fd`` (a pipe, a socket or a terminal)."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
+
+
+async def _read_chunks(pipe: BinaryIO, splitter: LineSplitter, on_eof: Callable[[], None]) -> None:
+    # Regular files and /dev/null cannot be polled: one background job reads large chunks.
+    loop = asyncio.get_running_loop()
+    fd = pipe.fileno()
+    try:
+        while True:
+            chunk = await loop.run_in_executor(None, os.read, fd, READ_CHUNK)
+            if not chunk:
+                break
+            splitter.feed(chunk)
+    except OSError as exc:
+        logger.debug("wire input lost: %r", exc)
+    finally:
+        with contextlib.suppress(OSError):
+            pipe.close()
+    splitter.feed_eof()
+    on_eof()
+
+
+class _Transport(Protocol):
+    def write(self, data: bytes) -> None: ...
+    def get_write_buffer_size(self) -> int: ...
+    def is_closing(self) -> bool: ...
+    def close(self) -> None: ...
+
+
+class _PipeWriteProtocol(asyncio.BaseProtocol):
+    def __init__(self, on_lost: Callable[[], None]) -> None:
+        self._on_lost = on_lost
+        self._resumed: asyncio.Future[None] | None = None
+        self.paused = False
+        self.lost = False
+
+    def pause_writing(self) -> None:
+        self.paused = True
+
+    def resume_writing(self) -> None:
+        self.paused = False
+        if self._resumed is not None and not self._resumed.done():
+            self._resumed.set_result(None)
+        self._resumed = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if exc is not None:
+            logger.debug("wire output lost: %r", exc)
+        self.lost = True
+        self.resume_writing()
+        self._on_lost()
+
+    async def wait_resumed(self) -> None:
+        if self._resumed is None:
+            self._resumed = asyncio.get_running_loop().create_future()
+        await self._resumed
+
+
+class _BlockingFileTransport:
+    """For a wire that is a regular file: each write goes straight to the file."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._file = file
+        self._closed = False
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._file.fileno(), view) :]
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def is_closing(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._file.close()
+
+
+class WireWriter:
+    """Writes whole messages to the wire; ``drain`` applies the pipe's back-pressure."""
+
+    def __init__(
+        self, transport: _Transport | asyncio.WriteTransport, protocol: _PipeWriteProtocol | None
+    ) -> None:
+        self._transport = transport
+        self._protocol = protocol
+        self._since_yield = 0
+
+    @classmethod
+    async def open(cls, fd: int, on_lost: Callable[[], None]) -> WireWriter:
+        """Start writing to ``fd`` (the writer owns and closes it)."""
+        loop = asyncio.get_running_loop()
+        pipe = open(fd, "wb", buffering=0)  # noqa: SIM115 - the writer owns it
+        if not is_pollable(fd):
+            return cls(_BlockingFileTransport(pipe), None)
+        protocol = _PipeWriteProtocol(on_lost)
+        transport, _ = await loop.connect_write_pipe(lambda: protocol, pipe)
+        transport.set_write_buffer_limits(high=WRITE_HIGH_WATER, low=WRITE_LOW_WATER)
+        return cls(transport, protocol)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the wire is gone (closed by us, or the reader went away)."""
+        return self._transport.is_closing() or (self._protocol is not None and self._protocol.lost)
+
+    def write(self, line: bytes) -> None:
+        """Write one whole message (``line`` ends with its newline)."""
+        if self.closed:
+            logger.debug("wire closed; dropped a message of %d bytes", len(line))
+            return
+        try:
+            self._transport.write(line)
+        except OSError as exc:
+            logger.warning("writing to the wire failed: %s", exc)
+
+    async def drain(self) -> None:
+        """Wait while the reader is behind; yield to the loop now and then regardless."""
+        protocol = self._protocol
+        if protocol is not None and protocol.paused and not protocol.lost:
+            self._since_yield = 0
+            await protocol.wait_resumed()
+            return
+        self._since_yield += 1
+        if self._since_yield >= YIELD_EVERY:
+            self._since_yield = 0
+            await asyncio.sleep(0)
+
+    async def flush(self, timeout: float) -> bool:
+        """Wait until everything written has left the process; ``False`` on timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._transport.get_write_buffer_size() and not self.closed:
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(0.005)
+        return True
+
+    def close(self) -> None:
+        """Close the wire (after :meth:`flush`)."""
+        if not self._transport.is_closing():
+            self._transport.close()

@@ -1,0 +1,126 @@
+"""Per-session state and the running of one prompt turn through a driver.
+
+Invariants:
+- A session runs at most one turn at a time; a second ``session/prompt`` is refused and the
+  running turn is not touched.
+- Once the turn's signal fires, the answer is ``"cancelled"`` whatever the driver returns or
+  raises; a driver that has not finished ``grace`` seconds later is stopped (task cancelled).
+- When the prompt request itself is cancelled (``$/cancel_request``, shutdown), the driver is
+  signalled and given the same grace before the request answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+import attrs
+
+from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
+from acp_sidecar.protocol.content import ContentBlock
+from acp_sidecar.protocol.errors import AcpError
+from acp_sidecar.protocol.session import StopReason
+from acp_sidecar.protocol.updates import SessionUpdate
+from acp_sidecar.tools.cancel import CancelSignal
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CANCEL_GRACE = 0.8
+"""Seconds a cancelled driver may take to wind down before it is stopped."""
+
+
+@attrs.define
+class Session:
+    """One ACP session: where it works and the turn it is running."""
+
+    session_id: str
+    """The id the client names the session by."""
+    cwd: str
+    """The session's absolute working directory."""
+    running: CancelSignal | None = None
+    """The signal of the turn in progress, if any."""
+
+    def cancel(self, reason: str) -> bool:
+        """Cancel the running turn, if any; whether there was one."""
+        if self.running is None:
+            return False
+        self.running.cancel(reason)
+        return True
+
+    async def run_turn(
+        self,
+        driver: Driver,
+        prompt: list[ContentBlock],
+        send: Callable[[str, SessionUpdate], Awaitable[None]],
+        client: ClientRequests,
+        *,
+        grace: float = DEFAULT_CANCEL_GRACE,
+    ) -> StopReason:
+        """Run one prompt turn; refuses to start while another turn runs."""
+        if self.running is not None:
+            raise AcpError.invalid_request(
+                f"Invalid request: session {self.session_id} is already running a prompt turn"
+            )
+        signal = CancelSignal()
+        session_id = self.session_id
+
+        async def send_update(update: SessionUpdate) -> None:
+            await send(session_id, update)
+
+        turn = Turn(
+            session_id=session_id,
+            cwd=self.cwd,
+            prompt=tuple(prompt),
+            signal=signal,
+            send=send_update,
+            client=client,
+        )
+        self.running = signal
+        try:
+            return await drive(driver, turn, grace)
+        finally:
+            self.running = None
+
+
+async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:
+    """Run ``driver`` on ``turn``, honouring the turn's signal as the module docstring says."""
+    loop = asyncio.get_running_loop()
+    task = loop.create_task(driver.run_turn(turn), name=f"turn {turn.session_id}")
+    fired: asyncio.Future[None] = loop.create_future()
+
+    def on_cancel(_reason: str) -> None:
+        def settle() -> None:
+            if not fired.done():
+                fired.set_result(None)
+
+        loop.call_soon_threadsafe(settle)
+
+    remove = turn.signal.add_callback(on_cancel)
+    try:
+        await asyncio.wait((task, fired), return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        turn.signal.cancel("the prompt request was cancelled")
+        await _wind_down(task, grace)
+        raise
+    finally:
+        remove()
+        fired.cancel()
+    if not task.done() or turn.signal.cancelled:
+        await _wind_down(task, grace)
+        return "cancelled"
+    if task.cancelled():
+        raise RuntimeError("the driver's task was cancelled, but the turn was not")
+    return task.result()
+
+
+async def _wind_down(task: asyncio.Task[StopReason], grace: float) -> None:
+    """Give a signalled driver ``grace`` seconds, then stop it; its outcome is only logged."""
+    if not task.done():
+        await asyncio.wait((task,), timeout=grace)
+    if not task.done():
+        logger.warning("the driver ignored cancellation for %.1f s; stopping it", grace)
+        task.cancel()
+        await asyncio.wait((task,), timeout=0.2)
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        logger.debug("the cancelled driver ended with %r", task.exception())

@@ -1,0 +1,132 @@
+"""Serving ACP on the process's own stdin/stdout, logging, and shutdown.
+
+Invariants:
+- Stdout is the wire. :func:`take_stdio` keeps private duplicates of fds 0 and 1 for the
+  protocol, then points fd 1 and ``sys.stdout`` at stderr and fd 0 at ``/dev/null``: no
+  ``print()`` and no child process can write into the protocol stream or read from it.
+- Logs go to stderr or ``--log-file``, never to the wire; pygls's own loggers stay at ERROR
+  unless DEBUG is asked for (pygls would otherwise log every message).
+- Shutdown — stdin at end of file, SIGTERM or SIGINT, or the client closing our stdout —
+  cancels running turns, lets requests in flight answer, flushes what was written, and
+  returns 0, all within :data:`SHUTDOWN_GRACE` plus a flush of at most :data:`FLUSH_TIMEOUT`
+  (under 2 s in total).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+from acp_sidecar.server.framing import DEFAULT_LINE_LIMIT, WireReader, WireWriter
+
+if TYPE_CHECKING:
+    from acp_sidecar.agent.driver import DriverFactory
+    from acp_sidecar.server.app import AcpServer
+
+logger = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE = 1.2
+"""Seconds running turns and requests get to answer after shutdown begins."""
+FLUSH_TIMEOUT = 0.4
+"""Seconds the last answers get to leave the process."""
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def take_stdio() -> tuple[int, int]:
+    """Keep fds 0 and 1 for the wire; returns ``(input_fd, output_fd)``."""
+    sys.stdout.flush()
+    wire_in = os.dup(0)
+    wire_out = os.dup(1)
+    try:
+        os.dup2(2, 1)
+    except OSError:  # no stderr: stray output goes nowhere rather than onto the wire
+        _point_at_devnull(1, os.O_WRONLY)
+    _point_at_devnull(0, os.O_RDONLY)
+    sys.stdout = sys.stderr
+    return wire_in, wire_out
+
+
+def _point_at_devnull(fd: int, flags: int) -> None:
+    devnull = os.open(os.devnull, flags)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+def configure_logging(level: str = "WARNING", log_file: str | None = None) -> None:
+    """Log at ``level`` to stderr, or to ``log_file`` when given."""
+    numeric = logging.getLevelName(level.upper())
+    if not isinstance(numeric, int):
+        raise ValueError(f"unknown log level {level!r}")
+    handler: logging.Handler = (
+        logging.FileHandler(log_file, encoding="utf-8")
+        if log_file
+        else logging.StreamHandler(sys.stderr)
+    )
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(numeric)
+    logging.getLogger("pygls").setLevel(numeric if numeric <= logging.DEBUG else logging.ERROR)
+
+
+async def serve(
+    server: AcpServer,
+    input_fd: int,
+    output_fd: int,
+    *,
+    line_limit: int = DEFAULT_LINE_LIMIT,
+    handle_signals: bool = True,
+) -> int:
+    """Serve ACP on the two descriptors (both are closed at the end); returns 0."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    wire = await WireWriter.open(output_fd, on_lost=stop.set)
+    server.protocol.attach(wire)
+    reader = await WireReader.open(
+        input_fd,
+        server.protocol.receive_line,
+        lambda: server.protocol.receive_oversized_line(line_limit),
+        stop.set,
+        limit=line_limit,
+    )
+    signals: list[signal.Signals] = []
+    for signum in (signal.SIGTERM, signal.SIGINT) if handle_signals else ():
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals here
+            loop.add_signal_handler(signum, stop.set)
+            signals.append(signum)
+    try:
+        await stop.wait()
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+        reader.close()
+    logger.info("shutting down")
+    await server.close(SHUTDOWN_GRACE)
+    if not await wire.flush(FLUSH_TIMEOUT):
+        logger.warning("the client did not read the last answers; closing anyway")
+    wire.close()
+    return 0
+
+
+def run_stdio(
+    driver_factory: DriverFactory | None = None,
+    *,
+    log_level: str = "WARNING",
+    log_file: str | None = None,
+) -> int:
+    """Take over stdio and serve ACP on it until the client goes away; the exit status."""
+    input_fd, output_fd = take_stdio()
+    configure_logging(log_level, log_file)
+    from acp_sidecar.server.app import AcpServer
+
+    server = AcpServer() if driver_factory is None else AcpServer(driver_factory)
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(serve(server, input_fd, output_fd))
+    return 0

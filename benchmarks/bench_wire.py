@@ -1,0 +1,252 @@
+"""Benchmark: acp-sidecar's ACP wire against an SDK agent, a bare responder and the pygls floor.
+
+Run: ``.venv/bin/python benchmarks/bench_wire.py [--cold-runs 15] [--requests 1000]
+[--flood 100000] [--rounds 3]`` (``--cold-runs 0`` or ``--rounds 0`` skips that part)
+
+Peers (see ``benchmarks/wire_peers.py``), all spawned fresh from this process and driven
+through plain pipes by the same minimal NDJSON client, alternating peer order every run:
+
+- ``acp-sidecar``: the ``acp-sidecar`` command (cold start exactly as an editor spawns it;
+  ``--driver benchmarks.wire_peers:FloodDriver`` for the other figures);
+- ``sdk-agent``: a minimal agent on the official ACP Python SDK (``agent-client-protocol``);
+- ``bare``: ``python -c`` with ``asyncio`` + ``json`` answering NDJSON by hand;
+- ``pygls-floor``: ``bare`` that first imports ``pygls.server`` (cold start only): the floor.
+
+Figures:
+
+- cold start: spawn → ``initialize`` answered → ``session/new`` answered, median of
+  ``--cold-runs`` (the client's own start is not included, so ratios are strict);
+- round trip: ``--requests`` sequential ``session/prompt`` requests whose turn ends at once,
+  p50 and p99 over all rounds;
+- notification throughput: one turn emitting ``--flood`` ``agent_message_chunk`` updates,
+  timed from sending the prompt to reading its answer, every line parsed by the client:
+  messages/s and MB/s (medians over ``--rounds``), and the peer's peak RSS (VmHWM).
+
+Goals (issue 3): cold start faster than the SDK agent and within 1.15x of the pygls floor;
+throughput ahead of 37,000 messages/s. The machine is shared and noisy: trust medians and
+ratios measured in the same run, not single figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.wire_peers import BARE_RESPONDER, PYGLS_FLOOR, SDK_AGENT  # noqa: E402
+
+PY = sys.executable
+SIDECAR_SCRIPT = Path(PY).with_name("acp-sidecar")
+SIDECAR = [str(SIDECAR_SCRIPT)] if SIDECAR_SCRIPT.exists() else [PY, "-m", "acp_sidecar"]
+FLOOD_DRIVER = ["serve", "--driver", "benchmarks.wire_peers:FloodDriver"]
+
+COLD_PEERS: dict[str, list[str]] = {
+    "acp-sidecar": SIDECAR,
+    "sdk-agent": [PY, "-c", SDK_AGENT],
+    "bare": [PY, "-c", BARE_RESPONDER],
+    "pygls-floor": [PY, "-c", PYGLS_FLOOR],
+}
+WIRE_PEERS: dict[str, list[str]] = {
+    "acp-sidecar": SIDECAR + FLOOD_DRIVER,
+    "sdk-agent": [PY, "-c", SDK_AGENT],
+    "bare": [PY, "-c", BARE_RESPONDER],
+}
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+class Peer:
+    """One spawned agent and a blocking NDJSON client on its pipes."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+            env=ENV,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
+        self.next_id = 0
+
+    def send(self, method: str, params: dict[str, Any]) -> int:
+        self.next_id += 1
+        line = json.dumps(
+            {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        )
+        self.stdin.write(line.encode() + b"\n")
+        self.stdin.flush()
+        return self.next_id
+
+    def answer(self, msg_id: int) -> tuple[dict[str, Any], int, int]:
+        """Read until the answer to ``msg_id``: (answer, notifications read, bytes read)."""
+        notifications = size = 0
+        readline = self.stdout.readline
+        while True:
+            line = readline()
+            if not line:
+                raise RuntimeError("the peer closed its output")
+            size += len(line)
+            message = json.loads(line)
+            if "method" in message:
+                notifications += 1
+                continue
+            if message.get("id") == msg_id:
+                if "result" not in message:
+                    raise RuntimeError(f"error answer: {message}")
+                return message, notifications, size
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = self.answer(self.send(method, params))[0]["result"]
+        return result
+
+    def start_session(self) -> str:
+        self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        session_id: str = self.call("session/new", {"cwd": str(ROOT), "mcpServers": []})[
+            "sessionId"
+        ]
+        return session_id
+
+    def peak_rss(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+        return 0
+
+    def close(self) -> None:
+        self.stdin.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def prompt(session_id: str, text: str) -> dict[str, Any]:
+    return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+
+
+def cold_start(argv: list[str]) -> float:
+    started = time.perf_counter()
+    peer = Peer(argv)
+    peer.start_session()
+    elapsed = time.perf_counter() - started
+    peer.close()
+    return elapsed
+
+
+def wire_round(argv: list[str], requests: int, flood: int) -> dict[str, Any]:
+    peer = Peer(argv)
+    session_id = peer.start_session()
+    ping = prompt(session_id, "ping")
+    latencies = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        peer.answer(peer.send("session/prompt", ping))
+        latencies.append(time.perf_counter() - started)
+    started = time.perf_counter()
+    _, received, size = peer.answer(
+        peer.send("session/prompt", prompt(session_id, f"flood {flood}"))
+    )
+    elapsed = time.perf_counter() - started
+    rss = peer.peak_rss()
+    peer.close()
+    if received != flood:
+        raise RuntimeError(f"expected {flood} updates, got {received}")
+    return {
+        "latencies": latencies,
+        "messages_per_s": received / elapsed,
+        "mb_per_s": size / elapsed / 1e6,
+        "peak_rss_mib": rss / 2**20,
+    }
+
+
+def rotate(names: list[str], run: int) -> list[str]:
+    shift = run % len(names)
+    return names[shift:] + names[:shift]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def report_cold_start(args: argparse.Namespace) -> None:
+    cold: dict[str, list[float]] = {name: [] for name in COLD_PEERS}
+    for run in range(args.cold_runs):
+        for name in rotate(list(COLD_PEERS), run):
+            cold[name].append(cold_start(COLD_PEERS[name]))
+    medians = {name: statistics.median(times) for name, times in cold.items()}
+    print(f"\nCold start: spawn -> initialize -> session/new answered (median of {args.cold_runs})")
+    for name, median in medians.items():
+        print(f"  {name:<12} {median * 1000:8.1f} ms   (min {min(cold[name]) * 1000:.1f})")
+    sidecar = medians["acp-sidecar"]
+    print(
+        f"  acp-sidecar / pygls-floor = {sidecar / medians['pygls-floor']:.3f} (goal <= 1.15)\n"
+        f"  acp-sidecar / sdk-agent   = {sidecar / medians['sdk-agent']:.3f} (goal < 1)\n"
+        f"  acp-sidecar / bare        = {sidecar / medians['bare']:.3f}"
+    )
+
+
+def report_wire(args: argparse.Namespace) -> None:
+    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in WIRE_PEERS}
+    for run in range(args.rounds):
+        for name in rotate(list(WIRE_PEERS), run):
+            rounds[name].append(wire_round(WIRE_PEERS[name], args.requests, args.flood))
+
+    print(f"\nRound trip: {args.requests} sequential session/prompt (x{args.rounds} rounds)")
+    p50s = {}
+    for name, results in rounds.items():
+        latencies = [x for r in results for x in r["latencies"]]
+        p50s[name] = percentile(latencies, 0.5)
+        print(
+            f"  {name:<12} p50 {p50s[name] * 1e6:8.1f} us   "
+            f"p99 {percentile(latencies, 0.99) * 1e6:8.1f} us"
+        )
+    print(f"  acp-sidecar / sdk-agent p50 = {p50s['acp-sidecar'] / p50s['sdk-agent']:.3f}")
+
+    print(
+        f"\nNotification throughput: one turn of {args.flood} agent_message_chunk "
+        f"(median of {args.rounds})"
+    )
+    rates = {}
+    for name, results in rounds.items():
+        rates[name] = statistics.median(r["messages_per_s"] for r in results)
+        mb = statistics.median(r["mb_per_s"] for r in results)
+        rss = max(r["peak_rss_mib"] for r in results)
+        print(f"  {name:<12} {rates[name]:10,.0f} msg/s   {mb:6.1f} MB/s   peak RSS {rss:6.1f} MiB")
+    print(
+        f"  acp-sidecar / sdk-agent = {rates['acp-sidecar'] / rates['sdk-agent']:.2f}x "
+        f"(goal: ahead of 37,000 msg/s)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cold-runs", type=int, default=15)
+    parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--flood", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+
+    print(f"python {sys.version.split()[0]} on {os.cpu_count()} CPUs; acp-sidecar: {SIDECAR}")
+    if args.cold_runs > 0:
+        report_cold_start(args)
+    if args.rounds > 0:
+        report_wire(args)
+
+
+if __name__ == "__main__":
+    main()

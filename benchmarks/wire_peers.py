@@ -1,0 +1,114 @@
+"""The peers ``bench_wire.py`` measures acp-sidecar against, and its benchmark driver.
+
+Each peer answers the same three requests the same way: ``initialize``, ``session/new``, and
+``session/prompt`` whose first text block is either ``ping`` (answer ``end_turn`` at once) or
+``flood N`` (emit N ``agent_message_chunk`` updates with the text ``chunk``, then answer).
+
+- :class:`FloodDriver`: acp-sidecar's driver (``--driver benchmarks.wire_peers:FloodDriver``).
+- :data:`SDK_AGENT`: a minimal agent on the official ACP Python SDK (``acp.run_agent``).
+- :data:`BARE_RESPONDER`: ``asyncio`` + ``json`` answering NDJSON by hand, no ACP library.
+- :data:`PYGLS_FLOOR`: the bare responder that first imports ``pygls.server``: the cold-start
+  floor acp-sidecar is held to (its JSON-RPC machinery is pygls's).
+"""
+
+from __future__ import annotations
+
+from acp_sidecar.agent.driver import Turn
+from acp_sidecar.protocol.content import TextContentBlock
+from acp_sidecar.protocol.initialize import PromptCapabilities
+from acp_sidecar.protocol.session import StopReason
+from acp_sidecar.protocol.updates import AgentMessageChunk
+
+
+class FloodDriver:
+    """``ping`` ends the turn at once; ``flood N`` streams N chunks first."""
+
+    prompt_capabilities = PromptCapabilities()
+
+    async def run_turn(self, turn: Turn) -> StopReason:
+        first = turn.prompt[0] if turn.prompt else None
+        text = first.text if isinstance(first, TextContentBlock) else ""
+        if text.startswith("flood "):
+            update = AgentMessageChunk(content=TextContentBlock(text="chunk"))
+            send = turn.send
+            for _ in range(int(text[6:])):
+                await send(update)
+        return "end_turn"
+
+
+SDK_AGENT = """
+import asyncio, uuid
+import acp
+from acp import schema
+
+class BenchAgent:
+    def on_connect(self, conn):
+        self.conn = conn
+
+    async def initialize(self, protocol_version, client_capabilities=None, client_info=None, **kw):
+        return schema.InitializeResponse(
+            protocol_version=1,
+            agent_capabilities=schema.AgentCapabilities(),
+            agent_info=schema.Implementation(name="sdk-agent", version="0"),
+        )
+
+    async def authenticate(self, method_id, **kw):
+        return schema.AuthenticateResponse()
+
+    async def new_session(self, cwd, mcp_servers=None, **kw):
+        return schema.NewSessionResponse(session_id=uuid.uuid4().hex)
+
+    async def prompt(self, session_id, prompt, **kw):
+        text = getattr(prompt[0], "text", "")
+        if text.startswith("flood "):
+            update = acp.update_agent_message_text("chunk")
+            for _ in range(int(text[6:])):
+                await self.conn.session_update(session_id, update)
+        return schema.PromptResponse(stop_reason="end_turn")
+
+    async def cancel(self, session_id, **kw):
+        return None
+
+asyncio.run(acp.run_agent(BenchAgent()))
+"""
+
+BARE_RESPONDER = """
+import asyncio, json, sys, uuid
+
+async def main():
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    out = sys.stdout.buffer
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    while line := await reader.readline():
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        method, params = message.get("method"), message.get("params") or {}
+        if method == "initialize":
+            result = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
+        elif method == "session/new":
+            result = {"sessionId": uuid.uuid4().hex}
+        elif method == "session/prompt":
+            text = params["prompt"][0].get("text", "")
+            if text.startswith("flood "):
+                update = {"sessionUpdate": "agent_message_chunk",
+                          "content": {"type": "text", "text": "chunk"}}
+                for _ in range(int(text[6:])):
+                    out.write(dumps({"jsonrpc": "2.0", "method": "session/update",
+                                     "params": {"sessionId": params["sessionId"],
+                                                "update": update}}).encode() + b"\\n")
+            result = {"stopReason": "end_turn"}
+        elif "id" not in message:
+            continue
+        else:
+            result = None
+        out.write(dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
+                  + b"\\n")
+        out.flush()
+
+asyncio.run(main())
+"""
+
+PYGLS_FLOOR = "import pygls.server\n" + BARE_RESPONDER

@@ -1,0 +1,109 @@
+"""NDJSON framing: the bounded line splitter and the message encoder."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from acp_sidecar.server.framing import LineSplitter
+from acp_sidecar.server.transport import encode_message
+
+
+def splitter(limit: int = 64) -> tuple[LineSplitter, list[bytes], list[int]]:
+    lines: list[bytes] = []
+    refused: list[int] = []
+    split = LineSplitter(lambda line: lines.append(bytes(line)), lambda: refused.append(1), limit)
+    return split, lines, refused
+
+
+def test_lines_are_cut_at_newlines_across_chunks() -> None:
+    split, lines, refused = splitter()
+    for chunk in [b"ab", b"c\nde", b"f\n\ngh", b"\n"]:
+        split.feed(chunk)
+    assert lines == [b"abc", b"def", b"", b"gh"]
+    assert refused == []
+
+
+def test_a_last_line_without_newline_counts_at_end_of_file() -> None:
+    split, lines, _ = splitter()
+    split.feed(b"one\ntwo")
+    split.feed_eof()
+    assert lines == [b"one", b"two"]
+
+
+def test_a_line_over_the_limit_is_refused_once_and_skipped() -> None:
+    split, lines, refused = splitter(limit=8)
+    split.feed(b"short\n" + b"x" * 5)
+    split.feed(b"y" * 100)  # over the limit: dropped as it arrives
+    assert len(split._pending) == 0
+    split.feed(b"z" * 100)
+    split.feed(b"zz\nafter\n")
+    assert lines == [b"short", b"after"]
+    assert refused == [1]
+
+
+def test_a_line_of_exactly_the_limit_is_accepted() -> None:
+    split, lines, refused = splitter(limit=8)
+    split.feed(b"12345678\n123456789\nok\n")
+    assert lines == [b"12345678", b"ok"]
+    assert refused == [1]
+
+
+def test_an_oversized_line_in_one_chunk_is_refused() -> None:
+    split, lines, refused = splitter(limit=4)
+    split.feed(b"abcdefgh\nabcd\n")
+    assert lines == [b"abcd"]
+    assert refused == [1]
+
+
+def test_an_oversized_unterminated_line_is_dropped_at_end_of_file() -> None:
+    split, lines, refused = splitter(limit=4)
+    split.feed(b"abcdefgh")
+    split.feed_eof()
+    assert lines == []
+    assert refused == [1]
+
+
+@given(
+    st.lists(st.binary(max_size=20).map(lambda b: b.replace(b"\n", b"")), max_size=10),
+    st.lists(st.integers(min_value=1, max_value=30), min_size=1, max_size=10),
+)
+def test_any_chunking_yields_the_same_lines(lines: list[bytes], cuts: list[int]) -> None:
+    stream = b"".join(line + b"\n" for line in lines)
+    split, seen, refused = splitter(limit=64)
+    position, index = 0, 0
+    while position < len(stream):
+        size = cuts[index % len(cuts)]
+        split.feed(stream[position : position + size])
+        position += size
+        index += 1
+    split.feed_eof()
+    assert seen == lines
+    assert refused == []
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON)
+def test_an_encoded_message_is_one_utf8_line_that_decodes_to_itself(value: object) -> None:
+    message = {"jsonrpc": "2.0", "method": "x", "params": {"v": value}}
+    line = encode_message(message)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line.decode("utf-8")) == message
+
+
+def test_a_lone_surrogate_is_escaped_rather_than_breaking_utf8() -> None:
+    line = encode_message({"text": "a\ud800b"})
+    line.decode("utf-8")
+    assert json.loads(line) == {"text": "a\ud800b"}
+
+
+def test_non_ascii_text_is_sent_as_utf8() -> None:
+    assert encode_message({"text": "héllo ✓"}) == '{"text":"héllo ✓"}\n'.encode()

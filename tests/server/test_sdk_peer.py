@@ -1,0 +1,144 @@
+"""A real peer: the official ACP Python SDK's client side drives ``acp-sidecar``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.connection import StreamDirection, StreamEvent
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    PermissionOption,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+    WriteTextFileResponse,
+)
+
+from tests.acp_schema import validate_agent_message
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class EditorClient:
+    """The client side: collects updates, allows everything, serves one file."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.started = asyncio.Event()
+        self.permission_requests = 0
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        text = getattr(getattr(update, "content", None), "text", None)
+        if text is not None:
+            self.texts.append(text)
+            if text == "started":
+                self.started.set()
+
+    async def request_permission(
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        **kwargs: Any,
+    ) -> RequestPermissionResponse:
+        self.permission_requests += 1
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=options[0].option_id)
+        )
+
+    async def read_text_file(
+        self,
+        session_id: str,
+        path: str,
+        line: int | None = None,
+        limit: int | None = None,
+        **kwargs: Any,
+    ) -> ReadTextFileResponse:
+        return ReadTextFileResponse(content=f"contents of {path}")
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        return WriteTextFileResponse()
+
+
+class SchemaObserver:
+    """Validates every message the sidecar writes (the SDK's incoming direction)."""
+
+    def __init__(self) -> None:
+        self.methods: dict[Any, str] = {}
+        self.checked = 0
+
+    def __call__(self, event: StreamEvent) -> None:
+        message = event.message
+        if event.direction is StreamDirection.OUTGOING:
+            if "method" in message and "id" in message:
+                self.methods[message["id"]] = message["method"]
+            return
+        is_response = "id" in message and "method" not in message
+        method = self.methods.get(message["id"]) if is_response else None
+        validate_agent_message(message, request_method=method)
+        self.checked += 1
+
+
+async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path: Path) -> None:
+    client = EditorClient()
+    observer = SchemaObserver()
+    async with acp.spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        "serve",
+        "--driver",
+        "tests.drivers:ScriptDriver",
+        env={"PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        observers=[observer],
+    ) as (connection, process):
+        init = await connection.initialize(
+            protocol_version=acp.PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            ),
+        )
+        assert init.protocol_version == 1
+        assert init.agent_info is not None and init.agent_info.name == "acp-sidecar"
+        assert init.agent_capabilities is not None
+        assert init.agent_capabilities.load_session is False
+
+        session = await connection.new_session(cwd=str(tmp_path), mcp_servers=[])
+
+        done = await connection.prompt(
+            session_id=session.session_id, prompt=[acp.text_block("echo hello from the SDK")]
+        )
+        assert done.stop_reason == "end_turn"
+        assert client.texts[-1] == "hello from the SDK"
+
+        done = await connection.prompt(
+            session_id=session.session_id, prompt=[acp.text_block("permission")]
+        )
+        assert done.stop_reason == "end_turn"
+        assert client.permission_requests == 1
+        assert client.texts[-1] == "permission: selected allow"
+
+        done = await connection.prompt(
+            session_id=session.session_id, prompt=[acp.text_block("read /etc/hostname")]
+        )
+        assert client.texts[-1] == "read: contents of /etc/hostname"
+
+        turn = asyncio.create_task(
+            connection.prompt(session_id=session.session_id, prompt=[acp.text_block("wait")])
+        )
+        await asyncio.wait_for(client.started.wait(), 5)
+        await connection.cancel(session_id=session.session_id)
+        done = await asyncio.wait_for(turn, 5)
+        assert done.stop_reason == "cancelled"
+    assert process.returncode == 0
+    assert observer.checked >= 12

@@ -1,0 +1,197 @@
+"""A plain NDJSON client for server tests: every message the sidecar writes is checked.
+
+Each line read must be one JSON object that validates against the official ACP v1 schema
+(``tests/acp_schema.py``); responses are validated against the method they answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from acp_sidecar.server.app import AcpServer
+from acp_sidecar.server.stdio import serve
+from tests.acp_schema import validate_agent_message
+from tests.drivers import ScriptDriver
+
+READ_LIMIT = 256 * 1024 * 1024
+TIMEOUT = 5.0
+
+
+class WireClient:
+    """The client end of an ACP connection, speaking raw lines."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.ids = itertools.count(1)
+        self.sent_methods: dict[Any, str] = {}
+        self.updates: list[dict[str, Any]] = []
+        self.agent_requests: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        self.valid_lines: set[bytes] = set()
+
+    # ---- writing ----
+
+    async def send_line(self, line: bytes) -> None:
+        self.writer.write(line if line.endswith(b"\n") else line + b"\n")
+        await self.writer.drain()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if "id" in message and "method" in message:
+            self.sent_methods[message["id"]] = message["method"]
+        await self.send_line(json.dumps(message).encode())
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        await self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def send_request(self, method: str, params: Any = None, msg_id: Any = None) -> Any:
+        msg_id = next(self.ids) if msg_id is None else msg_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+        return msg_id
+
+    async def respond(self, msg_id: Any, result: Any) -> None:
+        await self.send({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+    def close(self) -> None:
+        self.writer.close()
+
+    # ---- reading ----
+
+    async def receive(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The next message, validated against the schema."""
+        line = await asyncio.wait_for(self.reader.readline(), timeout)
+        assert line, "the sidecar closed its output"
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        message = json.loads(line.decode("utf-8"))
+        if line not in self.valid_lines:  # a repeated line was validated already
+            self.check(message)
+            if len(self.valid_lines) < 10_000:
+                self.valid_lines.add(line)
+        self.received.append(message)
+        return message
+
+    def check(self, message: Any) -> None:
+        """Validate one message the sidecar wrote against the ACP schema."""
+        assert isinstance(message, dict)
+        is_response = "id" in message and "method" not in message
+        method = self.sent_methods.get(message["id"]) if is_response else None
+        validate_agent_message(message, request_method=method)
+
+    async def next_response(self, msg_id: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """Read until the response to ``msg_id``; updates and agent requests are kept."""
+        while True:
+            message = await self.receive(timeout)
+            if "method" in message:
+                if message["method"] == "session/update":
+                    self.updates.append(message)
+                elif "id" in message:
+                    self.agent_requests.append(message)
+                continue
+            if message.get("id") == msg_id:
+                return message
+            raise AssertionError(f"unexpected message {message}")
+
+    async def next_agent_request(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """Read until the sidecar sends a request (updates are kept)."""
+        while True:
+            message = await self.receive(timeout)
+            if message.get("method") == "session/update":
+                self.updates.append(message)
+            elif "method" in message and "id" in message:
+                return message
+            else:
+                raise AssertionError(f"unexpected message {message}")
+
+    async def next_update(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        message = await self.receive(timeout)
+        assert message.get("method") == "session/update", message
+        self.updates.append(message)
+        return message
+
+    async def request(self, method: str, params: Any = None, msg_id: Any = None) -> dict[str, Any]:
+        return await self.next_response(await self.send_request(method, params, msg_id))
+
+    async def result(self, method: str, params: Any = None) -> Any:
+        response = await self.request(method, params)
+        assert "result" in response, response
+        return response["result"]
+
+    async def error(self, method: str, params: Any = None) -> dict[str, Any]:
+        response = await self.request(method, params)
+        assert "error" in response, response
+        return response["error"]
+
+    # ---- the usual steps ----
+
+    async def initialize(self, **capabilities: Any) -> dict[str, Any]:
+        params = {"protocolVersion": 1, "clientCapabilities": capabilities}
+        result: dict[str, Any] = await self.result("initialize", params)
+        return result
+
+    async def new_session(self, cwd: str = "/tmp") -> str:
+        result = await self.result("session/new", {"cwd": cwd, "mcpServers": []})
+        session_id: str = result["sessionId"]
+        return session_id
+
+    async def start_prompt(self, session_id: str, text: str) -> Any:
+        return await self.send_request(
+            "session/prompt",
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+        )
+
+    def texts(self) -> list[str]:
+        """The text of every agent message chunk received so far."""
+        return [
+            u["params"]["update"]["content"]["text"]
+            for u in self.updates
+            if u["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        ]
+
+
+async def open_pipe_streams(
+    read_fd: int, write_fd: int
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=READ_LIMIT)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()),
+        os.fdopen(write_fd, "wb", buffering=0),
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    return reader, writer
+
+
+@asynccontextmanager
+async def served(server: AcpServer | None = None) -> AsyncIterator[tuple[WireClient, AcpServer]]:
+    """An in-process server on a pair of pipes and the client end of them.
+
+    On exit the client closes its output (end of file for the server), and the server must
+    shut down cleanly, returning 0.
+    """
+    server = server or AcpServer(ScriptDriver, cancel_grace=0.3)
+    to_server_r, to_server_w = os.pipe()
+    to_client_r, to_client_w = os.pipe()
+    task = asyncio.create_task(serve(server, to_server_r, to_client_w, handle_signals=False))
+    reader, writer = await open_pipe_streams(to_client_r, to_server_w)
+    client = WireClient(reader, writer)
+    try:
+        yield client, server
+    finally:
+        client.close()
+        status = await asyncio.wait_for(task, 3)
+        assert status == 0
+        rest = await asyncio.wait_for(reader.read(), 3)
+        for line in rest.splitlines():
+            client.check(json.loads(line))
