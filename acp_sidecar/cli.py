@@ -23,7 +23,7 @@ DRIVER_HELP = (
     "load the driver from MODULE:ATTR, a callable that returns a driver: an object with a "
     "`prompt_capabilities` attribute and `async run_turn(turn) -> stop reason` (see "
     "acp_sidecar.agent.driver). MODULE must be importable (on PYTHONPATH). Meant for tests, "
-    "benchmarks and experiments; the default driver answers that no model is configured"
+    "benchmarks and experiments; the default driver is the slash-command console for the tools"
 )
 
 

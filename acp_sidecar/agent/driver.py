@@ -3,8 +3,8 @@
 The server runs each ``session/prompt`` as one :class:`Turn` through a :class:`Driver` and
 answers the request with the stop reason the driver returns. A driver reaches the editor only
 through its turn: ``send`` streams ``session/update`` notifications and ``client`` makes
-agent→client requests. Drivers arrive with later issues (the direct console, the model
-driver); until then :class:`NoModelDriver` is the default.
+agent→client requests. The default is the slash-command console
+(:mod:`acp_sidecar.agent.direct`); the model driver arrives with a later issue.
 
 Invariants:
 - Cancellation arrives through ``turn.signal``. A driver that honours it returns promptly
@@ -23,13 +23,15 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import attrs
 
-from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
+from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.initialize import ClientCapabilities, PromptCapabilities
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.protocol.updates import AgentMessageChunk, SessionUpdate
+from acp_sidecar.protocol.updates import SessionUpdate
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
+    from acp_sidecar.bridge.policy import CallScope
+    from acp_sidecar.bridge.runner import EventSink
     from acp_sidecar.protocol.client import (
         ReadTextFileRequest,
         ReadTextFileResponse,
@@ -92,6 +94,10 @@ class Turn:
     """Emit one ``session/update`` for this session; waits while the client reads behind."""
     client: ClientRequests
     """Requests to the editor (permission, file system)."""
+    scope: CallScope
+    """What tool calls of this turn carry: the session's cards, mode policy and workspace."""
+    record: EventSink | None = None
+    """Hears each tool call and result of the turn (the session log), if any."""
 
 
 class Driver(Protocol):
@@ -109,22 +115,6 @@ class Driver(Protocol):
 
 DriverFactory: TypeAlias = Callable[[], Driver]
 """Makes the driver of one server (called once, at ``initialize``)."""
-
-
-NO_MODEL_MESSAGE = (
-    "acp-sidecar is running, but no model is configured yet, so there is nothing to answer "
-    "this prompt. Model and console drivers arrive in a later release."
-)
-
-
-class NoModelDriver:
-    """The default driver: says that no model is configured and ends the turn."""
-
-    prompt_capabilities = PromptCapabilities()
-
-    async def run_turn(self, turn: Turn) -> StopReason:
-        await turn.send(AgentMessageChunk(content=TextContentBlock(text=NO_MODEL_MESSAGE)))
-        return "end_turn"
 
 
 def load_driver_factory(spec: str) -> DriverFactory:

@@ -176,16 +176,18 @@ def result_update(
     status: ToolCallStatus = "failed" if result.is_error else "completed"
     match result_view:
         case None:
-            return ToolCallProgress(
-                tool_call_id=call_id, status=status, content=_content(result.content)
-            )
+            raw = _content(result.content)
+            if isinstance(call_view, TerminalCallView) and ctx.terminal_output:
+                # Keep the terminal (and the output it already shows) under the message.
+                raw.append(ToolCallTerminal(terminal_id=terminal_id(call_id)))
+            return ToolCallProgress(tool_call_id=call_id, status=status, content=raw)
         case GenericResultView():
-            content = result.content if result_view.content is None else result_view.content
+            shown = result.content if result_view.content is None else result_view.content
             return ToolCallProgress(
                 tool_call_id=call_id,
                 status=status,
                 title=_result_title(result_view.title, call_view, ctx),
-                content=_content(content),
+                content=_content(shown),
             )
         case DiffResultView():
             paths = [d.path for d in result_view.diffs]

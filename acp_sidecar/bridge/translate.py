@@ -33,6 +33,21 @@ from acp_sidecar.tools.presentation import (
 
 logger = logging.getLogger(__name__)
 
+REFUSED_CODES = frozenset(
+    {
+        "UNKNOWN_TOOL",
+        "INVALID_INPUT",
+        "INVALID_ARGS",
+        "DENIED",
+        "BLOCKED",
+        "LISTENER_FAILED",
+        "INVALID_RESULT",
+    }
+)
+"""Error codes of calls the pipeline refused or rewrote before or around the tool's own work:
+their cards show the error text, not the tool's result presenter (which would have nothing of
+the tool's to show)."""
+
 ToolLookup = Callable[[str], ToolDefinition | None]
 """Finds a tool's definition by name (``ToolRegistry.get``)."""
 
@@ -82,6 +97,8 @@ def present_result(
     """The call's completed view, or ``None`` to show the raw result content."""
     presenter = definition.present_result if definition is not None else None
     if presenter is None:
+        return None
+    if result.is_error and result.error is not None and result.error.code in REFUSED_CODES:
         return None
     outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
     try:

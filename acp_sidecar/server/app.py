@@ -21,13 +21,16 @@ import inspect
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from pygls.server import JsonRPCServer
 
 from acp_sidecar import __version__
-from acp_sidecar.agent.driver import Driver, DriverFactory, NoModelDriver
+from acp_sidecar.agent.driver import Driver, DriverFactory
+from acp_sidecar.agent.toolset import ToolsProvider
+from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.policy import MODE_IDS, CallScope, mode_state
 from acp_sidecar.protocol.content import (
     AudioContentBlock,
     ContentBlock,
@@ -53,6 +56,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_CANCEL,
     SESSION_NEW,
     SESSION_PROMPT,
+    SESSION_SET_MODE,
     SESSION_UPDATE,
 )
 from acp_sidecar.protocol.session import (
@@ -61,11 +65,15 @@ from acp_sidecar.protocol.session import (
     NewSessionResponse,
     PromptRequest,
     PromptResponse,
+    SetSessionModeRequest,
+    SetSessionModeResponse,
 )
 from acp_sidecar.protocol.updates import SessionNotification, SessionUpdate
 from acp_sidecar.server.client import ClientProxy
+from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
+from acp_sidecar.tools.cancel import CancelSignal
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +86,7 @@ PARAMS_TYPES: dict[str, type] = {
     AUTHENTICATE: AuthenticateRequest,
     SESSION_NEW: NewSessionRequest,
     SESSION_PROMPT: PromptRequest,
+    SESSION_SET_MODE: SetSessionModeRequest,
     SESSION_CANCEL: CancelNotification,
 }
 """The ACP params type of each method this server handles."""
@@ -90,20 +99,79 @@ class AcpServer(JsonRPCServer):
 
     def __init__(
         self,
-        driver_factory: DriverFactory = NoModelDriver,
+        driver_factory: DriverFactory | None = None,
         *,
+        tools: ToolsProvider | None = None,
+        allow_outside_workspace: bool = False,
         cancel_grace: float = DEFAULT_CANCEL_GRACE,
     ) -> None:
         super().__init__(AcpJsonRpcProtocol, lambda: converter)
-        self.driver_factory = driver_factory
+        self.tools = tools if tools is not None else ToolsProvider()
+        self.driver_factory: DriverFactory = (
+            driver_factory if driver_factory is not None else self._console_driver
+        )
+        self.allow_outside_workspace = allow_outside_workspace
         self.cancel_grace = cancel_grace
         self.initialized = False
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, Session] = {}
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
         self._driver: Driver | None = None
+        self._background: set[asyncio.Task[None]] = set()
         for method, handler in HANDLERS.items():
             self.feature(method)(handler)
+
+    def _console_driver(self) -> Driver:
+        from acp_sidecar.agent.direct import ConsoleDriver
+
+        return ConsoleDriver(lambda: self.tools.registry)
+
+    def card_context(self, cwd: str) -> CardContext:
+        """The card context of a session working in ``cwd`` for this client."""
+        meta = self.client_capabilities.meta or {}
+        return CardContext(cwd=cwd, terminal_output=meta.get("terminal_output") is True)
+
+    def call_scope(
+        self,
+        session: Session,
+        signal: CancelSignal,
+        send: Callable[[SessionUpdate], Awaitable[None]],
+    ) -> CallScope:
+        """What the tool calls of one turn in ``session`` carry."""
+        return CallScope(
+            session_id=session.session_id,
+            cards=self.card_context(session.cwd),
+            policy=session.policy,
+            send=send,
+            asker=self.client,
+            signal=signal,
+            allow_outside_workspace=self.allow_outside_workspace,
+            files=ClientFiles(self.client, session.session_id, signal),
+        )
+
+    def announce_commands(self, session_id: str) -> None:
+        """Send the driver's commands for a new session, after its ``session/new`` answer.
+
+        The answer goes out when the handler's task completes; scheduling the update with
+        ``call_soon`` from inside the handler puts it behind that answer on the wire.
+        """
+        commands = getattr(self.driver, "commands_update", None)
+        if not callable(commands):
+            return
+
+        async def send() -> None:
+            try:
+                await self.send_update(session_id, commands())
+            except Exception:
+                logger.exception("sending the available commands failed")
+
+        asyncio.get_running_loop().call_soon(self.spawn, send())
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background, keeping a reference until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     @property
     def driver(self) -> Driver:
@@ -237,8 +305,23 @@ async def session_new(ls: AcpServer, params: NewSessionRequest) -> NewSessionRes
     if params.mcp_servers:
         logger.info("ignoring %d MCP server(s): MCP is not supported", len(params.mcp_servers))
     session_id = uuid.uuid4().hex
-    ls.sessions[session_id] = Session(session_id=session_id, cwd=params.cwd)
-    return NewSessionResponse(session_id=session_id)
+    session = Session(session_id=session_id, cwd=params.cwd)
+    ls.sessions[session_id] = session
+    ls.announce_commands(session_id)
+    return NewSessionResponse(session_id=session_id, modes=mode_state(session.policy.mode))
+
+
+async def session_set_mode(ls: AcpServer, params: SetSessionModeRequest) -> SetSessionModeResponse:
+    """Switch the session's mode (``ask``, ``auto`` or ``read-only``)."""
+    session = ls.session(params.session_id)
+    mode = next((m for m in MODE_IDS if m == params.mode_id), None)
+    if mode is None:
+        known = ", ".join(MODE_IDS)
+        raise AcpError.invalid_params(
+            f"Invalid params: modeId: unknown mode {params.mode_id!r} (modes: {known})"
+        )
+    session.policy.mode = mode
+    return SetSessionModeResponse()
 
 
 async def session_prompt(ls: AcpServer, params: PromptRequest) -> PromptResponse:
@@ -246,7 +329,12 @@ async def session_prompt(ls: AcpServer, params: PromptRequest) -> PromptResponse
     session = ls.session(params.session_id)
     check_prompt_content(params.prompt, ls.driver.prompt_capabilities)
     stop_reason = await session.run_turn(
-        ls.driver, params.prompt, ls.send_update, ls.client, grace=ls.cancel_grace
+        ls.driver,
+        params.prompt,
+        ls.send_update,
+        ls.client,
+        ls.call_scope,
+        grace=ls.cancel_grace,
     )
     return PromptResponse(stop_reason=stop_reason)
 
@@ -281,5 +369,6 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     AUTHENTICATE: authenticate,
     SESSION_NEW: session_new,
     SESSION_PROMPT: session_prompt,
+    SESSION_SET_MODE: session_set_mode,
     SESSION_CANCEL: session_cancel,
 }

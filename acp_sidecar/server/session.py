@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 import attrs
 
 from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
+from acp_sidecar.bridge.policy import CallScope, SessionPolicy
 from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
@@ -25,6 +26,11 @@ from acp_sidecar.protocol.updates import SessionUpdate
 from acp_sidecar.tools.cancel import CancelSignal
 
 logger = logging.getLogger(__name__)
+
+ScopeFactory = Callable[
+    ["Session", CancelSignal, Callable[[SessionUpdate], Awaitable[None]]], CallScope
+]
+"""Makes the call scope of one turn: ``(session, turn signal, send) -> CallScope``."""
 
 DEFAULT_CANCEL_GRACE = 0.8
 """Seconds a cancelled driver may take to wind down before it is stopped."""
@@ -38,6 +44,8 @@ class Session:
     """The id the client names the session by."""
     cwd: str
     """The session's absolute working directory."""
+    policy: SessionPolicy = attrs.field(factory=SessionPolicy)
+    """The session's mode and remembered permission answers."""
     running: CancelSignal | None = None
     """The signal of the turn in progress, if any."""
 
@@ -54,6 +62,9 @@ class Session:
         prompt: list[ContentBlock],
         send: Callable[[str, SessionUpdate], Awaitable[None]],
         client: ClientRequests,
+        make_scope: Callable[
+            [Session, CancelSignal, Callable[[SessionUpdate], Awaitable[None]]], CallScope
+        ],
         *,
         grace: float = DEFAULT_CANCEL_GRACE,
     ) -> StopReason:
@@ -75,6 +86,7 @@ class Session:
             signal=signal,
             send=send_update,
             client=client,
+            scope=make_scope(self, signal, send_update),
         )
         self.running = signal
         try:

@@ -75,7 +75,7 @@ async def test_an_unknown_method_is_method_not_found(wire: WireClient) -> None:
     await assert_still_serving(wire)
 
 
-@pytest.mark.parametrize("method", ["session/load", "session/list", "session/set_mode"])
+@pytest.mark.parametrize("method", ["session/load", "session/list"])
 async def test_methods_not_implemented_yet_are_method_not_found(
     ready: WireClient, method: str
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acp_sidecar import __version__
-from acp_sidecar.agent.driver import NO_MODEL_MESSAGE
+from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.protocol import INVALID_PARAMS
 from acp_sidecar.server.app import AcpServer
 from tests.server.wire import WireClient, served
@@ -72,8 +72,9 @@ async def test_prompt_content_the_driver_does_not_accept_is_refused(ready: WireC
     assert "prompt/1" in error["message"] and "audio" in error["message"]
 
 
-async def test_the_default_driver_says_no_model_is_configured() -> None:
-    async with served(AcpServer()) as (wire, _server):
+async def test_the_default_driver_is_the_tool_console() -> None:
+    tools = ToolsProvider(builtins=False, entry_points=False)
+    async with served(AcpServer(tools=tools)) as (wire, _server):
         result = await wire.initialize()
         assert result["agentCapabilities"]["promptCapabilities"] == {
             "image": False,
@@ -83,5 +84,5 @@ async def test_the_default_driver_says_no_model_is_configured() -> None:
         session = await wire.new_session()
         response = await wire.next_response(await wire.start_prompt(session, "hello"))
         assert response["result"] == {"stopReason": "end_turn"}
-        assert wire.texts() == [NO_MODEL_MESSAGE]
+        assert "console for the sidecar's tools" in wire.texts()[0]
         assert wire.updates[0]["params"]["sessionId"] == session

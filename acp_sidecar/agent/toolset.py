@@ -1,0 +1,74 @@
+"""The tool set a server offers: built-in tools plus the user's own, in one registry.
+
+Invariants: the registry is built on first use, so importing the tools stays off the cold-start
+path (``initialize`` and ``session/new`` are answered before it is needed). A tool module that
+fails to load, or a tool that fails to register, is reported (logged to stderr) and skipped;
+the rest still work. The registry always carries the bridge's policy (modes, permission dialog,
+dispatch announcements).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from acp_sidecar.bridge.policy import install_policy
+from acp_sidecar.tools.definition import ToolDefinition
+from acp_sidecar.tools.errors import ToolRegistrationError
+from acp_sidecar.tools.registry import ToolRegistry
+
+logger = logging.getLogger(__name__)
+
+
+class ToolsProvider:
+    """Makes the server's :class:`ToolRegistry` when it is first asked for."""
+
+    def __init__(
+        self,
+        specs: Sequence[str] = (),
+        *,
+        builtins: bool = True,
+        entry_points: bool = True,
+        extra: Sequence[ToolDefinition] = (),
+    ) -> None:
+        self._specs = tuple(specs)
+        self._builtins = builtins
+        self._entry_points = entry_points
+        self._extra = tuple(extra)
+        self._registry: ToolRegistry | None = None
+        self.problems: list[str] = []
+        """What could not be loaded or registered (also logged)."""
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The registry, built on first use."""
+        if self._registry is None:
+            self._registry = self._build()
+        return self._registry
+
+    def _build(self) -> ToolRegistry:
+        registry = ToolRegistry()
+        install_policy(registry)
+        definitions: list[ToolDefinition] = []
+        if self._builtins:
+            from acp_sidecar.tools.builtin import builtin_tools
+
+            definitions.extend(builtin_tools())
+        if self._specs or self._entry_points:
+            from acp_sidecar.tools.plugins import load_plugins
+
+            loaded, errors = load_plugins(self._specs, entry_points=self._entry_points)
+            definitions.extend(loaded)
+            for error in errors:
+                self._problem(f"skipped a tool plugin: {error}")
+        definitions.extend(self._extra)
+        for definition in definitions:
+            try:
+                registry.register(definition)
+            except ToolRegistrationError as exc:
+                self._problem(f"skipped a tool: {exc}")
+        return registry
+
+    def _problem(self, message: str) -> None:
+        self.problems.append(message)
+        logger.error("%s", message)
