@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from acp_sidecar.server.framing import DEFAULT_LINE_LIMIT, WireReader, WireWriter
 
 if TYPE_CHECKING:
-    from acp_sidecar.agent.driver import DriverFactory
+    from collections.abc import Callable
     from acp_sidecar.server.app import AcpServer
 
 logger = logging.getLogger(__name__)
@@ -116,17 +116,24 @@ async def serve(
 
 
 def run_stdio(
-    driver_factory: DriverFactory | None = None,
+    make_server: Callable[[], AcpServer] | None = None,
     *,
     log_level: str = "WARNING",
     log_file: str | None = None,
 ) -> int:
-    """Take over stdio and serve ACP on it until the client goes away; the exit status."""
+    """Take over stdio and serve ACP on it until the client goes away; the exit status.
+
+    ``make_server`` builds the server after stdio is taken over and logging is set up, so
+    anything it prints or logs cannot reach the wire.
+    """
     input_fd, output_fd = take_stdio()
     configure_logging(log_level, log_file)
-    from acp_sidecar.server.app import AcpServer
+    if make_server is None:
+        from acp_sidecar.server.app import AcpServer
 
-    server = AcpServer() if driver_factory is None else AcpServer(driver_factory)
+        server = AcpServer()
+    else:
+        server = make_server()
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(serve(server, input_fd, output_fd))
     return 0
