@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from acp_sidecar.bridge.policy import install_policy
-from acp_sidecar.tools.definition import ToolDefinition
-from acp_sidecar.tools.errors import ToolRegistrationError
-from acp_sidecar.tools.registry import ToolRegistry
+if TYPE_CHECKING:
+    from acp_sidecar.tools.definition import ToolDefinition
+    from acp_sidecar.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +47,10 @@ class ToolsProvider:
         return self._registry
 
     def _build(self) -> ToolRegistry:
+        from acp_sidecar.bridge.policy import install_policy
+        from acp_sidecar.tools.errors import ToolRegistrationError
+        from acp_sidecar.tools.registry import ToolRegistry
+
         registry = ToolRegistry()
         install_policy(registry)
         definitions: list[ToolDefinition] = []

@@ -15,19 +15,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Final, Literal, Protocol, TypeAlias, assert_never, get_args
+from typing import Final, Protocol, assert_never
 
 import attrs
 
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.modes import RISKY_KINDS, SessionPolicy
 from acp_sidecar.protocol import (
     CancelledPermissionOutcome,
     PermissionOption,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SelectedPermissionOutcome,
-    SessionMode,
-    SessionModeState,
     SessionUpdate,
     ToolCallStart,
     ToolCallUpdate,
@@ -47,26 +46,6 @@ from acp_sidecar.tools.registry import NextPre, ToolRegistry
 
 logger = logging.getLogger(__name__)
 
-ModeId: TypeAlias = Literal["ask", "auto", "read-only"]
-MODE_IDS: Final[tuple[ModeId, ...]] = get_args(ModeId)
-DEFAULT_MODE: Final[ModeId] = "ask"
-RISKY_KINDS: Final = frozenset({"edit", "delete", "move", "execute"})
-"""Card kinds that change the workspace or run programs."""
-
-MODES: Final = (
-    SessionMode(
-        id="ask",
-        name="Ask",
-        description="Ask before editing, deleting or moving files and before running commands.",
-    ),
-    SessionMode(id="auto", name="Auto", description="Run every tool call without asking."),
-    SessionMode(
-        id="read-only",
-        name="Read-only",
-        description="Refuse edits, deletions, moves and commands; reading and searching run.",
-    ),
-)
-
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = (
     "allow_once",
     "allow_always",
@@ -81,11 +60,6 @@ OPTIONS: Final = [
 ]
 
 
-def mode_state(current: ModeId) -> SessionModeState:
-    """The ``modes`` of ``session/new``: every mode and the current one."""
-    return SessionModeState(current_mode_id=current, available_modes=list(MODES))
-
-
 def view_kind(view: ToolCallView) -> ToolCallKind:
     """The kind a card is shown with (what the mode policy judges)."""
     match view:
@@ -97,15 +71,6 @@ def view_kind(view: ToolCallView) -> ToolCallKind:
             return "execute"
         case _:
             assert_never(view)
-
-
-@attrs.define
-class SessionPolicy:
-    """A session's mutable permission state: its mode and the "always" answers per tool."""
-
-    mode: ModeId = DEFAULT_MODE
-    always: dict[str, bool] = attrs.field(factory=dict)
-    """Tool name → allowed (``True``) or rejected (``False``) for the rest of the session."""
 
 
 class PermissionAsker(Protocol):

@@ -22,15 +22,14 @@ import logging
 import os
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pygls.server import JsonRPCServer
 
 from acp_sidecar import __version__
 from acp_sidecar.agent.driver import Driver, DriverFactory
-from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.bridge.policy import MODE_IDS, CallScope, mode_state
+from acp_sidecar.bridge.modes import MODE_IDS, mode_state
 from acp_sidecar.protocol.content import (
     AudioContentBlock,
     ContentBlock,
@@ -77,6 +76,11 @@ from acp_sidecar.tools.cancel import CancelSignal
 
 logger = logging.getLogger(__name__)
 
+if TYPE_CHECKING:
+    # The tool pipeline is imported when the first turn runs, not at start-up.
+    from acp_sidecar.agent.toolset import ToolsProvider
+    from acp_sidecar.bridge.policy import CallScope
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 AGENT_INFO = Implementation(name="acp-sidecar", title="ACP Sidecar", version=__version__)
@@ -106,7 +110,11 @@ class AcpServer(JsonRPCServer):
         cancel_grace: float = DEFAULT_CANCEL_GRACE,
     ) -> None:
         super().__init__(AcpJsonRpcProtocol, lambda: converter)
-        self.tools = tools if tools is not None else ToolsProvider()
+        if tools is None:
+            from acp_sidecar.agent.toolset import ToolsProvider
+
+            tools = ToolsProvider()
+        self.tools = tools
         self.driver_factory: DriverFactory = (
             driver_factory if driver_factory is not None else self._console_driver
         )
@@ -138,6 +146,8 @@ class AcpServer(JsonRPCServer):
         send: Callable[[SessionUpdate], Awaitable[None]],
     ) -> CallScope:
         """What the tool calls of one turn in ``session`` carry."""
+        from acp_sidecar.bridge.policy import CallScope
+
         return CallScope(
             session_id=session.session_id,
             cards=self.card_context(session.cwd),

@@ -14,21 +14,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import attrs
 
 from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
-from acp_sidecar.bridge.policy import CallScope, SessionPolicy
+from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.protocol.updates import SessionUpdate
 from acp_sidecar.tools.cancel import CancelSignal
 
+if TYPE_CHECKING:
+    from acp_sidecar.bridge.policy import CallScope
+
 logger = logging.getLogger(__name__)
 
 ScopeFactory = Callable[
-    ["Session", CancelSignal, Callable[[SessionUpdate], Awaitable[None]]], CallScope
+    ["Session", CancelSignal, Callable[[SessionUpdate], Awaitable[None]]], "CallScope"
 ]
 """Makes the call scope of one turn: ``(session, turn signal, send) -> CallScope``."""
 

@@ -26,6 +26,7 @@ from acp_sidecar.server.framing import DEFAULT_LINE_LIMIT, WireReader, WireWrite
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
     from acp_sidecar.server.app import AcpServer
 
 logger = logging.getLogger(__name__)
