@@ -1,0 +1,290 @@
+"""Drawing folded cards and messages as ``rich`` renderables.
+
+Invariants:
+- Pure: every function maps plain data (wire JSON, :class:`CardState`) to a renderable and
+  writes nothing; unknown or malformed parts are drawn as a short dim note, never raised on.
+- A card is drawn as an editor shows it: a status marker and the title, then its content in
+  order — a coloured unified diff per ``diff`` (``oldText: null`` is a new file), a boxed
+  terminal (command, cwd, output, exit pill) when the card holds a ``terminal``, text for the
+  rest. Terminal output is drawn like a terminal would: ANSI colours kept, ``\\r`` rewinds
+  the line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.text import Text
+
+from acp_sidecar.render.fold import CardState, TerminalState, as_mapping, as_str
+
+STATUS_MARKERS: Final[dict[str, tuple[str, str]]] = {
+    "completed": ("✓", "bold green"),
+    "failed": ("✗", "bold red"),
+    "in_progress": ("⋯", "bold yellow"),
+    "pending": ("○", "dim"),
+}
+"""The marker and style shown before a card's title, per status."""
+
+CODE_THEME: Final = "ansi_dark"
+"""Code blocks use the terminal's own palette (no painted background)."""
+
+_UNKNOWN_MARKER: Final = ("?", "bold magenta")
+_BORDERS: Final = {"completed": "green", "failed": "red"}
+_RAW_INPUT_LIMIT: Final = 300
+
+
+def status_marker(status: str) -> Text:
+    """The card's status marker (``✓`` completed, ``✗`` failed, ``⋯`` running, ``○`` pending)."""
+    mark, style = STATUS_MARKERS.get(status, _UNKNOWN_MARKER)
+    return Text(mark, style=style)
+
+
+def shown_path(path: str, cwd: str | None) -> str:
+    """``path`` relative to ``cwd`` when it lies inside it."""
+    if cwd is None or not os.path.isabs(path):
+        return path
+    root = os.path.normpath(cwd)
+    full = os.path.normpath(path)
+    if full.startswith(root.rstrip(os.sep) + os.sep):
+        return os.path.relpath(full, root)
+    return path
+
+
+def note(text: str) -> Text:
+    """A dim one-line note."""
+    return Text(text, style="dim")
+
+
+# -- messages ----------------------------------------------------------------------------
+
+
+def block_text(block: Mapping[str, Any]) -> str | None:
+    """The text of a ``text`` content block, else ``None``."""
+    return as_str(block.get("text")) if block.get("type") == "text" else None
+
+
+def describe_block(block: Mapping[str, Any]) -> str:
+    """A one-line stand-in for a content block that is not text."""
+    kind = as_str(block.get("type")) or "?"
+    if kind in ("image", "audio"):
+        return f"[{kind} {as_str(block.get('mimeType')) or ''}]".replace(" ]", "]")
+    if kind == "resource_link":
+        name = as_str(block.get("name")) or ""
+        uri = as_str(block.get("uri")) or ""
+        return f"[link {name} <{uri}>]" if name else f"[link <{uri}>]"
+    if kind == "resource":
+        resource = as_mapping(block.get("resource")) or {}
+        return f"[resource <{as_str(resource.get('uri')) or '?'}>]"
+    return f"[{kind} content]"
+
+
+def _message_parts(blocks: Iterable[Mapping[str, Any]]) -> list[str | Text]:
+    """Consecutive text blocks joined into strings; other blocks as dim notes."""
+    parts: list[str | Text] = []
+    for block in blocks:
+        text = block_text(block)
+        if text is None:
+            parts.append(note(describe_block(block)))
+        elif parts and isinstance(parts[-1], str):
+            parts[-1] += text
+        else:
+            parts.append(text)
+    return parts
+
+
+def draw_user_message(blocks: Iterable[Mapping[str, Any]]) -> RenderableType:
+    """A user message: ``❯`` and its text, verbatim."""
+    body = Text()
+    for part in _message_parts(blocks):
+        body.append_text(part if isinstance(part, Text) else Text(part, style="bold"))
+    return Group(Text.assemble(("❯ ", "bold cyan"), body))
+
+
+def draw_agent_message(blocks: Iterable[Mapping[str, Any]]) -> RenderableType:
+    """An agent message, drawn as Markdown."""
+    return Group(
+        *(
+            p if isinstance(p, Text) else Markdown(p, code_theme=CODE_THEME)
+            for p in _message_parts(blocks)
+        )
+    )
+
+
+def draw_thought(blocks: Iterable[Mapping[str, Any]]) -> RenderableType:
+    """An agent thought, dimmed."""
+    body = Text(style="dim italic")
+    for part in _message_parts(blocks):
+        body.append_text(part if isinstance(part, Text) else Text(part))
+    return Padding(body, (0, 0, 0, 2))
+
+
+# -- cards -------------------------------------------------------------------------------
+
+
+def tool_text(text: str) -> RenderableType:
+    """A card's text: verbatim, unless it holds a fenced block (then Markdown, as editors do)."""
+    if any(line.lstrip().startswith("```") for line in text.splitlines()):
+        return Markdown(text, code_theme=CODE_THEME)
+    return Text(text.rstrip("\n"))
+
+
+def draw_diff(item: Mapping[str, Any], cwd: str | None) -> RenderableType:
+    """A ``diff`` item: the file's path, then its hunks coloured (``oldText: null`` = a new
+    file, all added)."""
+    path = as_str(item.get("path")) or "?"
+    shown = shown_path(path, cwd)
+    old_text = as_str(item.get("oldText"))
+    new_text = as_str(item.get("newText")) or ""
+    old_lines = [] if old_text is None else old_text.splitlines()
+    lines = list(
+        difflib.unified_diff(
+            old_lines,
+            new_text.splitlines(),
+            fromfile="/dev/null" if old_text is None else f"a/{shown}",
+            tofile=f"b/{shown}",
+            lineterm="",
+        )
+    )
+    heading = Text(shown, style="bold")
+    if old_text is None:
+        heading.append(" (new file)", style="green")
+    if not lines:
+        return Group(heading, note("(no changes)"))
+    out = Text()
+    for line in lines[2:]:  # the ---/+++ lines only repeat the heading
+        if line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        else:
+            style = ""
+        out.append(line + "\n", style=style)
+    out.rstrip()
+    return Group(heading, out)
+
+
+def terminal_text(output: str) -> Text:
+    """Terminal output as a terminal shows it: ANSI styles kept, ``\\r`` rewinding the line."""
+    lines = []
+    for line in output.replace("\r\n", "\n").split("\n"):
+        lines.append(line.rsplit("\r", 1)[-1])
+    text = Text.from_ansi("\n".join(lines).rstrip("\n"))
+    text.end = ""
+    return text
+
+
+def exit_pill(terminal: TerminalState) -> Text | None:
+    """The exit pill: green ``exit 0``, red ``exit N``, magenta signal; ``None`` while running."""
+    if terminal.signal is not None:
+        return Text(f" {terminal.signal} ", style="bold white on magenta")
+    if terminal.exit_code is not None:
+        style = "bold white on green" if terminal.exit_code == 0 else "bold white on red"
+        return Text(f" exit {terminal.exit_code} ", style=style)
+    return None
+
+
+def _terminal_body(terminal: TerminalState | None, cwd: str | None) -> list[RenderableType]:
+    if terminal is None:
+        return [note("(terminal not started)")]
+    body: list[RenderableType] = []
+    if terminal.cwd is not None:
+        body.append(note(f"cwd: {terminal.cwd}"))
+    output = terminal.output
+    body.append(terminal_text(output) if output else note("(no output)"))
+    return body
+
+
+def _item(item: Mapping[str, Any], card: CardState, cwd: str | None) -> list[RenderableType]:
+    kind = item.get("type")
+    if kind == "diff":
+        return [draw_diff(item, cwd)]
+    if kind == "terminal":
+        terminal_id = as_str(item.get("terminalId"))
+        terminal = None if terminal_id is None else card.terminals.get(terminal_id)
+        return _terminal_body(terminal, cwd)
+    if kind == "content":
+        block = as_mapping(item.get("content")) or {}
+        text = block_text(block)
+        return [note(describe_block(block)) if text is None else tool_text(text)]
+    return [note(f"[{as_str(kind) or '?'} item]")]
+
+
+def _raw_input(card: CardState) -> list[RenderableType]:
+    if card.raw_input is None:
+        return []
+    try:
+        shown = json.dumps(card.raw_input, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        shown = repr(card.raw_input)
+    if len(shown) > _RAW_INPUT_LIMIT:
+        shown = shown[: _RAW_INPUT_LIMIT - 1] + "…"
+    return [note(shown)]
+
+
+def _title_line(card: CardState) -> Text:
+    line = Text.assemble(status_marker(card.status), " ", (card.title or card.tool_call_id, "bold"))
+    if card.kind and card.kind != "other":
+        line.append(f"  {card.kind}", style="dim")
+    return line
+
+
+def draw_card(card: CardState, cwd: str | None = None) -> RenderableType:
+    """A folded card (see the module invariants)."""
+    body: list[RenderableType] = []
+    for item in card.content:
+        body.extend(_item(item, card, cwd))
+    if not card.content:
+        body.extend(_raw_input(card))
+    terminals = [
+        card.terminals.get(tid)
+        for item in card.content
+        if item.get("type") == "terminal" and (tid := as_str(item.get("terminalId"))) is not None
+    ]
+    if not terminals:
+        return Group(_title_line(card), *(Padding(part, (0, 0, 0, 2)) for part in body))
+    shown = next((t for t in reversed(terminals) if t is not None), None)
+    title = Text.assemble(status_marker(card.status), " ", ("$ ", "dim"), card.title or "")
+    return Panel(
+        Group(*body),
+        title=title,
+        title_align="left",
+        subtitle=None if shown is None else exit_pill(shown),
+        subtitle_align="right",
+        border_style=_BORDERS.get(card.status, "yellow"),
+    )
+
+
+# -- other updates -----------------------------------------------------------------------
+
+_PLAN_MARKERS: Final = {"completed": "✓", "in_progress": "⋯", "pending": "○"}
+
+
+def draw_plan(entries: Iterable[Mapping[str, Any]]) -> RenderableType:
+    """The agent's plan: one line per entry with its status marker."""
+    lines = [Text("Plan", style="bold")]
+    for entry in entries:
+        mark = _PLAN_MARKERS.get(as_str(entry.get("status")) or "", "?")
+        lines.append(Text(f"  {mark} {as_str(entry.get('content')) or ''}"))
+    return Group(*lines)
+
+
+def draw_commands(commands: Iterable[Mapping[str, Any]]) -> RenderableType:
+    """The available slash commands, briefly."""
+    names = [f"/{name}" for c in commands if (name := as_str(c.get("name")))]
+    return note("commands: " + (" ".join(names) if names else "(none)"))
+
+
+def draw_mode(mode_id: str) -> RenderableType:
+    """A mode switch."""
+    return note(f"mode: {mode_id}")

@@ -1,0 +1,228 @@
+"""Records ⇄ JSONL lines.
+
+Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
+
+    header         {"sessionId", "cwd", "created": ISO 8601 UTC, "mode"?: str}
+    user_message   {"content": [ACP content block JSON, …]}
+    agent_message  {"text": str}
+    agent_thought  {"text": str}
+    tool_call      {"callId", "name", "arguments": JSON}
+    tool_result    {"result": result_to_json(result)}
+    mode_change    {"mode": str}
+    turn_end       {"stopReason": str}
+
+Invariants:
+- :func:`encode_record` returns exactly one line: compact ASCII JSON (``ensure_ascii``, so
+  every Python string — lone surrogates included — survives the round trip) and one ``\\n``.
+  It raises before anything is written when a payload is not JSON (``NaN`` included).
+- :func:`decode_record` either returns a record equal to the one encoded or raises
+  :class:`RecordDecodeError` (damage: the reader skips the line) or :class:`NewerVersion`
+  (the reader refuses the log). Unknown keys of a known record type are ignored, so later
+  additions within version 1 stay readable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Final, NoReturn, assert_never
+
+from acp_sidecar.store.records import (
+    SCHEMA_VERSION,
+    AgentMessageRecord,
+    AgentThoughtRecord,
+    HeaderRecord,
+    ModeChangeRecord,
+    Record,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnEndRecord,
+    UserMessageRecord,
+    format_timestamp,
+    parse_timestamp,
+)
+from acp_sidecar.tools.execution import result_from_json, result_to_json
+from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
+
+
+class RecordDecodeError(ValueError):
+    """A line that is not a record this version understands (damage, not a newer version)."""
+
+
+class NewerVersion(Exception):
+    """A record whose ``"v"`` is newer than :data:`SCHEMA_VERSION`."""
+
+    def __init__(self, found: int) -> None:
+        self.found = found
+        super().__init__(f"record version {found}")
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise RecordDecodeError(f"{name} is not a JSON number")
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def _record_json(record: Record) -> dict[str, Any]:
+    match record:
+        case HeaderRecord():
+            data: dict[str, Any] = {
+                "v": SCHEMA_VERSION,
+                "type": "header",
+                "sessionId": record.session_id,
+                "cwd": record.cwd,
+                "created": format_timestamp(record.created_at),
+            }
+            if record.mode is not None:
+                data["mode"] = record.mode
+            return data
+        case UserMessageRecord():
+            return {"v": SCHEMA_VERSION, "type": "user_message", "content": record.content}
+        case AgentMessageRecord():
+            return {"v": SCHEMA_VERSION, "type": "agent_message", "text": record.text}
+        case AgentThoughtRecord():
+            return {"v": SCHEMA_VERSION, "type": "agent_thought", "text": record.text}
+        case ToolCallRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "tool_call",
+                "callId": record.call_id,
+                "name": record.name,
+                "arguments": record.arguments,
+            }
+        case ToolResultRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "tool_result",
+                "result": result_to_json(record.result),
+            }
+        case ModeChangeRecord():
+            return {"v": SCHEMA_VERSION, "type": "mode_change", "mode": record.mode}
+        case TurnEndRecord():
+            return {"v": SCHEMA_VERSION, "type": "turn_end", "stopReason": record.stop_reason}
+        case _:
+            assert_never(record)
+
+
+def encode_record(record: Record) -> bytes:
+    """The record's line, newline included.
+
+    Raises:
+        ValueError: a payload holds ``NaN``/``Infinity``, or is not JSON (``TypeError`` too).
+    """
+    return (_ENCODER.encode(_record_json(record)) + "\n").encode("ascii")
+
+
+def freeze_parsed(value: Any) -> FrozenJson:
+    """A deep-frozen copy of a value fresh from :mod:`json` (already lossless JSON).
+
+    Cheaper than :func:`~acp_sidecar.tools.json_values.freeze_json`, which must first check
+    arbitrary Python values; objects with only scalar members are frozen in one copy.
+    """
+    kind = type(value)
+    if kind is dict:
+        for item in value.values():
+            if type(item) is dict or type(item) is list:
+                return FrozenDict({key: freeze_parsed(item) for key, item in value.items()})
+        return FrozenDict(value)
+    if kind is list:
+        return tuple([freeze_parsed(item) for item in value])
+    return value  # type: ignore[no-any-return]
+
+
+def _str(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if type(value) is not str:
+        raise RecordDecodeError(f"{key!r} must be a string")
+    return value
+
+
+def _header(data: dict[str, Any]) -> HeaderRecord:
+    mode = data.get("mode")
+    if mode is not None and type(mode) is not str:
+        raise RecordDecodeError("'mode' must be a string")
+    try:
+        created = parse_timestamp(_str(data, "created"))
+    except ValueError as exc:
+        raise RecordDecodeError(f"'created' is not a timestamp: {exc}") from None
+    return HeaderRecord(
+        session_id=_str(data, "sessionId"), cwd=_str(data, "cwd"), created_at=created, mode=mode
+    )
+
+
+def _user_message(data: dict[str, Any]) -> UserMessageRecord:
+    content = data.get("content")
+    if type(content) is not list or any(type(block) is not dict for block in content):
+        raise RecordDecodeError("'content' must be a list of objects")
+    return UserMessageRecord(content=freeze_parsed(content))  # type: ignore[arg-type]
+
+
+def _tool_call(data: dict[str, Any]) -> ToolCallRecord:
+    return ToolCallRecord(
+        call_id=_str(data, "callId"),
+        name=_str(data, "name"),
+        arguments=freeze_parsed(data.get("arguments")),
+    )
+
+
+def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
+    result = data.get("result")
+    if type(result) is not dict:
+        raise RecordDecodeError("'result' must be an object")
+    try:
+        return ToolResultRecord(result=result_from_json(result))
+    except ValueError as exc:  # includes JsonValueError from a bad meta
+        raise RecordDecodeError(f"'result' is not a tool result: {exc}") from None
+
+
+_DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
+    "header": _header,
+    "user_message": _user_message,
+    "agent_message": lambda data: AgentMessageRecord(text=_str(data, "text")),
+    "agent_thought": lambda data: AgentThoughtRecord(text=_str(data, "text")),
+    "tool_call": _tool_call,
+    "tool_result": _tool_result,
+    "mode_change": lambda data: ModeChangeRecord(mode=_str(data, "mode")),
+    "turn_end": lambda data: TurnEndRecord(stop_reason=_str(data, "stopReason")),
+}
+
+
+def decode_record(data: object) -> Record:
+    """The record of one parsed line.
+
+    Raises:
+        NewerVersion: ``"v"`` is newer than :data:`SCHEMA_VERSION`.
+        RecordDecodeError: anything else that is not a version-1 record.
+    """
+    if type(data) is not dict:
+        raise RecordDecodeError("a record must be a JSON object")
+    version = data.get("v")
+    if type(version) is not int or version < 1:
+        raise RecordDecodeError("'v' must be a positive integer")
+    if version > SCHEMA_VERSION:
+        raise NewerVersion(version)
+    kind = data.get("type")
+    decoder = _DECODERS.get(kind) if type(kind) is str else None
+    if decoder is None:
+        raise RecordDecodeError(f"unknown record type {kind!r}")
+    return decoder(data)
+
+
+def decode_line(line: bytes) -> Record:
+    """The record of one line (its newline may be present).
+
+    Raises:
+        NewerVersion, RecordDecodeError: as :func:`decode_record`; invalid UTF-8 or JSON is a
+            :class:`RecordDecodeError`.
+    """
+    try:
+        data = _DECODER.decode(line.decode("utf-8"))
+    except RecordDecodeError:
+        raise
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise RecordDecodeError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise RecordDecodeError("not JSON: nested too deeply") from None
+    return decode_record(data)

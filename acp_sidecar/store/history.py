@@ -1,0 +1,97 @@
+"""A session's history as a model sees it: prompts, replies, tool calls and their results.
+
+Invariants:
+- Items come in log order; headers, thoughts, mode changes and turn ends are left out.
+- Every :class:`ToolCallRecord` is answered by exactly one :class:`ToolResultRecord` before
+  the next user message (model APIs require it): a call left without a result — the process
+  was killed, or the turn cancelled, before it returned — gets an error result made up by
+  :func:`interrupted_result`, at the turn's end, the next prompt or the end of the log. A
+  result for no open call is dropped with a warning.
+- Streaming: memory holds only the calls still waiting for their result.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from typing import Final, TypeAlias, assert_never
+
+from acp_sidecar.store.records import (
+    AgentMessageRecord,
+    AgentThoughtRecord,
+    HeaderRecord,
+    ModeChangeRecord,
+    Record,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnEndRecord,
+    UserMessageRecord,
+)
+from acp_sidecar.tools.content import TextContent
+from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
+
+logger = logging.getLogger(__name__)
+
+HistoryItem: TypeAlias = UserMessageRecord | AgentMessageRecord | ToolCallRecord | ToolResultRecord
+"""What :class:`History` yields (a closed union; match it exhaustively)."""
+
+INTERRUPTED: Final = ToolErrorInfo(name="ToolInterruptedError", code="interrupted")
+"""The error of a result made up for a call that never returned one."""
+
+
+def interrupted_result(call_id: str) -> ToolExecutionResult:
+    """The error result standing in for a call that was stopped before it returned."""
+    return ToolExecutionResult(
+        call_id=call_id,
+        content=[TextContent("The tool call was interrupted before it returned a result.")],
+        is_error=True,
+        error=INTERRUPTED,
+    )
+
+
+class History:
+    """An iterable of :data:`HistoryItem` over a session's records (see the invariants).
+
+    ``records`` may be a :class:`~acp_sidecar.store.reader.SessionLog` (the header is already
+    taken off it) or any iterable of records; it is consumed once.
+    """
+
+    def __init__(self, records: Iterable[Record]) -> None:
+        self._records = records
+
+    def __iter__(self) -> Iterator[HistoryItem]:
+        open_calls: dict[str, ToolCallRecord] = {}
+
+        def close_open() -> Iterator[ToolResultRecord]:
+            for call_id in list(open_calls):
+                del open_calls[call_id]
+                yield ToolResultRecord(result=interrupted_result(call_id))
+
+        for record in self._records:
+            match record:
+                case UserMessageRecord():
+                    yield from close_open()
+                    yield record
+                case AgentMessageRecord():
+                    yield record
+                case ToolCallRecord():
+                    if record.call_id in open_calls:
+                        del open_calls[record.call_id]
+                        yield ToolResultRecord(result=interrupted_result(record.call_id))
+                    open_calls[record.call_id] = record
+                    yield record
+                case ToolResultRecord():
+                    if open_calls.pop(record.call_id, None) is None:
+                        logger.warning(
+                            "history: dropped a result for call %r, which is not open",
+                            record.call_id,
+                        )
+                        continue
+                    yield record
+                case TurnEndRecord():
+                    yield from close_open()
+                case HeaderRecord() | AgentThoughtRecord() | ModeChangeRecord():
+                    pass
+                case _:
+                    assert_never(record)
+        yield from close_open()

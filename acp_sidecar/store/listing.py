@@ -1,0 +1,214 @@
+"""Listing stored sessions cheaply: newest first, filtered by cwd, paged by an opaque cursor.
+
+Invariants:
+- Listing never parses a whole log: a summary reads the header (line 1) and the lines up to
+  the first user message (which come right after it); the last update is the file's mtime.
+- Order is by last update, newest first, ties broken by session id; the cursor names the
+  last session of a page by that key, so a page never repeats or skips a session that did
+  not change meanwhile (one updated meanwhile moves to the top of a fresh listing).
+- A log that cannot be summarised (unreadable, no header, a newer version) is left out with a
+  warning; listing never fails on a damaged log.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import os
+import re
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+from acp_sidecar.store.errors import InvalidCursorError, StoreError
+from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id
+from acp_sidecar.store.reader import SessionLog
+from acp_sidecar.store.records import UserMessageRecord
+
+logger = logging.getLogger(__name__)
+
+TITLE_MAX: Final = 80
+"""The longest title, in characters (longer ones are cut at a word and end in ``…``)."""
+
+DEFAULT_PAGE_SIZE: Final = 50
+"""Sessions per listing page unless asked otherwise."""
+
+_TITLE_SCAN_LINES: Final = 32
+_CURSOR_VERSION: Final = 1
+_SPACE = re.compile(r"\s+")
+
+
+@attrs.frozen
+class SessionSummary:
+    """What a listing shows of one stored session."""
+
+    session_id: str
+    """The session's id (the log's file name without ``.jsonl``)."""
+    cwd: str
+    """The session's absolute working directory (from the header)."""
+    title: str | None
+    """The first user message's text, shortened; ``None`` before the first prompt."""
+    created_at: datetime
+    """When the session was created (UTC)."""
+    updated_at: datetime
+    """When its log last changed (the file's mtime, UTC)."""
+    mode: str | None
+    """The mode recorded in the header."""
+    path: Path
+    """The log file."""
+
+
+@attrs.frozen
+class SessionPage:
+    """One page of a listing."""
+
+    sessions: tuple[SessionSummary, ...]
+    """The page's sessions, newest first."""
+    next_cursor: str | None
+    """Pass it back for the next page; ``None`` on the last page."""
+
+
+def shorten(text: str, limit: int = TITLE_MAX) -> str:
+    """``text`` on one line, at most ``limit`` characters, cut at a word with ``…``."""
+    flat = _SPACE.sub(" ", text).strip()
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
+def title_of(content: tuple[Mapping[str, Any], ...]) -> str | None:
+    """A title from a prompt's ACP content blocks: their text, else a resource's name."""
+    texts = [block["text"] for block in content if block.get("type") == "text"]
+    text = " ".join(t for t in texts if isinstance(t, str))
+    if not text.strip():
+        for block in content:
+            name = block.get("name") if block.get("type") == "resource_link" else None
+            if isinstance(name, str) and name.strip():
+                text = name
+                break
+    return shorten(text) if text.strip() else None
+
+
+def _summarise(log: SessionLog, session_id: str, mtime_ns: int) -> SessionSummary:
+    title: str | None = None
+    try:
+        for index, record in enumerate(log):
+            if isinstance(record, UserMessageRecord):
+                title = title_of(record.content)
+                break
+            if index >= _TITLE_SCAN_LINES:
+                break
+    except StoreError as exc:  # a newer record after a readable header
+        logger.warning("session log %s: no title (%s)", log.path, exc)
+    header = log.header
+    return SessionSummary(
+        session_id=session_id,
+        cwd=header.cwd,
+        title=title,
+        created_at=header.created_at,
+        updated_at=datetime.fromtimestamp(mtime_ns / 1e9, UTC),
+        mode=header.mode,
+        path=log.path,
+    )
+
+
+def read_summary(path: Path, session_id: str | None = None) -> SessionSummary:
+    """The summary of the log at ``path`` (``session_id`` defaults to its file name).
+
+    Raises:
+        OSError: the file cannot be read.
+        CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
+    """
+    mtime_ns = os.stat(path).st_mtime_ns
+    with SessionLog(path) as log:
+        name = path.name.removesuffix(LOG_SUFFIX)
+        return _summarise(log, name if session_id is None else session_id, mtime_ns)
+
+
+def encode_cursor(mtime_ns: int, session_id: str) -> str:
+    """The cursor after the session with this sort key."""
+    raw = json.dumps([_CURSOR_VERSION, mtime_ns, session_id], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[int, str]:
+    """The sort key named by ``cursor``; :class:`InvalidCursorError` if it is not ours."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        version, mtime_ns, session_id = json.loads(raw)
+    except (ValueError, TypeError, binascii.Error):
+        raise InvalidCursorError(cursor) from None
+    if version != _CURSOR_VERSION or type(mtime_ns) is not int or type(session_id) is not str:
+        raise InvalidCursorError(cursor)
+    return mtime_ns, session_id
+
+
+def _candidates(directory: Path) -> list[tuple[int, str, Path]]:
+    found: list[tuple[int, str, Path]] = []
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return found
+    for entry in entries:
+        session_id = entry.name.removesuffix(LOG_SUFFIX)
+        if session_id == entry.name or not is_session_id(session_id):
+            continue
+        try:
+            if not entry.is_file():
+                continue
+            mtime_ns = entry.stat().st_mtime_ns
+        except OSError:  # removed meanwhile
+            continue
+        found.append((mtime_ns, session_id, Path(entry.path)))
+    found.sort(key=lambda item: (-item[0], item[1]))
+    return found
+
+
+def _summaries(
+    candidates: list[tuple[int, str, Path]], cwd: str | None
+) -> Iterator[tuple[int, SessionSummary]]:
+    wanted = None if cwd is None else os.path.normpath(cwd)
+    for mtime_ns, session_id, path in candidates:
+        try:
+            with SessionLog(path) as log:
+                if wanted is not None and os.path.normpath(log.header.cwd) != wanted:
+                    continue
+                summary = _summarise(log, session_id, mtime_ns)
+        except (OSError, StoreError) as exc:
+            logger.warning("session log %s left out of the listing: %s", path, exc)
+            continue
+        yield mtime_ns, summary
+
+
+def list_sessions(
+    directory: Path,
+    *,
+    cwd: str | None = None,
+    cursor: str | None = None,
+    limit: int = DEFAULT_PAGE_SIZE,
+) -> SessionPage:
+    """One page of the sessions stored in ``directory`` (see the module invariants)."""
+    if limit < 1:
+        raise ValueError("a page holds at least one session")
+    candidates = _candidates(directory)
+    if cursor is not None:
+        after = decode_cursor(cursor)
+        candidates = [c for c in candidates if (-c[0], c[1]) > (-after[0], after[1])]
+    page: list[SessionSummary] = []
+    last_key: tuple[int, str] | None = None
+    for mtime_ns, summary in _summaries(candidates, cwd):
+        if len(page) == limit:
+            assert last_key is not None
+            return SessionPage(tuple(page), encode_cursor(*last_key))
+        page.append(summary)
+        last_key = (mtime_ns, summary.session_id)
+    return SessionPage(tuple(page), None)

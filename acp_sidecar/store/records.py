@@ -1,0 +1,139 @@
+"""The records of a session log: a closed union of frozen values, one per JSONL line.
+
+Invariants:
+- :data:`Record` is closed; every consumer ``match``es it exhaustively (``assert_never``).
+- Records hold only plain data: JSON payloads are deep-frozen (:data:`FrozenJson`), and
+  nothing here knows ACP types — a user message keeps its content blocks as the ACP JSON
+  objects they arrived as; the server converts them back at its seam.
+- A log is: one :class:`HeaderRecord` first, then any other records in the order they
+  happened. The header is never repeated.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TypeAlias
+
+import attrs
+
+from acp_sidecar.tools.execution import ToolExecutionResult
+from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
+
+SCHEMA_VERSION = 1
+"""The version written into every record (``"v"``); logs with a newer one are refused."""
+
+
+@attrs.frozen
+class HeaderRecord:
+    """The first record of every log: which session, where, since when, in which mode."""
+
+    session_id: str
+    """The session's id (the log's file is named after it)."""
+    cwd: str
+    """The session's absolute working directory."""
+    created_at: datetime
+    """When the session was created (timezone-aware, UTC)."""
+    mode: str | None = None
+    """The session's mode id at creation, if the agent has modes."""
+
+
+@attrs.frozen
+class UserMessageRecord:
+    """A prompt: the user's content blocks, as ACP content-block JSON objects."""
+
+    content: tuple[FrozenDict, ...]
+    """The prompt's blocks (``{"type": "text", "text": …}``, images, resources, …)."""
+
+
+@attrs.frozen
+class AgentMessageRecord:
+    """One whole agent message (its streamed chunks coalesced)."""
+
+    text: str
+    """The message's text."""
+
+
+@attrs.frozen
+class AgentThoughtRecord:
+    """One whole agent thought (its streamed chunks coalesced)."""
+
+    text: str
+    """The thought's text."""
+
+
+@attrs.frozen
+class ToolCallRecord:
+    """A tool call as it was made: enough to redraw its pending card and tell the model."""
+
+    call_id: str
+    """The call's id, unique within the session (the ACP ``toolCallId``)."""
+    name: str
+    """The tool's registered name."""
+    arguments: FrozenJson
+    """The call's arguments (``None`` when they were not lossless JSON)."""
+
+
+@attrs.frozen
+class ToolResultRecord:
+    """The outcome of a call (content, ``is_error``, error info, additional context, meta)."""
+
+    result: ToolExecutionResult
+    """The result, stored as :func:`~acp_sidecar.tools.execution.result_to_json` writes it."""
+
+    @property
+    def call_id(self) -> str:
+        """The id of the call this result answers."""
+        return self.result.call_id
+
+
+@attrs.frozen
+class ModeChangeRecord:
+    """The session switched mode."""
+
+    mode: str
+    """The id of the mode now active."""
+
+
+@attrs.frozen
+class TurnEndRecord:
+    """A prompt turn ended (everything before it was fsynced under the default policy)."""
+
+    stop_reason: str
+    """Why the turn ended (the ACP stop reason: ``end_turn``, ``cancelled``, …)."""
+
+
+Record: TypeAlias = (
+    HeaderRecord
+    | UserMessageRecord
+    | AgentMessageRecord
+    | AgentThoughtRecord
+    | ToolCallRecord
+    | ToolResultRecord
+    | ModeChangeRecord
+    | TurnEndRecord
+)
+"""The closed union of everything a session log holds."""
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware in UTC."""
+    return datetime.now(UTC)
+
+
+def format_timestamp(moment: datetime) -> str:
+    """``moment`` as ISO 8601 in UTC with microseconds and ``Z`` (``2025-01-02T03:04:05.678901Z``).
+
+    This is how the store writes times, and the form ACP's ``updatedAt`` takes.
+    """
+    if moment.tzinfo is None:
+        raise ValueError("timestamps must be timezone-aware")
+    text = moment.astimezone(UTC).isoformat(timespec="microseconds")
+    return text.removesuffix("+00:00") + "Z"
+
+
+def parse_timestamp(text: str) -> datetime:
+    """The aware UTC datetime of an ISO 8601 string; ``ValueError`` if it is not one."""
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(f"timestamp {text!r} has no time zone")
+    return moment.astimezone(UTC)

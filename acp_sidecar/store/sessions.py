@@ -1,0 +1,156 @@
+"""The session store: one directory of logs, addressed by session id.
+
+This is the object the server and the CLI hold. It resolves ids to files (never outside its
+directory), creates and reopens writers with its fsync policy, opens logs for streaming, and
+lists sessions. See :mod:`acp_sidecar.store` for the invariants of each part.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from acp_sidecar.store.errors import InvalidSessionIdError, SessionNotFoundError
+from acp_sidecar.store.listing import (
+    DEFAULT_PAGE_SIZE,
+    SessionPage,
+    SessionSummary,
+    list_sessions,
+    read_summary,
+)
+from acp_sidecar.store.paths import is_session_id, log_path, resolve_store_dir
+from acp_sidecar.store.reader import SessionLog
+from acp_sidecar.store.records import HeaderRecord, utc_now
+from acp_sidecar.store.writer import FSYNC_POLICIES, FsyncPolicy, SessionWriter
+
+
+class SessionStore:
+    """Session logs in one directory (see :func:`~acp_sidecar.store.paths.resolve_store_dir`).
+
+    Nothing touches the disk until a session is created (which creates the directory).
+    """
+
+    def __init__(
+        self, directory: str | os.PathLike[str] | None = None, *, fsync: FsyncPolicy = "turn"
+    ) -> None:
+        if fsync not in FSYNC_POLICIES:
+            raise ValueError(f"fsync policy must be one of {FSYNC_POLICIES}, not {fsync!r}")
+        self.directory: Path = resolve_store_dir(directory)
+        """Where the logs are (absolute)."""
+        self.fsync: FsyncPolicy = fsync
+        """The fsync policy of the writers this store opens."""
+
+    def __repr__(self) -> str:
+        return f"SessionStore({str(self.directory)!r}, fsync={self.fsync!r})"
+
+    def path_of(self, session_id: str) -> Path:
+        """The log file of ``session_id`` (which may not exist).
+
+        Raises:
+            InvalidSessionIdError: the id cannot name a log.
+        """
+        return log_path(self.directory, session_id)
+
+    def exists(self, session_id: str) -> bool:
+        """Whether ``session_id`` has a stored log (``False`` for an invalid id)."""
+        return is_session_id(session_id) and self.path_of(session_id).is_file()
+
+    def locate(self, session_id_or_path: str) -> Path:
+        """The log named by a stored session's id, or else by a file path (for ``replay``).
+
+        Raises:
+            SessionNotFoundError: neither a stored session nor an existing file.
+        """
+        if is_session_id(session_id_or_path):
+            path = self.path_of(session_id_or_path)
+            if path.is_file():
+                return path
+        candidate = Path(session_id_or_path).expanduser()
+        if candidate.is_file():
+            return candidate.absolute()
+        raise SessionNotFoundError(session_id_or_path, None)
+
+    def create(
+        self,
+        session_id: str,
+        cwd: str,
+        *,
+        mode: str | None = None,
+        created_at: datetime | None = None,
+    ) -> SessionWriter:
+        """Start the log of a new session and return its writer (holding the lock).
+
+        Raises:
+            InvalidSessionIdError: the id cannot name a log.
+            ValueError: ``cwd`` is not absolute.
+            SessionExistsError: the session already has a log.
+        """
+        if not os.path.isabs(cwd):
+            raise ValueError(f"a session's cwd must be absolute, not {cwd!r}")
+        header = HeaderRecord(
+            session_id=session_id,
+            cwd=cwd,
+            created_at=utc_now() if created_at is None else created_at,
+            mode=mode,
+        )
+        return SessionWriter.create(self.path_of(session_id), header, fsync=self.fsync)
+
+    def reopen(self, session_id: str) -> SessionWriter:
+        """The writer of a stored session, to continue it after ``session/load``.
+
+        Raises:
+            SessionNotFoundError: no such session (or an invalid id).
+            SessionLockedError: another process is writing to it.
+            CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
+        """
+        path = self._existing(session_id)
+        try:
+            return SessionWriter.reopen(path, fsync=self.fsync)
+        except FileNotFoundError:
+            raise SessionNotFoundError(session_id, path) from None
+
+    def open_log(self, session_id: str) -> SessionLog:
+        """A stored session's log, opened for streaming (close it, or use ``with``).
+
+        Raises:
+            SessionNotFoundError: no such session (or an invalid id).
+            CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
+        """
+        path = self._existing(session_id)
+        try:
+            return SessionLog(path)
+        except FileNotFoundError:
+            raise SessionNotFoundError(session_id, path) from None
+
+    def summary(self, session_id: str) -> SessionSummary:
+        """A stored session's listing entry (header, title, last update).
+
+        Raises:
+            SessionNotFoundError: no such session (or an invalid id).
+            CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
+        """
+        path = self._existing(session_id)
+        try:
+            return read_summary(path, session_id)
+        except FileNotFoundError:
+            raise SessionNotFoundError(session_id, path) from None
+
+    def list(
+        self, *, cwd: str | None = None, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> SessionPage:
+        """A page of stored sessions, newest first, optionally only those for ``cwd``.
+
+        Raises:
+            InvalidCursorError: ``cursor`` did not come from this store.
+        """
+        return list_sessions(self.directory, cwd=cwd, cursor=cursor, limit=limit)
+
+    def _existing(self, session_id: str) -> Path:
+        try:
+            path = self.path_of(session_id)
+        except InvalidSessionIdError:
+            raise SessionNotFoundError(session_id, None) from None
+        if not path.is_file():
+            raise SessionNotFoundError(session_id, path)
+        return path

@@ -1,0 +1,354 @@
+"""Appending to one session log: whole-line writes, an exclusive lock, an fsync policy.
+
+Invariants:
+- Each record reaches the file as one ``os.write`` of its whole line on an ``O_APPEND``
+  descriptor (a short write is completed before anything else is written). Nothing is
+  buffered in the process except agent text being coalesced: a record is in the kernel — safe
+  from a crash of this process — as soon as its method returns.
+- If a write fails, the file is truncated back to its last whole line and
+  :class:`StoreWriteError` is raised: a failure never leaves a partial line for the next
+  record to be glued onto. Reopening a log that a crash left with a torn last line cuts that
+  line off first, for the same reason.
+- The writer holds ``flock(LOCK_EX | LOCK_NB)`` on its descriptor from open to close, so two
+  processes never interleave records in one log; the second gets :class:`SessionLockedError`.
+- Consecutive agent message chunks become one :class:`AgentMessageRecord` (thought chunks one
+  :class:`AgentThoughtRecord`); the pending text is written before any other record, at
+  :meth:`SessionWriter.end_message`, at the end of a turn and on close — so records keep the
+  order in which things happened.
+- ``fsync``: ``"turn"`` (default) syncs after the header, at every turn end and on close;
+  ``"record"`` after every record as well; ``"never"`` leaves it to the OS.
+
+A writer is not thread-safe: one task of one event loop appends to it.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Literal, Protocol, TypeAlias, get_args
+
+from acp_sidecar.store.codec import encode_record
+from acp_sidecar.store.errors import (
+    SessionExistsError,
+    SessionLockedError,
+    StoreWriteError,
+    WriterClosedError,
+)
+from acp_sidecar.store.reader import read_header
+from acp_sidecar.store.records import (
+    AgentMessageRecord,
+    AgentThoughtRecord,
+    HeaderRecord,
+    ModeChangeRecord,
+    Record,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnEndRecord,
+    UserMessageRecord,
+)
+from acp_sidecar.tools.execution import ToolExecutionResult
+from acp_sidecar.tools.json_values import FrozenDict, FrozenJson, freeze_json
+
+logger = logging.getLogger(__name__)
+
+FsyncPolicy: TypeAlias = Literal["turn", "record", "never"]
+"""When the writer forces the log to stable storage (see the module invariants)."""
+
+FSYNC_POLICIES: Final[tuple[FsyncPolicy, ...]] = get_args(FsyncPolicy)
+
+_OPEN_FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+_TAIL_BLOCK: Final = 64 * 1024
+
+
+class CallEvent(Protocol):
+    """What the bridge hands its event sink for a call (``ToolCallEvent`` fits it)."""
+
+    @property
+    def call_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> FrozenJson: ...
+
+
+def _lock(fd: int, path: Path) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise SessionLockedError(path) from None
+        raise
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _committed_size(path: Path, size: int) -> int:
+    """The length of ``path`` up to and including its last ``\\n`` (``size`` = its length)."""
+    with open(path, "rb") as stream:
+        end = size
+        while end > 0:
+            start = max(0, end - _TAIL_BLOCK)
+            stream.seek(start)
+            block = stream.read(end - start)
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                return start + newline + 1
+            end = start
+    return 0
+
+
+class SessionWriter:
+    """The one appender of a session log (see the module invariants).
+
+    Get one from :meth:`create` (a new log) or :meth:`reopen` (continue a stored session);
+    close it (or use it as a context manager) to flush pending text, sync and unlock.
+    """
+
+    def __init__(
+        self, path: Path, fd: int, header: HeaderRecord, size: int, fsync: FsyncPolicy
+    ) -> None:
+        """Internal: use :meth:`create` or :meth:`reopen`."""
+        if fsync not in FSYNC_POLICIES:
+            raise ValueError(f"fsync policy must be one of {FSYNC_POLICIES}, not {fsync!r}")
+        self.path: Final = path
+        """The log file."""
+        self.header: Final = header
+        """The log's header."""
+        self.fsync: Final[FsyncPolicy] = fsync
+        """The fsync policy."""
+        self._fd: int | None = fd
+        self._size = size
+        self._pending_kind: type[AgentMessageRecord] | type[AgentThoughtRecord] | None = None
+        self._pending: list[str] = []
+
+    @classmethod
+    def create(
+        cls, path: Path, header: HeaderRecord, *, fsync: FsyncPolicy = "turn"
+    ) -> SessionWriter:
+        """Create the log at ``path`` (and its directory) and write ``header``.
+
+        Raises:
+            SessionExistsError: a file already exists at ``path``.
+            StoreWriteError: the header could not be written (no file is left behind).
+        """
+        if fsync not in FSYNC_POLICIES:
+            raise ValueError(f"fsync policy must be one of {FSYNC_POLICIES}, not {fsync!r}")
+        line = encode_record(header)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, _OPEN_FLAGS | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise SessionExistsError(header.session_id, path) from None
+        try:
+            _lock(fd, path)
+            writer = cls(path, fd, header, 0, fsync)
+            writer._write(line)
+            if fsync != "never":
+                os.fsync(fd)
+                _fsync_directory(path.parent)
+        except BaseException:
+            os.close(fd)
+            path.unlink(missing_ok=True)
+            raise
+        return writer
+
+    @classmethod
+    def reopen(cls, path: Path, *, fsync: FsyncPolicy = "turn") -> SessionWriter:
+        """Open the existing log at ``path`` to append to it (after ``session/load``).
+
+        A torn last line (a crash mid-write) is cut off, with a warning, before anything is
+        appended.
+
+        Raises:
+            FileNotFoundError: no log at ``path``.
+            SessionLockedError: another process is writing to it.
+            CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
+        """
+        if fsync not in FSYNC_POLICIES:
+            raise ValueError(f"fsync policy must be one of {FSYNC_POLICIES}, not {fsync!r}")
+        fd = os.open(path, _OPEN_FLAGS)
+        try:
+            _lock(fd, path)
+            with open(path, "rb") as stream:
+                header = read_header(stream, path)
+            size = os.fstat(fd).st_size
+            committed = _committed_size(path, size)
+            if committed != size:
+                logger.warning(
+                    "session log %s: cut off a torn last record (%d bytes) before appending",
+                    path,
+                    size - committed,
+                )
+                os.ftruncate(fd, committed)
+                if fsync != "never":
+                    os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, fd, header, committed, fsync)
+
+    # -- records -------------------------------------------------------------------------
+
+    def user_message(self, content: Sequence[Mapping[str, Any]]) -> None:
+        """Append a prompt: its ACP content blocks as JSON objects.
+
+        Raises:
+            JsonValueError: a block is not lossless JSON (nothing is written).
+        """
+        frozen = freeze_json(list(content))
+        assert isinstance(frozen, tuple)
+        blocks = tuple(block for block in frozen if isinstance(block, FrozenDict))
+        if len(blocks) != len(frozen):
+            raise ValueError("every content block must be a JSON object")
+        self.append(UserMessageRecord(content=blocks))
+
+    def agent_text(self, chunk: str) -> None:
+        """Add a chunk of the agent's current message (coalesced until the message ends)."""
+        self._buffer(AgentMessageRecord, chunk)
+
+    def agent_thought(self, chunk: str) -> None:
+        """Add a chunk of the agent's current thought (coalesced until the thought ends)."""
+        self._buffer(AgentThoughtRecord, chunk)
+
+    def end_message(self) -> None:
+        """Write the pending agent message or thought now, as one record (if any text)."""
+        self._check_open()
+        kind, self._pending_kind = self._pending_kind, None
+        text = "".join(self._pending)
+        self._pending.clear()
+        if kind is not None and text:
+            self._append(kind(text=text))
+
+    def tool_call(self, call_id: str, name: str, arguments: object) -> None:
+        """Append a tool call (``arguments`` as parsed JSON; ``None`` if they were not JSON).
+
+        Raises:
+            JsonValueError: ``arguments`` is not lossless JSON (nothing is written).
+        """
+        self.append(ToolCallRecord(call_id=call_id, name=name, arguments=freeze_json(arguments)))
+
+    def tool_result(self, result: ToolExecutionResult) -> None:
+        """Append a call's result."""
+        self.append(ToolResultRecord(result=result))
+
+    async def record_call_event(self, event: CallEvent, result: ToolExecutionResult | None) -> None:
+        """The bridge's ``EventSink``: the call when ``result`` is ``None``, else its result."""
+        if result is None:
+            self.tool_call(event.call_id, event.name, event.arguments)
+        else:
+            self.tool_result(result)
+
+    def mode_change(self, mode: str) -> None:
+        """Append a switch to mode ``mode``."""
+        self.append(ModeChangeRecord(mode=mode))
+
+    def end_turn(self, stop_reason: str) -> None:
+        """Write pending text, then the turn end; sync unless the policy is ``"never"``."""
+        self.append(TurnEndRecord(stop_reason=stop_reason))
+        if self.fsync == "turn":
+            self.sync()
+
+    def append(self, record: Record) -> None:
+        """Append any record but a header (pending agent text is written first).
+
+        Raises:
+            ValueError: ``record`` is a header, or a payload is not JSON (nothing is written).
+            StoreWriteError: the write failed (the log is left at its last whole line).
+            WriterClosedError: the writer was closed.
+        """
+        if isinstance(record, HeaderRecord):
+            raise ValueError("a log has exactly one header, written when it is created")
+        self.end_message()
+        self._append(record)
+
+    def sync(self) -> None:
+        """Force everything appended so far to stable storage (``fsync``)."""
+        fd = self._check_open()
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise StoreWriteError(self.path, f"fsync failed: {exc}") from exc
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has run."""
+        return self._fd is None
+
+    def close(self) -> None:
+        """Write pending text, sync (unless ``"never"``), release the lock and close.
+
+        Idempotent. The descriptor is closed even if the final write or sync fails.
+        """
+        if self._fd is None:
+            return
+        try:
+            self.end_message()
+            if self.fsync != "never":
+                self.sync()
+        finally:
+            fd, self._fd = self._fd, None
+            os.close(fd)  # releases the flock
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _check_open(self) -> int:
+        if self._fd is None:
+            raise WriterClosedError(self.path)
+        return self._fd
+
+    def _buffer(
+        self, kind: type[AgentMessageRecord] | type[AgentThoughtRecord], chunk: str
+    ) -> None:
+        self._check_open()
+        if self._pending_kind is not kind:
+            self.end_message()
+            self._pending_kind = kind
+        if chunk:
+            self._pending.append(chunk)
+
+    def _append(self, record: Record) -> None:
+        line = encode_record(record)  # raises before anything is written
+        self._write(line)
+        if self.fsync == "record":
+            self.sync()
+
+    def _write(self, line: bytes) -> None:
+        fd = self._check_open()
+        view = memoryview(line)
+        try:
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, self._size)
+            except OSError:
+                logger.exception("session log %s: could not cut off a partial line", self.path)
+            raise StoreWriteError(self.path, str(exc)) from exc
+        self._size += len(line)

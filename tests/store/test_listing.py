@@ -1,0 +1,161 @@
+"""Listing: newest first, cwd filter, titles, cursor paging, damaged logs, the directory."""
+
+from __future__ import annotations
+
+import logging
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from acp_sidecar.store import (
+    STORE_ENV,
+    InvalidCursorError,
+    SessionStore,
+    default_store_dir,
+    read_summary,
+    resolve_store_dir,
+    shorten,
+)
+from tests.store.conftest import CREATED, CWD
+
+OTHER = "/work/other"
+BASE_NS = 1_700_000_000 * 10**9
+
+
+def _session(
+    store: SessionStore, session_id: str, cwd: str, minute: int, prompt: str | None = None
+) -> None:
+    with store.create(session_id, cwd, mode="default", created_at=CREATED) as writer:
+        writer.mode_change("code")
+        if prompt is not None:
+            writer.user_message([{"type": "text", "text": prompt}])
+            writer.agent_text("reply")
+            writer.user_message([{"type": "text", "text": "second prompt"}])
+    mtime = BASE_NS + minute * 60 * 10**9
+    os.utime(store.path_of(session_id), ns=(mtime, mtime))
+
+
+@pytest.fixture
+def listed(store: SessionStore) -> SessionStore:
+    _session(store, "a", CWD, 1, "first of a")
+    _session(store, "b", OTHER, 5, "first of b")
+    _session(store, "c", CWD, 3, "first of c")
+    _session(store, "d", CWD, 3, None)  # ties with c: ordered by id
+    _session(store, "e", CWD, 9, "  fix\n the   tests  ")
+    return store
+
+
+def test_sessions_are_listed_newest_first_with_titles(listed: SessionStore) -> None:
+    page = listed.list()
+    assert [s.session_id for s in page.sessions] == ["e", "b", "c", "d", "a"]
+    assert page.next_cursor is None
+    first = page.sessions[0]
+    assert first.title == "fix the tests"
+    assert first.cwd == CWD and first.mode == "default"
+    assert first.created_at == CREATED
+    assert first.updated_at == datetime.fromtimestamp((BASE_NS + 9 * 60 * 10**9) / 1e9, UTC)
+    assert first.path == listed.path_of("e")
+    assert page.sessions[3].title is None  # never prompted
+
+
+def test_listing_filters_by_cwd(listed: SessionStore) -> None:
+    assert [s.session_id for s in listed.list(cwd=CWD).sessions] == ["e", "c", "d", "a"]
+    assert [s.session_id for s in listed.list(cwd=OTHER + "/").sessions] == ["b"]
+    assert listed.list(cwd="/nowhere").sessions == ()
+
+
+def test_cursor_paging_visits_every_session_once(listed: SessionStore) -> None:
+    seen: list[str] = []
+    cursor = None
+    pages = 0
+    while True:
+        page = listed.list(cwd=CWD, cursor=cursor, limit=1)
+        seen += [s.session_id for s in page.sessions]
+        pages += 1
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert seen == ["e", "c", "d", "a"]
+    assert pages == 4
+
+
+def test_a_session_updated_between_pages_is_not_repeated(listed: SessionStore) -> None:
+    first = listed.list(limit=2)
+    assert [s.session_id for s in first.sessions] == ["e", "b"]
+    with listed.reopen("e") as writer:  # e moves on; it is not shown again on page two
+        writer.agent_text("more")
+    second = listed.list(cursor=first.next_cursor, limit=10)
+    assert [s.session_id for s in second.sessions] == ["c", "d", "a"]
+
+
+@pytest.mark.parametrize("cursor", ["", "garbage!", "W10", "WzIsMSwiYSJd"])
+def test_foreign_cursors_are_refused(listed: SessionStore, cursor: str) -> None:
+    with pytest.raises(InvalidCursorError, match="invalid session list cursor"):
+        listed.list(cursor=cursor)
+
+
+def test_damaged_logs_are_left_out_with_a_warning(
+    listed: SessionStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    listed.path_of("a").write_bytes(b"not a header\n")
+    listed.path_of("c").write_bytes(listed.path_of("c").read_bytes().replace(b'"v":1', b'"v":9'))
+    (listed.directory / "notes.txt").write_text("ignored")
+    (listed.directory / "..bad.jsonl").write_text("ignored")
+    (listed.directory / "dir.jsonl").mkdir()
+    with caplog.at_level(logging.WARNING):
+        assert [s.session_id for s in listed.list().sessions] == ["e", "b", "d"]
+    assert "a.jsonl left out of the listing" in caplog.text
+    assert "c.jsonl left out of the listing" in caplog.text
+
+
+def test_a_title_survives_a_newer_record_after_it(store: SessionStore) -> None:
+    _session(store, "a", CWD, 1, "hello")
+    with open(store.path_of("a"), "ab") as stream:
+        stream.write(b'{"v":3,"type":"x"}\n')
+    assert store.summary("a").title == "hello"
+
+
+def test_listing_reads_only_the_head_of_a_log(store: SessionStore) -> None:
+    _session(store, "big", CWD, 1, "the title")
+    with open(store.path_of("big"), "ab") as stream:
+        stream.write(b"\xff garbage that would warn if it were read\n" * 1000)
+    assert read_summary(store.path_of("big")).title == "the title"
+
+
+def test_an_empty_or_missing_store_lists_nothing(tmp_path: Path) -> None:
+    assert SessionStore(tmp_path / "never-created").list().sessions == ()
+
+
+def test_titles_are_shortened_at_a_word() -> None:
+    assert shorten("short") == "short"
+    long = "word " * 40
+    short = shorten(long)
+    assert len(short) <= 80 and short.endswith("word…")
+    assert shorten("x" * 200) == "x" * 79 + "…"
+
+
+def test_titles_fall_back_to_a_resource_name(store: SessionStore) -> None:
+    with store.create("r", CWD) as writer:
+        writer.user_message([{"type": "resource_link", "name": "app.py", "uri": "file:///a"}])
+    assert store.summary("r").title == "app.py"
+
+
+def test_store_directory_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(STORE_ENV, raising=False)
+    assert SessionStore().directory == default_store_dir()
+    assert default_store_dir().parts[-2:] == ("acp-sidecar", "sessions")
+    monkeypatch.setenv(STORE_ENV, str(tmp_path / "from-env"))
+    assert SessionStore().directory == tmp_path / "from-env"
+    assert SessionStore(tmp_path / "explicit").directory == tmp_path / "explicit"
+    assert resolve_store_dir(env={STORE_ENV: "~/x"}) == Path.home() / "x"
+    assert resolve_store_dir(env={STORE_ENV: ""}) == default_store_dir()
+
+
+def test_the_env_store_is_where_sessions_land(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(STORE_ENV, str(tmp_path / "env-store"))
+    SessionStore(fsync="never").create("s1", CWD).close()
+    assert (tmp_path / "env-store" / "s1.jsonl").is_file()

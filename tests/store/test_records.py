@@ -1,0 +1,187 @@
+"""Every record type round-trips through its JSONL line; the line shapes are the documented ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acp_sidecar.store import (
+    AgentMessageRecord,
+    AgentThoughtRecord,
+    HeaderRecord,
+    ModeChangeRecord,
+    Record,
+    SessionLog,
+    SessionStore,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnEndRecord,
+    UserMessageRecord,
+    format_timestamp,
+)
+from acp_sidecar.store.codec import (
+    NewerVersion,
+    RecordDecodeError,
+    decode_line,
+    encode_record,
+)
+from acp_sidecar.tools.json_values import freeze_json
+from tests.store.conftest import CREATED, CWD, failed_result, ok_result
+
+HEADER = HeaderRecord(session_id="s1", cwd=CWD, created_at=CREATED, mode="default")
+
+RECORDS: list[Record] = [
+    HEADER,
+    HeaderRecord(session_id="s2", cwd=CWD, created_at=CREATED),
+    UserMessageRecord(
+        content=freeze_json(
+            [
+                {"type": "text", "text": "fix the tests"},
+                {"type": "resource_link", "name": "app.py", "uri": "file:///work/project/app.py"},
+            ]
+        )  # type: ignore[arg-type]
+    ),
+    AgentMessageRecord(text="Sure — running them.\n"),
+    AgentThoughtRecord(text="they fail on \udce9 bytes"),  # a lone surrogate survives
+    ToolCallRecord(call_id="call-1", name="run", arguments=freeze_json({"cmd": ["pytest", "-q"]})),
+    ToolCallRecord(call_id="call-x", name="odd", arguments=None),
+    ToolResultRecord(result=ok_result()),
+    ToolResultRecord(result=failed_result()),
+    ModeChangeRecord(mode="architect"),
+    TurnEndRecord(stop_reason="end_turn"),
+]
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
+def test_every_record_round_trips_through_its_line(record: Record) -> None:
+    line = encode_record(record)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert line.isascii()
+    assert decode_line(line) == record
+
+
+def test_a_whole_log_round_trips_in_order(store: SessionStore) -> None:
+    with store.create("s1", CWD, mode="default", created_at=CREATED) as writer:
+        for record in RECORDS[2:]:
+            writer.append(record)
+    with store.open_log("s1") as log:
+        assert log.header == HEADER
+        assert list(log) == RECORDS[2:]
+
+
+def _shape(record: Record) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(encode_record(record))
+    return data
+
+
+def test_record_json_shapes() -> None:
+    assert _shape(HEADER) == {
+        "v": 1,
+        "type": "header",
+        "sessionId": "s1",
+        "cwd": CWD,
+        "created": "2025-01-02T03:04:05.678901Z",
+        "mode": "default",
+    }
+    assert _shape(RECORDS[5]) == {
+        "v": 1,
+        "type": "tool_call",
+        "callId": "call-1",
+        "name": "run",
+        "arguments": {"cmd": ["pytest", "-q"]},
+    }
+    assert _shape(RECORDS[8]) == {
+        "v": 1,
+        "type": "tool_result",
+        "result": {
+            "callId": "call-2",
+            "content": [{"type": "text", "text": "permission denied"}],
+            "isError": True,
+            "error": {"name": "ToolDeniedError", "code": "denied"},
+        },
+    }
+    assert _shape(RECORDS[3]) == {"v": 1, "type": "agent_message", "text": "Sure — running them.\n"}
+    assert _shape(RECORDS[9]) == {"v": 1, "type": "mode_change", "mode": "architect"}
+    assert _shape(RECORDS[10]) == {"v": 1, "type": "turn_end", "stopReason": "end_turn"}
+
+
+def test_timestamps_are_utc_with_z() -> None:
+    assert format_timestamp(CREATED) == "2025-01-02T03:04:05.678901Z"
+    with pytest.raises(ValueError, match="timezone-aware"):
+        format_timestamp(CREATED.replace(tzinfo=None))
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (b"[1, 2]\n", "must be a JSON object"),
+        (b'{"type": "agent_message", "text": "x"}\n', "'v' must be a positive integer"),
+        (b'{"v": "1", "type": "agent_message", "text": "x"}\n', "'v' must be"),
+        (b'{"v": 1, "type": "bogus"}\n', "unknown record type 'bogus'"),
+        (b'{"v": 1, "type": "agent_message", "text": 3}\n', "'text' must be a string"),
+        (b'{"v": 1, "type": "tool_result", "result": {"callId": "c"}}\n', "not a tool result"),
+        (b'{"v": 1, "type": "user_message", "content": ["x"]}\n', "list of objects"),
+        (b'{"v": 1, "type": "tool_call", "callId": "c", "name": "n", "arguments": NaN}\n', "NaN"),
+        (b'{"v": 1, "type": "header", "sessionId": "s", "cwd": "/", "created": "x"}\n', "created"),
+        (b"\xff\xfe\n", "not JSON"),
+        (b'{"v": 1, "type": "agent_mes', "not JSON"),
+    ],
+)
+def test_damaged_lines_are_decode_errors(line: bytes, reason: str) -> None:
+    with pytest.raises(RecordDecodeError, match=reason):
+        decode_line(line)
+
+
+def test_a_newer_version_is_not_damage() -> None:
+    with pytest.raises(NewerVersion) as caught:
+        decode_line(b'{"v": 2, "type": "whatever"}\n')
+    assert caught.value.found == 2
+
+
+def test_unknown_keys_within_version_1_are_ignored() -> None:
+    line = b'{"v": 1, "type": "mode_change", "mode": "m", "addedLater": true}\n'
+    assert decode_line(line) == ModeChangeRecord(mode="m")
+
+
+def test_non_json_payloads_are_refused_before_writing(store: SessionStore) -> None:
+    with store.create("s1", CWD) as writer:
+        with pytest.raises(ValueError):
+            writer.tool_call("c", "n", {"x": float("nan")})
+        with pytest.raises(ValueError):
+            writer.user_message([{"type": "text", "text": {1, 2}}])
+        with pytest.raises(ValueError, match="exactly one header"):
+            writer.append(HEADER)
+    with SessionLog(store.path_of("s1")) as log:
+        assert list(log) == []
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arguments=json_values, name=st.text(), text=st.text())
+def test_any_json_payload_round_trips(arguments: object, name: str, text: str) -> None:
+    call = ToolCallRecord(call_id="c", name=name, arguments=freeze_json(arguments))
+    assert decode_line(encode_record(call)) == call
+    message = AgentMessageRecord(text=text)
+    assert decode_line(encode_record(message)) == message
+
+
+def test_session_log_requires_a_file(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        SessionLog(tmp_path / "missing.jsonl")
