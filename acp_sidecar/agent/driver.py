@@ -32,6 +32,7 @@ from acp_sidecar.tools.cancel import CancelSignal
 if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.bridge.runner import EventSink
+    from acp_sidecar.store import HistoryItem
     from acp_sidecar.protocol.client import (
         ReadTextFileRequest,
         ReadTextFileResponse,
@@ -98,6 +99,9 @@ class Turn:
     """What tool calls of this turn carry: the session's cards, mode policy and workspace."""
     record: EventSink | None = None
     """Hears each tool call and result of the turn (the session log), if any."""
+    history: tuple[HistoryItem, ...] = ()
+    """The session's conversation before this turn, from its log (user messages, agent
+    messages, tool calls and their results, in order); the current prompt is not in it."""
 
 
 class Driver(Protocol):
