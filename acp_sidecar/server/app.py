@@ -48,11 +48,15 @@ from acp_sidecar.protocol.initialize import (
     InitializeRequest,
     InitializeResponse,
     PromptCapabilities,
+    SessionCapabilities,
+    SessionListCapabilities,
 )
 from acp_sidecar.protocol.methods import (
     AUTHENTICATE,
     INITIALIZE,
     SESSION_CANCEL,
+    SESSION_LIST,
+    SESSION_LOAD,
     SESSION_NEW,
     SESSION_PROMPT,
     SESSION_SET_MODE,
@@ -62,6 +66,8 @@ from acp_sidecar.protocol.session import (
     CancelNotification,
     NewSessionRequest,
     NewSessionResponse,
+    ListSessionsRequest,
+    LoadSessionRequest,
     PromptRequest,
     PromptResponse,
     SetSessionModeRequest,
@@ -69,6 +75,7 @@ from acp_sidecar.protocol.session import (
 )
 from acp_sidecar.protocol.updates import SessionNotification, SessionUpdate
 from acp_sidecar.server.client import ClientProxy
+from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
@@ -80,6 +87,8 @@ if TYPE_CHECKING:
     # The tool pipeline is imported when the first turn runs, not at start-up.
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.bridge.policy import CallScope
+    from acp_sidecar.server.recording import SessionRecorder
+    from acp_sidecar.store import SessionStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -89,6 +98,8 @@ PARAMS_TYPES: dict[str, type] = {
     INITIALIZE: InitializeRequest,
     AUTHENTICATE: AuthenticateRequest,
     SESSION_NEW: NewSessionRequest,
+    SESSION_LOAD: LoadSessionRequest,
+    SESSION_LIST: ListSessionsRequest,
     SESSION_PROMPT: PromptRequest,
     SESSION_SET_MODE: SetSessionModeRequest,
     SESSION_CANCEL: CancelNotification,
@@ -106,6 +117,7 @@ class AcpServer(JsonRPCServer):
         driver_factory: DriverFactory | None = None,
         *,
         tools: ToolsProvider | None = None,
+        store: Callable[[], SessionStore] | None = None,
         allow_outside_workspace: bool = False,
         cancel_grace: float = DEFAULT_CANCEL_GRACE,
     ) -> None:
@@ -115,6 +127,8 @@ class AcpServer(JsonRPCServer):
 
             tools = ToolsProvider()
         self.tools = tools
+        self._store_factory = store
+        self._store: SessionStore | None = None
         self.driver_factory: DriverFactory = (
             driver_factory if driver_factory is not None else self._console_driver
         )
@@ -128,6 +142,18 @@ class AcpServer(JsonRPCServer):
         self._background: set[asyncio.Task[None]] = set()
         for method, handler in HANDLERS.items():
             self.feature(method)(handler)
+
+    @property
+    def stores_sessions(self) -> bool:
+        """Whether sessions are kept (``session/load`` and ``session/list`` work)."""
+        return self._store_factory is not None
+
+    @property
+    def store(self) -> SessionStore | None:
+        """Where sessions are kept, made on first use (the store stays off the cold start)."""
+        if self._store is None and self._store_factory is not None:
+            self._store = self._store_factory()
+        return self._store
 
     def _console_driver(self) -> Driver:
         from acp_sidecar.agent.direct import ConsoleDriver
@@ -260,7 +286,8 @@ class AcpServer(JsonRPCServer):
             await wire.drain()
 
     async def close(self, grace: float) -> None:
-        """Cancel every running turn and every request in flight, within ``grace`` seconds."""
+        """Cancel every running turn and every request in flight, within ``grace`` seconds;
+        then close the session logs."""
         for session in self.sessions.values():
             session.cancel("shutdown")
         pending = self.protocol.handler_tasks()
@@ -270,6 +297,30 @@ class AcpServer(JsonRPCServer):
         leftover = [task for task in pending if not task.done()]
         if leftover:
             await asyncio.wait(leftover, timeout=0.2)
+        for session in self.sessions.values():
+            if session.recorder is not None:
+                session.recorder.close()
+        close_driver = getattr(self._driver, "aclose", None)
+        if close_driver is not None:
+            try:
+                await asyncio.wait_for(close_driver(), 0.5)
+            except Exception:
+                logger.exception("closing the driver failed")
+
+    def recorder_for(self, session_id: str, cwd: str, mode: str) -> SessionRecorder | None:
+        """A new session's log (written on first use), or ``None`` without a store."""
+        if not self.stores_sessions:
+            return None
+        from acp_sidecar.server.recording import SessionRecorder
+
+        return SessionRecorder(self.require_store, session_id, cwd, mode)
+
+    def require_store(self) -> SessionStore:
+        """The store, when sessions are kept (callers check :attr:`stores_sessions`)."""
+        store = self.store
+        if store is None:
+            raise RuntimeError("sessions are not stored by this server")
+        return store
 
 
 def decode_params(raw: Any, params_type: type[Any]) -> Any:
@@ -294,7 +345,11 @@ async def initialize(ls: AcpServer, params: InitializeRequest) -> InitializeResp
     return InitializeResponse(
         protocol_version=PROTOCOL_VERSION,
         agent_capabilities=AgentCapabilities(
-            load_session=False, prompt_capabilities=ls.driver.prompt_capabilities
+            load_session=ls.stores_sessions,
+            prompt_capabilities=ls.driver.prompt_capabilities,
+            session_capabilities=SessionCapabilities(
+                list=SessionListCapabilities() if ls.stores_sessions else None
+            ),
         ),
         auth_methods=[],
         agent_info=AGENT_INFO,
@@ -316,6 +371,7 @@ async def session_new(ls: AcpServer, params: NewSessionRequest) -> NewSessionRes
         logger.info("ignoring %d MCP server(s): MCP is not supported", len(params.mcp_servers))
     session_id = uuid.uuid4().hex
     session = Session(session_id=session_id, cwd=params.cwd)
+    session.recorder = ls.recorder_for(session_id, params.cwd, session.policy.mode)
     ls.sessions[session_id] = session
     ls.announce_commands(session_id)
     return NewSessionResponse(session_id=session_id, modes=mode_state(session.policy.mode))
@@ -330,7 +386,10 @@ async def session_set_mode(ls: AcpServer, params: SetSessionModeRequest) -> SetS
         raise AcpError.invalid_params(
             f"Invalid params: modeId: unknown mode {params.mode_id!r} (modes: {known})"
         )
-    session.policy.mode = mode
+    if session.policy.mode != mode:
+        session.policy.mode = mode
+        if session.recorder is not None:
+            session.recorder.mode_change(mode)
     return SetSessionModeResponse()
 
 
@@ -378,6 +437,8 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     INITIALIZE: initialize,
     AUTHENTICATE: authenticate,
     SESSION_NEW: session_new,
+    SESSION_LOAD: session_load,
+    SESSION_LIST: session_list,
     SESSION_PROMPT: session_prompt,
     SESSION_SET_MODE: session_set_mode,
     SESSION_CANCEL: session_cancel,

@@ -28,6 +28,8 @@ from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
+    from acp_sidecar.server.recording import SessionRecorder
+    from acp_sidecar.store import HistoryItem
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +54,8 @@ class Session:
     """The session's mode and remembered permission answers."""
     running: CancelSignal | None = None
     """The signal of the turn in progress, if any."""
+    recorder: SessionRecorder | None = None
+    """The session's log (``None`` when sessions are not stored)."""
 
     def cancel(self, reason: str) -> bool:
         """Cancel the running turn, if any; whether there was one."""
@@ -79,8 +83,16 @@ class Session:
             )
         signal = CancelSignal()
         session_id = self.session_id
+        recorder = self.recorder
+        history: tuple[HistoryItem, ...] = ()
+        if recorder is not None:
+            if getattr(driver, "wants_history", False):
+                history = recorder.history()
+            recorder.prompt(prompt)
 
         async def send_update(update: SessionUpdate) -> None:
+            if recorder is not None:
+                recorder.update(update)
             await send(session_id, update)
 
         turn = Turn(
@@ -91,12 +103,22 @@ class Session:
             send=send_update,
             client=client,
             scope=make_scope(self, signal, send_update),
+            record=None if recorder is None else recorder.record_call_event,
+            history=history,
         )
         self.running = signal
+        ended = "error"  # what the log says if the driver fails
         try:
-            return await drive(driver, turn, grace)
+            stop_reason = await drive(driver, turn, grace)
+            ended = stop_reason
+            return stop_reason
+        except asyncio.CancelledError:
+            ended = "cancelled"
+            raise
         finally:
             self.running = None
+            if recorder is not None:
+                recorder.end_turn(ended)
 
 
 async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:

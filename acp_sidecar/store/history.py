@@ -1,7 +1,8 @@
 """A session's history as a model sees it: prompts, replies, tool calls and their results.
 
 Invariants:
-- Items come in log order; headers, thoughts, mode changes and turn ends are left out.
+- Items come in log order; headers, mode changes and turn ends are left out. Thoughts are
+  kept: some providers (DeepSeek) require an assistant message's reasoning to be sent back.
 - Every :class:`ToolCallRecord` is answered by exactly one :class:`ToolResultRecord` before
   the next user message (model APIs require it): a call left without a result — the process
   was killed, or the turn cancelled, before it returned — gets an error result made up by
@@ -32,7 +33,9 @@ from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
 
 logger = logging.getLogger(__name__)
 
-HistoryItem: TypeAlias = UserMessageRecord | AgentMessageRecord | ToolCallRecord | ToolResultRecord
+HistoryItem: TypeAlias = (
+    UserMessageRecord | AgentMessageRecord | AgentThoughtRecord | ToolCallRecord | ToolResultRecord
+)
 """What :class:`History` yields (a closed union; match it exhaustively)."""
 
 INTERRUPTED: Final = ToolErrorInfo(name="ToolInterruptedError", code="interrupted")
@@ -72,7 +75,7 @@ class History:
                 case UserMessageRecord():
                     yield from close_open()
                     yield record
-                case AgentMessageRecord():
+                case AgentMessageRecord() | AgentThoughtRecord():
                     yield record
                 case ToolCallRecord():
                     if record.call_id in open_calls:
@@ -90,7 +93,7 @@ class History:
                     yield record
                 case TurnEndRecord():
                     yield from close_open()
-                case HeaderRecord() | AgentThoughtRecord() | ModeChangeRecord():
+                case HeaderRecord() | ModeChangeRecord():
                     pass
                 case _:
                     assert_never(record)

@@ -188,5 +188,7 @@ async def test_requests_from_a_regular_file_are_answered(tmp_path: Path) -> None
         )
         assert await asyncio.wait_for(process.wait(), 10) == 0
     messages = [json.loads(line) for line in answers.read_text().splitlines()]
-    assert [m["id"] for m in messages] == [1, 2]
+    assert [m.get("id") for m in messages] == [1, 2, None]
     assert "sessionId" in messages[1]["result"]
+    # The console advertises the tools right after the session/new answer.
+    assert messages[2]["params"]["update"]["sessionUpdate"] == "available_commands_update"

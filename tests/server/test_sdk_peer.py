@@ -111,7 +111,7 @@ async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path
         assert init.protocol_version == 1
         assert init.agent_info is not None and init.agent_info.name == "acp-sidecar"
         assert init.agent_capabilities is not None
-        assert init.agent_capabilities.load_session is False
+        assert init.agent_capabilities.load_session is True  # sessions are stored
 
         session = await connection.new_session(cwd=str(tmp_path), mcp_servers=[])
 

@@ -8,6 +8,7 @@ import pytest
 
 from acp_sidecar.store import (
     AgentMessageRecord,
+    AgentThoughtRecord,
     History,
     Record,
     SessionStore,
@@ -45,6 +46,7 @@ def test_history_yields_messages_calls_and_results_in_order(
         items = list(History(log))
     assert items == [
         PROMPT,
+        AgentThoughtRecord(text="hmm"),  # kept: some providers need reasoning sent back
         AgentMessageRecord(text="calling"),
         _call("c1"),
         ToolResultRecord(ok_result("c1")),

@@ -1,0 +1,135 @@
+"""``session/load`` and ``session/list``: stored sessions come back to the editor.
+
+Invariants:
+- Every check that can fail is made before the first update is sent: the session exists, its
+  log's schema version is one we read, its cwd is the one asked for, and this process can take
+  its lock (another sidecar holding it gets a clear error).
+- The whole history is replayed as ``session/update`` notifications before ``session/load``
+  answers; afterwards the session continues, appending to the same log.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from acp_sidecar.bridge.modes import SessionPolicy, mode_state
+from acp_sidecar.protocol.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND, AcpError
+from acp_sidecar.protocol.session import (
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    SessionInfo,
+)
+from acp_sidecar.protocol.updates import CurrentModeUpdate
+from acp_sidecar.server.session import Session
+
+if TYPE_CHECKING:
+    from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.store import SessionStore, SessionWriter
+
+
+def _store(ls: AcpServer, method: str) -> SessionStore:
+    if ls.store is None:
+        raise AcpError.method_not_found(method)
+    return ls.store
+
+
+def _not_found(session_id: str) -> AcpError:
+    return AcpError(
+        RESOURCE_NOT_FOUND, f"Session not found: {session_id}", {"sessionId": session_id}
+    )
+
+
+async def session_load(ls: AcpServer, params: LoadSessionRequest) -> LoadSessionResponse:
+    """Replay a stored session's history, then continue it."""
+    from acp_sidecar.server.recording import SessionRecorder
+    from acp_sidecar.server.replay import replay_updates
+    from acp_sidecar.store import (
+        CorruptLogError,
+        SessionLockedError,
+        SessionNotFoundError,
+        StoreError,
+        UnsupportedVersionError,
+    )
+
+    store = _store(ls, "session/load")
+    session_id = params.session_id
+    if not os.path.isabs(params.cwd):
+        raise AcpError.invalid_params(
+            f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
+        )
+    loaded = ls.sessions.get(session_id)
+    if loaded is not None and loaded.running is not None:
+        raise AcpError.invalid_request(
+            f"Invalid request: session {session_id} is running a prompt turn"
+        )
+    writer: SessionWriter | None = None
+    try:
+        if loaded is None:
+            writer = store.reopen(session_id)  # the lock first: nothing is sent if it is held
+        with store.open_log(session_id) as log:
+            header = log.header
+            if os.path.normpath(header.cwd) != os.path.normpath(params.cwd):
+                raise AcpError.invalid_params(
+                    f"Invalid params: cwd: session {session_id} works in {header.cwd}, "
+                    f"not {params.cwd}"
+                )
+            ctx = ls.card_context(header.cwd)
+            lookup = ls.tools.registry.get
+            mode = None
+            for update in replay_updates(header, log, lookup, ctx):
+                if isinstance(update, CurrentModeUpdate):
+                    mode = update.current_mode_id
+                await ls.send_update(session_id, update)
+    except SessionNotFoundError:
+        raise _not_found(session_id) from None
+    except SessionLockedError as exc:
+        raise AcpError(INTERNAL_ERROR, f"Cannot load session {session_id}: {exc}") from None
+    except UnsupportedVersionError as exc:
+        raise AcpError(
+            INTERNAL_ERROR,
+            f"Cannot load session {session_id}: {exc}",
+            {"found": exc.found, "supported": exc.supported},
+        ) from None
+    except (CorruptLogError, StoreError) as exc:
+        raise AcpError(INTERNAL_ERROR, f"Cannot load session {session_id}: {exc}") from None
+    except BaseException:
+        if writer is not None:  # give the lock back: the session was not loaded
+            writer.close()
+        raise
+    if loaded is None:
+        assert writer is not None
+        from acp_sidecar.server.replay import known_mode
+
+        policy = SessionPolicy(mode=known_mode(mode))
+        loaded = Session(session_id=session_id, cwd=header.cwd, policy=policy)
+        loaded.recorder = SessionRecorder(
+            ls.require_store, session_id, header.cwd, policy.mode, writer=writer
+        )
+        ls.sessions[session_id] = loaded
+    return LoadSessionResponse(modes=mode_state(loaded.policy.mode))
+
+
+async def session_list(ls: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:
+    """Stored sessions, newest first, optionally only those for ``cwd``; cursor paging."""
+    from acp_sidecar.store import InvalidCursorError, format_timestamp
+
+    store = _store(ls, "session/list")
+    try:
+        page = store.list(cwd=params.cwd, cursor=params.cursor)
+    except InvalidCursorError as exc:
+        raise AcpError.invalid_params(f"Invalid params: cursor: {exc}") from None
+    return ListSessionsResponse(
+        sessions=[
+            SessionInfo(
+                session_id=summary.session_id,
+                cwd=summary.cwd,
+                title=summary.title,
+                updated_at=format_timestamp(summary.updated_at),
+            )
+            for summary in page.sessions
+        ],
+        next_cursor=page.next_cursor,
+    )

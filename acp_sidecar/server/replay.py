@@ -1,0 +1,113 @@
+"""Stored records → the ``session/update`` stream that redraws a session (``session/load``).
+
+Invariants: every tool card goes through the bridge's one translator, so a replayed card is
+the card the editor drew live. A call the log holds no result for (the sidecar stopped while it
+ran) is completed as failed with an "interrupted" message rather than left spinning. The
+stream ends with the session's current mode. Records are consumed as they are read: memory
+does not grow with the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
+from acp_sidecar.bridge.translate import ToolCallEvent, ToolLookup, translate_call, translate_result
+from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
+from acp_sidecar.protocol.converter import from_wire
+from acp_sidecar.protocol.errors import ProtocolParamsError
+from acp_sidecar.protocol.updates import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    CurrentModeUpdate,
+    SessionUpdate,
+    UserMessageChunk,
+)
+from acp_sidecar.store import (
+    AgentMessageRecord,
+    AgentThoughtRecord,
+    HeaderRecord,
+    ModeChangeRecord,
+    Record,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnEndRecord,
+    UserMessageRecord,
+    interrupted_result,
+)
+from acp_sidecar.tools.json_values import thaw
+from acp_sidecar.tools.presentation import ToolCallView
+
+logger = logging.getLogger(__name__)
+
+
+def known_mode(mode: str | None) -> ModeId:
+    """A stored mode id as one of ours (unknown or absent → the default)."""
+    return next((m for m in MODE_IDS if m == mode), DEFAULT_MODE)
+
+
+def replay_updates(
+    header: HeaderRecord, records: Iterable[Record], lookup: ToolLookup, ctx: CardContext
+) -> Iterator[SessionUpdate]:
+    """The updates that redraw a stored session, in order, ending with its mode."""
+    mode = known_mode(header.mode)
+    open_calls: dict[str, tuple[ToolCallEvent, ToolCallView]] = {}
+
+    def interrupt_open_calls() -> Iterator[SessionUpdate]:
+        for event, view in open_calls.values():
+            yield translate_result(lookup, event, view, interrupted_result(event.call_id), ctx)
+        open_calls.clear()
+
+    for record in records:
+        match record:
+            case UserMessageRecord(content=content):
+                for block in content:
+                    try:
+                        decoded: ContentBlock = from_wire(thaw(block), ContentBlock)  # type: ignore[arg-type]
+                        yield UserMessageChunk(content=decoded)
+                    except ProtocolParamsError as exc:
+                        logger.warning("skipped a stored prompt block: %s", exc)
+            case AgentMessageRecord(text=text):
+                yield AgentMessageChunk(content=TextContentBlock(text=text))
+            case AgentThoughtRecord(text=text):
+                yield AgentThoughtChunk(content=TextContentBlock(text=text))
+            case ToolCallRecord(call_id=call_id, name=name, arguments=arguments):
+                event = ToolCallEvent(call_id=call_id, name=name, arguments=arguments)
+                start, view = translate_call(lookup, event, ctx)
+                open_calls[call_id] = (event, view)
+                yield start
+            case ToolResultRecord(result=result):
+                opened = open_calls.pop(result.call_id, None)
+                if opened is not None:
+                    event, view = opened
+                    yield translate_result(lookup, event, view, result, ctx)
+            case ModeChangeRecord(mode=changed):
+                mode = known_mode(changed)
+            case TurnEndRecord():
+                yield from interrupt_open_calls()
+            case HeaderRecord():
+                pass
+    yield from interrupt_open_calls()
+    yield CurrentModeUpdate(current_mode_id=mode)
+
+
+def load_notifications(
+    session_id: str,
+    header: HeaderRecord,
+    records: Iterable[Record],
+    lookup: ToolLookup,
+    ctx: CardContext,
+) -> Iterator[dict[str, Any]]:
+    """The exact ``session/update`` messages ``session/load`` sends for a stored session."""
+    from acp_sidecar.protocol.converter import to_wire
+    from acp_sidecar.protocol.updates import SessionNotification
+
+    for update in replay_updates(header, records, lookup, ctx):
+        yield {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": to_wire(SessionNotification(session_id=session_id, update=update)),
+        }
