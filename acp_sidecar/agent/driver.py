@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import attrs
 
-from acp_sidecar.protocol.content import ContentBlock
+from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.initialize import ClientCapabilities, PromptCapabilities
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.protocol.updates import SessionUpdate
+from acp_sidecar.protocol.updates import AgentMessageChunk, SessionUpdate
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
@@ -137,3 +137,16 @@ def load_driver_factory(spec: str) -> DriverFactory:
         raise ValueError(f"{spec} is not callable")
     factory: DriverFactory = target
     return factory
+
+
+class MessageDriver:
+    """Answers every prompt with one fixed message (e.g. why the configured model cannot run)."""
+
+    prompt_capabilities = PromptCapabilities()
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    async def run_turn(self, turn: Turn) -> StopReason:
+        await turn.send(AgentMessageChunk(content=TextContentBlock(text=self.message)))
+        return "end_turn"

@@ -1,0 +1,83 @@
+"""How the model driver reaches its model: endpoint, credentials and the loop's limits.
+
+Invariants:
+- A :class:`ModelConfig` is a frozen, validated value; nothing here does I/O or imports
+  ``openai``, so the CLI can build one on the start-up path.
+- The API key never appears in ``repr`` (configs end up in logs).
+- A bad endpoint (a URL that is not http(s), an unreachable host, a missing key) is *not*
+  refused here: it surfaces in the editor as an agent message when a turn runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Final
+
+import attrs
+
+MODEL_ENV: Final = "ACP_SIDECAR_MODEL"
+BASE_URL_ENV: Final = "OPENAI_BASE_URL"
+API_KEY_ENV: Final = "OPENAI_API_KEY"
+DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
+"""Where requests go when no base URL is configured (the ``openai`` client's default)."""
+
+
+def _non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if not value.strip():
+        raise ValueError(f"{attribute.name} must not be empty")
+
+
+@attrs.frozen
+class ModelConfig:
+    """An OpenAI-compatible chat-completions endpoint and how the turn loop uses it."""
+
+    model: str = attrs.field(validator=_non_empty)
+    """The model name sent with every request (``deepseek-chat``, ``gpt-4.1``, ``qwen3``…)."""
+    base_url: str | None = None
+    """The API root, e.g. ``http://localhost:11434/v1``; ``None`` is OpenAI's own."""
+    api_key: str | None = attrs.field(default=None, repr=False)
+    """The bearer key; ``None`` sends a placeholder (local servers need none)."""
+    max_turn_requests: int = attrs.field(default=25, validator=attrs.validators.gt(0))
+    """Model requests one prompt turn may make before it stops with ``max_turn_requests``."""
+    max_parallel_tools: int = attrs.field(default=4, validator=attrs.validators.gt(0))
+    """Tool calls of one model response that run at the same time."""
+    request_timeout: float = attrs.field(default=600.0, validator=attrs.validators.gt(0))
+    """Seconds the endpoint may stay silent (before its first byte, or between two chunks)."""
+    connect_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    """Seconds to open a connection to the endpoint."""
+    max_retries: int = attrs.field(default=2, validator=attrs.validators.ge(0))
+    """Retries (with backoff) of a request answered 408/409/429/5xx or not connected."""
+
+    @property
+    def endpoint_url(self) -> str:
+        """The API root requests go to (``base_url`` or OpenAI's)."""
+        return self.base_url or DEFAULT_BASE_URL
+
+    @classmethod
+    def from_env(
+        cls,
+        model: str | None = None,
+        base_url: str | None = None,
+        env: Mapping[str, str] = os.environ,
+    ) -> ModelConfig | None:
+        """The configuration from the arguments, falling back to the environment.
+
+        ``model`` falls back to ``ACP_SIDECAR_MODEL``, ``base_url`` to ``OPENAI_BASE_URL``;
+        the key is ``OPENAI_API_KEY``. Blank values count as unset. Returns ``None`` when no
+        model is named anywhere: then the console stays the driver.
+        """
+        chosen = _given(model) or _given(env.get(MODEL_ENV))
+        if chosen is None:
+            return None
+        return cls(
+            model=chosen,
+            base_url=_given(base_url) or _given(env.get(BASE_URL_ENV)),
+            api_key=_given(env.get(API_KEY_ENV)),
+        )
+
+
+def _given(value: str | None) -> str | None:
+    if value is None or not value.strip():
+        return None
+    return value.strip()

@@ -1,0 +1,225 @@
+"""The model driver: each prompt turn is a loop of streamed model requests and tool calls.
+
+A request sends the system prompt, the session's history, the prompt and what this turn has
+added so far, with the registry's tools. Its text streams to the editor as
+``agent_message_chunk``, its reasoning as ``agent_thought_chunk``; its tool calls run through
+the pipeline once the response is complete (see :mod:`~acp_sidecar.agent.model.calls`), and
+their results go back to the model in the next request. The turn ends when a response calls
+no tool.
+
+Invariants:
+- Stop reasons: ``end_turn`` (also after an endpoint failure, explained in an agent
+  message); ``max_tokens`` when the response stopped for length (its tool calls, possibly
+  cut off, are not run); ``refusal`` on a ``refusal`` or a ``content_filter`` stop;
+  ``max_turn_requests`` after ``max_turn_requests`` requests; ``cancelled`` as soon as the
+  turn's signal fires — the HTTP response is closed at once, and running tools see the same
+  signal (it is the scope's).
+- ``openai`` is imported off the event loop when the first turn runs, never at start-up.
+- Tool call ids are unique within the session (ACP requires it): the model's id is kept
+  unless the session already used it (some servers number calls per response); a missing or
+  reused id is replaced.
+- Nothing is written to the session log here: the server records what is sent and, through
+  ``turn.record``, the calls and results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from acp_sidecar.agent.direct import new_call_id, say
+from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.model.calls import PlannedCall, run_calls
+from acp_sidecar.agent.model.config import ModelConfig
+from acp_sidecar.agent.model.messages import (
+    Message,
+    SentCall,
+    assistant_message,
+    history_messages,
+    step_messages,
+    system_message,
+    tool_specs,
+    user_message,
+)
+from acp_sidecar.agent.model.stream import StreamAssembly
+from acp_sidecar.protocol import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    PromptCapabilities,
+    StopReason,
+    TextContentBlock,
+    to_wire,
+)
+from acp_sidecar.store.history import HistoryItem
+from acp_sidecar.store.records import ToolCallRecord
+from acp_sidecar.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from acp_sidecar.agent.model.endpoint import Endpoint
+
+logger = logging.getLogger(__name__)
+
+CLOSE_GRACE_S: Final = 2.0
+"""How long closing an abandoned HTTP response may take before the turn stops waiting."""
+
+
+def _endpoint_class() -> type[Endpoint]:
+    from acp_sidecar.agent.model.endpoint import Endpoint
+
+    return Endpoint
+
+
+class CallIds:
+    """Hands out tool call ids unique within a session."""
+
+    def __init__(self, history: Iterable[HistoryItem]) -> None:
+        self._used = {item.call_id for item in history if isinstance(item, ToolCallRecord)}
+
+    def claim(self, wanted: str) -> str:
+        """``wanted`` if the session has not used it yet, else a fresh id."""
+        call_id = wanted if wanted and wanted not in self._used else new_call_id()
+        self._used.add(call_id)
+        return call_id
+
+
+class ModelDriver:
+    """Answers prompts with an OpenAI-compatible model that calls the registry's tools."""
+
+    prompt_capabilities = PromptCapabilities(embedded_context=True)
+    wants_history = True
+    """The server reads the session's history from its log before each turn."""
+
+    def __init__(
+        self, config: ModelConfig, registry: ToolRegistry | Callable[[], ToolRegistry]
+    ) -> None:
+        self.config = config
+        self._registry = registry
+        self._endpoint: Endpoint | None = None
+        self._reasoning_field: str | None = None
+        """The delta field the endpoint streams reasoning in, once it has (to send it back)."""
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The registry (resolved on first use, so making the driver stays cheap)."""
+        if not isinstance(self._registry, ToolRegistry):
+            self._registry = self._registry()
+        return self._registry
+
+    async def aclose(self) -> None:
+        """Close the connections to the endpoint (the driver can still be used after)."""
+        endpoint, self._endpoint = self._endpoint, None
+        if endpoint is not None:
+            await endpoint.aclose()
+
+    async def run_turn(self, turn: Turn) -> StopReason:
+        endpoint = await self._connect(turn)
+        if endpoint is None:
+            return "end_turn"
+        registry = self.registry
+        tools = tool_specs(registry.schemas())
+        messages = [
+            system_message(turn.cwd),
+            *history_messages(turn.history, self._reasoning_field),
+            user_message(to_wire(block) for block in turn.prompt),
+        ]
+        ids = CallIds(turn.history)
+        for _ in range(self.config.max_turn_requests):
+            if turn.signal.cancelled:  # also while the last step's tools ran
+                return "cancelled"
+            response = await self._request(turn, endpoint, messages, tools)
+            if not isinstance(response, StreamAssembly):
+                return response
+            if response.finish_reason == "length":
+                return "max_tokens"
+            if response.refused or response.finish_reason == "content_filter":
+                return "refusal"
+            drafts = response.calls()
+            if not drafts:
+                return "end_turn"
+            calls = [PlannedCall.parse(ids.claim(d.call_id), d.name, d.arguments) for d in drafts]
+            field = response.reasoning_field
+            if field is not None:
+                self._reasoning_field = field
+            messages.append(
+                assistant_message(
+                    response.text,
+                    [SentCall(c.call_id, c.name, c.sent_arguments) for c in calls],
+                    None if field is None else (field, response.thoughts),
+                )
+            )
+            results = await run_calls(registry, turn, calls, self.config.max_parallel_tools)
+            messages.extend(step_messages(results))
+        return "cancelled" if turn.signal.cancelled else "max_turn_requests"
+
+    async def _connect(self, turn: Turn) -> Endpoint | None:
+        """The endpoint (made on first use); ``None`` after telling the user why not."""
+        if self._endpoint is not None:
+            return self._endpoint
+        try:
+            endpoint_class = await asyncio.to_thread(_endpoint_class)
+        except ImportError as error:
+            await say(
+                turn,
+                f"The model driver needs the `openai` package, which could not be imported "
+                f"({error}). Install it into acp-sidecar's environment.",
+            )
+            return None
+        try:
+            endpoint = endpoint_class(self.config)
+        except Exception as error:
+            logger.exception("the model client could not be made")
+            await say(turn, f"The model client could not be made: {error}")
+            return None
+        if self._endpoint is None:  # another session's first turn may have won the race
+            self._endpoint = endpoint
+        return self._endpoint
+
+    async def _request(
+        self,
+        turn: Turn,
+        endpoint: Endpoint,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+    ) -> StreamAssembly | StopReason:
+        """One streamed request, raced against the turn's signal."""
+        assembly = StreamAssembly()
+        streaming = asyncio.ensure_future(
+            stream_response(turn, endpoint, messages, tools, assembly)
+        )
+        cancelled = asyncio.ensure_future(turn.signal.wait())
+        try:
+            await asyncio.wait((streaming, cancelled), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancelled.cancel()
+            if not streaming.done():
+                streaming.cancel()  # closes the response: the server sees the client go
+                await asyncio.wait((streaming,), timeout=CLOSE_GRACE_S)
+        if turn.signal.cancelled:
+            return "cancelled"
+        error = streaming.exception()
+        if error is not None:
+            explained = endpoint.explain(error)
+            await say(turn, f"\n\n{explained}" if assembly.text_parts else explained)
+            return "end_turn"
+        return assembly
+
+
+async def stream_response(
+    turn: Turn,
+    endpoint: Endpoint,
+    messages: Sequence[Message],
+    tools: Sequence[Mapping[str, Any]],
+    assembly: StreamAssembly,
+) -> None:
+    """Stream one response into ``assembly``, sending its text and reasoning as they come."""
+    send = turn.send
+    feed = assembly.feed
+    async with endpoint.stream(messages, tools) as chunks:
+        async for chunk in chunks:
+            thought, text = feed(chunk)
+            if thought:
+                await send(AgentThoughtChunk(content=TextContentBlock(text=thought)))
+            if text:
+                await send(AgentMessageChunk(content=TextContentBlock(text=text)))

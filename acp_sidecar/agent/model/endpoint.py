@@ -1,0 +1,155 @@
+"""The one module that talks to ``openai``: the client, the streaming request, and what an
+endpoint failure means for the user.
+
+Invariants:
+- Imported only when a model turn first runs (``openai`` takes most of a second to import);
+  nothing else in the package imports it at run time.
+- Retries with backoff on 408/409/429/5xx and connection failures are the ``openai``
+  client's own (``max_retries``; a ``retry-after`` header sets the delay). A stream that
+  broke after it started is not retried: its text is already on the user's screen.
+- :func:`explain` turns every exception a request can end in into one sentence for the
+  user; it never lets a stack trace reach the editor (unexpected ones are logged).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Final, cast
+from urllib.parse import urlsplit
+
+import openai
+from openai.types.chat import ChatCompletionChunk
+
+from acp_sidecar.agent.model.config import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, ModelConfig
+
+logger = logging.getLogger(__name__)
+
+NO_KEY: Final = "no-key"
+"""Sent as the bearer key when none is configured: local servers ignore it, and a server
+that needs a key answers 401, which :func:`explain` turns into "set OPENAI_API_KEY"."""
+
+
+class EndpointConfigError(ValueError):
+    """The configuration cannot name a usable endpoint (the message says why)."""
+
+
+class Endpoint:
+    """An ``AsyncOpenAI`` client for one configuration."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+        self.client = openai.AsyncOpenAI(
+            api_key=config.api_key or NO_KEY,
+            base_url=config.endpoint_url,
+            timeout=openai.Timeout(config.request_timeout, connect=config.connect_timeout),
+            max_retries=config.max_retries,
+        )
+
+    @asynccontextmanager
+    async def stream(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+    ) -> AsyncIterator[AsyncIterator[ChatCompletionChunk]]:
+        """Open a streamed chat completion; the response is closed on leaving, however.
+
+        Raises:
+            EndpointConfigError: the base URL is not http(s).
+            openai.OpenAIError: the request failed (after the client's retries).
+        """
+        url = self.config.endpoint_url
+        if urlsplit(url).scheme not in ("http", "https"):
+            raise EndpointConfigError(
+                f"The model base URL {url!r} is not an http:// or https:// URL. "
+                f"Set --base-url or {BASE_URL_ENV} to the API root, e.g. "
+                "http://localhost:11434/v1."
+            )
+        extra: dict[str, Any] = {"tools": tools} if tools else {}
+        response = await self.client.chat.completions.create(
+            model=self.config.model,
+            messages=cast(Any, messages),
+            stream=True,
+            **extra,
+        )
+        try:
+            yield response
+        finally:
+            await response.close()
+
+    def explain(self, error: BaseException) -> str:
+        """What a request that failed with ``error`` means for the user (see :func:`explain`)."""
+        return explain(error, self.config)
+
+    async def aclose(self) -> None:
+        """Close the client's connections."""
+        await self.client.close()
+
+
+def _detail(error: openai.APIStatusError) -> str:
+    """The server's own explanation of a failed request, if it gave one."""
+    body: object = error.body
+    if isinstance(body, Mapping):
+        message = body.get("message") or body.get("error") or body.get("detail")
+        if isinstance(message, str) and message:
+            return message
+    text = error.response.text if error.response.is_closed else ""
+    return text.strip()[:300]
+
+
+def _with(detail: str) -> str:
+    return f": {detail}" if detail else ""
+
+
+def explain(error: BaseException, config: ModelConfig) -> str:
+    """One clear message for the user about a request that failed with ``error``."""
+    url = config.endpoint_url
+    model = config.model
+    if isinstance(error, EndpointConfigError):
+        return str(error)
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        detail = _with(_detail(error))
+        if isinstance(error, openai.AuthenticationError):
+            if config.api_key is None:
+                return (
+                    f"The model endpoint {url} needs an API key (it answered 401 Unauthorized)"
+                    f"{detail}. Set {API_KEY_ENV} in the environment acp-sidecar runs in."
+                )
+            return (
+                f"The model endpoint {url} rejected the API key (401 Unauthorized){detail}. "
+                f"Check {API_KEY_ENV}."
+            )
+        if isinstance(error, openai.PermissionDeniedError):
+            return f"The model endpoint {url} refused access to {model!r} (403 Forbidden){detail}."
+        if isinstance(error, openai.NotFoundError):
+            return (
+                f"The model endpoint {url} answered 404 Not Found for model {model!r}{detail}. "
+                f"Check the model name (--model or {MODEL_ENV}) and the base URL (--base-url or "
+                f"{BASE_URL_ENV}; OpenAI-compatible servers usually end in /v1)."
+            )
+        retries = config.max_retries
+        retried = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
+        if isinstance(error, openai.RateLimitError):
+            return (
+                f"The model endpoint {url} is rate limiting requests (429 Too Many Requests)"
+                f"{retried}{detail}. Try again later."
+            )
+        if status >= 500:
+            return f"The model endpoint {url} failed with HTTP {status}{retried}{detail}."
+        return f"The model endpoint {url} rejected the request (HTTP {status}){detail}."
+    if isinstance(error, openai.APITimeoutError):
+        return f"The model endpoint {url} did not answer within {config.request_timeout:g} seconds."
+    if isinstance(error, openai.APIConnectionError):
+        cause = error.__cause__
+        reason = str(cause) if cause is not None and str(cause) else str(error)
+        return (
+            f"Could not reach the model endpoint {url} ({reason}). "
+            "Check that the server is running and that the base URL is right."
+        )
+    if isinstance(error, openai.APIError):
+        return f"The model endpoint {url} reported an error while answering: {error.message}"
+    if isinstance(error, openai.OpenAIError):
+        return f"The model client failed: {error}"
+    logger.error("the model request failed", exc_info=error)
+    name = type(error).__name__
+    return f"The model request failed unexpectedly ({name}: {error}). The log has the details."

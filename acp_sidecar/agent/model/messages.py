@@ -1,0 +1,314 @@
+"""What the model is sent: the system prompt, the session's history and the prompt as
+OpenAI chat messages, and the registry's schemas as ``tools``.
+
+Invariants:
+- Pure functions of their arguments (no I/O, no ``openai``): the same history always gives
+  the same messages, so a reloaded session continues with the context it had.
+- Prompt content becomes plain text — ``text`` as is, ``resource_link`` as a link, an
+  embedded text resource inside a ``<context>`` element — so every OpenAI-compatible server
+  accepts it (some refuse content-part arrays).
+- The messages keep the chat-completions shape every provider checks: each assistant
+  ``tool_calls`` entry is answered by one ``role: tool`` message, in call order (the log
+  holds parallel results in the order they finished), before any other message;
+  ``function.arguments`` is always valid JSON text (a call whose arguments were not JSON is
+  sent with ``{}``; its error result quotes what the model wrote); agent text that the log
+  holds between a call and its result is moved after the results.
+- Additional context a tool's post-execute listener attached goes into one user message
+  after all the results of the step, never between them.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, TypeAlias, assert_never
+
+import attrs
+
+from acp_sidecar.store.history import HistoryItem
+from acp_sidecar.store.records import (
+    AgentMessageRecord,
+    AgentThoughtRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    UserMessageRecord,
+)
+from acp_sidecar.tools.content import ImageContent, TextContent
+from acp_sidecar.tools.execution import ToolExecutionResult
+from acp_sidecar.tools.json_values import FrozenJson, thaw
+
+Message: TypeAlias = dict[str, Any]
+"""One chat-completions message as it is sent (``{"role": …, "content": …}``)."""
+
+EMPTY_ARGUMENTS: Final = "{}"
+
+
+def system_message(cwd: str, system: str | None = None) -> Message:
+    """The system prompt: the workspace, the platform, and how to use the tools."""
+    name = system if system is not None else platform.system() or "unknown"
+    return {
+        "role": "system",
+        "content": (
+            "You are a coding agent working inside the user's editor.\n"
+            f"The workspace is {cwd}; relative paths resolve against it. "
+            f"The platform is {name}.\n"
+            "Use the tools to look at the workspace, change files and run commands, rather "
+            "than guessing or asking the user to do it. The user sees every tool call and may "
+            "be asked to approve it. Make independent calls in one response so they run "
+            "together. When a call fails, read its error and correct the call. When the task "
+            "is done, answer briefly."
+        ),
+    }
+
+
+def tool_specs(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``tools`` for the request from ``ToolRegistry.schemas()``."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": schema["name"],
+                "description": schema["description"],
+                "parameters": schema["parameters"],
+            },
+        }
+        for schema in schemas
+    ]
+
+
+# -- prompts ------------------------------------------------------------------------------
+
+
+def prompt_text(blocks: Iterable[Mapping[str, Any]]) -> str:
+    """The text of a prompt given as ACP content-block JSON objects."""
+    return "".join(_block_text(block) for block in blocks)
+
+
+def _block_text(block: Mapping[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "resource_link":
+        label = block.get("title") or block.get("name") or block.get("uri", "")
+        return f"[@{label}]({block.get('uri', '')})"
+    if kind == "resource":
+        resource = block.get("resource")
+        if not isinstance(resource, Mapping):
+            return ""
+        uri = resource.get("uri", "")
+        text = resource.get("text")
+        if isinstance(text, str):
+            body = text if text.endswith("\n") or not text else text + "\n"
+            return f'\n<context uri="{uri}">\n{body}</context>\n'
+        mime = resource.get("mimeType") or "binary"
+        return f"\n[{uri}: {mime} content, not included]\n"
+    if kind in ("image", "audio"):
+        return f"[{kind} not included]"
+    return ""
+
+
+def user_message(blocks: Iterable[Mapping[str, Any]]) -> Message:
+    """A prompt (ACP content-block JSON objects) as a user message."""
+    return {"role": "user", "content": prompt_text(blocks)}
+
+
+# -- assistant turns ----------------------------------------------------------------------
+
+
+@attrs.frozen
+class SentCall:
+    """A tool call as the model is told it made it."""
+
+    call_id: str
+    name: str
+    arguments: str
+    """The arguments' JSON text."""
+
+
+def arguments_text(arguments: FrozenJson) -> str:
+    """A recorded call's arguments as JSON text (``{}`` when the log kept none)."""
+    if arguments is None:
+        return EMPTY_ARGUMENTS
+    return json.dumps(thaw(arguments), ensure_ascii=False)
+
+
+def assistant_message(
+    text: str,
+    calls: Sequence[SentCall] = (),
+    reasoning: tuple[str, str] | None = None,
+) -> Message:
+    """An assistant message; ``reasoning`` is ``(field, text)`` echoed back with tool calls."""
+    message: Message = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in calls
+        ]
+        if reasoning is not None and reasoning[1]:
+            message[reasoning[0]] = reasoning[1]
+    return message
+
+
+def result_text(result: ToolExecutionResult) -> str:
+    """What the model reads of a result: its content, marked as an error when it failed."""
+    parts: list[str] = []
+    for block in result.content:
+        match block:
+            case TextContent(text=text):
+                parts.append(text)
+            case ImageContent(mime_type=mime_type):
+                parts.append(f"[{mime_type} image not shown]")
+            case _:
+                assert_never(block)
+    text = "".join(parts) or "(no output)"
+    if not result.is_error:
+        return text
+    code = result.error.code if result.error is not None else "ERROR"
+    return f"Error ({code}): {text}"
+
+
+def tool_message(result: ToolExecutionResult) -> Message:
+    """A result as the ``role: tool`` message that answers its call."""
+    return {"role": "tool", "tool_call_id": result.call_id, "content": result_text(result)}
+
+
+def context_message(results: Iterable[ToolExecutionResult]) -> Message | None:
+    """The results' additional context as one user message (``None`` when there is none)."""
+    parts = [
+        context if isinstance(context, str) else json.dumps(thaw(context), ensure_ascii=False)
+        for context in (result.additional_context for result in results)
+        if context is not None
+    ]
+    if not parts:
+        return None
+    return {"role": "user", "content": "\n\n".join(parts)}
+
+
+def step_messages(results: Sequence[ToolExecutionResult]) -> list[Message]:
+    """The messages that follow a step's tool calls: one per result, then any context."""
+    messages = [tool_message(result) for result in results]
+    context = context_message(results)
+    if context is not None:
+        messages.append(context)
+    return messages
+
+
+# -- history ------------------------------------------------------------------------------
+
+
+class _Conversation:
+    """Builds messages from history items, keeping the invariants of the module."""
+
+    def __init__(self, reasoning_field: str | None) -> None:
+        self.messages: list[Message] = []
+        self._reasoning_field = reasoning_field
+        self._assistant: Message | None = None
+        """The last assistant message, while text or calls may still join it."""
+        self._calls: list[SentCall] = []
+        self._open: set[str] = set()
+        self._results: list[ToolExecutionResult] = []
+        self._held_text: list[str] = []
+        self._thoughts: list[str] = []
+
+    def user(self, record: UserMessageRecord) -> None:
+        self._close_step()
+        self._assistant = None
+        self._thoughts.clear()
+        self.messages.append(user_message(record.content))
+
+    def thought(self, text: str) -> None:
+        self._thoughts.append(text)
+
+    def text(self, text: str) -> None:
+        if self._open:
+            self._held_text.append(text)
+            return
+        self._close_step()
+        if self._assistant is None or self._calls:
+            self._start_assistant()
+        assert self._assistant is not None
+        self._assistant["content"] = (self._assistant["content"] or "") + text
+
+    def call(self, record: ToolCallRecord) -> None:
+        if not self._open:
+            self._close_step()
+            if self._assistant is None or self._calls:
+                self._start_assistant()
+        assert self._assistant is not None
+        self._calls.append(SentCall(record.call_id, record.name, arguments_text(record.arguments)))
+        self._open.add(record.call_id)
+        reasoning = None
+        if self._reasoning_field is not None and self._thoughts:
+            reasoning = (self._reasoning_field, "".join(self._thoughts))
+        rebuilt = assistant_message(self._assistant["content"] or "", self._calls, reasoning)
+        self._assistant.clear()
+        self._assistant.update(rebuilt)
+
+    def result(self, record: ToolResultRecord) -> None:
+        self._open.discard(record.call_id)
+        self._results.append(record.result)
+        if not self._open:
+            self._close_step()
+
+    def finish(self) -> list[Message]:
+        self._close_step()
+        return self.messages
+
+    def _start_assistant(self) -> None:
+        self._assistant = {"role": "assistant", "content": None}
+        self._calls = []
+        self.messages.append(self._assistant)
+
+    def _close_step(self) -> None:
+        """After a step's last result: the results in call order (parallel calls finish in
+        any order), their context, then any text the log holds from meanwhile."""
+        if self._open:
+            return
+        if self._results:
+            order = {call.call_id: index for index, call in enumerate(self._calls)}
+            results = sorted(self._results, key=lambda result: order.get(result.call_id, 0))
+            self.messages.extend(step_messages(results))
+            self._results = []
+            self._thoughts.clear()
+        if self._held_text:
+            held, self._held_text = "".join(self._held_text), []
+            self._start_assistant()
+            assert self._assistant is not None
+            self._assistant["content"] = held
+
+
+HistoryInput: TypeAlias = HistoryItem | AgentThoughtRecord
+"""What :func:`history_messages` reads: history items, and thoughts when the log gives them."""
+
+
+def history_messages(
+    history: Iterable[HistoryInput], reasoning_field: str | None = None
+) -> list[Message]:
+    """The session's earlier conversation as chat messages.
+
+    With ``reasoning_field`` (the delta field the endpoint streams its reasoning in, e.g.
+    ``reasoning_content``), the thoughts before a step's tool calls are sent back on its
+    assistant message under that name — DeepSeek's thinking mode requires it. Without one,
+    thoughts are left out.
+    """
+    conversation = _Conversation(reasoning_field)
+    for item in history:
+        match item:
+            case UserMessageRecord():
+                conversation.user(item)
+            case AgentMessageRecord(text=text):
+                conversation.text(text)
+            case AgentThoughtRecord(text=text):
+                conversation.thought(text)
+            case ToolCallRecord():
+                conversation.call(item)
+            case ToolResultRecord():
+                conversation.result(item)
+            case _:
+                assert_never(item)
+    return conversation.finish()

@@ -1,0 +1,198 @@
+"""Fixtures for the model driver: a scripted endpoint, a registry of test tools, and real
+turns whose editor records every update it is sent."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+import attrs
+import pytest
+
+from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.model import ModelConfig, ModelDriver
+from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.modes import SessionPolicy
+from acp_sidecar.bridge.policy import CallScope, install_policy
+from acp_sidecar.bridge.runner import EventSink
+from acp_sidecar.bridge.translate import ToolCallEvent
+from acp_sidecar.protocol import (
+    ClientCapabilities,
+    ContentBlock,
+    SessionUpdate,
+    TextContentBlock,
+    to_wire,
+)
+from acp_sidecar.store import HistoryItem
+from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.execution import ToolExecutionResult
+from acp_sidecar.tools.registry import ToolRegistry
+from tests.agent.model.fake_openai import ScriptedOpenAI
+from tests.tooling import LOOK, NOTE, STREAM
+
+CWD = "/work"
+SESSION = "sess_model"
+
+
+class Editor:
+    """The client end of a turn: every ``session/update`` it was sent, as wire JSON."""
+
+    def __init__(self) -> None:
+        self.updates: list[dict[str, Any]] = []
+        self._changed = asyncio.Event()
+
+    async def send(self, update: SessionUpdate) -> None:
+        self.updates.append(to_wire(update))
+        self._changed.set()
+
+    def kinds(self) -> list[str]:
+        return [u["sessionUpdate"] for u in self.updates]
+
+    def text(self) -> str:
+        return "".join(
+            u["content"]["text"]
+            for u in self.updates
+            if u["sessionUpdate"] == "agent_message_chunk"
+        )
+
+    def thoughts(self) -> str:
+        return "".join(
+            u["content"]["text"]
+            for u in self.updates
+            if u["sessionUpdate"] == "agent_thought_chunk"
+        )
+
+    def cards(self, call_id: str | None = None) -> list[dict[str, Any]]:
+        """``tool_call`` and ``tool_call_update`` updates (of one call)."""
+        return [
+            u
+            for u in self.updates
+            if u["sessionUpdate"] in ("tool_call", "tool_call_update")
+            and (call_id is None or u["toolCallId"] == call_id)
+        ]
+
+    async def wait_for(self, check: Callable[[Editor], bool], timeout: float = 5) -> None:
+        async with asyncio.timeout(timeout):
+            while not check(self):
+                self._changed.clear()
+                await self._changed.wait()
+
+
+class NoClient:
+    """The editor's requests: none are expected (the session runs in ``auto`` mode)."""
+
+    capabilities = ClientCapabilities()
+
+    async def request_permission(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("no permission dialog expected")
+
+    async def read_text_file(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("no fs request expected")
+
+    async def write_text_file(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("no fs request expected")
+
+
+@attrs.define
+class Recording:
+    """``turn.record``: every call event and result, in order."""
+
+    events: list[tuple[ToolCallEvent, ToolExecutionResult | None]] = attrs.field(factory=list)
+
+    async def __call__(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+        self.events.append((event, result))
+
+    def results(self) -> list[ToolExecutionResult]:
+        return [result for _event, result in self.events if result is not None]
+
+
+def make_turn(
+    editor: Editor,
+    prompt: str | Sequence[ContentBlock] = "hello",
+    *,
+    history: Sequence[HistoryItem] = (),
+    signal: CancelSignal | None = None,
+    record: EventSink | None = None,
+    send: Callable[[SessionUpdate], Awaitable[None]] | None = None,
+) -> Turn:
+    """A turn as the server makes one (``auto`` mode, so no permission dialog); updates go
+    to ``send`` (default: the editor)."""
+    signal = signal or CancelSignal()
+    send = send or editor.send
+    blocks = (TextContentBlock(text=prompt),) if isinstance(prompt, str) else tuple(prompt)
+    client = NoClient()
+    scope = CallScope(
+        session_id=SESSION,
+        cards=CardContext(cwd=CWD),
+        policy=SessionPolicy(mode="auto"),
+        send=send,
+        asker=client,
+        signal=signal,
+    )
+    return Turn(
+        session_id=SESSION,
+        cwd=CWD,
+        prompt=blocks,
+        signal=signal,
+        send=send,
+        client=client,
+        scope=scope,
+        record=record,
+        history=tuple(history),
+    )
+
+
+def tool_registry() -> ToolRegistry:
+    """``note`` (diff card), ``stream`` (terminal card), ``look`` (read card), with the
+    bridge's policy installed."""
+    registry = ToolRegistry()
+    for tool in (NOTE, STREAM, LOOK):
+        registry.register(tool)
+    install_policy(registry)
+    return registry
+
+
+@pytest.fixture
+async def endpoint() -> AsyncIterator[ScriptedOpenAI]:
+    async with ScriptedOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    return tool_registry()
+
+
+@pytest.fixture
+def editor() -> Editor:
+    return Editor()
+
+
+@pytest.fixture
+async def make_driver(
+    endpoint: ScriptedOpenAI, registry: ToolRegistry
+) -> AsyncIterator[Callable[..., ModelDriver]]:
+    """Makes drivers against the scripted endpoint (closed after the test)."""
+    drivers: list[ModelDriver] = []
+
+    def make(**overrides: Any) -> ModelDriver:
+        settings: dict[str, Any] = {
+            "model": "test-model",
+            "base_url": endpoint.base_url,
+            "api_key": "sk-test",
+            "max_retries": 1,
+            "request_timeout": 10.0,
+        } | overrides
+        driver = ModelDriver(ModelConfig(**settings), lambda: registry)
+        drivers.append(driver)
+        return driver
+
+    yield make
+    for driver in drivers:
+        await driver.aclose()
+
+
+@pytest.fixture
+def driver(make_driver: Callable[..., ModelDriver]) -> ModelDriver:
+    return make_driver()

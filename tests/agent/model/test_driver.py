@@ -1,0 +1,611 @@
+"""The model driver against a scripted OpenAI-compatible server on loopback.
+
+Each test checks what the editor received (the turn's ``session/update`` values, as wire
+JSON) and what the model was sent (the recorded request bodies: messages, tools).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import attrs
+import pytest
+
+from acp_sidecar.agent.model import ModelConfig, ModelDriver
+from acp_sidecar.tools import ToolExecution, define_tool
+from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.registry import ToolRegistry
+from tests.agent.model.conftest import Editor, Recording, make_turn
+from tests.agent.model.fake_openai import (
+    Pause,
+    Reply,
+    ScriptedOpenAI,
+    answer,
+    call,
+    calling,
+    chunk,
+    say,
+    stop,
+    think,
+    tool_call,
+)
+
+NOTE_ARGS = '{"path": "a.txt", "old": "x", "new": "y"}'
+TOOL_NAMES = ["note", "stream", "look"]
+
+MakeDriver = Callable[..., ModelDriver]
+
+
+def tool_names(request_body: dict[str, Any]) -> list[str]:
+    return [tool["function"]["name"] for tool in request_body["tools"]]
+
+
+# -- text and reasoning -------------------------------------------------------------------
+
+
+async def test_a_text_only_turn_streams_each_delta(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(answer("Hel", "lo", " there"))
+
+    assert await driver.run_turn(make_turn(editor, "hi")) == "end_turn"
+
+    assert editor.updates == [
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+        for text in ("Hel", "lo", " there")
+    ]
+    [request] = endpoint.requests
+    assert (request.method, request.path) == ("POST", "/v1/chat/completions")
+    assert request.headers["authorization"] == "Bearer sk-test"
+    assert request.body["model"] == "test-model"
+    assert request.body["stream"] is True
+    system, user = request.messages
+    assert system["role"] == "system"
+    assert "/work" in system["content"]
+    assert sys.platform != "linux" or "Linux" in system["content"]
+    assert user == {"role": "user", "content": "hi"}
+    assert tool_names(request.body) == TOOL_NAMES
+    note = request.body["tools"][0]
+    assert note["type"] == "function"
+    assert note["function"]["parameters"]["required"] == ["path"]
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+async def test_reasoning_streams_as_thoughts_before_the_text(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor, field: str
+) -> None:
+    endpoint.script(Reply([*think("Let me ", "think.", field=field), *say("Four."), stop()]))
+
+    assert await driver.run_turn(make_turn(editor, "2+2?")) == "end_turn"
+
+    assert editor.kinds() == [
+        "agent_thought_chunk",
+        "agent_thought_chunk",
+        "agent_message_chunk",
+    ]
+    assert editor.thoughts() == "Let me think."
+    assert editor.text() == "Four."
+
+
+async def test_reasoning_is_sent_back_with_the_tool_calls_it_led_to(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(
+        Reply([*think("I should look."), tool_call(0, "call_r", "look", '{"path": "x"}'), stop()]),
+        answer("Seen."),
+    )
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assistant = endpoint.requests[1].messages[2]
+    assert assistant["reasoning_content"] == "I should look."
+    assert assistant["tool_calls"][0]["id"] == "call_r"
+
+
+# -- tool calls ---------------------------------------------------------------------------
+
+
+async def test_one_tool_call_draws_a_diff_card_and_its_result_goes_back(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(
+        calling(tool_call(0, "call_1", "note", NOTE_ARGS), text="Editing."),
+        answer("Done."),
+    )
+    recording = Recording()
+
+    assert await driver.run_turn(make_turn(editor, "edit a.txt", record=recording)) == "end_turn"
+
+    diff = {"type": "diff", "path": "/work/a.txt", "oldText": "x", "newText": "y"}
+    start, running, done = editor.cards("call_1")
+    assert (start["sessionUpdate"], start["status"], start["kind"]) == (
+        "tool_call",
+        "pending",
+        "edit",
+    )
+    assert start["title"] == "Edit a.txt"
+    assert start["content"] == [diff]
+    assert running == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "call_1",
+        "status": "in_progress",
+    }
+    assert (done["status"], done["title"], done["content"]) == ("completed", "Edited a.txt", [diff])
+    assert editor.text() == "Editing.Done."
+    assert editor.kinds()[-1] == "agent_message_chunk"  # the answer after the card
+
+    assert [(event.call_id, result is None) for event, result in recording.events] == [
+        ("call_1", True),
+        ("call_1", False),
+    ]
+    second = endpoint.requests[1]
+    assert second.messages[2:] == [
+        {
+            "role": "assistant",
+            "content": "Editing.",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "note", "arguments": NOTE_ARGS},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "changed a.txt"},
+    ]
+    assert tool_names(second.body) == TOOL_NAMES
+
+
+@attrs.frozen
+class MeetArgs:
+    name: Annotated[str, "Who arrives"]
+
+
+def meeting_registry(registry: ToolRegistry, parties: int, patience: float) -> list[str]:
+    """Add ``meet``: each call waits (up to ``patience`` s) until ``parties`` calls run at once."""
+    barrier = asyncio.Barrier(parties)
+    met: list[str] = []
+
+    async def meet(args: MeetArgs, execution: ToolExecution) -> str:
+        async with asyncio.timeout(patience):
+            await barrier.wait()
+        met.append(args.name)
+        return f"{args.name} met"
+
+    registry.register(
+        define_tool(
+            name="meet", description="Wait for the others.", parameters=MeetArgs, execute=meet
+        )
+    )
+    return met
+
+
+async def test_two_tool_calls_run_at_once_and_answer_in_call_order(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor, registry: ToolRegistry
+) -> None:
+    met = meeting_registry(registry, parties=2, patience=5)
+    endpoint.script(
+        calling(
+            tool_call(0, "call_a", "meet", '{"name": "a"}'),
+            tool_call(1, "call_b", "meet", '{"name": "b"}'),
+        ),
+        answer("Both met."),
+    )
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert sorted(met) == ["a", "b"]  # neither could finish before the other started
+    assert [u["status"] for u in editor.cards("call_a")] == ["pending", "in_progress", "completed"]
+    assert [u["status"] for u in editor.cards("call_b")] == ["pending", "in_progress", "completed"]
+    assistant, *results = endpoint.requests[1].messages[2:]
+    assert [c["id"] for c in assistant["tool_calls"]] == ["call_a", "call_b"]
+    assert results == [
+        {"role": "tool", "tool_call_id": "call_a", "content": "a met"},
+        {"role": "tool", "tool_call_id": "call_b", "content": "b met"},
+    ]
+    assert "meet" in tool_names(endpoint.requests[1].body)
+
+
+async def test_the_parallel_cap_holds_calls_back(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor, registry: ToolRegistry
+) -> None:
+    driver = make_driver(max_parallel_tools=1)
+    met = meeting_registry(registry, parties=2, patience=0.2)
+    endpoint.script(
+        calling(
+            tool_call(0, "call_a", "meet", '{"name": "a"}'),
+            tool_call(1, "call_b", "meet", '{"name": "b"}'),
+        ),
+        answer("Nobody met."),
+    )
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert met == []
+    # One at a time: b's card opens only after a's has closed.
+    order = [(u["toolCallId"], u["status"]) for u in editor.cards()]
+    assert order.index(("call_b", "pending")) > order.index(("call_a", "failed"))
+    results = endpoint.requests[1].messages[3:]
+    assert [r["content"].split(":")[0] for r in results] == ["Error (EXECUTION_FAILED)"] * 2
+
+
+async def test_arguments_split_across_many_deltas_are_assembled(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    arguments = '{"path": "src/long name.py", "old": "a\\nb", "new": "ü"}'
+    fragments = [call(0, call_id="call_s", name="note", arguments="")]
+    fragments += [call(0, arguments=character) for character in arguments]
+    endpoint.script(Reply([*fragments, stop("tool_calls")]), answer("ok"))
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    start = editor.cards("call_s")[0]
+    assert start["title"] == "Edit src/long name.py"
+    assert start["content"] == [
+        {"type": "diff", "path": "/work/src/long name.py", "oldText": "a\nb", "newText": "ü"}
+    ]
+    assert editor.cards("call_s")[-1]["status"] == "completed"
+    sent = endpoint.requests[1].messages[2]["tool_calls"][0]["function"]
+    assert sent == {"name": "note", "arguments": arguments}
+
+
+async def test_invalid_json_arguments_go_back_as_invalid_args_and_the_model_corrects_them(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    broken = '{"path": "a.txt", "new": '
+    endpoint.script(
+        calling(tool_call(0, "call_bad", "note", broken)),
+        calling(tool_call(0, "call_good", "note", NOTE_ARGS)),
+        answer("Fixed."),
+    )
+    recording = Recording()
+
+    assert await driver.run_turn(make_turn(editor, record=recording)) == "end_turn"
+
+    start, failed = editor.cards("call_bad")
+    assert (start["sessionUpdate"], start["title"], start["kind"]) == ("tool_call", "note", "other")
+    assert failed["status"] == "failed"
+    error_text = failed["content"][0]["content"]["text"]
+    assert error_text.startswith("Invalid arguments:\n- the arguments are not valid JSON (")
+    assert error_text.endswith(f"they were: {broken}")
+    assert editor.cards("call_good")[-1]["status"] == "completed"
+    assert editor.text() == "Fixed."
+
+    bad_event, bad_result = recording.events[1]
+    assert bad_event.arguments is None
+    assert bad_result is not None and bad_result.error is not None
+    assert bad_result.error.code == "INVALID_ARGS"
+
+    second = endpoint.requests[1].messages
+    assert second[2]["tool_calls"][0]["function"] == {"name": "note", "arguments": "{}"}
+    assert second[3] == {
+        "role": "tool",
+        "tool_call_id": "call_bad",
+        "content": f"Error (INVALID_ARGS): {error_text}",
+    }
+    third = endpoint.requests[2].messages
+    assert third[:4] == second[:4]
+    assert third[5] == {"role": "tool", "tool_call_id": "call_good", "content": "changed a.txt"}
+
+
+async def test_arguments_that_fail_validation_go_back_as_invalid_args(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(calling(tool_call(0, "call_v", "note", '{"paht": "a.txt"}')), answer("Oops."))
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert editor.cards("call_v")[-1]["status"] == "failed"
+    result = endpoint.requests[1].messages[3]
+    assert result["content"].startswith("Error (INVALID_ARGS): Invalid arguments:\n- ")
+    assert "paht" in result["content"]
+
+
+async def test_an_unknown_tool_is_an_error_result_not_a_failed_turn(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(calling(tool_call(0, "call_u", "nope", "{}")), answer("Sorry."))
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert editor.cards("call_u")[-1]["status"] == "failed"
+    assert endpoint.requests[1].messages[3]["content"].startswith("Error (UNKNOWN_TOOL): ")
+
+
+async def test_call_ids_stay_unique_in_the_session(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    # Servers that number calls per response reuse ids; some send none at all.
+    endpoint.script(
+        calling(tool_call(0, "call_0", "look", '{"path": "a"}')),
+        calling(tool_call(0, "call_0", "look", '{"path": "b"}')),
+        calling(call(0, name="look", arguments='{"path": "c"}')),
+        answer("ok"),
+    )
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    ids = [u["toolCallId"] for u in editor.cards() if u["sessionUpdate"] == "tool_call"]
+    assert ids[0] == "call_0"
+    assert len(set(ids)) == 3
+    last = endpoint.requests[3].messages
+    sent_ids = [m["tool_calls"][0]["id"] for m in last if m.get("tool_calls")]
+    answered = [m["tool_call_id"] for m in last if m["role"] == "tool"]
+    assert sent_ids == ids == answered
+
+
+async def test_a_registry_without_tools_sends_no_tools(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = ModelDriver(make_driver().config, ToolRegistry())
+    endpoint.script(answer("Just talk."))
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+    await driver.aclose()
+
+    assert "tools" not in endpoint.requests[0].body
+
+
+# -- stop reasons -------------------------------------------------------------------------
+
+
+async def test_a_length_stop_ends_the_turn_with_max_tokens(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(
+        Reply([*say("It was a dark and"), call(0, call_id="call_cut", name="look"), stop("length")])
+    )
+
+    assert await driver.run_turn(make_turn(editor)) == "max_tokens"
+
+    assert editor.text() == "It was a dark and"
+    assert editor.cards() == []  # a call cut off by the limit is not run
+    assert len(endpoint.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("events", "shown"),
+    [
+        ([chunk({"refusal": "I can't help with that."}), stop()], "I can't help with that."),
+        ([*say("Well"), stop("content_filter")], "Well"),
+    ],
+    ids=["refusal-delta", "content-filter"],
+)
+async def test_a_refusal_ends_the_turn_with_refusal(
+    driver: ModelDriver,
+    endpoint: ScriptedOpenAI,
+    editor: Editor,
+    events: list[dict[str, Any]],
+    shown: str,
+) -> None:
+    endpoint.script(Reply(events))
+
+    assert await driver.run_turn(make_turn(editor)) == "refusal"
+
+    assert editor.text() == shown
+    assert len(endpoint.requests) == 1
+
+
+async def test_the_request_limit_ends_the_turn_with_max_turn_requests(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = make_driver(max_turn_requests=2)
+    endpoint.script(
+        calling(tool_call(0, "call_1", "look", '{"path": "one"}')),
+        calling(tool_call(0, "call_2", "look", '{"path": "two"}')),
+        answer("never requested"),
+    )
+
+    assert await driver.run_turn(make_turn(editor)) == "max_turn_requests"
+
+    assert len(endpoint.requests) == 2
+    # Both calls ran (the second's result is answered and recorded), then the turn stopped.
+    assert editor.cards("call_2")[-1]["status"] == "completed"
+    assert endpoint.requests[1].messages[3] == {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "content": "looked at one",
+    }
+
+
+# -- cancellation -------------------------------------------------------------------------
+
+
+async def test_cancel_in_the_middle_of_the_stream_aborts_the_request(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    pause = Pause()
+    endpoint.script(Reply([*say("partial"), pause, *say(" never"), stop()]))
+    signal = CancelSignal()
+
+    running = asyncio.ensure_future(driver.run_turn(make_turn(editor, signal=signal)))
+    await editor.wait_for(lambda e: e.text() == "partial")
+    await pause.reached.wait()
+    signal.cancel("session/cancel")
+    async with asyncio.timeout(1):  # at once: not after the stream would have ended
+        assert await running == "cancelled"
+        await pause.left.wait()  # the server saw the client close the response
+
+    assert editor.text() == "partial"
+    assert endpoint.disconnects == 1
+    assert len(endpoint.requests) == 1
+
+
+async def test_cancel_while_a_tool_runs_stops_the_tool_and_the_turn(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(
+        calling(
+            tool_call(0, "call_t", "stream", '{"command": "slow", "lines": 1000, "delay_ms": 5}')
+        ),
+        answer("never requested"),
+    )
+    signal = CancelSignal()
+
+    running = asyncio.ensure_future(driver.run_turn(make_turn(editor, signal=signal)))
+    await editor.wait_for(lambda e: any(u.get("status") == "in_progress" for u in e.cards()))
+    signal.cancel("session/cancel")
+    async with asyncio.timeout(2):
+        assert await running == "cancelled"
+
+    final = editor.cards("call_t")[-1]
+    assert final["status"] == "completed"  # the tool saw the signal and stopped early
+    assert "Terminated by signal SIGTERM" in final["content"][0]["content"]["text"]
+    assert len(endpoint.requests) == 1
+
+
+async def test_a_turn_cancelled_before_it_starts_sends_nothing(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    signal = CancelSignal()
+    signal.cancel()
+
+    assert await driver.run_turn(make_turn(editor, signal=signal)) == "cancelled"
+    assert editor.updates == []
+    assert endpoint.requests == []
+
+
+# -- endpoint failures --------------------------------------------------------------------
+
+
+async def test_http_500_is_retried_and_then_succeeds(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(
+        Reply(
+            status=500, body={"error": {"message": "overloaded"}}, headers={"retry-after-ms": "10"}
+        ),
+        answer("Recovered."),
+    )
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert editor.text() == "Recovered."
+    first, second = endpoint.requests
+    assert first.body == second.body
+
+
+async def test_http_500_after_the_retries_is_explained(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    failure = Reply(
+        status=503, body={"error": {"message": "overloaded"}}, headers={"retry-after-ms": "1"}
+    )
+    endpoint.script(failure, failure)
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert len(endpoint.requests) == 2  # max_retries=1
+    assert editor.text() == (
+        f"The model endpoint {endpoint.base_url} failed with HTTP 503 after 1 retry: overloaded."
+    )
+
+
+@pytest.mark.parametrize(
+    ("api_key", "expected"),
+    [
+        (
+            None,
+            "The model endpoint {url} needs an API key (it answered 401 Unauthorized): "
+            "Incorrect API key provided. Set OPENAI_API_KEY in the environment acp-sidecar runs in.",
+        ),
+        (
+            "sk-wrong",
+            "The model endpoint {url} rejected the API key (401 Unauthorized): "
+            "Incorrect API key provided. Check OPENAI_API_KEY.",
+        ),
+    ],
+    ids=["no-key", "wrong-key"],
+)
+async def test_401_tells_the_user_about_the_key(
+    make_driver: MakeDriver,
+    endpoint: ScriptedOpenAI,
+    editor: Editor,
+    api_key: str | None,
+    expected: str,
+) -> None:
+    driver = make_driver(api_key=api_key)
+    endpoint.script(
+        Reply(
+            status=401,
+            body={"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}},
+        )
+    )
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert editor.text() == expected.format(url=endpoint.base_url)
+    [request] = endpoint.requests  # not retried
+    assert request.headers["authorization"] == f"Bearer {api_key or 'no-key'}"
+
+
+async def test_an_unknown_model_is_explained(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(Reply(status=404, body={"error": {"message": "model 'test-model' not found"}}))
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert editor.text().startswith(
+        f"The model endpoint {endpoint.base_url} answered 404 Not Found for model 'test-model': "
+        "model 'test-model' not found. Check the model name (--model or ACP_SIDECAR_MODEL)"
+    )
+
+
+async def test_an_error_in_the_middle_of_the_stream_is_explained_after_the_text(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(Reply([*say("Half"), {"error": {"message": "upstream died"}}]))
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert editor.text() == (
+        f"Half\n\nThe model endpoint {endpoint.base_url} reported an error while answering: "
+        "upstream died"
+    )
+
+
+async def test_a_refused_connection_is_explained_without_hanging(editor: Editor) -> None:
+    async with ScriptedOpenAI() as closed:
+        url = closed.base_url  # the port is free again once the server is closed
+    driver = ModelDriver(ModelConfig(model="m", base_url=url, max_retries=0), ToolRegistry())
+
+    async with asyncio.timeout(5):
+        assert await driver.run_turn(make_turn(editor)) == "end_turn"
+    await driver.aclose()
+
+    assert editor.text().startswith(f"Could not reach the model endpoint {url} (")
+    assert editor.text().endswith(
+        "). Check that the server is running and that the base URL is right."
+    )
+
+
+async def test_a_base_url_without_a_scheme_is_explained(editor: Editor) -> None:
+    driver = ModelDriver(ModelConfig(model="m", base_url="localhost:11434/v1"), ToolRegistry())
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+    await driver.aclose()
+
+    assert editor.text() == (
+        "The model base URL 'localhost:11434/v1' is not an http:// or https:// URL. "
+        "Set --base-url or OPENAI_BASE_URL to the API root, e.g. http://localhost:11434/v1."
+    )
+
+
+async def test_a_silent_endpoint_times_out_with_a_message(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = make_driver(request_timeout=0.2, max_retries=0)
+    pause = Pause()
+    endpoint.script(Reply([*say("slow"), pause]))
+
+    async with asyncio.timeout(5):
+        assert await driver.run_turn(make_turn(editor)) == "end_turn"
+    pause.release.set()
+
+    assert editor.text() == (
+        f"slow\n\nThe model endpoint {endpoint.base_url} did not answer within 0.2 seconds."
+    )
