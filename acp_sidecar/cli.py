@@ -19,8 +19,10 @@ from acp_sidecar import __version__
 if TYPE_CHECKING:
     import argparse
 
+    from acp_sidecar.agent.driver import DriverFactory
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.store import SessionStore
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -78,6 +80,39 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common_sub],
     )
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    sessions = commands.add_parser(
+        "sessions",
+        help="list stored sessions, newest first",
+        description="List the stored sessions, newest first.",
+        parents=[common_sub],
+    )
+    sessions.add_argument("--cwd", metavar="DIR", help="only sessions that work in DIR")
+    replay = commands.add_parser(
+        "replay",
+        help="show a stored session's transcript as the editor drew it",
+        description=(
+            "Render a stored session in the terminal: messages, and each tool card as the "
+            "editor showed it (diffs, terminals with their exit status, text)."
+        ),
+        parents=[common_sub],
+    )
+    replay.add_argument("session", metavar="SESSION_ID_OR_PATH", help="a session id or a log file")
+    replay.add_argument(
+        "--json",
+        action="store_true",
+        help="print the exact NDJSON session/update stream that session/load sends instead",
+    )
+    commands.add_parser(
+        "demo",
+        help="watch a scripted session: the sidecar under a small built-in ACP client",
+        description=(
+            "Run acp-sidecar as a subprocess under a small built-in ACP client, in a "
+            "temporary workspace, and drive its slash-command console through a short "
+            "session (write a file, edit it, read it, run a command, search), rendering "
+            "what the client receives."
+        ),
+        parents=[common_sub],
+    )
     return parser
 
 
@@ -88,7 +123,14 @@ def _default(value: object, suppress: bool) -> object:
 
 
 def add_tool_options(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
-    """Options that decide which tools are offered (``serve`` and ``tools``)."""
+    """Options every subcommand takes: which tools are offered, where sessions are kept."""
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        default=_default(None, suppress),
+        help="keep session logs in DIR (default: $ACP_SIDECAR_STORE, else the user data "
+        "directory's acp-sidecar/sessions)",
+    )
     parser.add_argument(
         "--tools",
         metavar="MODULE:ATTR",
@@ -117,6 +159,27 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         "--driver", metavar="MODULE:ATTR", default=_default(None, suppress), help=DRIVER_HELP
     )
     parser.add_argument(
+        "--model",
+        metavar="NAME",
+        default=_default(None, suppress),
+        help="answer prompts with this model on an OpenAI-compatible endpoint (default: "
+        "$ACP_SIDECAR_MODEL; without a model, prompts are slash commands for the tools)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=_default(None, suppress),
+        help="the endpoint's base URL, e.g. http://localhost:11434/v1 for Ollama (default: "
+        "$OPENAI_BASE_URL, else OpenAI's); the key comes from $OPENAI_API_KEY",
+    )
+    parser.add_argument(
+        "--fsync",
+        choices=("turn", "record", "never"),
+        default=_default("turn", suppress),
+        help="when session logs are synced to disk: at the end of each turn (default), after "
+        "every record, or never (the OS decides)",
+    )
+    parser.add_argument(
         "--allow-outside-workspace",
         action="store_true",
         default=_default(False, suppress),
@@ -128,14 +191,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments in ([], ["serve"]):
-        from acp_sidecar.server.stdio import run_stdio
-
-        return run_stdio()
+        return run_serve(None, serve_defaults())
     parser = build_parser()
     args = parser.parse_args(arguments)
-    if args.command == "tools":
-        return run_tools(args)
-    return run_serve(parser, args)
+    match args.command:
+        case "tools":
+            return run_tools(args)
+        case "sessions":
+            return run_sessions(args)
+        case "replay":
+            return run_replay(args)
+        case "demo":
+            from acp_sidecar.demo import run_demo
+
+            return run_demo(tools=args.tools or ())
+        case _:
+            return run_serve(parser, args)
 
 
 def tools_provider(args: argparse.Namespace) -> ToolsProvider:
@@ -145,8 +216,47 @@ def tools_provider(args: argparse.Namespace) -> ToolsProvider:
     return ToolsProvider(args.tools or ())
 
 
-def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def serve_defaults() -> argparse.Namespace:
+    """The options of a plain ``acp-sidecar`` (built without the parser, for a fast start)."""
+    import argparse
+
+    return argparse.Namespace(
+        tools=None,
+        store=None,
+        fsync="turn",
+        log_file=None,
+        log_level="WARNING",
+        driver=None,
+        model=None,
+        base_url=None,
+        allow_outside_workspace=False,
+    )
+
+
+def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> DriverFactory | None:
+    """The model driver the options and environment ask for, if any.
+
+    A configuration that cannot work (a bad value) does not stop the server: every prompt is
+    answered with what is wrong, so the user sees it in the editor.
+    """
+    from acp_sidecar.agent.driver import MessageDriver
+    from acp_sidecar.agent.model import ModelConfig, ModelDriver
+
+    try:
+        config = ModelConfig.from_env(args.model, args.base_url)
+    except ValueError as exc:
+        message = f"acp-sidecar cannot use the configured model: {exc}"
+        return lambda: MessageDriver(message)
+    if config is None:
+        return None
+    model = config
+    return lambda: ModelDriver(model, lambda: tools.registry)
+
+
+def run_serve(parser: argparse.ArgumentParser | None, args: argparse.Namespace) -> int:
     """``acp-sidecar serve``: the ACP agent on stdio until the client goes away."""
+    import os
+
     from acp_sidecar.server.stdio import run_stdio
 
     driver_factory = None
@@ -156,14 +266,26 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         try:
             driver_factory = load_driver_factory(args.driver)
         except (ValueError, ImportError, AttributeError) as exc:
+            assert parser is not None
             parser.error(f"--driver {args.driver}: {exc}")
 
     def make_server() -> AcpServer:
+        tools = tools_provider(args)
+        factory = driver_factory
+        if factory is None and (args.model or os.environ.get("ACP_SIDECAR_MODEL")):
+            factory = model_driver_factory(args, tools)
+
         from acp_sidecar.server.app import AcpServer
 
+        def make_store() -> SessionStore:
+            from acp_sidecar.store import SessionStore
+
+            return SessionStore(args.store, fsync=args.fsync)
+
         return AcpServer(
-            driver_factory,
-            tools=tools_provider(args),
+            factory,
+            tools=tools,
+            store=make_store,
             allow_outside_workspace=args.allow_outside_workspace,
         )
 
@@ -187,4 +309,70 @@ def run_tools(args: argparse.Namespace) -> int:
         parameters = json.dumps(schema["parameters"], indent=2).splitlines()
         sys.stdout.write("  parameters:\n" + "".join(f"    {line}\n" for line in parameters))
         sys.stdout.write("\n")
+    return 0
+
+
+def _report(message: str) -> int:
+    sys.stderr.write(f"acp-sidecar: {message}\n")
+    return 1
+
+
+def run_sessions(args: argparse.Namespace) -> int:
+    """``acp-sidecar sessions``: the stored sessions in a table."""
+    import os
+
+    from rich.console import Console
+
+    from acp_sidecar.render.sessions import sessions_table
+    from acp_sidecar.store import SessionStore, SessionSummary, StoreError
+
+    store = SessionStore(args.store)
+    cwd = os.path.abspath(args.cwd) if args.cwd else None
+    summaries: list[SessionSummary] = []
+    cursor = None
+    try:
+        while True:
+            page = store.list(cwd=cwd, cursor=cursor)
+            summaries.extend(page.sessions)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+    except StoreError as exc:
+        return _report(str(exc))
+    console = Console()
+    if not summaries:
+        where = f" for {cwd}" if cwd else ""
+        console.print(f"No stored sessions{where} in {store.directory}.")
+        return 0
+    console.print(sessions_table(summaries))
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``acp-sidecar replay``: a stored session as the editor drew it (or its NDJSON)."""
+    import json
+
+    from acp_sidecar.bridge.context import CardContext
+    from acp_sidecar.server.replay import load_notifications
+    from acp_sidecar.store import SessionLog, SessionStore, StoreError
+
+    store = SessionStore(args.store)
+    lookup = tools_provider(args).registry.get
+    try:
+        path = store.locate(args.session)
+        with SessionLog(path) as log:
+            header = log.header
+            ctx = CardContext(cwd=header.cwd, terminal_output=True)
+            messages = load_notifications(header.session_id, header, log, lookup, ctx)
+            if args.json:
+                for message in messages:
+                    sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+                return 0
+            from rich.console import Console
+
+            from acp_sidecar.render import render_transcript
+
+            render_transcript((m["params"] for m in messages), Console(), cwd=header.cwd)
+    except StoreError as exc:
+        return _report(str(exc))
     return 0

@@ -1,0 +1,139 @@
+"""``acp-sidecar demo``: watch the sidecar work, as an editor would see it.
+
+Runs ``acp-sidecar serve`` as a subprocess under a small ACP client built in here, in a
+temporary workspace with a temporary session store, and drives the slash-command console
+through a short scripted session — write a file, edit it, read it, run a command, search —
+answering each permission request with "allow once". Everything the client receives is drawn
+by the same renderer ``acp-sidecar replay`` uses.
+
+Invariant: the demo touches nothing outside its temporary directories, and the subprocess is
+always shut down (stdin closed, then terminated if it lingers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from acp_sidecar.render import TranscriptRenderer
+
+SCRIPT: tuple[str, ...] = (
+    '/write {"path": "greet.py", "content": "def greet(name):\\n    return \\"Hello, \\" + name\\n\\nprint(greet(\\"world\\"))\\n"}',
+    '/edit {"path": "greet.py", "old_string": "\\"Hello, \\" + name", "new_string": "f\\"Hello, {name}!\\""}',
+    "/read greet.py",
+    "!python3 greet.py && echo exit status $?",
+    "/grep greet",
+)
+"""The scripted prompts, in order."""
+
+LINE_LIMIT = 256 * 1024 * 1024
+
+
+class DemoClient:
+    """A minimal ACP client over the subprocess's stdio."""
+
+    def __init__(self, process: asyncio.subprocess.Process, renderer: TranscriptRenderer) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._renderer = renderer
+        self._next_id = 0
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        """Send a request and answer what the sidecar asks until its response arrives."""
+        self._next_id += 1
+        msg_id = self._next_id
+        await self._send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        while True:
+            line = await self._stdout.readline()
+            if not line:
+                raise RuntimeError(f"the sidecar exited while answering {method}")
+            message = json.loads(line)
+            if message.get("method") == "session/update":
+                self._renderer.feed(message["params"])
+            elif "method" in message and "id" in message:
+                await self._answer(message)
+            elif message.get("id") == msg_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method} failed: {message['error'].get('message')}")
+                return message.get("result")
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        if message["method"] == "session/request_permission":
+            result: Any = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+        else:
+            await self._send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "error": {"code": -32601, "message": f"Method not found: {message['method']}"},
+                }
+            )
+            return
+        await self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        self._stdin.write(json.dumps(message).encode() + b"\n")
+        await self._stdin.drain()
+
+
+async def demo(console: Console, tools: Sequence[str] = ()) -> int:
+    """Run the scripted session; the exit status."""
+    with tempfile.TemporaryDirectory(prefix="acp-sidecar-demo-") as temporary:
+        workspace = Path(temporary) / "workspace"
+        store = Path(temporary) / "sessions"
+        workspace.mkdir()
+        arguments = [sys.executable, "-m", "acp_sidecar", "serve", "--store", str(store)]
+        for spec in tools:
+            arguments += ["--tools", spec]
+        process = await asyncio.create_subprocess_exec(
+            *arguments,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            cwd=workspace,
+            limit=LINE_LIMIT,
+        )
+        renderer = TranscriptRenderer(console, cwd=str(workspace))
+        client = DemoClient(process, renderer)
+        try:
+            await client.request(
+                "initialize",
+                {
+                    "protocolVersion": 1,
+                    "clientCapabilities": {"_meta": {"terminal_output": True}},
+                },
+            )
+            session = await client.request(
+                "session/new", {"cwd": str(workspace), "mcpServers": []}
+            )
+            console.rule(f"acp-sidecar demo — workspace {workspace}")
+            for text in SCRIPT:
+                prompt = [{"type": "text", "text": text}]
+                renderer.user_prompt(prompt)
+                result = await client.request(
+                    "session/prompt", {"sessionId": session["sessionId"], "prompt": prompt}
+                )
+                renderer.end_turn(result.get("stopReason"))
+            renderer.finish()
+        finally:
+            assert process.stdin is not None
+            process.stdin.close()
+            try:
+                await asyncio.wait_for(process.wait(), 5)
+            except TimeoutError:
+                process.terminate()
+                await process.wait()
+        console.rule("end of the demo")
+        return 0 if process.returncode == 0 else 1
+
+
+def run_demo(tools: Sequence[str] = ()) -> int:
+    """``acp-sidecar demo``: run :func:`demo` on the terminal."""
+    return asyncio.run(demo(Console(), tools))
