@@ -42,11 +42,13 @@ REFUSED_CODES = frozenset(
         "BLOCKED",
         "LISTENER_FAILED",
         "INVALID_RESULT",
+        "INTERRUPTED",
     }
 )
-"""Error codes of calls the pipeline refused or rewrote before or around the tool's own work:
-their cards show the error text, not the tool's result presenter (which would have nothing of
-the tool's to show)."""
+"""Error codes of calls the pipeline refused or rewrote before or around the tool's own work,
+or that never returned (``INTERRUPTED``: the sidecar stopped while they ran): their cards
+show the error text, not the tool's result presenter, which would have nothing of the tool's
+to show."""
 
 ToolLookup = Callable[[str], ToolDefinition | None]
 """Finds a tool's definition by name (``ToolRegistry.get``)."""

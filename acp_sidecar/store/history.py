@@ -38,7 +38,7 @@ HistoryItem: TypeAlias = (
 )
 """What :class:`History` yields (a closed union; match it exhaustively)."""
 
-INTERRUPTED: Final = ToolErrorInfo(name="ToolInterruptedError", code="interrupted")
+INTERRUPTED: Final = ToolErrorInfo(name="ToolInterruptedError", code="INTERRUPTED")
 """The error of a result made up for a call that never returned one."""
 
 

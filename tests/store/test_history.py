@@ -80,5 +80,5 @@ def test_a_reused_open_call_id_closes_the_first_call() -> None:
 def test_the_interrupted_result_is_an_error_the_model_can_read() -> None:
     result = interrupted_result("c9")
     assert result.is_error and result.error is not None
-    assert result.error.code == "interrupted"
+    assert result.error.code == "INTERRUPTED"
     assert "interrupted" in result.content[0].text  # type: ignore[union-attr]

@@ -1,0 +1,114 @@
+"""``acp-sidecar --model … --base-url …`` serves prompts with a model, end to end.
+
+The sidecar is a subprocess driven over the wire; the model is the scripted
+OpenAI-compatible server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, think, tool_call
+from tests.server.wire import READ_LIMIT, WireClient
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def run_sidecar(
+    *args: str, env: dict[str, str]
+) -> tuple[WireClient, asyncio.subprocess.Process]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        *args,
+        "--tools",
+        "tests.tooling:TOOLS",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        limit=READ_LIMIT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    return WireClient(process.stdout, process.stdin), process
+
+
+async def stop(wire: WireClient, process: asyncio.subprocess.Process) -> None:
+    wire.close()
+    assert await asyncio.wait_for(process.wait(), 10) == 0
+
+
+async def test_a_model_turn_with_a_tool_call_and_history_on_the_next_turn(tmp_path: Path) -> None:
+    async with ScriptedOpenAI() as endpoint:
+        endpoint.script(
+            calling(*think("Look at it."), tool_call(0, "call_1", "look", '{"path": "README.md"}')),
+            answer("It is a README."),
+            answer("Still a README."),
+        )
+        wire, process = await run_sidecar(
+            "--model",
+            "test-model",
+            "--base-url",
+            endpoint.base_url,
+            "--store",
+            str(tmp_path),
+            env={"OPENAI_API_KEY": "sk-test"},
+        )
+        try:
+            init = await wire.initialize()
+            assert init["agentCapabilities"]["promptCapabilities"]["embeddedContext"] is True
+            session = await wire.new_session(str(tmp_path))
+            response = await wire.next_response(await wire.start_prompt(session, "what is this?"))
+            assert response["result"]["stopReason"] == "end_turn"
+            updates = [u["params"]["update"] for u in wire.updates]
+            kinds = [u["sessionUpdate"] for u in updates]
+            assert "agent_thought_chunk" in kinds and "tool_call" in kinds
+            assert (
+                "".join(
+                    u["content"]["text"]
+                    for u in updates
+                    if u["sessionUpdate"] == "agent_message_chunk"
+                )
+                == "It is a README."
+            )
+            await wire.next_response(await wire.start_prompt(session, "and now?"))
+        finally:
+            await stop(wire, process)
+        first, second, third = endpoint.requests
+        assert first.body["model"] == "test-model" and first.body["stream"] is True
+        assert {t["function"]["name"] for t in first.body["tools"]} >= {"look", "note", "stream"}
+        assert (
+            second.messages[-1]["role"] == "tool"
+            and "looked at README.md" in second.messages[-1]["content"]
+        )
+        # The second prompt carries the whole first turn, read back from the session log.
+        roles = [m["role"] for m in third.messages]
+        assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
+        assert third.messages[-1]["content"] == "and now?"
+
+
+async def test_an_unreachable_endpoint_is_a_clear_message_not_a_hang(tmp_path: Path) -> None:
+    wire, process = await run_sidecar(
+        "--store",
+        str(tmp_path),
+        env={
+            "ACP_SIDECAR_MODEL": "m",
+            "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+            "OPENAI_API_KEY": "k",
+        },
+    )
+    try:
+        await wire.initialize()
+        session = await wire.new_session(str(tmp_path))
+        response = await wire.next_response(await wire.start_prompt(session, "hi"), timeout=60)
+        assert response["result"]["stopReason"] == "end_turn"
+        text = " ".join(wire.texts())
+        assert "127.0.0.1:9" in text or "connect" in text.lower()
+        assert "Traceback" not in text
+    finally:
+        await stop(wire, process)
