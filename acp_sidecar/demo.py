@@ -24,9 +24,14 @@ from rich.console import Console
 
 from acp_sidecar.render import TranscriptRenderer
 
+GREETING = 'def greet(name):\n    return "Hello, " + name\n\nprint(greet("world"))\n'
+
 SCRIPT: tuple[str, ...] = (
-    '/write {"path": "greet.py", "content": "def greet(name):\\n    return \\"Hello, \\" + name\\n\\nprint(greet(\\"world\\"))\\n"}',
-    '/edit {"path": "greet.py", "old_string": "\\"Hello, \\" + name", "new_string": "f\\"Hello, {name}!\\""}',
+    "/write " + json.dumps({"path": "greet.py", "content": GREETING}),
+    "/edit "
+    + json.dumps(
+        {"path": "greet.py", "old_string": '"Hello, " + name', "new_string": 'f"Hello, {name}!"'}
+    ),
     "/read greet.py",
     "!python3 greet.py && echo exit status $?",
     "/grep greet",
@@ -110,9 +115,7 @@ async def demo(console: Console, tools: Sequence[str] = ()) -> int:
                     "clientCapabilities": {"_meta": {"terminal_output": True}},
                 },
             )
-            session = await client.request(
-                "session/new", {"cwd": str(workspace), "mcpServers": []}
-            )
+            session = await client.request("session/new", {"cwd": str(workspace), "mcpServers": []})
             console.rule(f"acp-sidecar demo — workspace {workspace}")
             for text in SCRIPT:
                 prompt = [{"type": "text", "text": text}]

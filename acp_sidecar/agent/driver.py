@@ -32,7 +32,6 @@ from acp_sidecar.tools.cancel import CancelSignal
 if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.bridge.runner import EventSink
-    from acp_sidecar.store import HistoryItem
     from acp_sidecar.protocol.client import (
         ReadTextFileRequest,
         ReadTextFileResponse,
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
         WriteTextFileRequest,
         WriteTextFileResponse,
     )
+    from acp_sidecar.store import HistoryItem
 
 
 class ClientCapabilityError(RuntimeError):

@@ -64,10 +64,10 @@ from acp_sidecar.protocol.methods import (
 )
 from acp_sidecar.protocol.session import (
     CancelNotification,
-    NewSessionRequest,
-    NewSessionResponse,
     ListSessionsRequest,
     LoadSessionRequest,
+    NewSessionRequest,
+    NewSessionResponse,
     PromptRequest,
     PromptResponse,
     SetSessionModeRequest,
@@ -75,8 +75,8 @@ from acp_sidecar.protocol.session import (
 )
 from acp_sidecar.protocol.updates import SessionNotification, SessionUpdate
 from acp_sidecar.server.client import ClientProxy
-from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.files import ClientFiles
+from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
 from acp_sidecar.tools.cancel import CancelSignal

@@ -42,7 +42,11 @@ def tool_cards(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for sequence in cards.values():
         start, *middle, final = sequence
         final = dict(final)
-        streamed = "".join(u["_meta"]["terminal_output"]["data"] for u in middle if "terminal_output" in u.get("_meta", {}))
+        streamed = "".join(
+            u["_meta"]["terminal_output"]["data"]
+            for u in middle
+            if "terminal_output" in u.get("_meta", {})
+        )
         if streamed:
             meta = dict(final.get("_meta", {}))
             rest = meta.get("terminal_output", {}).get("data", "")
@@ -81,14 +85,25 @@ async def test_load_replays_every_card_as_it_was_shown_live(tmp_path: Path) -> N
         session, live = await record_a_session(wire, cwd)
     async with served(server(tmp_path)) as (wire, _server):
         await wire.initialize(_meta={"terminal_output": True})
-        response = await wire.request("session/load", {"sessionId": session, "cwd": cwd, "mcpServers": []})
+        response = await wire.request(
+            "session/load", {"sessionId": session, "cwd": cwd, "mcpServers": []}
+        )
         assert response["result"]["modes"]["currentModeId"] == "auto"
         replayed = list(wire.updates)
         assert tool_cards(replayed) == tool_cards(live)
-        assert messages_of(replayed, "agent_message_chunk") == ["".join(messages_of(live, "agent_message_chunk")[:1])]
-        prompts = [m["params"]["update"]["content"]["text"] for m in replayed if m["params"]["update"]["sessionUpdate"] == "user_message_chunk"]
+        assert messages_of(replayed, "agent_message_chunk") == [
+            "".join(messages_of(live, "agent_message_chunk")[:1])
+        ]
+        prompts = [
+            m["params"]["update"]["content"]["text"]
+            for m in replayed
+            if m["params"]["update"]["sessionUpdate"] == "user_message_chunk"
+        ]
         assert prompts[0] == "hello" and len(prompts) == 4
-        assert replayed[-1]["params"]["update"] == {"sessionUpdate": "current_mode_update", "currentModeId": "auto"}
+        assert replayed[-1]["params"]["update"] == {
+            "sessionUpdate": "current_mode_update",
+            "currentModeId": "auto",
+        }
         # The session goes on, appending to the same log.
         wire.updates.clear()
         await wire.next_response(await wire.start_prompt(session, "/look more.md"))
@@ -129,13 +144,19 @@ async def test_load_errors(tmp_path: Path) -> None:
     newer.write_text(json.dumps({**header, "v": 99, "sessionId": "newer"}) + "\n")
     async with served(server(tmp_path)) as (wire, _server):
         await wire.initialize()
-        missing = await wire.error("session/load", {"sessionId": "nope", "cwd": cwd, "mcpServers": []})
+        missing = await wire.error(
+            "session/load", {"sessionId": "nope", "cwd": cwd, "mcpServers": []}
+        )
         assert missing["code"] == RESOURCE_NOT_FOUND
         assert "nope" in missing["message"]
-        wrong = await wire.error("session/load", {"sessionId": session, "cwd": "/elsewhere", "mcpServers": []})
+        wrong = await wire.error(
+            "session/load", {"sessionId": session, "cwd": "/elsewhere", "mcpServers": []}
+        )
         assert wrong["code"] == INVALID_PARAMS
         assert cwd in wrong["message"] and "/elsewhere" in wrong["message"]
-        version = await wire.error("session/load", {"sessionId": "newer", "cwd": cwd, "mcpServers": []})
+        version = await wire.error(
+            "session/load", {"sessionId": "newer", "cwd": cwd, "mcpServers": []}
+        )
         assert version["code"] == INTERNAL_ERROR
         assert "99" in version["message"] and "1" in version["message"]
         assert wire.updates == []  # nothing was replayed before these errors
@@ -151,17 +172,24 @@ async def test_a_session_open_in_another_process_is_refused(tmp_path: Path) -> N
     import sys
 
     holder = subprocess.Popen(
-        [sys.executable, "-c", (
-            "import sys, time; from acp_sidecar.store import SessionStore; "
-            f"w = SessionStore({str(tmp_path)!r}).reopen({session!r}); print('locked', flush=True); time.sleep(30)"
-        )],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time; from acp_sidecar.store import SessionStore; "
+                f"w = SessionStore({str(tmp_path)!r}).reopen({session!r}); print('locked', flush=True); time.sleep(30)"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         async with served(server(tmp_path)) as (wire, _server):
             await wire.initialize()
-            error = await wire.error("session/load", {"sessionId": session, "cwd": cwd, "mcpServers": []})
+            error = await wire.error(
+                "session/load", {"sessionId": session, "cwd": cwd, "mcpServers": []}
+            )
             assert error["code"] == INTERNAL_ERROR
             assert session in error["message"]
             assert wire.updates == []
@@ -171,7 +199,10 @@ async def test_a_session_open_in_another_process_is_refused(tmp_path: Path) -> N
 
 
 async def test_without_a_store_load_and_list_are_not_offered() -> None:
-    async with served(AcpServer(tools=ToolsProvider(builtins=False, entry_points=False))) as (wire, _s):
+    async with served(AcpServer(tools=ToolsProvider(builtins=False, entry_points=False))) as (
+        wire,
+        _s,
+    ):
         result = await wire.initialize()
         assert result["agentCapabilities"]["loadSession"] is False
         assert "list" not in result["agentCapabilities"].get("sessionCapabilities", {})
