@@ -21,8 +21,14 @@ Modes (see :data:`MODES`):
   value (tool results into ``ToolExecutionResult``), damage checks included;
 - ``history``: the same through :class:`~acp_sidecar.store.History` (the model's view).
 
-A mode is a function ``(path) -> records handled``; adding one (the ``session/load`` replay
-through the bridge) is one entry in :data:`MODES`. Goal (issue 6, for the full replay):
+- ``load``: the whole ``session/load`` — a real ``acp-sidecar`` subprocess replays the log
+  through the bridge's translator to a client reading the wire; timed from the request to its
+  answer, with the *sidecar's* peak RSS (``records`` counts the updates sent). The process
+  has loaded once before (untimed), so the figure leaves out the one-off cost of a process's
+  first request; ``load-cold`` is the very first load of a fresh process, that cost included.
+
+A mode is a function ``(path) -> records handled`` in :data:`MODES` (or one reporting its own
+figures in :data:`WIRE_MODES`). Goal (issue 6, for the full replay):
 ≤ 4× the ``json`` baseline and RSS ≤ 150 MB. The machine is shared and noisy: trust the
 medians and ratios measured in the same run.
 """
@@ -142,6 +148,75 @@ def load_history(path: Path) -> int:
     return count
 
 
+def _status_mb(pid: int, key: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def load_over_the_wire(path: Path, *, warm: bool = True) -> dict[str, float]:
+    """The full ``session/load``: a real sidecar replays the log to a client through the
+    bridge's translator. Times the request until its answer; RSS is the sidecar's.
+
+    ``warm``: load once untimed first, so the timed load does not include what every first
+    request of a process pays once (building the tool registry, importing the store)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "acp_sidecar", "--store", str(path.parent)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        process.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+        process.stdin.flush()  # type: ignore[union-attr]
+
+    caps = {"_meta": {"terminal_output": True}}
+    send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": caps},
+        }
+    )
+    process.stdout.readline()
+
+    def load(msg_id: int) -> tuple[float, int]:
+        marker = f'"id":{msg_id},'.encode()
+        start = time.perf_counter()
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": msg_id,
+                "method": "session/load",
+                "params": {"sessionId": SESSION_ID, "cwd": CWD, "mcpServers": []},
+            }
+        )
+        updates = 0
+        for line in process.stdout:  # type: ignore[union-attr]
+            if marker in line[:40]:
+                answer = json.loads(line)
+                if answer.get("id") == msg_id:
+                    assert "result" in answer, answer
+                    break
+            updates += 1
+        return time.perf_counter() - start, updates
+
+    if warm:
+        load(2)
+    idle = _status_mb(process.pid, "VmRSS")
+    seconds, updates = load(3)
+    rss = _status_mb(process.pid, "VmHWM")
+    process.stdin.close()
+    process.wait(timeout=30)
+    return {"seconds": seconds, "count": updates, "rss": rss, "idle": idle}
+
+
 MODES: dict[str, Callable[[Path], int]] = {
     "json": load_json,
     "store": load_store,
@@ -165,8 +240,18 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+WIRE_MODES: dict[str, Callable[[Path], dict[str, float]]] = {
+    "load": load_over_the_wire,
+    "load-cold": lambda path: load_over_the_wire(path, warm=False),
+}
+"""Modes that measure another process: they report their own figures."""
+
+
 def child(mode: str, path: Path) -> None:
     """Run one mode once and print its figures as JSON."""
+    if mode in WIRE_MODES:
+        print(json.dumps(WIRE_MODES[mode](path)))
+        return
     loader = MODES[mode]
     import acp_sidecar.store  # noqa: F401 - every mode pays the same imports before timing
 
@@ -220,7 +305,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--modes", default="json,store,history")
+    parser.add_argument("--modes", default="json,store,history,load,load-cold")
     parser.add_argument("--keep", type=Path, help="write the session here and keep it")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -230,7 +315,7 @@ def main() -> None:
     modes = [m for m in args.modes.split(",") if m]
     if "json" not in modes:
         modes.insert(0, "json")
-    unknown = set(modes) - MODES.keys()
+    unknown = set(modes) - MODES.keys() - WIRE_MODES.keys()
     if unknown:
         parser.error(f"unknown modes: {', '.join(sorted(unknown))} (known: {', '.join(MODES)})")
     with tempfile.TemporaryDirectory() as scratch:

@@ -125,8 +125,10 @@ def freeze_parsed(value: Any) -> FrozenJson:
     if kind is dict:
         for item in value.values():
             if type(item) is dict or type(item) is list:
-                return FrozenDict({key: freeze_parsed(item) for key, item in value.items()})
-        return FrozenDict(value)
+                return FrozenDict.from_frozen(
+                    {key: freeze_parsed(item) for key, item in value.items()}
+                )
+        return FrozenDict.from_frozen(value)  # a fresh json parse: lossless by construction
     if kind is list:
         return tuple([freeze_parsed(item) for item in value])
     return value  # type: ignore[no-any-return]
@@ -171,6 +173,9 @@ def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
     result = data.get("result")
     if type(result) is not dict:
         raise RecordDecodeError("'result' must be an object")
+    for key in ("meta", "additionalContext"):
+        if key in result:  # freeze the cheap way, so the result does not walk it again
+            result[key] = freeze_parsed(result[key])
     try:
         return ToolResultRecord(result=result_from_json(result))
     except ValueError as exc:  # includes JsonValueError from a bad meta

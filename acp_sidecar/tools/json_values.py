@@ -8,6 +8,9 @@ Invariants:
 - :func:`freeze_json` returns a detached copy in which every object is a :class:`FrozenDict`
   and every array a ``tuple``; nothing reachable from it can be mutated through the normal
   API, and it serialises with :mod:`json` unchanged.
+- Every :class:`FrozenDict` is deep-frozen lossless JSON by construction (its public
+  constructor checks and freezes what it is given), so freezing or checking one again costs
+  nothing: results, views and replays pass the same frozen values around without re-walking.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ FrozenJson: TypeAlias = "None | bool | int | float | str | tuple[FrozenJson, ...
 """A deep-frozen JSON value."""
 
 
-class FrozenDict(dict[str, Any]):
-    """A ``dict`` that refuses mutation; ``json.dumps`` serialises it like any dict.
+class ImmutableDict(dict[str, Any]):
+    """A ``dict`` that refuses mutation, holding any values (see :class:`FrozenDict` for JSON).
 
     Python cannot make an object truly immutable (``dict.__setitem__(d, k, v)`` still works);
     this closes every ordinary path, which is what a snapshot needs to stop accidents.
@@ -36,7 +39,7 @@ class FrozenDict(dict[str, Any]):
     __slots__ = ()
 
     def _refuse(self, *_args: object, **_kwargs: object) -> NoReturn:
-        raise TypeError("this JSON object is a frozen snapshot and cannot be changed")
+        raise TypeError("this mapping is a frozen snapshot and cannot be changed")
 
     __setitem__ = _refuse
     __delitem__ = _refuse
@@ -50,14 +53,39 @@ class FrozenDict(dict[str, Any]):
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(tuple(sorted(self.items(), key=lambda kv: kv[0])))
 
-    def __copy__(self) -> FrozenDict:
+    def __copy__(self) -> ImmutableDict:
         return self
 
-    def __deepcopy__(self, _memo: dict[int, object]) -> FrozenDict:
+    def __deepcopy__(self, _memo: dict[int, object]) -> ImmutableDict:
         return self
 
-    def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict[str, Any]]]:
-        return (FrozenDict, (dict(self),))
+    def __reduce__(self) -> tuple[type[ImmutableDict], tuple[dict[str, Any]]]:
+        return (type(self), (dict(self),))
+
+
+class FrozenDict(ImmutableDict):
+    """A deep-frozen JSON object; ``json.dumps`` serialises it like any dict.
+
+    ``FrozenDict(mapping)`` checks ``mapping`` as lossless JSON and deep-freezes its values
+    (raising :class:`JsonValueError`), so every instance is deep-frozen JSON.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        frozen = freeze_json(dict(*args, **kwargs))
+        dict.__init__(self, frozen)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_frozen(cls, items: dict[str, Any]) -> FrozenDict:
+        """Wrap ``items`` without checking them.
+
+        Only for callers that built ``items`` from values that are already deep-frozen
+        lossless JSON (a fresh :mod:`json` parse, a checked copy): the invariant is theirs.
+        """
+        instance = cls.__new__(cls)
+        dict.update(instance, items)
+        return instance
 
 
 class JsonValueError(ValueError):
@@ -84,13 +112,15 @@ def _walk(value: object, path: str, active: set[int]) -> Iterator[str]:
         if not math.isfinite(value):  # type: ignore[arg-type]
             yield f"{path or '/'}: {value!r} is not a JSON number"
         return
-    if kind is dict or kind is FrozenDict or kind is list or kind is tuple:
+    if kind is FrozenDict:
+        return  # lossless JSON by construction
+    if kind is dict or kind is list or kind is tuple:
         marker = id(value)
         if marker in active:
             yield f"{path or '/'}: cycle"
             return
         active.add(marker)
-        if kind is dict or kind is FrozenDict:
+        if kind is dict:
             for key, item in value.items():  # type: ignore[attr-defined]
                 if type(key) is not str:
                     yield f"{path or '/'}: key {key!r} is not a string"
@@ -112,42 +142,35 @@ def json_violations(value: object) -> list[str]:
 _SCALARS = frozenset({bool, int, str, type(None)})
 
 
-def _freeze(value: Any, path: list[str], active: set[int], violations: list[str]) -> FrozenJson:
-    """Freeze ``value`` while checking it; problems go to ``violations`` (paths built lazily)."""
+class _NotJson(Exception):
+    """Raised inside the fast walk at the first problem; the slow walk then names them all."""
+
+
+def _freeze(value: Any, active: set[int]) -> FrozenJson:
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in _SCALARS or kind is FrozenDict:
         return value  # type: ignore[no-any-return]
     if kind is float:
         if not math.isfinite(value):
-            violations.append(f"{''.join(path) or '/'}: {value!r} is not a JSON number")
+            raise _NotJson
         return value  # type: ignore[no-any-return]
-    if kind is dict or kind is FrozenDict or kind is list or kind is tuple:
+    if kind is dict or kind is list or kind is tuple:
         marker = id(value)
         if marker in active:
-            violations.append(f"{''.join(path) or '/'}: cycle")
-            return None
+            raise _NotJson
         active.add(marker)
-        try:
-            if kind is dict or kind is FrozenDict:
-                frozen: dict[str, Any] = {}
-                for key, item in value.items():
-                    if type(key) is not str:
-                        violations.append(f"{''.join(path) or '/'}: key {key!r} is not a string")
-                        continue
-                    path.append("/" + _escape(key))
-                    frozen[key] = _freeze(item, path, active, violations)
-                    path.pop()
-                return FrozenDict(frozen)
-            items = []
-            for index, item in enumerate(value):
-                path.append(f"/{index}")
-                items.append(_freeze(item, path, active, violations))
-                path.pop()
-            return tuple(items)
-        finally:
-            active.discard(marker)
-    violations.append(f"{''.join(path) or '/'}: {_type_name(value)} is not JSON")
-    return None
+        if kind is dict:
+            frozen: dict[str, Any] = {}
+            for key, item in value.items():
+                if type(key) is not str:
+                    raise _NotJson
+                frozen[key] = _freeze(item, active)
+            result: FrozenJson = FrozenDict.from_frozen(frozen)
+        else:
+            result = tuple([_freeze(item, active) for item in value])
+        active.discard(marker)
+        return result
+    raise _NotJson
 
 
 def freeze_json(value: object) -> FrozenJson:
@@ -156,16 +179,16 @@ def freeze_json(value: object) -> FrozenJson:
     The spec asks for a check before and after cloning, against containers whose accessors
     could answer differently the second time. Only the exact built-in types are accepted here
     (no subclasses, no custom mappings), and they have no such accessors, so one walk that
-    checks what it copies gives the same guarantee at half the cost.
+    checks what it copies gives the same guarantee at half the cost. Paths are worked out
+    only when something is wrong. A :class:`FrozenDict` is returned as it is.
 
     Raises:
         JsonValueError: ``value`` is not lossless JSON (every problem listed with its path).
     """
-    violations: list[str] = []
-    frozen = _freeze(value, [], set(), violations)
-    if violations:
-        raise JsonValueError(violations)
-    return frozen
+    try:
+        return _freeze(value, set())
+    except _NotJson:
+        raise JsonValueError(json_violations(value)) from None
 
 
 def thaw(value: object) -> Any:

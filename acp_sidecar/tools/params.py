@@ -51,7 +51,7 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
 from acp_sidecar.tools.errors import ToolArgsError
-from acp_sidecar.tools.json_values import FrozenDict, JsonValue, json_violations
+from acp_sidecar.tools.json_values import ImmutableDict, JsonValue, json_violations
 from acp_sidecar.tools.schema import (
     NO_DEFAULT,
     CompiledSpec,
@@ -80,7 +80,7 @@ _SUPPORTED = (
 class _ClassInfo:
     """What one parameters class compiles to."""
 
-    spec: FrozenDict
+    spec: ImmutableDict
     compiled: CompiledSpec
     none_fill: tuple[str, ...]
     """Fields that are ``X | None`` without a default: ``None`` when omitted."""
@@ -182,7 +182,7 @@ def _translate_class(cls: type[attrs.AttrsInstance], stack: tuple[type, ...]) ->
             raise TypeError(
                 f"{where}: invalid default {field.default!r}: " + "; ".join(exc.violations)
             ) from exc
-    frozen = FrozenDict(spec)
+    frozen = ImmutableDict(spec)
     return _ClassInfo(frozen, compile_spec(frozen), tuple(none_fill))
 
 

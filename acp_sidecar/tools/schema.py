@@ -42,7 +42,7 @@ from typing import Any, Final, Literal, TypeAlias, assert_never, cast, get_args
 import attrs
 
 from acp_sidecar.tools.errors import ToolArgsError
-from acp_sidecar.tools.json_values import FrozenDict, FrozenJson, JsonValue, thaw
+from acp_sidecar.tools.json_values import FrozenDict, FrozenJson, ImmutableDict, JsonValue, thaw
 
 __all__ = [
     "NO_DEFAULT",
@@ -98,14 +98,14 @@ def _enum_tuple(value: Sequence[str] | None) -> tuple[str, ...] | None:
     return tuple(value)
 
 
-def _properties_mapping(value: Mapping[str, SchemaProp] | None) -> FrozenDict | None:
+def _properties_mapping(value: Mapping[str, SchemaProp] | None) -> ImmutableDict | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
         raise SchemaSpecError(
             [f"properties: expected a mapping of names to SchemaProp, got {_describe(value)}"]
         )
-    return FrozenDict(value)
+    return ImmutableDict(value)
 
 
 @attrs.frozen(cache_hash=True)
@@ -338,7 +338,7 @@ def _coerce_prop(raw: object, path: str, problems: list[str]) -> SchemaProp | No
         return None
 
 
-def _checked_spec(spec: object) -> FrozenDict:
+def _checked_spec(spec: object) -> ImmutableDict:
     """``spec`` as a frozen name → prop mapping, or a :class:`SchemaSpecError`."""
     if not isinstance(spec, Mapping):
         raise SchemaSpecError(
@@ -355,7 +355,7 @@ def _checked_spec(spec: object) -> FrozenDict:
     )
     if problems:
         raise SchemaSpecError(problems)
-    return FrozenDict(spec)
+    return ImmutableDict(spec)
 
 
 # --- JSON Schema ---------------------------------------------------------------------------
@@ -569,7 +569,7 @@ def _object_checker(properties: Mapping[str, SchemaProp]) -> _Check:
                     errors.append(f"{path or '/'}: property name {extra!r} is not a string")
                 elif extra not in known:
                     errors.append(f"{path}/{_escape(extra)}: unexpected property")
-        return FrozenDict(out)
+        return FrozenDict.from_frozen(out)  # every value was checked and frozen above
 
     return check
 
@@ -631,7 +631,7 @@ def _freeze_any(value: object, path: str, errors: list[str], active: set[int]) -
                     out[name] = _freeze_any(item, f"{path}/{_escape(name)}", errors, active)
                 else:
                     errors.append(f"{path or '/'}: property name {name!r} is not a string")
-            frozen = FrozenDict(out)
+            frozen = FrozenDict.from_frozen(out)  # every value was frozen above
         else:
             frozen = tuple(
                 [_freeze_any(item, f"{path}/{i}", errors, active) for i, item in enumerate(value)]
