@@ -289,6 +289,6 @@ def test_an_interrupted_call_is_answered_through_the_stores_history() -> None:
     records: list[Record] = [user("go"), called("c1"), TurnEndRecord("cancelled"), user("again")]
     messages = history_messages(History(records))
     assert messages[2] == answered(
-        "c1", "Error (interrupted): The tool call was interrupted before it returned a result."
+        "c1", "Error (INTERRUPTED): The tool call was interrupted before it returned a result."
     )
     assert messages[3] == {"role": "user", "content": "again"}
