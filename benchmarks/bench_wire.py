@@ -35,6 +35,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -57,11 +58,17 @@ COLD_PEERS: dict[str, list[str]] = {
 }
 WIRE_PEERS: dict[str, list[str]] = {
     "acp-sidecar": SIDECAR + FLOOD_DRIVER,
+    "acp-sidecar-nosync": SIDECAR + FLOOD_DRIVER + ["--fsync", "never"],
     "sdk-agent": [PY, "-c", SDK_AGENT],
     "bare": [PY, "-c", BARE_RESPONDER],
 }
+"""``acp-sidecar`` logs every turn and syncs the log at its end (the default, for
+durability); ``acp-sidecar-nosync`` is the same with ``--fsync never``, to show that cost."""
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+STORE = tempfile.TemporaryDirectory(prefix="bench-wire-sessions-")
+"""The sidecars' session logs go here, never into the user's data directory."""
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": STORE.name}
 
 
 class Peer:
@@ -212,10 +219,14 @@ def report_wire(args: argparse.Namespace) -> None:
         latencies = [x for r in results for x in r["latencies"]]
         p50s[name] = percentile(latencies, 0.5)
         print(
-            f"  {name:<12} p50 {p50s[name] * 1e6:8.1f} us   "
+            f"  {name:<19} p50 {p50s[name] * 1e6:8.1f} us   "
             f"p99 {percentile(latencies, 0.99) * 1e6:8.1f} us"
         )
     print(f"  acp-sidecar / sdk-agent p50 = {p50s['acp-sidecar'] / p50s['sdk-agent']:.3f}")
+    print(
+        f"  acp-sidecar-nosync / sdk-agent p50 = "
+        f"{p50s['acp-sidecar-nosync'] / p50s['sdk-agent']:.3f} (the rest is the per-turn fsync)"
+    )
 
     print(
         f"\nNotification throughput: one turn of {args.flood} agent_message_chunk "
@@ -226,7 +237,7 @@ def report_wire(args: argparse.Namespace) -> None:
         rates[name] = statistics.median(r["messages_per_s"] for r in results)
         mb = statistics.median(r["mb_per_s"] for r in results)
         rss = max(r["peak_rss_mib"] for r in results)
-        print(f"  {name:<12} {rates[name]:10,.0f} msg/s   {mb:6.1f} MB/s   peak RSS {rss:6.1f} MiB")
+        print(f"  {name:<19} {rates[name]:10,.0f} msg/s   {mb:6.1f} MB/s   peak RSS {rss:6.1f} MiB")
     print(
         f"  acp-sidecar / sdk-agent = {rates['acp-sidecar'] / rates['sdk-agent']:.2f}x "
         f"(goal: ahead of 37,000 msg/s)"
