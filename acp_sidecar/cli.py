@@ -102,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the exact NDJSON session/update stream that session/load sends instead",
     )
+    replay.add_argument(
+        "--terminal-output",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="draw terminal cards as for a client that advertised _meta.terminal_output "
+        "(the default); --no-terminal-output gives the console-text fallback other clients get",
+    )
     commands.add_parser(
         "demo",
         help="watch a scripted session: the sidecar under a small built-in ACP client",
@@ -109,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Run acp-sidecar as a subprocess under a small built-in ACP client, in a "
             "temporary workspace, and drive its slash-command console through a short "
             "session (write a file, edit it, read it, run a command, search), rendering "
-            "what the client receives."
+            "what the client receives. With --store, the demo's session is kept there (replay "
+            "it later); otherwise it lives in a temporary directory."
         ),
         parents=[common_sub],
     )
@@ -204,15 +212,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         case "demo":
             from acp_sidecar.demo import run_demo
 
-            return run_demo(tools=args.tools or ())
+            return run_demo(tools=args.tools or (), store=args.store)
         case _:
             return run_serve(parser, args)
 
 
 def tools_provider(args: argparse.Namespace) -> ToolsProvider:
-    """The tool set the options ask for."""
+    """The tool set the options ask for.
+
+    ``--tools`` modules are found the way ``python -m`` finds them: in the current directory
+    too, not only among installed packages (a console script's ``sys.path`` lacks it).
+    """
+    import os
+
     from acp_sidecar.agent.toolset import ToolsProvider
 
+    if args.tools and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     return ToolsProvider(args.tools or ())
 
 
@@ -362,7 +378,7 @@ def run_replay(args: argparse.Namespace) -> int:
         path = store.locate(args.session)
         with SessionLog(path) as log:
             header = log.header
-            ctx = CardContext(cwd=header.cwd, terminal_output=True)
+            ctx = CardContext(cwd=header.cwd, terminal_output=args.terminal_output)
             messages = load_notifications(header.session_id, header, log, lookup, ctx)
             if args.json:
                 for message in messages:

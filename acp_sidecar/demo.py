@@ -6,8 +6,8 @@ through a short scripted session — write a file, edit it, read it, run a comma
 answering each permission request with "allow once". Everything the client receives is drawn
 by the same renderer ``acp-sidecar replay`` uses.
 
-Invariant: the demo touches nothing outside its temporary directories, and the subprocess is
-always shut down (stdin closed, then terminated if it lingers).
+Invariant: the demo touches nothing outside its temporary directories (and ``--store``, when
+given), and the subprocess is always shut down (stdin closed, then terminated if it lingers).
 """
 
 from __future__ import annotations
@@ -89,13 +89,17 @@ class DemoClient:
         await self._stdin.drain()
 
 
-async def demo(console: Console, tools: Sequence[str] = ()) -> int:
-    """Run the scripted session; the exit status."""
+async def demo(console: Console, tools: Sequence[str] = (), store: str | None = None) -> int:
+    """Run the scripted session; the exit status.
+
+    The session is logged in ``store`` when given (so it can be replayed), else in a
+    temporary directory that goes away with the workspace.
+    """
     with tempfile.TemporaryDirectory(prefix="acp-sidecar-demo-") as temporary:
         workspace = Path(temporary) / "workspace"
-        store = Path(temporary) / "sessions"
+        sessions = Path(store) if store is not None else Path(temporary) / "sessions"
         workspace.mkdir()
-        arguments = [sys.executable, "-m", "acp_sidecar", "serve", "--store", str(store)]
+        arguments = [sys.executable, "-m", "acp_sidecar", "serve", "--store", str(sessions)]
         for spec in tools:
             arguments += ["--tools", spec]
         process = await asyncio.create_subprocess_exec(
@@ -137,6 +141,6 @@ async def demo(console: Console, tools: Sequence[str] = ()) -> int:
         return 0 if process.returncode == 0 else 1
 
 
-def run_demo(tools: Sequence[str] = ()) -> int:
+def run_demo(tools: Sequence[str] = (), store: str | None = None) -> int:
     """``acp-sidecar demo``: run :func:`demo` on the terminal."""
-    return asyncio.run(demo(Console(), tools))
+    return asyncio.run(demo(Console(), tools, store))

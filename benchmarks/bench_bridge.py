@@ -24,8 +24,10 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -117,7 +119,8 @@ async def run_baseline(megabytes: int) -> dict[str, float]:
 
 
 async def run_sidecar(megabytes: float) -> dict[str, float]:
-    env = dict(os.environ, PYTHONPATH=f"{HERE}{os.pathsep}{ROOT}")
+    store = tempfile.mkdtemp(prefix="bench-bridge-sessions-")  # never the user's data dir
+    env = dict(os.environ, PYTHONPATH=f"{HERE}{os.pathsep}{ROOT}", ACP_SIDECAR_STORE=store)
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -180,6 +183,7 @@ async def run_sidecar(megabytes: float) -> dict[str, float]:
     peak = vm(process.pid, "VmHWM")
     process.stdin.close()
     await process.wait()
+    shutil.rmtree(store, ignore_errors=True)
     assert data == int(megabytes * 1024 * 1024) // CHUNK * CHUNK, data
     assert in_progress_at is not None and t0 is not None
     return {

@@ -3,7 +3,8 @@
 Invariants:
 - Modes: ``ask`` (the default) asks before calls whose card kind is edit, delete, move or
   execute; ``auto`` allows everything; ``read-only`` denies those kinds with a clear reason.
-  The policy listener delegates first, so a plugin's own ``Deny`` always stands.
+  The policy listener delegates first, so a plugin's own ``Deny`` always stands. In ``auto``
+  a plugin's ``Ask`` is allowed too: the user chose not to be asked.
 - An ``Ask`` becomes ``session/request_permission`` with the pending card and the options
   allow once / allow always / reject once / reject always. "Always" is remembered for that
   session and tool. A ``cancelled`` outcome denies the call and cancels the turn.

@@ -6,9 +6,10 @@ ACP type (``-32602`` naming the field), refuses requests before ``initialize``, 
 the result. The work of a turn lives in :mod:`acp_sidecar.server.session` and the driver.
 
 Invariants:
-- Only what is implemented is advertised: no ``loadSession``, no MCP transports, no auth
-  methods, prompt content as the driver accepts it. ``session/load`` and ``session/list`` are
-  not registered (``-32601``) until the store arrives.
+- Only what is implemented is advertised: ``loadSession`` and ``sessionCapabilities.list``
+  only when sessions are stored (otherwise ``session/load`` and ``session/list`` answer
+  ``-32601``), no MCP transports (``mcpServers`` are accepted and ignored, with a log line),
+  no auth methods, prompt content as the driver accepts it.
 - Every request but ``initialize`` is refused (``-32600``) until ``initialize`` succeeded;
   notifications before it are ignored.
 - An unknown ``sessionId`` is answered ``-32002`` naming the session.

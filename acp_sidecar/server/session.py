@@ -38,8 +38,13 @@ ScopeFactory = Callable[
 ]
 """Makes the call scope of one turn: ``(session, turn signal, send) -> CallScope``."""
 
-DEFAULT_CANCEL_GRACE = 0.8
-"""Seconds a cancelled driver may take to wind down before it is stopped."""
+DEFAULT_CANCEL_GRACE = 3.0
+"""Seconds a cancelled driver may take to wind down before it is stopped.
+
+Longer than the registry's grace for a cancelled tool (``CANCEL_GRACE_S``, 2 s), which is
+longer than ``bash``'s SIGTERM-to-SIGKILL wait: a command that ignores SIGTERM is killed, its
+card completed and its result logged before the turn itself is stopped. (Shutdown has its own,
+shorter bound.)"""
 
 
 @attrs.define

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from acp_sidecar.tools.cancel import CancelSignal
     from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent, ToolOutput
+    from acp_sidecar.tools.context import EditorFiles, ToolContext, tool_context
     from acp_sidecar.tools.decisions import (
         Accept,
         Allow,
@@ -80,6 +81,9 @@ _WHERE: dict[str, str] = {
     "ImageContent": "content",
     "TextContent": "content",
     "ToolOutput": "content",
+    "EditorFiles": "context",
+    "ToolContext": "context",
+    "tool_context": "context",
     "Accept": "decisions",
     "Allow": "decisions",
     "Ask": "decisions",
@@ -142,6 +146,7 @@ __all__ = [
     "Deny",
     "DiffCallView",
     "DiffResultView",
+    "EditorFiles",
     "FileDiff",
     "FileLocation",
     "FrozenDict",
@@ -163,6 +168,7 @@ __all__ = [
     "ToolCallKind",
     "ToolCallView",
     "ToolCancelledError",
+    "ToolContext",
     "ToolDefinition",
     "ToolDeniedError",
     "ToolError",
@@ -186,6 +192,7 @@ __all__ = [
     "assert_supported_output_schema",
     "define_tool",
     "schema_spec_to_json_schema",
+    "tool_context",
     "validate_args",
     "validate_structured_value",
 ]

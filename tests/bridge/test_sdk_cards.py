@@ -9,6 +9,7 @@ middle of a streaming call. Every message the sidecar writes is checked against 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -91,7 +92,7 @@ async def sidecar(editor: Editor, *, terminal: bool) -> AsyncIterator[tuple[Any,
         "acp_sidecar",
         "--tools",
         "tests.tooling:TOOLS",
-        env={"PYTHONPATH": str(ROOT)},
+        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": os.environ["ACP_SIDECAR_STORE"]},
         cwd=ROOT,
         observers=[recorder],
     ) as (connection, process):

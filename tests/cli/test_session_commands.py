@@ -110,7 +110,7 @@ def test_replay_of_an_unknown_session_is_a_clear_error(tmp_path: Path) -> None:
     assert done.stdout == ""
 
 
-def test_demo_runs_a_scripted_session(tmp_path: Path) -> None:
+def test_demo_runs_a_scripted_session_kept_in_the_store(tmp_path: Path) -> None:
     done = cli("demo", store=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     text = done.stdout
@@ -123,4 +123,84 @@ def test_demo_runs_a_scripted_session(tmp_path: Path) -> None:
         "greet.py",
     ):
         assert expected in text, expected
-    assert list(tmp_path.iterdir()) == []  # the demo keeps its session in a temporary store
+    (log,) = tmp_path.iterdir()  # --store keeps the demo's session, to replay later
+    replayed = cli("replay", log.stem, store=tmp_path)
+    assert replayed.returncode == 0 and "Hello, world!" in replayed.stdout
+
+
+def test_replay_json_for_a_client_without_terminal_cards(
+    stored: tuple[Path, str, list[dict[str, object]]],
+) -> None:
+    store, session, _loaded = stored
+    done = cli("replay", session, "--json", "--no-terminal-output", store=store)
+    assert done.returncode == 0, done.stderr
+    updates = [json.loads(line)["params"]["update"] for line in done.stdout.splitlines()]
+    assert all("_meta" not in u for u in updates)
+    final = [u for u in updates if u.get("status") == "completed"][-1]
+    assert final["content"][0]["content"]["text"].startswith("```console\npytest -q 0")
+
+
+def test_a_tool_that_is_no_longer_registered_replays_as_a_generic_card(
+    stored: tuple[Path, str, list[dict[str, object]]],
+) -> None:
+    store, session, _loaded = stored
+    done = subprocess.run(  # no --tools: the test tools are gone
+        [sys.executable, "-m", "acp_sidecar", "replay", session, "--json", "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    cards = [json.loads(line)["params"]["update"] for line in done.stdout.splitlines()]
+    starts = [u for u in cards if u["sessionUpdate"] == "tool_call"]
+    assert [u["title"] for u in starts] == ["note", "stream"]  # the tool name, as a generic card
+    assert starts[0]["kind"] == "other" and starts[0]["rawInput"]["path"] == "app.py"
+    assert [u["status"] for u in cards if u.get("status") in ("completed", "failed")] == [
+        "completed",
+        "completed",
+    ]
+
+
+def test_tools_lists_every_tool_with_its_schema(tmp_path: Path) -> None:
+    done = cli("tools", "--json", store=tmp_path)
+    assert done.returncode == 0, done.stderr
+    schemas = {tool["name"]: tool for tool in json.loads(done.stdout)}
+    assert {"read", "write", "edit", "bash", "grep", "glob", "note", "stream", "look"} <= set(
+        schemas
+    )
+    assert schemas["note"]["parameters"]["required"] == ["path"]
+    assert set(schemas["read"]) == {"name", "description", "parameters"}
+    text = cli("tools", store=tmp_path)
+    assert "note\n  Pretend to edit a file (a diff card).\n  parameters:" in text.stdout
+
+
+def test_a_tool_module_that_fails_to_load_is_reported_and_skipped(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_sidecar", "tools", "--json", "--tools", "no_such_module:TOOLS"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0
+    assert "no_such_module" in done.stderr
+    assert "read" in {tool["name"] for tool in json.loads(done.stdout)}
+
+
+def test_a_tool_module_in_the_current_directory_loads(tmp_path: Path) -> None:
+    (tmp_path / "my_tools.py").write_text(
+        "from acp_sidecar.tools import define_tool\n"
+        "async def hello(args, execution):\n    return 'hi'\n"
+        "TOOLS = [define_tool(name='hello', description='Say hi.', parameters={}, execute=hello)]\n"
+    )
+    script = Path(sys.executable).with_name("acp-sidecar")
+    done = subprocess.run(
+        [str(script), "tools", "--json", "--tools", "my_tools:TOOLS"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "hello" in {tool["name"] for tool in json.loads(done.stdout)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,7 @@ async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path
         "serve",
         "--driver",
         "tests.drivers:ScriptDriver",
-        env={"PYTHONPATH": str(ROOT)},
+        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": os.environ["ACP_SIDECAR_STORE"]},
         cwd=ROOT,
         observers=[observer],
     ) as (connection, process):
