@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from acp_sidecar.protocol import from_wire, to_wire
+from acp_sidecar.protocol import ProtocolParamsError, from_wire, to_wire
 from tests.protocol.samples import ALL_SAMPLES, Sample, sample_id
 
 sdk_schema = pytest.importorskip("acp.schema")
@@ -32,8 +32,11 @@ def test_the_sdk_accepts_our_wire_form(sample: Sample) -> None:
 
 @pytest.mark.parametrize("sample", ALL_SAMPLES, ids=sample_id)
 def test_we_decode_the_sdk_wire_form(sample: Sample) -> None:
-    if sample.name in SDK_DIFFERS:
-        pytest.skip(SDK_DIFFERS[sample.name])
     model = _model(sample).model_validate(to_wire(sample.value))
     sdk_wire = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if sample.name in SDK_DIFFERS:
+        # A known SDK limitation: pin it, so the entry goes once the SDK catches up.
+        with pytest.raises((AssertionError, ProtocolParamsError)):
+            assert from_wire(sdk_wire, type(sample.value)) == sample.value, SDK_DIFFERS[sample.name]
+        return
     assert from_wire(sdk_wire, type(sample.value)) == sample.value

@@ -1,0 +1,68 @@
+"""The built-in tools: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob``.
+
+Each is an ordinary :func:`~acp_sidecar.tools.define_tool` definition with attrs-class
+parameters, registered by default. Their names and parameters are a public contract.
+
+Invariants shared by all of them:
+- Every path goes through the workspace boundary (:mod:`.paths`); nothing outside the
+  session cwd is touched unless the session allows it.
+- Every expected failure is a :class:`~acp_sidecar.tools.ToolError` with a stable code
+  (:mod:`.errors`, plus ``INVALID_ARGS`` for out-of-range arguments).
+- Presenters are pure: the result cards are rebuilt from ``(args, result.meta)`` alone, and
+  meta stays bounded (at most 256 KiB of stored text per call).
+"""
+
+from __future__ import annotations
+
+from acp_sidecar.tools.builtin.bash import bash_tool
+from acp_sidecar.tools.builtin.edit import edit_tool
+from acp_sidecar.tools.builtin.errors import (
+    AmbiguousMatchError,
+    BinaryFileError,
+    EditorFileError,
+    FileIOError,
+    FileTooLargeError,
+    InvalidRegexError,
+    IsDirectoryError,
+    NoChangeError,
+    NoMatchError,
+    NotDirectoryError,
+    OutsideWorkspaceError,
+    PathNotFoundError,
+    PermissionDeniedError,
+    SpawnError,
+)
+from acp_sidecar.tools.builtin.glob import glob_tool
+from acp_sidecar.tools.builtin.grep import grep_tool
+from acp_sidecar.tools.builtin.read import read_tool
+from acp_sidecar.tools.builtin.write import write_tool
+from acp_sidecar.tools.definition import ToolDefinition
+
+__all__ = [
+    "AmbiguousMatchError",
+    "BinaryFileError",
+    "EditorFileError",
+    "FileIOError",
+    "FileTooLargeError",
+    "InvalidRegexError",
+    "IsDirectoryError",
+    "NoChangeError",
+    "NoMatchError",
+    "NotDirectoryError",
+    "OutsideWorkspaceError",
+    "PathNotFoundError",
+    "PermissionDeniedError",
+    "SpawnError",
+    "bash_tool",
+    "builtin_tools",
+    "edit_tool",
+    "glob_tool",
+    "grep_tool",
+    "read_tool",
+    "write_tool",
+]
+
+
+def builtin_tools() -> list[ToolDefinition]:
+    """The built-in tools, in the order they are registered (a new list each call)."""
+    return [read_tool, write_tool, edit_tool, bash_tool, grep_tool, glob_tool]

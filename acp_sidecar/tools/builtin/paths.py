@@ -1,0 +1,84 @@
+"""The workspace boundary: every path a built-in tool touches is resolved here.
+
+Invariants:
+- A path is resolved against the session cwd (the workspace root) and normalised; ``..`` is
+  folded lexically, so the file touched is the one the normalised path names.
+- Unless the session allows it (``--allow-outside-workspace``), a path is accepted only when
+  its *real* location (symlinks resolved, for the part that exists) lies inside the real
+  workspace root. So ``..`` escapes, absolute paths elsewhere and symlinks that point out are
+  all refused, with an :class:`OutsideWorkspaceError` that says which of the three it was.
+- The check is made when the call starts; a symlink swapped in afterwards is not re-checked
+  (tools that walk trees skip symlinks altogether).
+"""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+
+from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError
+from acp_sidecar.tools.context import ToolContext
+from acp_sidecar.tools.errors import ToolArgsError
+
+
+@attrs.frozen
+class WorkspacePath:
+    """A path that passed the boundary."""
+
+    path: str
+    """Absolute and normalised, symlinks kept: what the editor and the cards are given."""
+    real: str
+    """Symlinks resolved: what is written on disk (so a symlink stays a symlink)."""
+    shown: str
+    """Relative to the workspace root when inside it, else absolute: for messages."""
+    root: str
+    """The workspace root (absolute, normalised)."""
+
+
+def is_inside(path: str, root: str) -> bool:
+    """Whether normalised absolute ``path`` is ``root`` or lies below it."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def shown_path(path: str, root: str) -> str:
+    """``path`` relative to ``root`` when inside it (``"."`` for the root), else as is."""
+    if path == root:
+        return "."
+    if is_inside(path, root):
+        return os.path.relpath(path, root)
+    return path
+
+
+def workspace_root(ctx: ToolContext) -> str:
+    """The session's workspace root, absolute and normalised."""
+    return os.path.normpath(os.path.abspath(ctx.cwd))
+
+
+def resolve_path(ctx: ToolContext, raw: str, *, param: str = "path") -> WorkspacePath:
+    """Resolve a model-given path against the workspace and enforce the boundary.
+
+    Raises:
+        ToolArgsError: the path is empty or contains a NUL character (``/param`` names it).
+        OutsideWorkspaceError: the path, or what it resolves to, is outside the workspace.
+    """
+    if not raw:
+        raise ToolArgsError([f"/{param}: must not be empty"])
+    if "\0" in raw:
+        raise ToolArgsError([f"/{param}: must not contain NUL characters"])
+    root = workspace_root(ctx)
+    full = os.path.normpath(os.path.join(root, raw))
+    real = os.path.realpath(full)
+    if not ctx.allow_outside_workspace:
+        real_root = os.path.realpath(root)
+        if not is_inside(real, real_root):
+            if is_inside(full, root):
+                raise OutsideWorkspaceError(
+                    f"{raw} resolves through a symbolic link to {real}, which is outside the "
+                    f"workspace ({root}). Only paths inside the workspace can be used."
+                )
+            raise OutsideWorkspaceError(
+                f"{raw} is outside the workspace ({root}). Only paths inside the workspace "
+                "can be used; give a path relative to the workspace root."
+            )
+    return WorkspacePath(path=full, real=real, shown=shown_path(full, root), root=root)

@@ -1,0 +1,267 @@
+"""Running one shell command in its own process group, and keeping what it prints bounded.
+
+Invariants:
+- The command runs as ``bash -c`` (``sh`` when there is no bash) in a new session, so it
+  leads its own process group; stdin is ``/dev/null``; stdout and stderr share one pipe.
+- When :func:`run_command` returns or raises — normal exit, timeout, cancellation, or the
+  caller's task being cancelled — no member of the group is left running: leftovers get
+  SIGTERM, then SIGKILL after :data:`TERM_GRACE_S`. (A process that leaves the group with
+  ``setsid`` escapes this, as it escapes a terminal's job control — but it cannot hold the
+  call: once the group is gone the pipe is read until EOF, :data:`DRAIN_S` of silence, or
+  :data:`DRAIN_MAX_S`, then closed.)
+- Output is decoded as UTF-8 (invalid bytes become U+FFFD) and handed to ``on_output`` as it
+  arrives; awaiting ``on_output`` is the back-pressure (the pipe fills, the command blocks).
+- :class:`HeadTail` keeps the first and the last characters of a stream within fixed bounds,
+  however much is written, and says how much it cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import shutil
+import signal as signals
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+import attrs
+
+from acp_sidecar.tools.builtin.errors import SpawnError
+from acp_sidecar.tools.cancel import CancelSignal
+
+TERM_GRACE_S = 1.0
+"""Between SIGTERM and SIGKILL. Below the registry's cancel grace, so a cancelled call still
+returns its own result (output so far, the signal)."""
+DRAIN_S = 0.5
+"""Once the group is gone, the pipe is read until EOF, or until it has been silent this long
+(a process that left the group may hold it open)..."""
+DRAIN_MAX_S = 5.0
+"""… or for at most this long (that process may keep writing)."""
+_READ_CHUNK = 64 * 1024
+_POLL_S = 0.02
+
+
+class HeadTail:
+    """The first ``head`` and last ``tail`` characters of a stream, and how many were cut."""
+
+    def __init__(self, head: int, tail: int) -> None:
+        self._head_cap = head
+        self._tail_cap = tail
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail: deque[str] = deque()
+        self._tail_len = 0
+        self.total = 0
+        """Characters fed so far."""
+
+    def feed(self, text: str) -> str:
+        """Add ``text``; returns the part of it that went into the head."""
+        self.total += len(text)
+        taken = ""
+        room = self._head_cap - self._head_len
+        if room > 0:
+            taken = text[:room]
+            self._head.append(taken)
+            self._head_len += len(taken)
+            text = text[room:]
+        if text:
+            self._tail.append(text)
+            self._tail_len += len(text)
+            while self._tail_len - len(self._tail[0]) >= self._tail_cap:
+                self._tail_len -= len(self._tail.popleft())
+        return taken
+
+    @property
+    def cut(self) -> int:
+        """Characters that are neither in the head nor in the tail."""
+        return max(0, self.total - self._head_len - self._tail_cap)
+
+    def text(self, note: Callable[[int], str]) -> str:
+        """Head, then ``note(cut)`` if anything was cut, then tail."""
+        head = "".join(self._head)
+        tail = "".join(self._tail)
+        cut = self.cut
+        if not cut:
+            return head + tail
+        return head + note(cut) + tail[len(tail) - self._tail_cap :]
+
+
+@attrs.frozen
+class CommandOutcome:
+    """How a command ended."""
+
+    exit_code: int | None
+    """The exit status, when the process exited."""
+    signal: str | None
+    """The signal that ended it (``"SIGTERM"``, …), when one did."""
+    timed_out: bool = False
+    cancelled: bool = False
+
+
+def shell() -> str:
+    """The shell commands run in."""
+    return shutil.which("bash") or "/bin/sh"
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a non-zombie process is left in process group ``pgid``."""
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat_file:
+                fields = stat_file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # Fields after the command name: state, ppid, pgrp, …
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def _kill_group(pgid: int, sig: signals.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _end_group(pgid: int) -> None:
+    """SIGTERM whatever is left of the group, then SIGKILL after the grace."""
+    if not _group_alive(pgid):
+        return
+    _kill_group(pgid, signals.SIGTERM)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TERM_GRACE_S
+    while loop.time() < deadline:
+        await asyncio.sleep(_POLL_S)
+        if not _group_alive(pgid):
+            return
+    _kill_group(pgid, signals.SIGKILL)
+
+
+class _Pump:
+    """Moves a pipe's output to ``on_output`` until EOF — or, once :meth:`drain` was called,
+    until the pipe is silent for :data:`DRAIN_S` or :data:`DRAIN_MAX_S` have passed."""
+
+    def __init__(
+        self, reader: asyncio.StreamReader, on_output: Callable[[str], Awaitable[None]]
+    ) -> None:
+        self._reader = reader
+        self._on_output = on_output
+        self._drain_deadline: float | None = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def drain(self) -> None:
+        self._drain_deadline = asyncio.get_running_loop().time() + DRAIN_MAX_S
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        quiet_since = loop.time()
+        chunk: bytes | None
+        while True:
+            try:
+                # A bounded wait, so a drain is noticed; a cancelled read loses no data.
+                chunk = await asyncio.wait_for(self._reader.read(_READ_CHUNK), _POLL_S * 5)
+            except TimeoutError:
+                chunk = None
+            now = loop.time()
+            deadline = self._drain_deadline
+            given_up = deadline is not None and (
+                now > deadline or (chunk is None and now - quiet_since > DRAIN_S)
+            )
+            if chunk is None and not given_up:
+                continue
+            if chunk:
+                quiet_since = now
+            text = self._decoder.decode(chunk or b"", final=given_up or not chunk)
+            if text:
+                await self._on_output(text)
+                # Time spent waiting for a slow client is not silence from the pipe: it must
+                # not eat into the drain's allowance, or the end of the output would be lost.
+                waited = loop.time() - now
+                quiet_since += waited
+                if self._drain_deadline is not None:
+                    self._drain_deadline += waited
+            if given_up or not chunk:
+                return
+
+
+async def run_command(
+    command: str,
+    *,
+    cwd: str,
+    timeout_s: float,
+    signal: CancelSignal | None,
+    on_output: Callable[[str], Awaitable[None]],
+) -> CommandOutcome:
+    """Run ``command`` to its end, its timeout, or ``signal``; see the module invariants.
+
+    Raises:
+        SpawnError: the shell could not be started.
+    """
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            shell(),
+            "-c",
+            command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        os.close(read_fd)
+        raise SpawnError(f"Could not start the shell: {exc.strerror or exc}.") from exc
+    finally:
+        os.close(write_fd)
+    pgid = process.pid
+    pump: asyncio.Future[None] | None = None
+    exited = asyncio.ensure_future(process.wait())
+    stopped = asyncio.ensure_future(signal.wait()) if signal is not None else None
+    transport: asyncio.BaseTransport | None = None
+    timed_out = cancelled = False
+    try:
+        # The pipe is ours (not the subprocess transport's), so it can be closed even while a
+        # process that escaped the group still holds its other end.
+        stream = asyncio.StreamReader(limit=_READ_CHUNK, loop=loop)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stream, loop=loop), os.fdopen(read_fd, "rb", 0)
+        )
+        pumping = _Pump(stream, on_output)
+        pump = asyncio.ensure_future(pumping.run())
+        waiting = {exited} if stopped is None else {exited, stopped}
+        done, _ = await asyncio.wait(
+            waiting, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
+        )
+        if exited not in done:
+            cancelled = stopped is not None and stopped in done
+            timed_out = not cancelled
+        await _end_group(pgid)
+        returncode = await exited
+        pumping.drain()
+        await pump
+    finally:
+        if _group_alive(pgid):
+            _kill_group(pgid, signals.SIGKILL)
+        for task in (pump, exited, stopped):
+            if task is not None and not task.done():
+                task.cancel()
+        if transport is not None:
+            transport.close()
+    if returncode < 0:
+        try:
+            name = signals.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return CommandOutcome(None, name, timed_out, cancelled)
+    return CommandOutcome(returncode, None, timed_out, cancelled)

@@ -1,0 +1,146 @@
+"""``write``: create or overwrite a text file, atomically or through the editor.
+
+Invariants:
+- The call card is a diff with ``old_text: null`` (what will be written); the result card is
+  the diff against the real before-image when the file existed, rebuilt from meta alone.
+- An existing file keeps its encoding and BOM (and its mode, see
+  :func:`~acp_sidecar.tools.builtin.textfile.atomic_write`); a new one is UTF-8 without BOM.
+  Missing parent directories are created. A binary file is never overwritten.
+- When the editor serves writes, the content goes through it (and the before-image through
+  its reads, when it serves them); otherwise the local write is atomic: a failure leaves the
+  original byte for byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+import attrs
+
+from acp_sidecar.tools.builtin.diffs import (
+    META_TEXT_CAP,
+    Hunk,
+    bounded,
+    diff_result_title,
+    diffs_to_meta,
+    file_diffs_from_meta,
+    text_hunks,
+)
+from acp_sidecar.tools.builtin.paths import resolve_path
+from acp_sidecar.tools.builtin.textfile import (
+    UTF8,
+    atomic_write,
+    editor_read,
+    editor_write,
+    encode_document,
+    existing_file,
+    make_parents,
+    printable,
+    read_document,
+)
+from acp_sidecar.tools.content import ToolOutput
+from acp_sidecar.tools.context import tool_context
+from acp_sidecar.tools.definition import define_tool
+from acp_sidecar.tools.errors import ToolArgsError
+from acp_sidecar.tools.execution import ToolExecution
+from acp_sidecar.tools.presentation import DiffCallView, DiffResultView, FileDiff, ToolResult
+
+
+@attrs.frozen
+class WriteArgs:
+    """The parameters of ``write``."""
+
+    path: Annotated[
+        str,
+        "The file to create or overwrite: a path relative to the workspace root, or an "
+        "absolute path. Missing parent directories are created.",
+    ]
+    content: Annotated[str, "The complete new content of the file, exactly as it should be."]
+
+
+def line_count(text: str) -> int:
+    """The number of lines of ``text`` (a final line without a newline counts)."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+async def execute_write(args: WriteArgs, execution: ToolExecution) -> ToolOutput:
+    """Run one ``write`` call."""
+    ctx = tool_context(execution)
+    target = resolve_path(ctx, args.path)
+    files = ctx.files
+    before: str | None = None
+    encoding = UTF8
+    if await asyncio.to_thread(existing_file, target) is not None:
+        document = await asyncio.to_thread(read_document, target, verb="overwritten")
+        encoding = document.encoding
+        before = document.text
+        if files is not None and files.can_read:
+            before = await editor_read(files, target)
+    lines = line_count(args.content)
+    if before == args.content:
+        return ToolOutput(
+            f"{target.shown} already has this content ({lines} lines); nothing was changed.",
+            meta=_meta(target.path, before, args.content),
+        )
+    await asyncio.to_thread(make_parents, target)
+    if files is not None and files.can_write:
+        await editor_write(files, target, args.content)
+    else:
+        try:
+            data = encode_document(args.content, encoding)
+        except UnicodeEncodeError as exc:
+            raise ToolArgsError(
+                [f"/content: cannot be encoded as {encoding.label} (the file's encoding): {exc}"]
+            ) from exc
+        await asyncio.to_thread(atomic_write, target, data)
+    if before is None:
+        text = f"Created {target.shown} ({lines} lines)."
+    else:
+        text = f"Wrote {target.shown} ({lines} lines; it had {line_count(before)})."
+    return ToolOutput(text, meta=_meta(target.path, before, args.content))
+
+
+def _meta(path: str, before: str | None, after: str) -> dict[str, Any]:
+    if before is None:
+        hunks = [Hunk(1, 1, "", after)]
+    elif len(before) + len(after) <= META_TEXT_CAP:
+        hunks = [Hunk(1, 1, printable(before), after)]  # the whole file: the best card
+    else:
+        hunks = text_hunks(before, after)
+    return {"path": path, "created": before is None, **diffs_to_meta(bounded(hunks))}
+
+
+def present_write_call(args: WriteArgs) -> DiffCallView:
+    """The pending card: the content as a new file (``old_text: null``)."""
+    return DiffCallView(
+        card="diff",
+        title=f"Write {args.path}",
+        diffs=[FileDiff(path=args.path, old_text=None, new_text=args.content)],
+    )
+
+
+def present_write_result(args: WriteArgs, result: ToolResult) -> DiffResultView | None:
+    """The completed card: the diff against the before-image, from meta."""
+    if result.is_error:
+        return None
+    diffs = file_diffs_from_meta(result.meta)
+    if diffs is None:
+        return None
+    title = diff_result_title("Write", args.path, result.meta)
+    return DiffResultView(card="diff", title=title, diffs=diffs)
+
+
+write_tool = define_tool(
+    name="write",
+    description=(
+        "Create a text file, or replace the whole content of an existing one. Missing parent "
+        "directories are created. An existing file keeps its encoding, byte-order mark and "
+        "permissions; the write is atomic (a failure leaves the old file intact). To change "
+        "part of a file, prefer edit. Binary files cannot be overwritten."
+    ),
+    parameters=WriteArgs,
+    execute=execute_write,
+    present_call=present_write_call,
+    present_result=present_write_result,
+)

@@ -1,0 +1,133 @@
+"""Tools from the user's own code: ``--tools package.module:attr`` and the entry-point group.
+
+Invariants:
+- A source names a :class:`ToolDefinition`, a list or tuple of them, or a callable (taking no
+  arguments) that returns either; anything else is an error naming the source and what it
+  found. A callable is called once, and its result is not called again.
+- Loading never raises for a bad plugin: :func:`load_plugins` returns the tools that loaded
+  and one message per failure (for the CLI to print on stderr), so one broken plugin does not
+  stop the others or the built-ins. A tool name offered twice keeps the first and reports the
+  second.
+- Nothing is registered here; the caller registers what it gets.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from collections.abc import Iterable
+
+from acp_sidecar.tools.definition import ToolDefinition
+
+ENTRY_POINT_GROUP = "acp_sidecar.tools"
+"""The entry-point group installed packages offer tools in."""
+
+
+class PluginError(Exception):
+    """A tool source that could not be loaded; the message names it and says why."""
+
+
+def _tools_of(value: object, source: str, *, call: bool = True) -> list[ToolDefinition]:
+    if isinstance(value, ToolDefinition):
+        return [value]
+    if isinstance(value, list | tuple):
+        wrong = [
+            f"item {index} is {type(item).__name__}"
+            for index, item in enumerate(value)
+            if not isinstance(item, ToolDefinition)
+        ]
+        if wrong:
+            raise PluginError(f"{source}: expected only ToolDefinitions, but {'; '.join(wrong)}")
+        return list(value)
+    if call and callable(value):
+        try:
+            produced = value()
+        except Exception as exc:
+            raise PluginError(f"{source}: calling it raised {type(exc).__name__}: {exc}") from exc
+        return _tools_of(produced, f"{source}()", call=False)
+    raise PluginError(
+        f"{source}: expected a ToolDefinition, a list of them, or a callable returning "
+        f"them; got {type(value).__name__}"
+    )
+
+
+def load_tool_spec(spec: str) -> list[ToolDefinition]:
+    """The tools named by ``"package.module:attr"`` (``attr`` may be dotted).
+
+    Raises:
+        PluginError: the spec is malformed, the module does not import, the attribute is
+            missing, or it is not a tool source (see the module invariants).
+    """
+    module_name, colon, attr_path = spec.partition(":")
+    if not colon or not module_name or not attr_path:
+        raise PluginError(f"{spec!r}: expected MODULE:ATTR, e.g. my_tools.tools:all_tools")
+    try:
+        value: object = importlib.import_module(module_name)
+    except Exception as exc:  # an import runs arbitrary code: any failure is the plugin's
+        raise PluginError(
+            f"{spec}: cannot import {module_name}: {type(exc).__name__}: {exc}"
+        ) from exc
+    for part in attr_path.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError as exc:
+            raise PluginError(f"{spec}: {module_name} has no attribute {attr_path!r}") from exc
+    return _tools_of(value, spec)
+
+
+def entry_point_tools() -> tuple[list[ToolDefinition], list[str]]:
+    """The tools of every entry point in :data:`ENTRY_POINT_GROUP`, and one error per failure."""
+    tools: list[ToolDefinition] = []
+    errors: list[str] = []
+    try:
+        entry_points = sorted(
+            importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name
+        )
+    except Exception as exc:  # broken distribution metadata
+        return [], [f"entry points {ENTRY_POINT_GROUP}: cannot list them: {exc}"]
+    for entry_point in entry_points:
+        dist = getattr(entry_point, "dist", None)
+        origin = f" (from {dist.name})" if dist is not None else ""
+        source = f"entry point {entry_point.name} = {entry_point.value}{origin}"
+        try:
+            value = entry_point.load()
+        except Exception as exc:
+            errors.append(f"{source}: cannot load it: {type(exc).__name__}: {exc}")
+            continue
+        try:
+            tools.extend(_tools_of(value, source))
+        except PluginError as exc:
+            errors.append(str(exc))
+    return tools, errors
+
+
+def load_plugins(
+    specs: Iterable[str], *, entry_points: bool = True
+) -> tuple[list[ToolDefinition], list[str]]:
+    """The tools of every ``--tools`` spec, then of the entry points; and the errors.
+
+    Never raises for a bad plugin: each failure is one message in the second list.
+    """
+    loaded: list[tuple[ToolDefinition, str]] = []
+    errors: list[str] = []
+    for spec in specs:
+        try:
+            loaded.extend((tool, spec) for tool in load_tool_spec(spec))
+        except PluginError as exc:
+            errors.append(str(exc))
+    if entry_points:
+        tools, failures = entry_point_tools()
+        loaded.extend((tool, f"entry point group {ENTRY_POINT_GROUP}") for tool in tools)
+        errors.extend(failures)
+    seen: dict[str, str] = {}
+    result: list[ToolDefinition] = []
+    for tool, source in loaded:
+        if tool.name in seen:
+            errors.append(
+                f"{source}: a tool named {tool.name!r} was already loaded from "
+                f"{seen[tool.name]}; skipped"
+            )
+            continue
+        seen[tool.name] = source
+        result.append(tool)
+    return result, errors

@@ -1,0 +1,264 @@
+"""``grep``: grouped results, ignore rules, limits, errors, cards — and rg ≡ pure Python."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import random
+import shutil
+from typing import Any
+
+import pytest
+
+from acp_sidecar.tools import (
+    CancelSignal,
+    GenericCallView,
+    GenericResultView,
+    ToolExecution,
+    ToolRegistry,
+)
+from acp_sidecar.tools.builtin import grep as grep_module
+from acp_sidecar.tools.builtin import ripgrep as ripgrep_module
+from acp_sidecar.tools.builtin.grep import GrepArgs, grep_tool, search
+
+from .helpers import Workspace, failure, meta, outcome, run, text
+
+needs_rg = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
+
+
+@pytest.fixture(params=["rg", "python"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test with ripgrep on PATH, and again without it."""
+    if request.param == "rg":
+        if shutil.which("rg") is None:
+            pytest.skip("ripgrep is not installed")
+    else:
+        monkeypatch.setattr(grep_module, "ripgrep", lambda: None)
+    return str(request.param)
+
+
+@pytest.fixture
+def project(workspace: Workspace) -> Workspace:
+    workspace.put(".gitignore", "*.log\nbuild/\n")
+    workspace.put("src/app.py", "import os\n\ndef main():\n    return os.getcwd()\n")
+    workspace.put("src/util.py", "def helper():\n    pass\n")
+    workspace.put("README.md", "# App\nmain entry point\n")
+    workspace.put("debug.log", "def main in a log\n")
+    workspace.put("build/gen.py", "def main(): generated\n")
+    workspace.put(".git/HEAD", "def main\n")
+    workspace.put("image.bin", b"def main\x00\x01\x02")
+    return workspace
+
+
+async def test_matches_are_grouped_by_file_in_path_order(
+    project: Workspace, registry: ToolRegistry, engine: str
+) -> None:
+    result = await run(registry, project, "grep", {"pattern": r"def \w+\("})
+    assert text(result) == (
+        "src/app.py\n3: def main():\n\nsrc/util.py\n1: def helper():\n\n"
+        "[2 matching lines in 2 files.]"
+    )
+    assert result.meta == {"matches": 2, "files": 2, "truncated": False, "engine": engine}
+
+
+async def test_glob_case_and_path_narrow_the_search(
+    project: Workspace, registry: ToolRegistry, engine: str
+) -> None:
+    result = await run(registry, project, "grep", {"pattern": "MAIN", "case_insensitive": True})
+    assert text(result).startswith("README.md\n2: main entry point\n\nsrc/app.py\n3: def main():")
+    result = await run(registry, project, "grep", {"pattern": "main", "glob": "*.md"})
+    assert text(result) == "README.md\n2: main entry point\n\n[1 matching line in 1 file.]"
+    result = await run(registry, project, "grep", {"pattern": "def", "path": "src", "glob": "u*"})
+    assert text(result) == "src/util.py\n1: def helper():\n\n[1 matching line in 1 file.]"
+
+
+async def test_an_explicit_file_is_searched_even_if_ignored(
+    project: Workspace, registry: ToolRegistry, engine: str
+) -> None:
+    result = await run(registry, project, "grep", {"pattern": "main", "path": "debug.log"})
+    assert text(result) == "debug.log\n1: def main in a log\n\n[1 matching line in 1 file.]"
+
+
+async def test_max_results_cuts_with_a_note(
+    workspace: Workspace, registry: ToolRegistry, engine: str
+) -> None:
+    workspace.put("a.txt", "hit\n" * 3)
+    workspace.put("b.txt", "hit\n" * 3)
+    result = await run(registry, workspace, "grep", {"pattern": "hit", "max_results": 4})
+    assert text(result) == (
+        "a.txt\n1: hit\n2: hit\n3: hit\n\nb.txt\n1: hit\n\n"
+        "[Showing the first 4 matching lines (in 2 files); there are more. Narrow the search "
+        "with path, glob or a more specific pattern, or raise max_results (at most 2000).]"
+    )
+    assert meta(result)["truncated"] is True
+
+
+async def test_no_match_is_a_result(
+    project: Workspace, registry: ToolRegistry, engine: str
+) -> None:
+    result = await run(registry, project, "grep", {"pattern": "zzz", "path": "src"})
+    assert not result.is_error
+    assert text(result) == "No matches for 'zzz' in src."
+
+
+async def test_long_lines_are_cut(workspace: Workspace, registry: ToolRegistry) -> None:
+    workspace.put("min.js", "x" * 700 + "needle\n")
+    result = await run(registry, workspace, "grep", {"pattern": "needle"})
+    assert text(result).split("\n")[1] == f"1: {'x' * 500} … [line cut: 706 characters]"
+
+
+async def test_a_pattern_ripgrep_rejects_runs_in_python(
+    workspace: Workspace, registry: ToolRegistry
+) -> None:
+    workspace.put("a.txt", "foobar\nbazbar\n")
+    result = await run(registry, workspace, "grep", {"pattern": r"(?<=foo)bar"})
+    assert text(result) == "a.txt\n1: foobar\n\n[1 matching line in 1 file.]"
+    assert meta(result)["engine"] == "python"
+
+
+async def test_a_cancelled_search_ends(
+    workspace: Workspace, registry: ToolRegistry, engine: str
+) -> None:
+    for index in range(300):
+        workspace.put(f"d{index % 10}/f{index}.txt", "needle\n" * 50)
+    signal = CancelSignal()
+    asyncio.get_running_loop().call_soon(signal.cancel, "session/cancel")
+    result = await run(registry, workspace, "grep", {"pattern": "zzz"}, signal=signal)
+    assert result.is_error or text(result).startswith("No matches")
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+
+async def test_an_invalid_regex(workspace: Workspace, registry: ToolRegistry) -> None:
+    result = await run(registry, workspace, "grep", {"pattern": "def (main"})
+    assert failure(result) == (
+        "INVALID_REGEX",
+        "Invalid regular expression 'def (main': missing ), unterminated subpattern at position 4.",
+    )
+
+
+@pytest.mark.parametrize("value", [0, -1, 2001])
+async def test_max_results_out_of_range(
+    workspace: Workspace, registry: ToolRegistry, value: int
+) -> None:
+    result = await run(registry, workspace, "grep", {"pattern": "x", "max_results": value})
+    assert failure(result) == (
+        "INVALID_ARGS",
+        f"Invalid arguments:\n- /max_results: must be between 1 and 2000, got {value}",
+    )
+
+
+async def test_a_nonexistent_path(workspace: Workspace, registry: ToolRegistry) -> None:
+    result = await run(registry, workspace, "grep", {"pattern": "x", "path": "nope"})
+    assert failure(result) == ("NOT_FOUND", "nope does not exist.")
+
+
+async def test_a_binary_file_given_as_path(project: Workspace, registry: ToolRegistry) -> None:
+    result = await run(registry, project, "grep", {"pattern": "main", "path": "image.bin"})
+    assert failure(result) == (
+        "BINARY_FILE",
+        "image.bin is a binary file; grep searches text files.",
+    )
+
+
+# --- cards ------------------------------------------------------------------------------------
+
+
+async def test_cards(project: Workspace, registry: ToolRegistry) -> None:
+    arguments: dict[str, Any] = {"pattern": "def", "path": "src", "glob": "*.py"}
+    assert grep_tool.present_call is not None and grep_tool.present_result is not None
+    assert grep_tool.present_call(arguments) == GenericCallView(
+        card="generic",
+        title="Grep 'def' in src (*.py)",
+        kind="search",
+        raw_input={"pattern": "def", "path": "src", "glob": "*.py", "case_insensitive": False},
+    )
+    result = await run(registry, project, "grep", arguments)
+    view = grep_tool.present_result(arguments, outcome(result))
+    assert view == grep_tool.present_result(arguments, outcome(result))
+    assert view == GenericResultView(
+        card="generic", title="Grep 'def' in src (*.py): 2 matching lines in 2 files"
+    )
+
+
+# --- the two engines agree ---------------------------------------------------------------------
+
+
+def _varied_tree(workspace: Workspace) -> None:
+    rng = random.Random(5)
+    words = ["foo", "bar", "baz", "Hello", "end", "x|y", "a.c", "abc", "café", "  ", "\t", "123"]
+    for index in range(60):
+        lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) for _ in range(30)]
+        newline = "\r\n" if index % 7 == 0 else "\n"
+        body = newline.join(lines) + ("" if index % 5 == 0 else newline)
+        workspace.put(f"d{index % 4}/f{index:02}.txt", body)
+    workspace.put("bom.txt", codecs.BOM_UTF8 + b"foo at the start\nbar\n")
+    workspace.put("u16.txt", codecs.BOM_UTF16_LE + "foo in utf16\nbaz end\n".encode("utf-16-le"))
+    workspace.put("late_nul.txt", b"foo\n" + b"." * 9000 + b"\x00 foo\n")
+    workspace.put("binary.dat", b"foo\x00bar\n")
+    workspace.put("lone_cr.txt", b"foo\rbar end\nabc\r\n")
+    workspace.put("latin1.txt", b"caf\xe9 au lait foo\n")
+    workspace.put("empty.txt", b"")
+    big = "".join(f"row {i} {'foo' if i % 997 == 0 else 'bar'}\n" for i in range(100_000))
+    workspace.put("big/big.txt", big + "foo without newline")
+    workspace.put("big/long_line.txt", "a" * (3 << 19) + "foo\nfoo\n")
+    workspace.put(".gitignore", "d3/\n*.skip\n")
+    workspace.put("d1/x.skip", "foo\n")
+
+
+PATTERNS = [
+    "foo",
+    "^foo",
+    "foo$",
+    "end$",
+    r"o\s",
+    r"\bbar\b",
+    "[0-9]{3}",
+    "",
+    "a.c",
+    r"x\|y",
+    "x|y",
+    "(?i)hello",
+    "café",
+    r"\d+$",
+    r"^\s*$",
+    r"\t",
+    "Hello",
+]
+
+
+@needs_rg
+@pytest.mark.parametrize(
+    ("case_insensitive", "max_results", "batch"),
+    [(False, 2000, None), (True, 2000, None), (False, 7, 3), (True, 7, None)],
+)
+async def test_ripgrep_and_python_give_the_same_results(
+    workspace: Workspace,
+    case_insensitive: bool,
+    max_results: int,
+    batch: int | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if batch is not None:  # many small ripgrep runs: the pipelined, early-stopping path
+        monkeypatch.setattr(ripgrep_module, "_RG_FIRST_BATCH", batch)
+        monkeypatch.setattr(ripgrep_module, "_RG_MAX_BATCH", batch * 4)
+    _varied_tree(workspace)
+    execution = ToolExecution(
+        call_id="c", name="grep", arguments=None, agent=workspace, parent=None, signal=None
+    )
+    for pattern in PATTERNS:
+        for path in (None, "d1", "big/big.txt"):
+            args = GrepArgs(
+                pattern=pattern,
+                path=path,
+                case_insensitive=case_insensitive,
+                max_results=max_results,
+            )
+            by_rg, _ = await search(args, execution, engine="rg")
+            by_python, _ = await search(args, execution, engine="python")
+            assert by_rg.engine == "rg"
+            assert (by_rg.files, by_rg.truncated) == (by_python.files, by_python.truncated), (
+                pattern,
+                path,
+            )
