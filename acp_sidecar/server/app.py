@@ -78,7 +78,7 @@ from acp_sidecar.protocol.updates import SessionNotification, SessionUpdate
 from acp_sidecar.server.client import ClientProxy
 from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.loading import session_list, session_load
-from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, Session
+from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
 from acp_sidecar.tools.cancel import CancelSignal
 
@@ -290,7 +290,7 @@ class AcpServer(JsonRPCServer):
         """Cancel every running turn and every request in flight, within ``grace`` seconds;
         then close the session logs."""
         for session in self.sessions.values():
-            session.cancel("shutdown")
+            session.cancel(SHUTDOWN)
         pending = self.protocol.handler_tasks()
         if pending:
             await asyncio.wait(pending, timeout=grace)

@@ -46,6 +46,13 @@ longer than ``bash``'s SIGTERM-to-SIGKILL wait: a command that ignores SIGTERM i
 card completed and its result logged before the turn itself is stopped. (Shutdown has its own,
 shorter bound.)"""
 
+SHUTDOWN = "shutdown"
+"""The cancellation reason when the sidecar itself is stopping."""
+
+SHUTDOWN_WIND_DOWN = 0.8
+"""At shutdown a driver gets only this long (the process must exit within 2 s); a stopped
+tool task still ends its process group (``bash`` kills it in its ``finally``)."""
+
 
 @attrs.define
 class Session:
@@ -144,12 +151,14 @@ async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:
         await asyncio.wait((task, fired), return_when=asyncio.FIRST_COMPLETED)
     except asyncio.CancelledError:
         turn.signal.cancel("the prompt request was cancelled")
-        await _wind_down(task, grace)
+        await _wind_down(task, min(grace, SHUTDOWN_WIND_DOWN))
         raise
     finally:
         remove()
         fired.cancel()
     if not task.done() or turn.signal.cancelled:
+        if turn.signal.reason == SHUTDOWN:
+            grace = min(grace, SHUTDOWN_WIND_DOWN)
         await _wind_down(task, grace)
         return "cancelled"
     if task.cancelled():

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from acp_sidecar.tools.builtin.textfile import printable
-from acp_sidecar.tools.presentation import FileDiff
+from acp_sidecar.tools.presentation import DiffResultView, FileDiff, ToolResult
 
 CONTEXT_LINES = 3
 """Unchanged lines shown around each change."""
@@ -221,3 +221,16 @@ def diff_result_title(verb: str, shown: str, meta: object) -> str | None:
         if isinstance(omitted, int) and omitted > 0:
             return f"{verb} {shown} ({omitted} more changed region(s) not shown)"
     return None
+
+
+def diff_result_view(verb: str, path: str, result: ToolResult) -> DiffResultView | None:
+    """The completed card of a file mutation (``write``, ``edit``), rebuilt from its meta
+    alone (pure: the same on replay); ``None`` for a failed call or unusable meta."""
+    if result.is_error:
+        return None
+    diffs = file_diffs_from_meta(result.meta)
+    if diffs is None:
+        return None
+    return DiffResultView(
+        card="diff", title=diff_result_title(verb, path, result.meta), diffs=diffs
+    )

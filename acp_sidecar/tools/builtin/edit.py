@@ -23,9 +23,8 @@ import attrs
 
 from acp_sidecar.tools.builtin.diffs import (
     bounded,
-    diff_result_title,
+    diff_result_view,
     diffs_to_meta,
-    file_diffs_from_meta,
     replacement_hunks,
 )
 from acp_sidecar.tools.builtin.errors import (
@@ -280,13 +279,7 @@ def present_edit_call(args: EditArgs) -> DiffCallView:
 
 def present_edit_result(args: EditArgs, result: ToolResult) -> DiffResultView | None:
     """The completed card: each changed region with context, from meta."""
-    if result.is_error:
-        return None
-    diffs = file_diffs_from_meta(result.meta)
-    if diffs is None:
-        return None
-    title = diff_result_title("Edit", args.path, result.meta)
-    return DiffResultView(card="diff", title=title, diffs=diffs)
+    return diff_result_view("Edit", args.path, result)
 
 
 edit_tool = define_tool(

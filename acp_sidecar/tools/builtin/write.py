@@ -22,9 +22,8 @@ from acp_sidecar.tools.builtin.diffs import (
     META_TEXT_CAP,
     Hunk,
     bounded,
-    diff_result_title,
+    diff_result_view,
     diffs_to_meta,
-    file_diffs_from_meta,
     text_hunks,
 )
 from acp_sidecar.tools.builtin.paths import resolve_path
@@ -122,13 +121,7 @@ def present_write_call(args: WriteArgs) -> DiffCallView:
 
 def present_write_result(args: WriteArgs, result: ToolResult) -> DiffResultView | None:
     """The completed card: the diff against the before-image, from meta."""
-    if result.is_error:
-        return None
-    diffs = file_diffs_from_meta(result.meta)
-    if diffs is None:
-        return None
-    title = diff_result_title("Write", args.path, result.meta)
-    return DiffResultView(card="diff", title=title, diffs=diffs)
+    return diff_result_view("Write", args.path, result)
 
 
 write_tool = define_tool(
