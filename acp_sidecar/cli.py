@@ -181,6 +181,22 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         "$OPENAI_BASE_URL, else OpenAI's); the key comes from $OPENAI_API_KEY",
     )
     parser.add_argument(
+        "--max-turn-requests",
+        metavar="N",
+        type=int,
+        default=_default(None, suppress),
+        help="with a model: end a turn with max_turn_requests after N model requests "
+        "(default: $ACP_SIDECAR_MAX_TURN_REQUESTS, else 25)",
+    )
+    parser.add_argument(
+        "--max-parallel-tools",
+        metavar="N",
+        type=int,
+        default=_default(None, suppress),
+        help="with a model: run at most N of its tool calls at once (default: "
+        "$ACP_SIDECAR_MAX_PARALLEL_TOOLS, else 4)",
+    )
+    parser.add_argument(
         "--fsync",
         choices=("turn", "record", "never"),
         default=_default("turn", suppress),
@@ -245,6 +261,8 @@ def serve_defaults() -> argparse.Namespace:
         driver=None,
         model=None,
         base_url=None,
+        max_turn_requests=None,
+        max_parallel_tools=None,
         allow_outside_workspace=False,
     )
 
@@ -259,7 +277,12 @@ def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> Driv
     from acp_sidecar.agent.model import ModelConfig, ModelDriver
 
     try:
-        config = ModelConfig.from_env(args.model, args.base_url)
+        config = ModelConfig.from_env(
+            args.model,
+            args.base_url,
+            max_turn_requests=args.max_turn_requests,
+            max_parallel_tools=args.max_parallel_tools,
+        )
     except ValueError as exc:
         message = f"acp-sidecar cannot use the configured model: {exc}"
         return lambda: MessageDriver(message)

@@ -112,3 +112,41 @@ async def test_an_unreachable_endpoint_is_a_clear_message_not_a_hang(tmp_path: P
         assert "Traceback" not in text
     finally:
         await stop(wire, process)
+
+
+async def test_the_request_limit_and_a_bad_cap_from_the_command_line(tmp_path: Path) -> None:
+    async with ScriptedOpenAI() as endpoint:
+        endpoint.script(
+            calling(tool_call(0, "call_1", "look", '{"path": "a"}')), answer("never sent")
+        )
+        wire, process = await run_sidecar(
+            "--model",
+            "m",
+            "--base-url",
+            endpoint.base_url,
+            "--store",
+            str(tmp_path),
+            "--max-turn-requests",
+            "1",
+            env={"OPENAI_API_KEY": "k"},
+        )
+        try:
+            await wire.initialize()
+            session = await wire.new_session(str(tmp_path))
+            response = await wire.next_response(await wire.start_prompt(session, "look"))
+            assert response["result"]["stopReason"] == "max_turn_requests"
+            assert len(endpoint.requests) == 1
+        finally:
+            await stop(wire, process)
+    wire, process = await run_sidecar(
+        "--model", "m", "--max-parallel-tools", "0", "--store", str(tmp_path), env={}
+    )
+    try:
+        await wire.initialize()
+        session = await wire.new_session(str(tmp_path))
+        response = await wire.next_response(await wire.start_prompt(session, "hi"))
+        assert response["result"]["stopReason"] == "end_turn"
+        assert "cannot use the configured model" in wire.texts()[0]
+        assert "parallel" in wire.texts()[0].lower()
+    finally:
+        await stop(wire, process)

@@ -1,33 +1,50 @@
-"""The tool calls of one model response, run through the pipeline.
+"""The tool calls of one model response, each started as soon as it is complete.
+
+The stream hands :meth:`StepCalls.start` each call the moment its name and arguments are
+complete (see :mod:`~acp_sidecar.agent.model.stream`), while the response goes on streaming.
 
 Invariants:
-- Every call the model made gets exactly one result, returned in the order of its calls,
-  whatever order they finish in; at most ``cap`` run at once (a queued call's card appears
-  when it starts).
+- A started call's ``tool_call`` card (``pending``) and its record go out at once, in call
+  order, even when the call must wait for one of the ``cap`` slots; the call itself runs when
+  a slot frees. Its execution does not draw the card again: the runner's own ``tool_call``
+  for that call (the same update — :func:`~acp_sidecar.bridge.translate.translate_call` is
+  pure) is held back by the scope the call runs with.
 - A call whose arguments parse runs through :func:`~acp_sidecar.bridge.runner.run_call`
-  with exactly what the model sent: the whole pipeline, its card, its record.
+  with exactly what the model sent: the whole pipeline, its ``in_progress`` and final card.
 - Arguments that are not JSON never reach the registry. The call still gets what any
   refused call gets — a recorded call (arguments ``None``) and result, and a card drawn by
   the same translator replay uses — with an ``INVALID_ARGS`` result that quotes what the model
   wrote, so it can correct itself.
+- A call still waiting for a slot when the turn is cancelled is not run: it is answered
+  ``CANCELLED`` (card and record closed), so every call drawn gets exactly one result.
+- Every call started gets exactly one result; :meth:`StepCalls.results` returns them in call
+  order, whatever order they finish in.
+- The session log gets every call of the response before any of its results (results that
+  come while the response still streams are held until :meth:`StepCalls.results`), so the
+  history reads back as one assistant message with all its calls, as the model sent it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Final, NoReturn
 
 import attrs
 
 from acp_sidecar.agent.driver import Turn
 from acp_sidecar.agent.model.messages import EMPTY_ARGUMENTS
+from acp_sidecar.agent.model.stream import CallDraft
+from acp_sidecar.bridge.policy import CallScope
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.bridge.translate import ToolCallEvent, translate_call, translate_result
+from acp_sidecar.protocol import SessionUpdate, ToolCallStart
 from acp_sidecar.tools.content import TextContent
-from acp_sidecar.tools.errors import ToolArgsError
+from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError, ToolError
 from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
+from acp_sidecar.tools.json_values import FrozenJson, JsonValueError, freeze_json
+from acp_sidecar.tools.presentation import ToolCallView
 from acp_sidecar.tools.registry import ToolRegistry
 
 QUOTED_CHARS: Final = 500
@@ -83,42 +100,151 @@ def parse_arguments(text: str) -> object:
         ) from None
 
 
-async def refuse_call(
-    registry: ToolRegistry, turn: Turn, call: PlannedCall, error: ToolArgsError
-) -> ToolExecutionResult:
-    """Answer a call that cannot run with ``error``, recording it and drawing its card."""
-    result = ToolExecutionResult(
-        call_id=call.call_id,
+def error_result(call_id: str, error: ToolError) -> ToolExecutionResult:
+    """The result of a call answered with ``error`` without running."""
+    return ToolExecutionResult(
+        call_id=call_id,
         content=(TextContent(str(error)),),
         is_error=True,
         error=ToolErrorInfo(name=error.name, code=error.code),
     )
-    event = ToolCallEvent(call_id=call.call_id, name=call.name, arguments=None)
-    scope = turn.scope
-    if turn.record is not None:
-        await turn.record(event, None)
-    start, view = translate_call(registry.get, event, scope.cards)
-    await scope.send(start)
-    if turn.record is not None:
-        await turn.record(event, result)
-    await scope.send(translate_result(registry.get, event, view, result, scope.cards))
-    return result
 
 
-async def run_calls(
-    registry: ToolRegistry, turn: Turn, calls: Sequence[PlannedCall], cap: int
-) -> list[ToolExecutionResult]:
-    """Run ``calls`` (``cap`` at a time); their results in call order."""
-    limit = asyncio.Semaphore(cap)
+def shown_arguments(call: PlannedCall) -> FrozenJson:
+    """The arguments a call's event carries (``None`` when they are not JSON)."""
+    if call.error is not None:
+        return None
+    try:
+        return freeze_json(call.arguments)
+    except JsonValueError:
+        return None  # as the runner does: the registry rejects them, the card shows none
 
-    async def run(call: PlannedCall) -> ToolExecutionResult:
-        async with limit:
-            if call.error is not None:
-                return await refuse_call(registry, turn, call, call.error)
-            return await run_call(
-                registry, turn.scope, call.call_id, call.name, call.arguments, record=turn.record
+
+class StepCalls:
+    """The calls of one response: started as they complete, ``cap`` running at a time."""
+
+    def __init__(
+        self, registry: ToolRegistry, turn: Turn, claim: Callable[[str], str], cap: int
+    ) -> None:
+        self._registry = registry
+        self._turn = turn
+        self._claim = claim
+        """Makes a model's call id unique within the session."""
+        self._slots = asyncio.Semaphore(cap)
+        self._scope: CallScope = attrs.evolve(turn.scope, send=self._send)
+        """The turn's scope, but holding back the ``tool_call`` of cards already drawn."""
+        self.calls: list[PlannedCall] = []
+        """The calls started, in call order."""
+        self._tasks: list[asyncio.Task[ToolExecutionResult]] = []
+        self._drawn_last: asyncio.Future[None] | None = None
+        """Done when the last started call's card is drawn (cards go out in call order)."""
+        self._drawn: set[str] = set()
+        self._held: list[tuple[ToolCallEvent, ToolExecutionResult]] | None = []
+        """Results waiting for the response's last call to be recorded (``None``: no more)."""
+
+    def start(self, draft: CallDraft) -> None:
+        """Start a complete call: its card now, its run when a slot frees."""
+        call = PlannedCall.parse(self._claim(draft.call_id), draft.name, draft.arguments)
+        self.calls.append(call)
+        after, drawn = self._drawn_last, asyncio.get_running_loop().create_future()
+        self._drawn_last = drawn
+        self._tasks.append(asyncio.ensure_future(self._run(call, after, drawn)))
+
+    async def results(self) -> list[ToolExecutionResult]:
+        """Wait for every started call; their results in call order."""
+        if self._drawn_last is not None:
+            await asyncio.wait((self._drawn_last,))  # every call recorded: results may follow
+        held, self._held = self._held or [], None
+        for event, result in held:
+            await self._record(event, result)
+        return list(await asyncio.gather(*self._tasks))
+
+    def abandon(self) -> None:
+        """Stop the calls still running (when the turn itself is torn down)."""
+        for task in self._tasks:
+            task.cancel()
+
+    async def _run(
+        self, call: PlannedCall, after: asyncio.Future[None] | None, drawn: asyncio.Future[None]
+    ) -> ToolExecutionResult:
+        try:
+            if after is not None:
+                await asyncio.wait((after,))
+            event, view = await self._draw(call)
+        finally:
+            if not drawn.done():
+                drawn.set_result(None)
+        if call.error is not None:
+            return await self._answer(event, view, error_result(call.call_id, call.error))
+        if not await self._take_slot():
+            reason = self._turn.signal.reason or "cancelled"
+            error = ToolCancelledError(
+                f"{call.name} was not run: the turn was cancelled ({reason})"
             )
+            return await self._answer(event, view, error_result(call.call_id, error))
+        try:
+            return await run_call(
+                self._registry,
+                self._scope,
+                call.call_id,
+                call.name,
+                call.arguments,
+                record=self._hold,
+            )
+        finally:
+            self._slots.release()
 
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(run(call)) for call in calls]
-    return [task.result() for task in tasks]
+    async def _draw(self, call: PlannedCall) -> tuple[ToolCallEvent, ToolCallView]:
+        """Record the call and draw its pending card."""
+        event = ToolCallEvent(call_id=call.call_id, name=call.name, arguments=shown_arguments(call))
+        await self._record(event, None)
+        start, view = translate_call(self._registry.get, event, self._scope.cards)
+        self._drawn.add(call.call_id)
+        await self._turn.scope.send(start)
+        return event, view
+
+    async def _answer(
+        self, event: ToolCallEvent, view: ToolCallView, result: ToolExecutionResult
+    ) -> ToolExecutionResult:
+        """Close a drawn card with a result the call got without running."""
+        await self._hold(event, result)
+        scope = self._scope
+        await scope.send(translate_result(self._registry.get, event, view, result, scope.cards))
+        return result
+
+    async def _take_slot(self) -> bool:
+        """Wait for a free slot; ``False`` (holding none) if the turn is cancelled first."""
+        signal = self._turn.signal
+        acquiring = asyncio.ensure_future(self._slots.acquire())
+        cancelled = asyncio.ensure_future(signal.wait())
+        try:
+            await asyncio.wait((acquiring, cancelled), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancelled.cancel()
+            if not acquiring.done():
+                acquiring.cancel()
+                await asyncio.wait((acquiring,))
+        held = not acquiring.cancelled()
+        if held and signal.cancelled:
+            self._slots.release()
+            return False
+        return held
+
+    async def _send(self, update: SessionUpdate) -> None:
+        if isinstance(update, ToolCallStart) and update.tool_call_id in self._drawn:
+            self._drawn.discard(update.tool_call_id)  # drawn already, the moment it completed
+            return
+        await self._turn.scope.send(update)
+
+    async def _hold(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+        """The runner's event sink: the call is recorded already; a result may wait."""
+        if result is None:
+            return
+        if self._held is not None:
+            self._held.append((event, result))
+            return
+        await self._record(event, result)
+
+    async def _record(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+        if self._turn.record is not None:
+            await self._turn.record(event, result)

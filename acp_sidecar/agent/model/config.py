@@ -19,6 +19,8 @@ import attrs
 MODEL_ENV: Final = "ACP_SIDECAR_MODEL"
 BASE_URL_ENV: Final = "OPENAI_BASE_URL"
 API_KEY_ENV: Final = "OPENAI_API_KEY"
+MAX_TURN_REQUESTS_ENV: Final = "ACP_SIDECAR_MAX_TURN_REQUESTS"
+MAX_PARALLEL_TOOLS_ENV: Final = "ACP_SIDECAR_MAX_PARALLEL_TOOLS"
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 """Where requests go when no base URL is configured (the ``openai`` client's default)."""
 
@@ -60,13 +62,31 @@ class ModelConfig:
         model: str | None = None,
         base_url: str | None = None,
         env: Mapping[str, str] = os.environ,
+        *,
+        max_turn_requests: int | None = None,
+        max_parallel_tools: int | None = None,
     ) -> ModelConfig | None:
         """The configuration from the arguments, falling back to the environment.
 
         ``model`` falls back to ``ACP_SIDECAR_MODEL``, ``base_url`` to ``OPENAI_BASE_URL``;
-        the key is ``OPENAI_API_KEY``. Blank values count as unset. Returns ``None`` when no
-        model is named anywhere: then the console stays the driver.
+        the key is ``OPENAI_API_KEY``; ``max_turn_requests`` to
+        ``ACP_SIDECAR_MAX_TURN_REQUESTS`` and ``max_parallel_tools`` to
+        ``ACP_SIDECAR_MAX_PARALLEL_TOOLS``, then to the defaults. Blank values count as unset.
+        Returns ``None`` when no model is named anywhere: then the console stays the driver.
+
+        Raises:
+            ValueError: a limit (given or from the environment) is not a whole number of at
+                least 1; the message names the setting and the value. Limits are checked
+                even without a model, so a typo never goes unnoticed.
         """
+        limits = {
+            "max_turn_requests": _limit(
+                "max_turn_requests", max_turn_requests, MAX_TURN_REQUESTS_ENV, env
+            ),
+            "max_parallel_tools": _limit(
+                "max_parallel_tools", max_parallel_tools, MAX_PARALLEL_TOOLS_ENV, env
+            ),
+        }
         chosen = _given(model) or _given(env.get(MODEL_ENV))
         if chosen is None:
             return None
@@ -74,6 +94,7 @@ class ModelConfig:
             model=chosen,
             base_url=_given(base_url) or _given(env.get(BASE_URL_ENV)),
             api_key=_given(env.get(API_KEY_ENV)),
+            **{name: value for name, value in limits.items() if value is not None},
         )
 
 
@@ -81,3 +102,21 @@ def _given(value: str | None) -> str | None:
     if value is None or not value.strip():
         return None
     return value.strip()
+
+
+def _limit(name: str, given: int | None, variable: str, env: Mapping[str, str]) -> int | None:
+    """A loop limit from its argument, else its environment variable (``None``: neither)."""
+    if given is not None:
+        if isinstance(given, bool) or not isinstance(given, int) or given < 1:
+            raise ValueError(f"{name} must be a whole number of at least 1, not {given!r}")
+        return given
+    text = _given(env.get(variable))
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{variable} must be a whole number of at least 1, not {text!r}")
+    return value

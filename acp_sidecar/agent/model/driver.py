@@ -2,18 +2,26 @@
 
 A request sends the system prompt, the session's history, the prompt and what this turn has
 added so far, with the registry's tools. Its text streams to the editor as
-``agent_message_chunk``, its reasoning as ``agent_thought_chunk``; its tool calls run through
-the pipeline once the response is complete (see :mod:`~acp_sidecar.agent.model.calls`), and
-their results go back to the model in the next request. The turn ends when a response calls
-no tool.
+``agent_message_chunk``, its reasoning as ``agent_thought_chunk``; each tool call is shown
+and started through the pipeline as soon as it is complete, while the response still
+streams (see :mod:`~acp_sidecar.agent.model.calls`), and the results go back to the model,
+in call order, in the next request. The turn ends when a response calls no tool.
 
 Invariants:
+- A call is complete when the stream opens a call of a higher index, or when the stream
+  ends whole; only then is it drawn and started. The last call of a response that did not
+  end whole (a ``length`` or ``content_filter`` stop, a refusal, an error, a cancel) is never
+  started: it may be cut off.
+- Whatever way a response ends, the turn waits for the calls it started before it returns
+  (a running call is never abandoned: its card, record and result are completed, and the
+  log holds them for the next turn). Only a response that ended whole sends its results
+  back to the model.
 - Stop reasons: ``end_turn`` (also after an endpoint failure, explained in an agent
-  message); ``max_tokens`` when the response stopped for length (its tool calls, possibly
-  cut off, are not run); ``refusal`` on a ``refusal`` or a ``content_filter`` stop;
-  ``max_turn_requests`` after ``max_turn_requests`` requests; ``cancelled`` as soon as the
-  turn's signal fires — the HTTP response is closed at once, and running tools see the same
-  signal (it is the scope's).
+  message); ``max_tokens`` when the response stopped for length; ``refusal`` on a
+  ``refusal`` or a ``content_filter`` stop; ``max_turn_requests`` after
+  ``max_turn_requests`` requests; ``cancelled`` as soon as the turn's signal fires — the
+  HTTP response is closed at once, running tools see the same signal (it is the scope's),
+  and calls still waiting for a slot are answered ``CANCELLED`` without running.
 - ``openai`` is imported off the event loop when the first turn runs, never at start-up.
 - Tool call ids are unique within the session (ACP requires it): the model's id is kept
   unless the session already used it (some servers number calls per response); a missing or
@@ -31,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from acp_sidecar.agent.direct import new_call_id, say
 from acp_sidecar.agent.driver import Turn
-from acp_sidecar.agent.model.calls import PlannedCall, run_calls
+from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.config import ModelConfig
 from acp_sidecar.agent.model.messages import (
     Message,
@@ -125,33 +133,36 @@ class ModelDriver:
             user_message(to_wire(block) for block in turn.prompt),
         ]
         ids = CallIds(turn.history)
+        cap = self.config.max_parallel_tools
+        if turn.signal.cancelled:
+            return "cancelled"
         for _ in range(self.config.max_turn_requests):
-            if turn.signal.cancelled:  # also while the last step's tools ran
-                return "cancelled"
-            response = await self._request(turn, endpoint, messages, tools)
-            if not isinstance(response, StreamAssembly):
-                return response
-            if response.finish_reason == "length":
-                return "max_tokens"
-            if response.refused or response.finish_reason == "content_filter":
-                return "refusal"
-            drafts = response.calls()
-            if not drafts:
+            step = StepCalls(registry, turn, ids.claim, cap)
+            try:
+                response = await self._request(turn, endpoint, messages, tools, step)
+                if isinstance(response, StreamAssembly) and stop_reason(turn, response) is None:
+                    response.close_calls()  # it ended whole: its last call is complete too
+                results = await step.results()
+            finally:
+                step.abandon()  # only if this turn itself is torn down: calls are done
+            stop = stop_reason(turn, response)  # also cancelled while the tools ran
+            if stop is not None:
+                return stop
+            assert isinstance(response, StreamAssembly)
+            if not step.calls:
                 return "end_turn"
-            calls = [PlannedCall.parse(ids.claim(d.call_id), d.name, d.arguments) for d in drafts]
             field = response.reasoning_field
             if field is not None:
                 self._reasoning_field = field
             messages.append(
                 assistant_message(
                     response.text,
-                    [SentCall(c.call_id, c.name, c.sent_arguments) for c in calls],
+                    [SentCall(c.call_id, c.name, c.sent_arguments) for c in step.calls],
                     None if field is None else (field, response.thoughts),
                 )
             )
-            results = await run_calls(registry, turn, calls, self.config.max_parallel_tools)
             messages.extend(step_messages(results))
-        return "cancelled" if turn.signal.cancelled else "max_turn_requests"
+        return "max_turn_requests"
 
     async def _connect(self, turn: Turn) -> Endpoint | None:
         """The endpoint (made on first use); ``None`` after telling the user why not."""
@@ -182,9 +193,11 @@ class ModelDriver:
         endpoint: Endpoint,
         messages: Sequence[Message],
         tools: Sequence[Mapping[str, Any]],
+        step: StepCalls,
     ) -> StreamAssembly | StopReason:
-        """One streamed request, raced against the turn's signal."""
-        assembly = StreamAssembly()
+        """One streamed request, raced against the turn's signal; its calls go to ``step``
+        as they complete."""
+        assembly = StreamAssembly(step.start)
         streaming = asyncio.ensure_future(
             stream_response(turn, endpoint, messages, tools, assembly)
         )
@@ -204,6 +217,19 @@ class ModelDriver:
             await say(turn, f"\n\n{explained}" if assembly.text_parts else explained)
             return "end_turn"
         return assembly
+
+
+def stop_reason(turn: Turn, response: StreamAssembly | StopReason) -> StopReason | None:
+    """Why the turn ends after a request (and the calls it started); ``None``: it goes on."""
+    if turn.signal.cancelled:
+        return "cancelled"
+    if isinstance(response, str):
+        return response
+    if response.finish_reason == "length":
+        return "max_tokens"
+    if response.refused or response.finish_reason == "content_filter":
+        return "refusal"
+    return None
 
 
 async def stream_response(

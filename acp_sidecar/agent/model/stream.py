@@ -3,10 +3,15 @@
 Invariants:
 - :meth:`StreamAssembly.feed` is the per-chunk hot path: it returns what the chunk adds for
   the user to see (a thought and a text, either possibly empty) and keeps everything else
-  (tool-call fragments, finish reason) for after the stream.
+  (tool-call fragments, finish reason).
 - Tool calls are assembled by ``index``. Fragments without an index (some servers omit it)
   join the call being streamed, or open a new one when they carry a new id. A name sent
   again whole is not doubled.
+- A call is *complete* once a fragment of a higher index opens another call (servers stream
+  calls one after another), or when :meth:`StreamAssembly.close_calls` says the stream ended
+  whole. Each named call is handed to ``on_call`` exactly once, when it completes, in index
+  order; a fragment that arrives for a call already handed over is dropped with a warning
+  (the call may be running with what it had).
 - Reasoning is read from the first of :data:`REASONING_FIELDS` the delta carries as a
   non-empty string (providers that send two spellings of the same text are not doubled);
   the field's name is kept so the reasoning can be sent back under it.
@@ -17,6 +22,8 @@ Nothing here imports ``openai`` at run time: chunks are read by attribute.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 import attrs
@@ -31,6 +38,8 @@ REASONING_FIELDS: Final = ("reasoning_content", "reasoning", "thinking")
 
 NOTHING: Final = ("", "")
 
+logger = logging.getLogger(__name__)
+
 
 @attrs.define
 class CallDraft:
@@ -40,6 +49,8 @@ class CallDraft:
     call_id: str = ""
     name: str = ""
     parts: list[str] = attrs.field(factory=list)
+    complete: bool = False
+    """No more fragments will join it (it has been handed to ``on_call``, if named)."""
 
     @property
     def arguments(self) -> str:
@@ -50,7 +61,9 @@ class CallDraft:
 class StreamAssembly:
     """Everything one streamed response said, assembled as its chunks are fed in."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_call: Callable[[CallDraft], None] | None = None) -> None:
+        self.on_call = on_call
+        """Hears each named tool call as soon as it is complete (see the invariants)."""
         self.text_parts: list[str] = []
         """The answer's text (refusal text included)."""
         self.thought_parts: list[str] = []
@@ -77,6 +90,10 @@ class StreamAssembly:
     def calls(self) -> list[CallDraft]:
         """The streamed tool calls in index order (fragments without a name dropped)."""
         return [self._calls[index] for index in sorted(self._calls) if self._calls[index].name]
+
+    def close_calls(self) -> None:
+        """The stream ended whole: complete the calls still open (``on_call`` hears them)."""
+        self._complete_below(None)
 
     def feed(self, chunk: ChatCompletionChunk) -> tuple[str, str]:
         """Take one chunk; return the ``(thought, text)`` it adds (``""`` for none)."""
@@ -119,7 +136,14 @@ class StreamAssembly:
             draft = CallDraft(
                 index=index if index is not None else max(self._calls, default=-1) + 1
             )
+            self._complete_below(draft.index)
             self._calls[draft.index] = draft
+        elif draft.complete:
+            logger.warning(
+                "a fragment for tool call %d arrived after a later call opened; it is dropped",
+                draft.index,
+            )
+            return
         self._last = draft
         if fragment.id and not draft.call_id:
             draft.call_id = fragment.id
@@ -130,6 +154,18 @@ class StreamAssembly:
             draft.name += function.name
         if function.arguments:
             draft.parts.append(function.arguments)
+
+    def _complete_below(self, index: int | None) -> None:
+        """Complete the open calls before ``index`` (all of them for ``None``)."""
+        for at in sorted(self._calls):
+            if index is not None and at >= index:
+                break
+            draft = self._calls[at]
+            if draft.complete:
+                continue
+            draft.complete = True
+            if draft.name and self.on_call is not None:
+                self.on_call(draft)
 
     def _unindexed(self, fragment: ChoiceDeltaToolCall) -> CallDraft | None:
         last = self._last

@@ -1,10 +1,13 @@
-"""Fixtures for the model driver: a scripted endpoint, a registry of test tools, and real
-turns whose editor records every update it is sent."""
+"""Fixtures for the model driver: a scripted endpoint, a registry of test tools, real turns
+whose editor checks every update it is sent against the ACP schema and keeps it, and
+sessions logged the way the server logs them."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -20,14 +23,18 @@ from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.protocol import (
     ClientCapabilities,
     ContentBlock,
+    SessionNotification,
     SessionUpdate,
+    StopReason,
     TextContentBlock,
     to_wire,
 )
-from acp_sidecar.store import HistoryItem
+from acp_sidecar.server.recording import SessionRecorder
+from acp_sidecar.store import HistoryItem, SessionStore
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.execution import ToolExecutionResult
 from acp_sidecar.tools.registry import ToolRegistry
+from tests.acp_schema import validate_agent_message
 from tests.agent.model.fake_openai import ScriptedOpenAI
 from tests.tooling import LOOK, NOTE, STREAM
 
@@ -36,14 +43,18 @@ SESSION = "sess_model"
 
 
 class Editor:
-    """The client end of a turn: every ``session/update`` it was sent, as wire JSON."""
+    """The client end of a turn: every ``session/update`` it was sent, as wire JSON, each
+    checked against the official ACP schema as the ``session/update`` notification it
+    travels in."""
 
     def __init__(self) -> None:
         self.updates: list[dict[str, Any]] = []
         self._changed = asyncio.Event()
 
     async def send(self, update: SessionUpdate) -> None:
-        self.updates.append(to_wire(update))
+        params = to_wire(SessionNotification(session_id=SESSION, update=update))
+        validate_agent_message({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        self.updates.append(params["update"])
         self._changed.set()
 
     def kinds(self) -> list[str]:
@@ -141,6 +152,71 @@ def make_turn(
         record=record,
         history=tuple(history),
     )
+
+
+class RecordedSession:
+    """A session whose turns are logged by the server's own recorder into a real session
+    log; each turn's history is read back from that log, as the server does."""
+
+    def __init__(self, directory: Path) -> None:
+        store = SessionStore(directory)
+        self.recorder = SessionRecorder(lambda: store, SESSION, CWD, "auto")
+
+    async def run(
+        self,
+        driver: ModelDriver,
+        prompt: str | Sequence[ContentBlock],
+        *,
+        editor: Editor | None = None,
+        signal: CancelSignal | None = None,
+    ) -> StopReason:
+        """One turn: the prompt, every update and call recorded, then the turn's end."""
+        shown = editor or Editor()
+
+        async def send(update: SessionUpdate) -> None:
+            self.recorder.update(update)
+            await shown.send(update)
+
+        turn = make_turn(
+            shown,
+            prompt,
+            history=self.recorder.history(),  # before this prompt
+            signal=signal,
+            send=send,
+            record=self.recorder.record_call_event,
+        )
+        self.recorder.prompt(turn.prompt)
+        stop = await driver.run_turn(turn)
+        self.recorder.end_turn(stop)
+        return stop
+
+
+def assert_well_formed(messages: Sequence[dict[str, Any]]) -> None:
+    """The chat-completions shape every provider checks: one system message first; each
+    assistant message's ``tool_calls`` answered at once by one ``tool`` message each, in
+    call order, with valid JSON arguments; no ``tool`` message answering nothing; every
+    message has content (or, for an assistant, calls)."""
+    assert messages and messages[0]["role"] == "system"
+    waiting: list[str] = []
+    for index, message in enumerate(messages[1:], 1):
+        role = message["role"]
+        where = f"message {index}: {message}"
+        if waiting:
+            assert role == "tool", f"{where} comes before the results of {waiting}"
+            assert message["tool_call_id"] == waiting.pop(0), where
+            assert isinstance(message["content"], str) and message["content"], where
+            continue
+        assert role in ("user", "assistant"), where
+        if role == "user":
+            assert isinstance(message["content"], str) and message["content"], where
+            continue
+        calls = message.get("tool_calls") or []
+        assert message["content"] or calls, f"{where} says nothing"
+        for entry in calls:
+            assert entry["type"] == "function", where
+            json.loads(entry["function"]["arguments"])
+        waiting = [entry["id"] for entry in calls]
+    assert not waiting, f"calls {waiting} are never answered"
 
 
 def tool_registry() -> ToolRegistry:

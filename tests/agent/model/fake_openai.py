@@ -20,7 +20,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -52,6 +52,9 @@ class Reply:
     headers: dict[str, str] = attrs.field(factory=dict)
     done: bool = True
     """End the stream with ``data: [DONE]``."""
+    encoded: bytes | None = None
+    """The whole stream's bytes, already encoded (``events`` and ``done`` are then ignored):
+    a benchmark's answer goes out at once, not after encoding thousands of chunks."""
 
 
 @attrs.frozen
@@ -81,6 +84,8 @@ class ScriptedOpenAI:
         self.disconnects = 0
         self.first_byte_at: list[float] = []
         """``time.perf_counter()`` when each streamed answer's first byte was written."""
+        self.on_first_byte: Callable[[], None] | None = None
+        """Called just before each streamed answer's first byte is written."""
         self._server: asyncio.Server | None = None
         self._port = 0
         self._connections: set[asyncio.StreamWriter] = set()
@@ -138,6 +143,8 @@ class ScriptedOpenAI:
             writer.write(head + body)
             await writer.drain()
             return True
+        if self.on_first_byte is not None:
+            self.on_first_byte()
         self.first_byte_at.append(time.perf_counter())
         headers = {"content-type": "text/event-stream", "transfer-encoding": "chunked"}
         writer.write(_head(200, headers | reply.headers))
@@ -172,6 +179,9 @@ def _head(status: int, headers: dict[str, str]) -> bytes:
 
 def _segments(reply: Reply) -> Iterator[bytes | Pause]:
     """The stream's bytes, one segment between pauses (written in one go, as fast as can be)."""
+    if reply.encoded is not None:
+        yield reply.encoded
+        return
     pending: list[bytes] = []
     for event in reply.events:
         if isinstance(event, Pause):
@@ -312,3 +322,11 @@ def serve_in_thread() -> Iterator[ScriptedOpenAI]:
     finally:
         holder["loop"].call_soon_threadsafe(holder["stop"].set)
         thread.join(10)
+
+
+def encoded(reply: Reply) -> Reply:
+    """``reply`` with its stream encoded once, up front (it must hold no pause)."""
+    parts = list(_segments(reply))
+    if any(isinstance(part, Pause) for part in parts):
+        raise ValueError("a stream with pauses cannot be encoded up front")
+    return attrs.evolve(reply, encoded=b"".join(part for part in parts if isinstance(part, bytes)))

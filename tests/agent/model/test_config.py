@@ -43,6 +43,62 @@ def test_arguments_win_over_the_environment() -> None:
     )
 
 
+def test_the_loop_limits_come_from_the_environment() -> None:
+    config = ModelConfig.from_env(
+        env={
+            "ACP_SIDECAR_MODEL": "m",
+            "ACP_SIDECAR_MAX_TURN_REQUESTS": " 7 ",
+            "ACP_SIDECAR_MAX_PARALLEL_TOOLS": "2",
+        }
+    )
+    assert config is not None
+    assert (config.max_turn_requests, config.max_parallel_tools) == (7, 2)
+
+
+def test_limit_arguments_win_over_the_environment() -> None:
+    config = ModelConfig.from_env(
+        max_turn_requests=3,
+        max_parallel_tools=1,
+        env={
+            "ACP_SIDECAR_MODEL": "m",
+            "ACP_SIDECAR_MAX_TURN_REQUESTS": "7",
+            "ACP_SIDECAR_MAX_PARALLEL_TOOLS": "not a number",  # not read: the argument wins
+        },
+    )
+    assert config is not None
+    assert (config.max_turn_requests, config.max_parallel_tools) == (3, 1)
+
+
+def test_unset_or_blank_limits_keep_the_defaults() -> None:
+    env = {"ACP_SIDECAR_MODEL": "m", "ACP_SIDECAR_MAX_PARALLEL_TOOLS": "  "}
+    config = ModelConfig.from_env(env=env)
+    assert config is not None
+    assert (config.max_turn_requests, config.max_parallel_tools) == (25, 4)
+
+
+@pytest.mark.parametrize("text", ["0", "-2", "many", "2.5", "1e3"])
+@pytest.mark.parametrize(
+    "variable", ["ACP_SIDECAR_MAX_TURN_REQUESTS", "ACP_SIDECAR_MAX_PARALLEL_TOOLS"]
+)
+def test_a_bad_limit_in_the_environment_is_refused_clearly(variable: str, text: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        ModelConfig.from_env(env={"ACP_SIDECAR_MODEL": "m", variable: text})
+    assert str(caught.value) == f"{variable} must be a whole number of at least 1, not {text!r}"
+
+
+@pytest.mark.parametrize("value", [0, -1, True, 2.0, "3"])
+@pytest.mark.parametrize("name", ["max_turn_requests", "max_parallel_tools"])
+def test_a_bad_limit_argument_is_refused_clearly(name: str, value: object) -> None:
+    with pytest.raises(ValueError) as caught:
+        ModelConfig.from_env("m", env={}, **{name: value})  # type: ignore[arg-type]
+    assert str(caught.value) == f"{name} must be a whole number of at least 1, not {value!r}"
+
+
+def test_a_bad_limit_is_refused_even_without_a_model() -> None:
+    with pytest.raises(ValueError, match="ACP_SIDECAR_MAX_TURN_REQUESTS"):
+        ModelConfig.from_env(env={"ACP_SIDECAR_MAX_TURN_REQUESTS": "0"})
+
+
 def test_defaults_and_openais_endpoint() -> None:
     config = ModelConfig(model="gpt-4.1")
     assert config.endpoint_url == "https://api.openai.com/v1"

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import attrs
@@ -18,7 +20,13 @@ from acp_sidecar.agent.model import ModelConfig, ModelDriver
 from acp_sidecar.tools import ToolExecution, define_tool
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.registry import ToolRegistry
-from tests.agent.model.conftest import Editor, Recording, make_turn
+from tests.agent.model.conftest import (
+    Editor,
+    RecordedSession,
+    Recording,
+    assert_well_formed,
+    make_turn,
+)
 from tests.agent.model.fake_openai import (
     Pause,
     Reply,
@@ -225,11 +233,194 @@ async def test_the_parallel_cap_holds_calls_back(
     assert await driver.run_turn(make_turn(editor)) == "end_turn"
 
     assert met == []
-    # One at a time: b's card opens only after a's has closed.
+    # One at a time, but both cards at once: b is drawn when it is complete, runs when a is done.
     order = [(u["toolCallId"], u["status"]) for u in editor.cards()]
-    assert order.index(("call_b", "pending")) > order.index(("call_a", "failed"))
+    assert order.index(("call_b", "pending")) < order.index(("call_a", "failed"))
+    assert order.index(("call_b", "in_progress")) > order.index(("call_a", "failed"))
     results = endpoint.requests[1].messages[3:]
     assert [r["content"].split(":")[0] for r in results] == ["Error (EXECUTION_FAILED)"] * 2
+
+
+def gate_registry(registry: ToolRegistry) -> asyncio.Event:
+    """Add ``gate``: each call runs until the returned event is set or the turn is cancelled."""
+    opened = asyncio.Event()
+
+    async def gate(args: MeetArgs, execution: ToolExecution) -> str:
+        signal = execution.signal
+        assert signal is not None
+        waits = [asyncio.ensure_future(opened.wait()), asyncio.ensure_future(signal.wait())]
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for waiting in waits:
+            waiting.cancel()
+        return f"{args.name} passed" if opened.is_set() else f"{args.name} stopped"
+
+    registry.register(
+        define_tool(
+            name="gate", description="Wait for the gate.", parameters=MeetArgs, execute=gate
+        )
+    )
+    return opened
+
+
+def statuses(editor: Editor, call_id: str) -> list[str]:
+    return [u.get("status", "") for u in editor.cards(call_id)]
+
+
+async def test_a_call_is_drawn_and_started_while_the_response_still_streams(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    pause = Pause()
+    endpoint.script(
+        Reply(
+            [
+                *say("Two looks."),
+                tool_call(0, "call_a", "look", '{"path": "a"}'),
+                call(1, call_id="call_b", name="look", arguments='{"pa'),
+                pause,
+                call(1, arguments='th": "b"}'),
+                stop("tool_calls"),
+            ]
+        ),
+        answer("Seen both."),
+    )
+    recording = Recording()
+
+    running = asyncio.ensure_future(driver.run_turn(make_turn(editor, record=recording)))
+    await pause.reached.wait()
+    # b's first fragment completed a: it ran to its end while b is still streaming.
+    await editor.wait_for(lambda e: "completed" in statuses(e, "call_a"))
+    assert statuses(editor, "call_a") == ["pending", "in_progress", "", "completed"]
+    assert editor.cards("call_b") == []
+    assert [(event.call_id, result) for event, result in recording.events] == [("call_a", None)]
+    pause.release.set()
+    assert await running == "end_turn"
+
+    assert statuses(editor, "call_b") == ["pending", "in_progress", "", "completed"]
+    # The log holds both calls before any result (a's was held): one assistant message.
+    assert [(event.call_id, result is None) for event, result in recording.events] == [
+        ("call_a", True),
+        ("call_b", True),
+        ("call_a", False),
+        ("call_b", False),
+    ]
+    second = endpoint.requests[1].messages
+    assert_well_formed(second)
+    assert second[2:] == [
+        {
+            "role": "assistant",
+            "content": "Two looks.",
+            "tool_calls": [
+                {
+                    "id": "call_a",
+                    "type": "function",
+                    "function": {"name": "look", "arguments": '{"path": "a"}'},
+                },
+                {
+                    "id": "call_b",
+                    "type": "function",
+                    "function": {"name": "look", "arguments": '{"path": "b"}'},
+                },
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_a", "content": "looked at a"},
+        {"role": "tool", "tool_call_id": "call_b", "content": "looked at b"},
+    ]
+
+
+async def test_results_go_back_in_call_order_whatever_order_they_finish_in(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    slow = '{"command": "slow", "lines": 3, "delay_ms": 30}'
+    endpoint.script(
+        calling(
+            tool_call(0, "call_slow", "stream", slow),
+            tool_call(1, "call_fast", "look", '{"path": "x"}'),
+        ),
+        answer("ok"),
+    )
+    recording = Recording()
+
+    assert await driver.run_turn(make_turn(editor, record=recording)) == "end_turn"
+
+    assert [r.call_id for r in recording.results()] == ["call_fast", "call_slow"]
+    results = endpoint.requests[1].messages[3:]
+    assert [r["tool_call_id"] for r in results] == ["call_slow", "call_fast"]
+    assert results[0]["content"] == "slow 0\nslow 1\nslow 2\n"
+
+
+async def test_a_call_waiting_for_a_slot_shows_its_card_at_once(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor, registry: ToolRegistry
+) -> None:
+    driver = make_driver(max_parallel_tools=1)
+    opened = gate_registry(registry)
+    endpoint.script(
+        calling(
+            tool_call(0, "call_g", "gate", '{"name": "g"}'),
+            tool_call(1, "call_l", "look", '{"path": "x"}'),
+        ),
+        answer("Through."),
+    )
+
+    running = asyncio.ensure_future(driver.run_turn(make_turn(editor)))
+    await editor.wait_for(lambda e: bool(e.cards("call_l")))
+    await editor.wait_for(lambda e: "in_progress" in statuses(e, "call_g"))
+    await asyncio.sleep(0.05)
+    assert statuses(editor, "call_l") == ["pending"]  # drawn, but waiting for the slot
+    opened.set()
+    assert await running == "end_turn"
+
+    assert statuses(editor, "call_l") == ["pending", "in_progress", "", "completed"]
+    order = [(u["toolCallId"], u["status"]) for u in editor.cards() if "status" in u]
+    assert order.index(("call_l", "in_progress")) > order.index(("call_g", "completed"))
+    assert [m["content"] for m in endpoint.requests[1].messages[3:]] == ["g passed", "looked at x"]
+
+
+async def test_cancel_while_a_call_waits_for_its_slot_answers_it_without_running_it(
+    make_driver: MakeDriver,
+    endpoint: ScriptedOpenAI,
+    editor: Editor,
+    registry: ToolRegistry,
+    tmp_path: Path,
+) -> None:
+    driver = make_driver(max_parallel_tools=1)
+    gate_registry(registry)
+    session = RecordedSession(tmp_path)
+    endpoint.script(
+        calling(
+            tool_call(0, "call_g", "gate", '{"name": "g"}'),
+            tool_call(1, "call_l", "look", '{"path": "x"}'),
+            text="Both.",
+        ),
+        answer("Where were we?"),
+    )
+    signal = CancelSignal()
+
+    running = asyncio.ensure_future(session.run(driver, "go", editor=editor, signal=signal))
+    await editor.wait_for(
+        lambda e: "in_progress" in statuses(e, "call_g") and bool(e.cards("call_l"))
+    )
+    signal.cancel("session/cancel")
+    async with asyncio.timeout(1):
+        assert await running == "cancelled"
+
+    assert statuses(editor, "call_g") == ["pending", "in_progress", "completed"]
+    assert statuses(editor, "call_l") == ["pending", "failed"]  # never in_progress: never run
+    not_run = "look was not run: the turn was cancelled (session/cancel)"
+    assert editor.cards("call_l")[-1]["content"][0]["content"]["text"] == not_run
+    assert len(endpoint.requests) == 1
+
+    # The next prompt sends both calls, each answered, as the user saw them.
+    assert await session.run(driver, "again") == "end_turn"
+    sent = endpoint.requests[1].messages
+    assert_well_formed(sent)
+    assistant, *rest = sent[2:]
+    assert assistant["content"] == "Both."
+    assert [c["id"] for c in assistant["tool_calls"]] == ["call_g", "call_l"]
+    assert rest == [
+        {"role": "tool", "tool_call_id": "call_g", "content": "g stopped"},
+        {"role": "tool", "tool_call_id": "call_l", "content": f"Error (CANCELLED): {not_run}"},
+        {"role": "user", "content": "again"},
+    ]
 
 
 async def test_arguments_split_across_many_deltas_are_assembled(
@@ -353,17 +544,74 @@ async def test_a_registry_without_tools_sends_no_tools(
 
 
 async def test_a_length_stop_ends_the_turn_with_max_tokens(
-    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor, tmp_path: Path
 ) -> None:
+    session = RecordedSession(tmp_path)
     endpoint.script(
-        Reply([*say("It was a dark and"), call(0, call_id="call_cut", name="look"), stop("length")])
+        Reply(
+            [*say("It was a dark and"), call(0, call_id="call_cut", name="look"), stop("length")]
+        ),
+        answer("stormy night."),
     )
 
-    assert await driver.run_turn(make_turn(editor)) == "max_tokens"
+    assert await session.run(driver, "a story", editor=editor) == "max_tokens"
 
     assert editor.text() == "It was a dark and"
     assert editor.cards() == []  # a call cut off by the limit is not run
     assert len(endpoint.requests) == 1
+
+    assert await session.run(driver, "go on") == "end_turn"
+    sent = endpoint.requests[1].messages
+    assert_well_formed(sent)
+    assert sent[1:] == [
+        {"role": "user", "content": "a story"},
+        {"role": "assistant", "content": "It was a dark and"},
+        {"role": "user", "content": "go on"},
+    ]
+
+
+async def test_a_length_stop_finishes_the_calls_known_complete_but_not_the_cut_one(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor, tmp_path: Path
+) -> None:
+    # A call followed by another is complete: it started while the response streamed, so it
+    # finishes and is logged; the last one may be cut off, so it never starts.
+    session = RecordedSession(tmp_path)
+    endpoint.script(
+        Reply(
+            [
+                *say("Looking."),
+                tool_call(0, "call_done", "look", '{"path": "a"}'),
+                call(1, call_id="call_cut", name="note", arguments='{"path": "b", "ne'),
+                stop("length"),
+            ]
+        ),
+        answer("Carrying on."),
+    )
+
+    assert await session.run(driver, "look", editor=editor) == "max_tokens"
+
+    assert statuses(editor, "call_done") == ["pending", "in_progress", "", "completed"]
+    assert editor.cards("call_cut") == []
+    assert len(endpoint.requests) == 1  # its result is not sent on in this turn
+
+    assert await session.run(driver, "go on") == "end_turn"
+    sent = endpoint.requests[1].messages
+    assert_well_formed(sent)
+    assert sent[2:] == [
+        {
+            "role": "assistant",
+            "content": "Looking.",
+            "tool_calls": [
+                {
+                    "id": "call_done",
+                    "type": "function",
+                    "function": {"name": "look", "arguments": '{"path": "a"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_done", "content": "looked at a"},
+        {"role": "user", "content": "go on"},
+    ]
 
 
 @pytest.mark.parametrize(
@@ -378,15 +626,26 @@ async def test_a_refusal_ends_the_turn_with_refusal(
     driver: ModelDriver,
     endpoint: ScriptedOpenAI,
     editor: Editor,
+    tmp_path: Path,
     events: list[dict[str, Any]],
     shown: str,
 ) -> None:
-    endpoint.script(Reply(events))
+    session = RecordedSession(tmp_path)
+    endpoint.script(Reply(events), answer("Something else, then."))
 
-    assert await driver.run_turn(make_turn(editor)) == "refusal"
+    assert await session.run(driver, "do it", editor=editor) == "refusal"
 
     assert editor.text() == shown
     assert len(endpoint.requests) == 1
+
+    assert await session.run(driver, "then something else") == "end_turn"
+    sent = endpoint.requests[1].messages
+    assert_well_formed(sent)
+    assert sent[1:] == [
+        {"role": "user", "content": "do it"},
+        {"role": "assistant", "content": shown},
+        {"role": "user", "content": "then something else"},
+    ]
 
 
 async def test_the_request_limit_ends_the_turn_with_max_turn_requests(
@@ -415,13 +674,26 @@ async def test_the_request_limit_ends_the_turn_with_max_turn_requests(
 
 
 async def test_cancel_in_the_middle_of_the_stream_aborts_the_request(
-    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor, tmp_path: Path
 ) -> None:
+    session = RecordedSession(tmp_path)
     pause = Pause()
-    endpoint.script(Reply([*say("partial"), pause, *say(" never"), stop()]))
+    endpoint.script(
+        Reply(
+            [
+                *say("partial"),
+                tool_call(0, "call_in", "look", '{"path": "a"}'),
+                call(1, call_id="call_out", name="look", arguments='{"pa'),
+                pause,
+                *say(" never"),
+                stop(),
+            ]
+        ),
+        answer("Resumed."),
+    )
     signal = CancelSignal()
 
-    running = asyncio.ensure_future(driver.run_turn(make_turn(editor, signal=signal)))
+    running = asyncio.ensure_future(session.run(driver, "hello", editor=editor, signal=signal))
     await editor.wait_for(lambda e: e.text() == "partial")
     await pause.reached.wait()
     signal.cancel("session/cancel")
@@ -430,8 +702,19 @@ async def test_cancel_in_the_middle_of_the_stream_aborts_the_request(
         await pause.left.wait()  # the server saw the client close the response
 
     assert editor.text() == "partial"
+    assert editor.cards("call_in")[-1]["status"] in ("completed", "failed")  # it was complete
+    assert editor.cards("call_out") == []  # still streaming when the turn was cancelled
     assert endpoint.disconnects == 1
     assert len(endpoint.requests) == 1
+
+    assert await session.run(driver, "go on") == "end_turn"
+    sent = endpoint.requests[1].messages
+    assert_well_formed(sent)
+    assert sent[1] == {"role": "user", "content": "hello"}
+    assert sent[2]["content"] == "partial"
+    assert [c["id"] for c in sent[2]["tool_calls"]] == ["call_in"]
+    assert sent[3]["tool_call_id"] == "call_in"
+    assert sent[4:] == [{"role": "user", "content": "go on"}]
 
 
 async def test_cancel_while_a_tool_runs_stops_the_tool_and_the_turn(
@@ -488,6 +771,28 @@ async def test_http_500_is_retried_and_then_succeeds(
     assert first.body == second.body
 
 
+async def test_http_429_is_retried_after_the_delay_the_server_asks_for(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(
+        Reply(
+            status=429,
+            body={"error": {"message": "slow down"}},
+            headers={"retry-after-ms": "50"},
+        ),
+        answer("Recovered."),
+    )
+
+    started = time.perf_counter()
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+    waited = time.perf_counter() - started
+
+    assert editor.text() == "Recovered."  # nothing about the 429 reaches the user
+    assert 0.05 <= waited < 2  # the server's delay, not the client's default backoff
+    first, second = endpoint.requests
+    assert first.body == second.body
+
+
 async def test_http_500_after_the_retries_is_explained(
     driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
 ) -> None:
@@ -524,22 +829,36 @@ async def test_401_tells_the_user_about_the_key(
     make_driver: MakeDriver,
     endpoint: ScriptedOpenAI,
     editor: Editor,
+    tmp_path: Path,
     api_key: str | None,
     expected: str,
 ) -> None:
     driver = make_driver(api_key=api_key)
+    session = RecordedSession(tmp_path)
     endpoint.script(
         Reply(
             status=401,
             body={"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}},
-        )
+        ),
+        answer("Now it works."),
     )
 
-    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+    assert await session.run(driver, "hello", editor=editor) == "end_turn"
 
-    assert editor.text() == expected.format(url=endpoint.base_url)
+    message = expected.format(url=endpoint.base_url)
+    assert editor.text() == message
     [request] = endpoint.requests  # not retried
     assert request.headers["authorization"] == f"Bearer {api_key or 'no-key'}"
+
+    # Once the key is fixed, the next prompt carries the conversation as the user saw it.
+    assert await session.run(driver, "and now?") == "end_turn"
+    sent = endpoint.requests[1].messages
+    assert_well_formed(sent)
+    assert sent[1:] == [
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": message},
+        {"role": "user", "content": "and now?"},
+    ]
 
 
 async def test_an_unknown_model_is_explained(
@@ -566,6 +885,31 @@ async def test_an_error_in_the_middle_of_the_stream_is_explained_after_the_text(
         f"Half\n\nThe model endpoint {endpoint.base_url} reported an error while answering: "
         "upstream died"
     )
+
+
+async def test_an_error_after_a_complete_call_lets_that_call_finish(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    recording = Recording()
+    endpoint.script(
+        Reply(
+            [
+                tool_call(0, "call_ok", "look", '{"path": "a"}'),
+                call(1, call_id="call_torn", name="look", arguments='{"pa'),
+                {"error": {"message": "upstream died"}},
+            ]
+        )
+    )
+
+    assert await driver.run_turn(make_turn(editor, record=recording)) == "end_turn"
+
+    assert editor.cards("call_ok")[-1]["status"] == "completed"
+    assert editor.cards("call_torn") == []
+    assert [(event.call_id, result is None) for event, result in recording.events] == [
+        ("call_ok", True),
+        ("call_ok", False),
+    ]
+    assert editor.text().endswith("reported an error while answering: upstream died")
 
 
 async def test_a_refused_connection_is_explained_without_hanging(editor: Editor) -> None:

@@ -5,42 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import attrs
-
 from acp_sidecar.agent.model import ModelDriver
 from acp_sidecar.protocol import (
     ContentBlock,
     EmbeddedResourceContentBlock,
     ResourceLinkContentBlock,
-    SessionUpdate,
     TextContentBlock,
     TextResourceContents,
 )
-from acp_sidecar.server.recording import SessionRecorder
-from acp_sidecar.store import SessionStore
-from tests.agent.model.conftest import SESSION, Editor, make_turn
+from tests.agent.model.conftest import RecordedSession, assert_well_formed
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, think, tool_call
-
-
-class RecordedSession:
-    """A session whose turns are logged the way the server logs them."""
-
-    def __init__(self, directory: Path) -> None:
-        store = SessionStore(directory)
-        self.recorder = SessionRecorder(lambda: store, SESSION, "/work", "auto")
-
-    async def run(self, driver: ModelDriver, prompt: str | list[ContentBlock]) -> str:
-        """One turn: the prompt, every update and call recorded, then the turn's end."""
-        editor = Editor()
-        turn = make_turn(editor, prompt, send=self.send, record=self.recorder.record_call_event)
-        turn = attrs.evolve(turn, history=self.recorder.history())  # before this prompt
-        self.recorder.prompt(turn.prompt)
-        stop = await driver.run_turn(turn)
-        self.recorder.end_turn(stop)
-        return stop
-
-    async def send(self, update: SessionUpdate) -> None:
-        self.recorder.update(update)
 
 
 async def test_the_next_turn_sends_what_the_last_one_produced(
@@ -77,6 +51,7 @@ async def test_the_next_turn_sends_what_the_last_one_produced(
         ),
     }
     # Everything turn one sent, its final answer, then the new prompt.
+    assert_well_formed(turn_two)
     assert turn_two == [
         *turn_one,
         {"role": "assistant", "content": "Both done."},

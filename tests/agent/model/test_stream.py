@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import pytest
 from openai.types.chat import ChatCompletionChunk
 
-from acp_sidecar.agent.model.stream import StreamAssembly
+from acp_sidecar.agent.model.stream import CallDraft, StreamAssembly
 from tests.agent.model.fake_openai import call, chunk, say, stop, think
 
 
@@ -85,3 +87,83 @@ def test_refusals_and_odd_chunks() -> None:
     assert assembly.refused
     assert assembly.text == "No."
     assert assembly.finish_reason == "stop"
+
+
+class Heard:
+    """``on_call``: each call handed over, with how many chunks had been fed by then."""
+
+    def __init__(self) -> None:
+        self.fed = 0
+        self.calls: list[tuple[int, int, str, str]] = []
+
+    def __call__(self, draft: CallDraft) -> None:
+        self.calls.append((self.fed, draft.index, draft.name, draft.arguments))
+
+
+def feed_heard(*chunks: dict[str, Any]) -> tuple[StreamAssembly, Heard]:
+    heard = Heard()
+    assembly = StreamAssembly(heard)
+    for data in chunks:
+        assembly.feed(ChatCompletionChunk.construct(**data))
+        heard.fed += 1
+    return assembly, heard
+
+
+def test_a_call_is_handed_over_when_the_next_index_opens_and_the_last_at_the_end() -> None:
+    assembly, heard = feed_heard(
+        call(0, call_id="a", name="look", arguments='{"path":'),
+        call(0, arguments=' "a"}'),
+        call(1, call_id="b", name="look", arguments='{"path": "b"}'),
+        call(2, call_id="c", name="note", arguments="{"),
+        stop("tool_calls"),
+    )
+    # a when b's first fragment came (chunk 3), b when c's came (chunk 4); c not yet.
+    assert heard.calls == [(2, 0, "look", '{"path": "a"}'), (3, 1, "look", '{"path": "b"}')]
+    assembly.close_calls()
+    assert heard.calls[2:] == [(5, 2, "note", "{")]
+    assembly.close_calls()  # each call once
+    assert len(heard.calls) == 3
+
+
+def test_calls_without_an_index_are_handed_over_when_a_new_id_opens() -> None:
+    _, heard = feed_heard(
+        call(None, call_id="id_a", name="look", arguments='{"path":'),
+        call(None, arguments=' "a"}'),
+        call(None, call_id="id_b", name="look", arguments="{"),
+    )
+    assert heard.calls == [(2, 0, "look", '{"path": "a"}')]
+
+
+def test_a_lower_index_opening_later_completes_nothing() -> None:
+    assembly, heard = feed_heard(
+        call(1, call_id="id_b", name="look", arguments="{}"),
+        call(0, call_id="id_a", name="note", arguments="{}"),
+    )
+    assert heard.calls == []
+    assembly.close_calls()
+    assert [(index, name) for _, index, name, _ in heard.calls] == [(0, "note"), (1, "look")]
+
+
+def test_a_call_without_a_name_is_never_handed_over() -> None:
+    assembly, heard = feed_heard(
+        call(0, call_id="a", arguments="{}"),
+        call(1, call_id="b", name="look", arguments="{}"),
+    )
+    assembly.close_calls()
+    assert [index for _, index, _, _ in heard.calls] == [1]
+
+
+def test_a_fragment_for_a_call_already_handed_over_is_dropped_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING, "acp_sidecar.agent.model.stream"):
+        assembly, heard = feed_heard(
+            call(0, call_id="a", name="look", arguments="{}"),
+            call(1, call_id="b", name="look", arguments="{}"),
+            call(0, arguments="garbage"),
+        )
+    assert heard.calls == [(1, 0, "look", "{}")]
+    assert assembly.calls()[0].arguments == "{}"  # what ran is what the model is told
+    assert caplog.messages == [
+        "a fragment for tool call 0 arrived after a later call opened; it is dropped"
+    ]
