@@ -101,9 +101,10 @@ class SessionRecorder:
                 self._fail("could not record a tool call")
 
     def mode_change(self, mode: str) -> None:
-        """Record a switch of mode."""
+        """Record a switch of mode (before the log exists, its header will carry it)."""
         self._mode = mode
-        self._write(lambda w: w.mode_change(mode))
+        if self._writer is not None:
+            self._write(lambda w: w.mode_change(mode))
 
     def end_turn(self, stop_reason: str) -> None:
         """Record the turn's end (and sync, per the store's policy)."""

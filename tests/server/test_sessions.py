@@ -214,3 +214,17 @@ async def test_capabilities_with_a_store(first: WireClient) -> None:
     result = await first.initialize()
     assert result["agentCapabilities"]["loadSession"] is True
     assert result["agentCapabilities"]["sessionCapabilities"]["list"] == {}
+
+
+async def test_a_mode_chosen_before_the_first_prompt_goes_into_the_header(tmp_path: Path) -> None:
+    cwd = str(tmp_path / "ws")
+    async with served(server(tmp_path)) as (wire, _server):
+        await wire.initialize()
+        session = await wire.new_session(cwd)
+        await wire.result("session/set_mode", {"sessionId": session, "modeId": "read-only"})
+        await wire.next_response(await wire.start_prompt(session, "hi"))
+    records = [
+        json.loads(line) for line in (tmp_path / f"{session}.jsonl").read_text().splitlines()
+    ]
+    assert records[0]["type"] == "header" and records[0]["mode"] == "read-only"
+    assert [r["type"] for r in records].count("mode_change") == 0
