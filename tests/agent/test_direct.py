@@ -167,3 +167,21 @@ async def test_cancel_in_the_middle_of_a_streaming_call(console: WireClient) -> 
     await console.notify("session/cancel", {"sessionId": session})
     response = await console.next_response(request_id)
     assert response["result"]["stopReason"] == "cancelled"
+
+
+async def test_plain_clients_see_console_snapshots_before_the_result(console: WireClient) -> None:
+    session = await open_session(console)
+    await console.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+    _stop, updates = await prompt(
+        console, session, '/stream {"command": "tick", "lines": 30, "delay_ms": 10}'
+    )
+    cards = [u for u in updates if u["sessionUpdate"] == "tool_call_update"]
+    final = cards[-1]
+    snapshots = [
+        u
+        for u in cards[:-1]
+        if u.get("content") and u["content"][-1]["content"]["text"].startswith("```console\n")
+    ]
+    assert snapshots, "no live console snapshot before the result"
+    assert snapshots[0]["content"][-1]["content"]["text"].count("tick ") < 30  # output so far
+    assert final["content"][0]["content"]["text"].count("tick ") == 30
