@@ -2,8 +2,8 @@
 
 Invariants:
 - Stdout is the wire. :func:`take_stdio` keeps private duplicates of fds 0 and 1 for the
-  protocol, then points fd 1 and ``sys.stdout`` at stderr and fd 0 at ``/dev/null``: no
-  ``print()`` and no child process can write into the protocol stream or read from it.
+  protocol, then points fd 1 and ``sys.stdout`` at stderr and fd 0 at ``/dev/null``: neither
+  a stray ``print`` nor a child process can write into the protocol stream or read from it.
 - Logs go to stderr or ``--log-file``, never to the wire; pygls's own loggers stay at ERROR
   unless DEBUG is asked for (pygls would otherwise log every message).
 - Shutdown — stdin at end of file, SIGTERM or SIGINT, or the client closing our stdout —
