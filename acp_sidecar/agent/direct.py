@@ -10,7 +10,6 @@ what was wrong. Every turn ends with ``end_turn`` (the server turns a cancelled 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 
 from acp_sidecar.agent.console import (
     BadCommand,
@@ -21,6 +20,7 @@ from acp_sidecar.agent.console import (
     parse_command,
 )
 from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import (
     AgentMessageChunk,
@@ -55,15 +55,13 @@ class ConsoleDriver:
 
     prompt_capabilities = PromptCapabilities()
 
-    def __init__(self, registry: ToolRegistry | Callable[[], ToolRegistry]) -> None:
-        self._registry = registry
+    def __init__(self, registry: RegistrySource) -> None:
+        self._registry = LazyRegistry(registry)
 
     @property
     def registry(self) -> ToolRegistry:
         """The registry (resolved on first use, so making the driver stays cheap)."""
-        if not isinstance(self._registry, ToolRegistry):
-            self._registry = self._registry()
-        return self._registry
+        return self._registry.get()
 
     def commands_update(self) -> AvailableCommandsUpdate:
         """The ``available_commands_update`` sent right after ``session/new``."""

@@ -10,14 +10,35 @@ dispatch announcements).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     from acp_sidecar.tools.definition import ToolDefinition
     from acp_sidecar.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
+
+RegistrySource: TypeAlias = "ToolRegistry | Callable[[], ToolRegistry]"
+"""What a driver is given: the registry, or a way to make it on first use."""
+
+
+class LazyRegistry:
+    """A driver's registry, resolved from its :data:`RegistrySource` on first use and kept,
+    so making a driver stays cheap (it is made while ``initialize`` is answered)."""
+
+    def __init__(self, source: RegistrySource) -> None:
+        self._source = source
+        self._registry: ToolRegistry | None = None
+
+    def get(self) -> ToolRegistry:
+        """The registry."""
+        if self._registry is None:
+            from acp_sidecar.tools.registry import ToolRegistry
+
+            source = self._source
+            self._registry = source if isinstance(source, ToolRegistry) else source()
+        return self._registry
 
 
 class ToolsProvider:

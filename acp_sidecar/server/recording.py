@@ -118,12 +118,12 @@ class SessionRecorder:
             except Exception:
                 logger.exception("closing the log of session %s failed", self._session_id)
 
-    def _write(self, action: object) -> None:
+    def _write(self, action: Callable[[SessionWriter], object]) -> None:
         writer = self.writer()
         if writer is None:
             return
         try:
-            action(writer)  # type: ignore[operator]
+            action(writer)
         except Exception:
             self._fail("could not write to the session log")
 

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import copy
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.policy import CallScope, SessionPolicy, install_policy
-from acp_sidecar.bridge.replay import replay_call
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.protocol import SessionNotification, to_wire
+from acp_sidecar.server.replay import replay_updates
+from acp_sidecar.store import HeaderRecord, ToolCallRecord, ToolResultRecord
 from acp_sidecar.tools import CancelSignal, ToolExecutionResult, ToolRegistry
 from tests.tooling import TOOLS
 
@@ -84,7 +86,16 @@ async def test_live_equals_replay(
     (event, none), (same_event, result) = stored
     assert none is None and same_event == event and result is not None
 
-    replayed = [wire(u) for u in replay_call(registry.get, event, result, ctx)]
+    header = HeaderRecord(session_id="s", cwd=ctx.cwd, created_at=datetime.now(UTC), mode="auto")
+    records = [
+        ToolCallRecord(call_id=event.call_id, name=event.name, arguments=event.arguments),
+        ToolResultRecord(result=result),
+    ]
+    replayed = [
+        wire(u)
+        for u in replay_updates(header, records, registry.get, ctx)
+        if u.session_update in ("tool_call", "tool_call_update")
+    ]
     assert without_progress(live) == replayed
     if name == "stream" and terminal_output:
         assert len(live) > 3  # there was live progress to fold

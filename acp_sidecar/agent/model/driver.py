@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from acp_sidecar.agent.direct import new_call_id, say
@@ -52,6 +52,7 @@ from acp_sidecar.agent.model.messages import (
     user_message,
 )
 from acp_sidecar.agent.model.stream import StreamAssembly
+from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -99,11 +100,9 @@ class ModelDriver:
     wants_history = True
     """The server reads the session's history from its log before each turn."""
 
-    def __init__(
-        self, config: ModelConfig, registry: ToolRegistry | Callable[[], ToolRegistry]
-    ) -> None:
+    def __init__(self, config: ModelConfig, registry: RegistrySource) -> None:
         self.config = config
-        self._registry = registry
+        self._registry = LazyRegistry(registry)
         self._endpoint: Endpoint | None = None
         self._reasoning_field: str | None = None
         """The delta field the endpoint streams reasoning in, once it has (to send it back)."""
@@ -111,9 +110,7 @@ class ModelDriver:
     @property
     def registry(self) -> ToolRegistry:
         """The registry (resolved on first use, so making the driver stays cheap)."""
-        if not isinstance(self._registry, ToolRegistry):
-            self._registry = self._registry()
-        return self._registry
+        return self._registry.get()
 
     async def aclose(self) -> None:
         """Close the connections to the endpoint (the driver can still be used after)."""
