@@ -7,12 +7,10 @@ OpenAI-compatible server on 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, think, tool_call
-from tests.server.wire import READ_LIMIT, WireClient
+from tests.server.wire import WireClient, start_sidecar
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,22 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 async def run_sidecar(
     *args: str, env: dict[str, str]
 ) -> tuple[WireClient, asyncio.subprocess.Process]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        *args,
-        "--tools",
-        "tests.tooling:TOOLS",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-        limit=READ_LIMIT,
+    return await start_sidecar(
+        *args, "--tools", "tests.tooling:TOOLS", env=env, stderr=asyncio.subprocess.DEVNULL
     )
-    assert process.stdin is not None and process.stdout is not None
-    return WireClient(process.stdout, process.stdin), process
 
 
 async def stop(wire: WireClient, process: asyncio.subprocess.Process) -> None:

@@ -3,43 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 from tests.server.test_sessions import tool_cards
-from tests.server.wire import READ_LIMIT, WireClient
+from tests.server.wire import WireClient, spawned
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@asynccontextmanager
-async def sidecar(store: Path) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        "--store",
-        str(store),
-        "--tools",
-        "tests.tooling:TOOLS",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        limit=READ_LIMIT,
+def sidecar(
+    store: Path,
+) -> AbstractAsyncContextManager[tuple[WireClient, asyncio.subprocess.Process]]:
+    """The sidecar with the test tools, keeping sessions in ``store``."""
+    return spawned(
+        "--store", str(store), "--tools", "tests.tooling:TOOLS", stderr=asyncio.subprocess.DEVNULL
     )
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        yield WireClient(process.stdout, process.stdin), process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 def updates_of(wire: WireClient) -> list[dict[str, Any]]:

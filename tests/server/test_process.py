@@ -4,48 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 
 from acp_sidecar.protocol import INVALID_REQUEST
-from tests.server.wire import READ_LIMIT, WireClient
+from tests.server.wire import WireClient, spawned
 
 ROOT = Path(__file__).resolve().parents[2]
 MiB = 1024 * 1024
 
 
-@asynccontextmanager
-async def sidecar(*args: str) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
+def sidecar(
+    *args: str,
+) -> AbstractAsyncContextManager[tuple[WireClient, asyncio.subprocess.Process]]:
     """``acp-sidecar serve --driver tests.drivers:ScriptDriver`` as a subprocess."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        "serve",
-        "--driver",
-        "tests.drivers:ScriptDriver",
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        limit=READ_LIMIT,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    client = WireClient(process.stdout, process.stdin)
-    try:
-        yield client, process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    return spawned("serve", "--driver", "tests.drivers:ScriptDriver", *args)
 
 
 def peak_rss(pid: int) -> int:

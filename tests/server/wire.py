@@ -10,8 +10,10 @@ import asyncio
 import itertools
 import json
 import os
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from acp_sidecar.server.app import AcpServer
@@ -19,6 +21,7 @@ from acp_sidecar.server.stdio import serve
 from tests.acp_schema import validate_agent_message
 from tests.drivers import ScriptDriver
 
+ROOT = Path(__file__).resolve().parents[2]
 READ_LIMIT = 256 * 1024 * 1024
 TIMEOUT = 5.0
 
@@ -195,3 +198,38 @@ async def served(server: AcpServer | None = None) -> AsyncIterator[tuple[WireCli
         rest = await asyncio.wait_for(reader.read(), 3)
         for line in rest.splitlines():
             client.check(json.loads(line))
+
+
+async def start_sidecar(
+    *args: str, env: dict[str, str] | None = None, stderr: int = asyncio.subprocess.PIPE
+) -> tuple[WireClient, asyncio.subprocess.Process]:
+    """``python -m acp_sidecar ARGS`` as a subprocess (this repository on ``PYTHONPATH``),
+    and the client end of its stdio."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        limit=READ_LIMIT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    return WireClient(process.stdout, process.stdin), process
+
+
+@asynccontextmanager
+async def spawned(
+    *args: str, env: dict[str, str] | None = None, stderr: int = asyncio.subprocess.PIPE
+) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
+    """:func:`start_sidecar`, killed on the way out if it is still running."""
+    client, process = await start_sidecar(*args, env=env, stderr=stderr)
+    try:
+        yield client, process
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
