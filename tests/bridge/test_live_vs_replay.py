@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,6 +15,7 @@ from acp_sidecar.protocol import SessionNotification, to_wire
 from acp_sidecar.server.replay import replay_updates
 from acp_sidecar.store import HeaderRecord, ToolCallRecord, ToolResultRecord
 from acp_sidecar.tools import CancelSignal, ToolExecutionResult, ToolRegistry
+from tests.cards import without_progress
 from tests.tooling import TOOLS
 
 
@@ -26,21 +26,6 @@ class NoDialog:
 
 def wire(update: Any) -> dict[str, Any]:
     return to_wire(SessionNotification(session_id="s", update=update))["update"]  # type: ignore[no-any-return]
-
-
-def without_progress(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop transient updates, folding streamed terminal output into the final update."""
-    start, *middle, final = copy.deepcopy(updates)
-    streamed = "".join(
-        u["_meta"]["terminal_output"]["data"]
-        for u in middle
-        if "terminal_output" in u.get("_meta", {})
-    )
-    if streamed:
-        meta = final.setdefault("_meta", {})
-        rest = meta.get("terminal_output", {}).get("data", "")
-        meta["terminal_output"] = {"terminal_id": start["toolCallId"], "data": streamed + rest}
-    return [start, final]
 
 
 CALLS = [

@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
-from tests.server.test_sessions import tool_cards
+from tests.cards import tool_cards
 from tests.server.wire import WireClient, spawned
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,6 +14,7 @@ from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.store import SessionStore
+from tests.cards import tool_cards
 from tests.server.wire import WireClient, served
 from tests.tooling import TOOLS
 
@@ -29,31 +30,6 @@ def server(store_dir: Path) -> AcpServer:
 async def first(tmp_path: Path) -> AsyncIterator[WireClient]:
     async with served(server(tmp_path)) as (wire, _server):
         yield wire
-
-
-def tool_cards(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Cards without transient progress, terminal output folded into the final update."""
-    cards: dict[str, list[dict[str, Any]]] = {}
-    for message in updates:
-        update = message["params"]["update"]
-        if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
-            cards.setdefault(update["toolCallId"], []).append(update)
-    folded = []
-    for sequence in cards.values():
-        start, *middle, final = sequence
-        final = dict(final)
-        streamed = "".join(
-            u["_meta"]["terminal_output"]["data"]
-            for u in middle
-            if "terminal_output" in u.get("_meta", {})
-        )
-        if streamed:
-            meta = dict(final.get("_meta", {}))
-            rest = meta.get("terminal_output", {}).get("data", "")
-            meta["terminal_output"] = {"terminal_id": start["toolCallId"], "data": streamed + rest}
-            final["_meta"] = meta
-        folded += [start, final]
-    return folded
 
 
 def messages_of(updates: list[dict[str, Any]], kind: str) -> list[str]:
