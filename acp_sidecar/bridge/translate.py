@@ -94,15 +94,20 @@ def present_call(definition: ToolDefinition | None, event: ToolCallEvent) -> Too
 
 
 def present_result(
-    definition: ToolDefinition | None, event: ToolCallEvent, result: ToolExecutionResult
+    definition: ToolDefinition | None,
+    event: ToolCallEvent,
+    result: ToolExecutionResult,
+    outcome: ToolResult,
 ) -> ToolResultView | None:
-    """The call's completed view, or ``None`` to show the raw result content."""
+    """The call's completed view, or ``None`` to show the raw result content.
+
+    ``outcome`` is ``result`` as the presenter sees it (content, ``is_error``, meta).
+    """
     presenter = definition.present_result if definition is not None else None
     if presenter is None:
         return None
     if result.is_error and result.error is not None and result.error.code in REFUSED_CODES:
         return None
-    outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
     try:
         view = presenter(event.arguments, outcome)
     except Exception:
@@ -141,8 +146,8 @@ def translate_result(
     streamed: int = 0,
 ) -> ToolCallProgress:
     """The ``tool_call_update`` that completes a call's card."""
-    view = present_result(lookup(event.name), event, result)
     outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
+    view = present_result(lookup(event.name), event, result, outcome)
     try:
         return result_update(event.call_id, call_view, view, outcome, ctx, streamed=streamed)
     except Exception:
