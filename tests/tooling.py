@@ -115,6 +115,7 @@ LOOK = define_tool(
     parameters=LookArgs,
     execute=look,
     present_call=lambda a: GenericCallView(card="generic", title=f"Look at {a.path}", kind="read"),
+    read_only=True,
 )
 
 
@@ -136,3 +137,29 @@ FRAGILE = ToolDefinition(
 )
 
 TOOLS: list[ToolDefinition] = [NOTE, STREAM, LOOK, FRAGILE]
+
+
+@attrs.frozen
+class EraseArgs:
+    path: Annotated[str, "The file to delete, relative to the workspace"]
+
+
+async def erase(args: EraseArgs, execution: ToolExecution) -> str:
+    # What a user's own tool may well look like: no presenter, no declaration, a deletion.
+    from pathlib import Path
+
+    from acp_sidecar.tools import tool_context
+
+    Path(tool_context(execution).cwd, args.path).unlink()
+    return f"deleted {args.path}"
+
+
+ERASE = define_tool(
+    name="erase",
+    description="Delete a file (declares nothing).",
+    parameters=EraseArgs,
+    execute=erase,
+)
+
+ERASING: list[ToolDefinition] = [ERASE]
+"""Loadable with ``--tools tests.tooling:ERASING``."""

@@ -15,20 +15,19 @@ from acp_sidecar.protocol.session import SessionMode, SessionModeState
 ModeId: TypeAlias = Literal["ask", "auto", "read-only"]
 MODE_IDS: Final[tuple[ModeId, ...]] = get_args(ModeId)
 DEFAULT_MODE: Final[ModeId] = "ask"
-RISKY_KINDS: Final = frozenset({"edit", "delete", "move", "execute"})
-"""Card kinds that change the workspace or run programs."""
 
 MODES: Final = (
     SessionMode(
         id="ask",
         name="Ask",
-        description="Ask before editing, deleting or moving files and before running commands.",
+        description="Ask before any tool call that may change things: edits, commands, and "
+        "every tool not declared read-only.",
     ),
     SessionMode(id="auto", name="Auto", description="Run every tool call without asking."),
     SessionMode(
         id="read-only",
         name="Read-only",
-        description="Refuse edits, deletions, moves and commands; reading and searching run.",
+        description="Refuse every tool call that may change things; reading and searching run.",
     ),
 )
 

@@ -1,13 +1,18 @@
 """Session modes and permissions: the pre-execute policy and the editor's permission dialog.
 
 Invariants:
-- Modes: ``ask`` (the default) asks before calls whose card kind is edit, delete, move or
-  execute; ``auto`` allows everything; ``read-only`` denies those kinds with a clear reason.
-  The policy listener delegates first, so a plugin's own ``Deny`` always stands. In ``auto``
-  a plugin's ``Ask`` is allowed too: the user chose not to be asked.
-- An ``Ask`` becomes ``session/request_permission`` with the pending card and the options
-  allow once / allow always / reject once / reject always. "Always" is remembered for that
-  session and tool. A ``cancelled`` outcome denies the call and cancels the turn.
+- What is risky is what the tool declares: a tool not declared ``read_only`` may change
+  things. ``ask`` (the default) asks before every such call; ``auto`` allows everything;
+  ``read-only`` denies them with a clear reason. How a card is drawn (its kind) plays no
+  part: a presenter is for presentation. The policy listener delegates first, so a plugin's
+  own ``Deny`` always stands. In ``auto`` a plugin's ``Ask`` is allowed too: the user chose
+  not to be asked.
+- An ``Ask`` becomes ``session/request_permission`` with the options allow once / allow
+  always / reject once / reject always, and the card as the call would change things now:
+  the tool's call-time preview when it has one (the real old text of a file about to be
+  overwritten), else the pending card. The preview is also sent to the card itself first, so
+  a client that draws cards from updates alone shows the same. "Always" is remembered for
+  that session and tool. A ``cancelled`` outcome denies the call and cancels the turn.
 - Calls run outside a session (no :class:`CallScope` on the execution) are left alone: with
   no one to ask, the registry degrades ``Ask`` to deny.
 """
@@ -20,8 +25,9 @@ from typing import Final, Protocol, assert_never
 
 import attrs
 
+from acp_sidecar.bridge.cards import call_start
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.bridge.modes import RISKY_KINDS, SessionPolicy
+from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.protocol import (
     CancelledPermissionOutcome,
     PermissionOption,
@@ -29,21 +35,17 @@ from acp_sidecar.protocol import (
     RequestPermissionResponse,
     SelectedPermissionOutcome,
     SessionUpdate,
+    ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
 )
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.context import EditorFiles
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision, PreToolDecision
+from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.execution import ToolExecution
-from acp_sidecar.tools.presentation import (
-    DiffCallView,
-    GenericCallView,
-    TerminalCallView,
-    ToolCallKind,
-    ToolCallView,
-)
-from acp_sidecar.tools.registry import NextPre, ToolRegistry
+from acp_sidecar.tools.presentation import ToolCallView
+from acp_sidecar.tools.registry import NextPre, PreExecuteListener, ToolRegistry
 
 logger = logging.getLogger(__name__)
 
@@ -59,19 +61,6 @@ OPTIONS: Final = [
     PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"),
     PermissionOption(option_id=REJECT_ALWAYS, name="Always reject", kind="reject_always"),
 ]
-
-
-def view_kind(view: ToolCallView) -> ToolCallKind:
-    """The kind a card is shown with (what the mode policy judges)."""
-    match view:
-        case GenericCallView():
-            return view.kind or "other"
-        case DiffCallView():
-            return "edit"
-        case TerminalCallView():
-            return "execute"
-        case _:
-            assert_never(view)
 
 
 class PermissionAsker(Protocol):
@@ -103,7 +92,7 @@ class CallScope:
     files: EditorFiles | None = None
     """The editor's files, when the client offers ``fs/*``."""
     pending: dict[str, tuple[ToolCallStart, ToolCallView]] = attrs.field(factory=dict)
-    """Open cards by call id (for the permission dialog and the mode policy)."""
+    """Open cards by call id (the permission dialog shows them)."""
 
     @property
     def cwd(self) -> str:
@@ -116,34 +105,82 @@ def _scope(execution: ToolExecution) -> CallScope | None:
     return agent if isinstance(agent, CallScope) else None
 
 
-async def mode_policy(execution: ToolExecution, next_: NextPre) -> PreToolDecision:
-    """The pre-execute listener that applies the session's mode."""
-    decision = await next_()
-    scope = _scope(execution)
-    if scope is None or isinstance(decision, Deny):
-        return decision
-    opened = scope.pending.get(execution.call_id)
-    risky = opened is not None and view_kind(opened[1]) in RISKY_KINDS
-    match scope.policy.mode:
+def may_change_things(definition: ToolDefinition | None) -> bool:
+    """Whether calls of a tool need the user's consent: all but those declared read-only."""
+    return definition is None or not definition.read_only
+
+
+def mode_policy(lookup: Callable[[str], ToolDefinition | None]) -> PreExecuteListener:
+    """The pre-execute listener that applies the session's mode to a registry's tools."""
+
+    async def apply_mode(execution: ToolExecution, next_: NextPre) -> PreToolDecision:
+        decision = await next_()
+        scope = _scope(execution)
+        if scope is None or isinstance(decision, Deny):
+            return decision
+        return judge(
+            scope.policy, execution.name, may_change_things(lookup(execution.name)), decision
+        )
+
+    return apply_mode
+
+
+def judge(
+    policy: SessionPolicy, name: str, risky: bool, decision: PreToolDecision
+) -> PreToolDecision:
+    """The mode's verdict on a call the other listeners decided ``decision`` for."""
+    match policy.mode:
         case "auto":
             return Allow()
         case "read-only":
             if risky:
-                return Deny(f"the session is in read-only mode, which refuses {execution.name}")
+                return Deny(
+                    f"the session is in read-only mode, which refuses {name} "
+                    "(it is not declared read-only)"
+                )
             return decision
         case "ask":
-            return Ask(f"{execution.name} changes the workspace") if risky else decision
+            return Ask(f"{name} may change the workspace") if risky else decision
         case _:
-            assert_never(scope.policy.mode)
+            assert_never(policy.mode)
 
 
-def permission_request(scope: CallScope, call_id: str) -> RequestPermissionRequest:
-    """The dialog for a pending call: its card as drawn, and the four options."""
+def asked_card(
+    scope: CallScope, call_id: str, preview: ToolCallView | None
+) -> ToolCallStart | None:
+    """The card the user is asked about: the call-time preview drawn, else the pending card.
+
+    A preview that cannot be drawn is logged and the pending card is used.
+    """
+    if preview is not None:
+        try:
+            return call_start(call_id, preview, scope.cards)
+        except Exception:
+            logger.exception("the preview of call %s could not be drawn", call_id)
     opened = scope.pending.get(call_id)
-    if opened is None:
+    return None if opened is None else opened[0]
+
+
+def preview_update(start: ToolCallStart) -> ToolCallProgress:
+    """The pending card redrawn from its call-time preview (status stays ``pending``)."""
+    return ToolCallProgress(
+        tool_call_id=start.tool_call_id,
+        title=start.title,
+        kind=start.kind,
+        content=start.content,
+        locations=start.locations,
+        raw_input=start.raw_input,
+        meta=start.meta,
+    )
+
+
+def permission_request(
+    session_id: str, call_id: str, start: ToolCallStart | None
+) -> RequestPermissionRequest:
+    """The dialog for a pending call: its card as it is asked about, and the four options."""
+    if start is None:
         card = ToolCallUpdate(tool_call_id=call_id, status="pending")
     else:
-        start = opened[0]
         card = ToolCallUpdate(
             tool_call_id=call_id,
             title=start.title,
@@ -154,7 +191,7 @@ def permission_request(scope: CallScope, call_id: str) -> RequestPermissionReque
             raw_input=start.raw_input,
             meta=start.meta,
         )
-    return RequestPermissionRequest(session_id=scope.session_id, tool_call=card, options=OPTIONS)
+    return RequestPermissionRequest(session_id=session_id, tool_call=card, options=OPTIONS)
 
 
 async def ask_the_editor(execution: ToolExecution, ask: Ask) -> PermissionDecision:
@@ -165,8 +202,12 @@ async def ask_the_editor(execution: ToolExecution, ask: Ask) -> PermissionDecisi
     remembered = scope.policy.always.get(execution.name)
     if remembered is not None:
         return Allow() if remembered else Deny("the user always rejects this tool")
+    call_id = execution.call_id
+    start = asked_card(scope, call_id, ask.preview)
+    if ask.preview is not None and start is not None:
+        await scope.send(preview_update(start))
     response = await scope.asker.request_permission(
-        permission_request(scope, execution.call_id), signal=scope.signal
+        permission_request(scope.session_id, call_id, start), signal=scope.signal
     )
     match response.outcome:
         case CancelledPermissionOutcome():
@@ -197,7 +238,7 @@ def install_policy(registry: ToolRegistry) -> Callable[[], None]:
     from acp_sidecar.bridge.runner import announce_dispatch
 
     removers = [
-        registry.on_pre_execute(mode_policy),
+        registry.on_pre_execute(mode_policy(registry.get)),
         registry.on_execute(announce_dispatch, prepend=True),
     ]
     previous = registry.permission_handler

@@ -9,12 +9,15 @@ into an error whose content is the corrective feedback).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import attrs
 
 from acp_sidecar.tools.content import ContentBlock, TextContent
 from acp_sidecar.tools.json_values import JsonValue
+
+if TYPE_CHECKING:
+    from acp_sidecar.tools.presentation import ToolCallView
 
 
 def _blocks(value: str | Sequence[ContentBlock]) -> tuple[ContentBlock, ...]:
@@ -50,6 +53,10 @@ class Ask:
 
     reason: str | None = None
     kind: Literal["ask"] = "ask"
+    preview: ToolCallView | None = None
+    """The card to ask with: what the call would change now. The registry sets it from the
+    tool's ``preview_call`` before the permission handler sees the ``Ask``; ``None`` keeps
+    the pending card."""
 
 
 @attrs.frozen

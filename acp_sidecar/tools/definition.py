@@ -11,6 +11,12 @@ Invariants:
 - Presenters are pure functions of ``(args)`` and ``(args, result)``: they run live and on
   replay. When ``define_tool`` cannot narrow the arguments, its presenters return ``None`` and
   the bridge falls back to a generic card.
+- Whether a call may change anything is declared by the tool (``read_only``), never inferred
+  from how its card looks. The default is the safe one: a tool that declares nothing is
+  treated as able to change things (asked for in ``ask`` mode, refused in ``read-only``).
+- ``preview_call`` is the one impure presenter: it runs live only, at call time, when the user
+  is about to be asked for permission, and may read (never change) the workspace. It is
+  never part of replay; the pending card replay draws comes from ``present_call``.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ ToolReturn: TypeAlias = "str | Sequence[ContentBlock] | ToolOutput"
 RawExecute: TypeAlias = "Callable[[Any, ToolExecution], Awaitable[ToolReturn]]"
 RawPresentCall: TypeAlias = "Callable[[Any], ToolCallView | None]"
 RawPresentResult: TypeAlias = "Callable[[Any, ToolResult], ToolResultView | None]"
+RawPreviewCall: TypeAlias = "Callable[[Any, ToolExecution], Awaitable[ToolCallView | None]]"
 
 A = TypeVar("A")
 
@@ -57,6 +64,14 @@ class ToolDefinition:
     """Pure: the completed card for ``(args, result)``, or ``None`` to keep the raw result."""
     timeout_ms: float | None = None
     """Cooperative deadline for one call; never sent to the model."""
+    read_only: bool = False
+    """The tool never changes anything — files, processes, anything outside — so session
+    modes run it without asking. ``False`` (undeclared) means it may change things."""
+    preview_call: RawPreviewCall | None = None
+    """Impure, live only: the pending card as the call would change things *now* (it may read
+    the workspace, never change it), shown when the user is asked for permission. Raising a
+    :class:`~acp_sidecar.tools.errors.ToolError` refuses the call before anyone is asked;
+    ``None`` (or no method) keeps the ``present_call`` card."""
 
 
 SchemaSpecInput: TypeAlias = "Mapping[str, SchemaProp | Mapping[str, Any]]"
@@ -72,6 +87,8 @@ def define_tool(
     present_call: Callable[[A], ToolCallView | None] | None = None,
     present_result: Callable[[A, ToolResult], ToolResultView | None] | None = None,
     timeout_ms: float | None = None,
+    read_only: bool = False,
+    preview_call: Callable[[A, ToolExecution], Awaitable[ToolCallView | None]] | None = None,
 ) -> ToolDefinition: ...
 
 
@@ -85,6 +102,9 @@ def define_tool(
     present_call: Callable[[FrozenDict], ToolCallView | None] | None = None,
     present_result: Callable[[FrozenDict, ToolResult], ToolResultView | None] | None = None,
     timeout_ms: float | None = None,
+    read_only: bool = False,
+    preview_call: Callable[[FrozenDict, ToolExecution], Awaitable[ToolCallView | None]]
+    | None = None,
 ) -> ToolDefinition: ...
 
 
@@ -97,12 +117,16 @@ def define_tool(
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
     timeout_ms: float | None = None,
+    read_only: bool = False,
+    preview_call: Callable[[Any, ToolExecution], Awaitable[ToolCallView | None]] | None = None,
 ) -> ToolDefinition:
     """Build a :class:`ToolDefinition` whose callbacks receive validated, narrowed arguments.
 
     ``parameters`` is either a schema spec (a mapping of property name to
     :class:`~acp_sidecar.tools.schema.SchemaProp` or its dict form) or an attrs class; the JSON
-    Schema the model sees is derived from it once, here.
+    Schema the model sees is derived from it once, here. ``read_only=True`` declares that the
+    tool never changes anything (see :attr:`ToolDefinition.read_only`); leave it unset for a
+    tool that writes, deletes, runs programs or reaches outside.
 
     Raises:
         SchemaSpecError: the spec is malformed (every problem listed with its path).
@@ -155,6 +179,15 @@ def define_tool(
                 return None
             return typed_result(narrowed, result)
 
+    previewer: RawPreviewCall | None = None
+    if preview_call is not None:
+        typed_preview = preview_call
+
+        async def previewer(args: object, execution: ToolExecution) -> ToolCallView | None:
+            # Unlike the pure presenters, invalid arguments are not hidden here: the preview
+            # runs just before the call would, and the call would fail the same way.
+            return await typed_preview(narrow(args), execution)
+
     frozen_schema = freeze_json(json_schema)
     assert isinstance(frozen_schema, FrozenDict)
     return ToolDefinition(
@@ -165,4 +198,6 @@ def define_tool(
         present_call=call_presenter,
         present_result=result_presenter,
         timeout_ms=timeout_ms,
+        read_only=read_only,
+        preview_call=previewer,
     )

@@ -9,8 +9,13 @@ Invariants:
   ``parameters``.
 - ``execute`` never raises (except ``asyncio.CancelledError``): every failure is an
   ``is_error`` result with ``error = ToolErrorInfo(name, code)``. The order is fixed: input
-  snapshot → pre-execute waterfall (→ permission handler on ``Ask``) → guards → execute
-  wrappers around dispatch → post-execute waterfall → JSON-safe rebuild → result observers.
+  snapshot → pre-execute waterfall (→ on ``Ask``: the tool's ``preview_call``, then the
+  permission handler) → guards → execute wrappers around dispatch → post-execute waterfall →
+  JSON-safe rebuild → result observers.
+- A preview that raises a ``ToolError`` refuses the call with that error before anyone is
+  asked (the user is never asked about a call that would fail); one that fails otherwise, or
+  returns something that is not a call view, is logged and the handler gets the ``Ask``
+  without a preview.
 - Guards can only reduce permission; observers cannot change the outcome, and one failing
   observer neither changes the result nor stops the others.
 """
@@ -64,6 +69,7 @@ from acp_sidecar.tools.json_values import (
     json_violations,
     thaw,
 )
+from acp_sidecar.tools.presentation import is_call_view
 
 logger = logging.getLogger(__name__)
 
@@ -180,6 +186,12 @@ class ToolRegistry:
         present_result = getattr(definition, "present_result", None)
         if present_result is not None and not callable(present_result):
             problems.append("present_result: expected a callable or None")
+        preview_call = getattr(definition, "preview_call", None)
+        if preview_call is not None and not callable(preview_call):
+            problems.append("preview_call: expected a callable or None")
+        read_only = getattr(definition, "read_only", False)
+        if type(read_only) is not bool:
+            problems.append(f"read_only: expected True or False, got {read_only!r}")
         timeout_ms = getattr(definition, "timeout_ms", None)
         if timeout_ms is not None and (
             type(timeout_ms) not in (int, float) or not math.isfinite(timeout_ms) or timeout_ms <= 0
@@ -200,6 +212,8 @@ class ToolRegistry:
             present_call=present_call,
             present_result=present_result,
             timeout_ms=None if timeout_ms is None else float(timeout_ms),
+            read_only=read_only,
+            preview_call=preview_call,
         )
         self._tools[snapshot.name] = snapshot
         return snapshot
@@ -313,7 +327,7 @@ class ToolRegistry:
             raise ToolNotFoundError(f"Unknown tool {execution.name!r}. Available tools: {known}")
         decision = await self._pre_execute(execution, 0)
         if isinstance(decision, Ask):
-            decision = await self._ask(execution, decision)
+            decision = await self._ask(execution, definition, decision)
         if isinstance(decision, Deny):
             raise ToolDeniedError(f"{execution.name} was denied: {decision.reason}")
         for guard in tuple(self._guards):
@@ -354,11 +368,42 @@ class ToolRegistry:
             )
         return decision
 
-    async def _ask(self, execution: ToolExecution, ask: Ask) -> PermissionDecision:
+    async def _previewed(
+        self, execution: ToolExecution, definition: ToolDefinition, ask: Ask
+    ) -> Ask:
+        """``ask`` carrying the tool's call-time card (see the module invariants)."""
+        preview = definition.preview_call
+        if preview is None or ask.preview is not None:
+            return ask
+        try:
+            # Typed as async, but a hand-written definition may pass a plain function.
+            view: object = await _resolve(preview(execution.arguments, execution))
+        except ToolError:
+            raise  # the call would fail this way: nobody is asked about it
+        except Exception:
+            logger.exception(
+                "preview_call of %s raised; asking with its pending card", execution.name
+            )
+            return ask
+        if view is None:
+            return ask
+        if not is_call_view(view):
+            logger.error(
+                "preview_call of %s returned %s, not a call view; asking with its pending card",
+                execution.name,
+                type(view).__name__,
+            )
+            return ask
+        return Ask(reason=ask.reason, preview=view)
+
+    async def _ask(
+        self, execution: ToolExecution, definition: ToolDefinition, ask: Ask
+    ) -> PermissionDecision:
         handler = self.permission_handler
         if handler is None:
             why = f" ({ask.reason})" if ask.reason else ""
             return Deny(f"it needs permission{why} and there is no one to ask")
+        ask = await self._previewed(execution, definition, ask)
         try:
             answer = await _resolve(handler(execution, ask))
         except Exception as exc:

@@ -147,6 +147,7 @@ async def test_bad_commands_say_what_was_wrong(console: WireClient) -> None:
 
 async def test_broken_presenters_fall_back_to_a_generic_card(console: WireClient) -> None:
     session = await open_session(console)
+    await console.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
     _stop, updates = await prompt(console, session, "/fragile")
     assert updates[0]["title"] == "fragile"
     assert updates[0]["rawInput"] == {}

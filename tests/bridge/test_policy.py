@@ -47,6 +47,7 @@ def registry() -> ToolRegistry:
             parameters=props,
             execute=noop,
             present_call=lambda a: GenericCallView(card="generic", title="Look", kind="read"),
+            read_only=True,
         )
     )
     reg.register(
@@ -67,6 +68,30 @@ def registry() -> ToolRegistry:
             parameters=props,
             execute=noop,
             present_call=lambda a: TerminalCallView(card="terminal", title="run it"),
+        )
+    )
+    # Risk is declared, not drawn: a read card that declares nothing, a tool with no card at
+    # all, and a read-only tool whose card looks like an edit.
+    reg.register(
+        define_tool(
+            name="peek",
+            description="draws a read card but declares nothing",
+            parameters=props,
+            execute=noop,
+            present_call=lambda a: GenericCallView(card="generic", title="Peek", kind="read"),
+        )
+    )
+    reg.register(define_tool(name="bare", description="no card", parameters=props, execute=noop))
+    reg.register(
+        define_tool(
+            name="sketch",
+            description="read-only, drawn as a diff",
+            parameters=props,
+            execute=noop,
+            present_call=lambda a: DiffCallView(
+                card="diff", title="Sketch", diffs=[FileDiff("f", "a", "b")]
+            ),
+            read_only=True,
         )
     )
     install_policy(reg)
@@ -126,6 +151,15 @@ def scope(editor: Editor, mode: str = "ask") -> CallScope:
         ("read-only", "look", False, True),
         ("read-only", "change", False, False),
         ("read-only", "run", False, False),
+        # Risk is what the tool declares, never how its card is drawn.
+        ("ask", "peek", True, True),
+        ("ask", "bare", True, True),
+        ("ask", "sketch", False, True),
+        ("auto", "peek", False, True),
+        ("auto", "bare", False, True),
+        ("read-only", "peek", False, False),
+        ("read-only", "bare", False, False),
+        ("read-only", "sketch", False, True),
     ],
 )
 async def test_modes(mode: str, tool: str, asked: bool, allowed: bool) -> None:

@@ -11,6 +11,10 @@ Invariants:
   the same codec with the same BOM. The write is atomic, or goes through the editor.
 - The result card shows each changed region with :data:`~.diffs.CONTEXT_LINES` lines of
   context, computed from the replaced spans (linear in the file's size), stored in meta.
+- When the user is asked for permission, the card shows the same: the whole changed lines
+  with their context, planned against the file as it is at that moment
+  (:func:`preview_edit`). A plan that fails (no match, several matches, no change) fails the
+  call before anyone is asked; the call plans again against the file when it runs.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Annotated
 import attrs
 
 from acp_sidecar.tools.builtin.diffs import (
+    StoredDiffs,
     bounded,
     diff_result_view,
     diffs_to_meta,
@@ -237,8 +242,20 @@ async def _store(
     await asyncio.to_thread(atomic_write, target, data)
 
 
-async def execute_edit(args: EditArgs, execution: ToolExecution) -> ToolOutput:
-    """Run one ``edit`` call."""
+@attrs.frozen
+class _Prepared:
+    loaded: _Loaded
+    plan: _Plan
+    crlf: bool
+
+    def hunks(self) -> StoredDiffs:
+        """The changed regions with their context, bounded for meta and cards."""
+        spans = [(at, at + len(self.plan.old), self.plan.new) for at in self.plan.positions]
+        return bounded(replacement_hunks(self.loaded.data, spans))
+
+
+async def _prepare(args: EditArgs, execution: ToolExecution) -> _Prepared:
+    """Check the arguments, load the file and plan the replacement (or raise why not)."""
     if not args.old_string:
         raise ToolArgsError(
             ["/old_string: must not be empty; use write to create or overwrite a file"]
@@ -246,15 +263,20 @@ async def execute_edit(args: EditArgs, execution: ToolExecution) -> ToolOutput:
     if args.old_string == args.new_string:
         raise NoChangeError("old_string and new_string are identical; there is nothing to change.")
     loaded = await _load(args, execution)
+    crlf = _crlf_file(loaded.data)
+    return _Prepared(loaded, _plan(args, loaded.data, loaded.target, crlf), crlf)
+
+
+async def execute_edit(args: EditArgs, execution: ToolExecution) -> ToolOutput:
+    """Run one ``edit`` call."""
+    prepared = await _prepare(args, execution)
+    loaded, plan, crlf = prepared.loaded, prepared.plan, prepared.crlf
     data = loaded.data
-    crlf = _crlf_file(data)
-    plan = _plan(args, data, loaded.target, crlf)
     await _store(loaded, _pieces(data, plan), execution)
     count = len(plan.positions)
     lines = _line_numbers(data, plan.positions[:_SHOWN_LINES])
     what = "1 occurrence" if count == 1 else f"{count} occurrences"
-    spans = [(at, at + len(plan.old), plan.new) for at in plan.positions]
-    stored = bounded(replacement_hunks(data, spans))
+    stored = prepared.hunks()
     return ToolOutput(
         f"Edited {loaded.target.shown}: replaced {what} ({_listing(lines, count)}).",
         meta={
@@ -267,13 +289,27 @@ async def execute_edit(args: EditArgs, execution: ToolExecution) -> ToolOutput:
     )
 
 
+def _title(args: EditArgs) -> str:
+    return f"Edit {args.path}" + (" (every occurrence)" if args.replace_all else "")
+
+
 def present_edit_call(args: EditArgs) -> DiffCallView:
     """The pending card: ``old_string`` → ``new_string``."""
-    title = f"Edit {args.path}" + (" (every occurrence)" if args.replace_all else "")
     return DiffCallView(
         card="diff",
-        title=title,
+        title=_title(args),
         diffs=[FileDiff(path=args.path, old_text=args.old_string, new_text=args.new_string)],
+    )
+
+
+async def preview_edit(args: EditArgs, execution: ToolExecution) -> DiffCallView:
+    """The card to ask with: the whole changed lines with context, as the result will show."""
+    prepared = await _prepare(args, execution)
+    path = prepared.loaded.target.path
+    return DiffCallView(
+        card="diff",
+        title=_title(args),
+        diffs=[FileDiff(path, h.old_text, h.new_text) for h in prepared.hunks().hunks],
     )
 
 
@@ -296,4 +332,5 @@ edit_tool = define_tool(
     execute=execute_edit,
     present_call=present_edit_call,
     present_result=present_edit_result,
+    preview_call=preview_edit,
 )

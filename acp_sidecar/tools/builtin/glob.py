@@ -162,4 +162,5 @@ glob_tool = define_tool(
     execute=execute_glob,
     present_call=present_glob_call,
     present_result=present_glob_result,
+    read_only=True,
 )

@@ -272,4 +272,5 @@ grep_tool = define_tool(
     execute=execute_grep,
     present_call=present_grep_call,
     present_result=present_grep_result,
+    read_only=True,
 )

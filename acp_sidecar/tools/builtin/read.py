@@ -282,4 +282,5 @@ read_tool = define_tool(
     execute=execute_read,
     present_call=present_read_call,
     present_result=present_read_result,
+    read_only=True,
 )

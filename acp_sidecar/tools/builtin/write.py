@@ -3,6 +3,10 @@
 Invariants:
 - The call card is a diff with ``old_text: null`` (what will be written); the result card is
   the diff against the real before-image when the file existed, rebuilt from meta alone.
+- When the user is asked for permission, the card is the diff against the file as it is at
+  that moment (:func:`preview_write`, built like the result card), so overwriting a file is
+  never shown as creating one; a write that would fail (outside the workspace, a binary
+  file) fails before anyone is asked.
 - An existing file keeps its encoding and BOM (and its mode, see
   :func:`~acp_sidecar.tools.builtin.textfile.atomic_write`); a new one is UTF-8 without BOM.
   Missing parent directories are created. A binary file is never overwritten.
@@ -24,11 +28,13 @@ from acp_sidecar.tools.builtin.diffs import (
     bounded,
     diff_result_view,
     diffs_to_meta,
+    file_diffs_from_meta,
     text_hunks,
 )
-from acp_sidecar.tools.builtin.paths import resolve_path
+from acp_sidecar.tools.builtin.paths import WorkspacePath, resolve_path
 from acp_sidecar.tools.builtin.textfile import (
     UTF8,
+    Encoding,
     atomic_write,
     editor_read,
     editor_write,
@@ -63,19 +69,35 @@ def line_count(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-async def execute_write(args: WriteArgs, execution: ToolExecution) -> ToolOutput:
-    """Run one ``write`` call."""
+@attrs.frozen
+class _Before:
+    """The file a write replaces, as it is now."""
+
+    target: WorkspacePath
+    text: str | None
+    """Its text (the editor's, when the editor serves reads); ``None``: there is no file."""
+    encoding: Encoding
+
+
+async def _before(args: WriteArgs, execution: ToolExecution) -> _Before:
+    """Resolve the target and read what is there (raises the errors the write would)."""
     ctx = tool_context(execution)
     target = resolve_path(ctx, args.path)
     files = ctx.files
-    before: str | None = None
-    encoding = UTF8
-    if await asyncio.to_thread(existing_file, target) is not None:
-        document = await asyncio.to_thread(read_document, target, verb="overwritten")
-        encoding = document.encoding
-        before = document.text
-        if files is not None and files.can_read:
-            before = await editor_read(files, target)
+    if await asyncio.to_thread(existing_file, target) is None:
+        return _Before(target, None, UTF8)
+    document = await asyncio.to_thread(read_document, target, verb="overwritten")
+    before = document.text
+    if files is not None and files.can_read:
+        before = await editor_read(files, target)
+    return _Before(target, before, document.encoding)
+
+
+async def execute_write(args: WriteArgs, execution: ToolExecution) -> ToolOutput:
+    """Run one ``write`` call."""
+    current = await _before(args, execution)
+    target, before, encoding = current.target, current.text, current.encoding
+    files = tool_context(execution).files
     lines = line_count(args.content)
     if before == args.content:
         return ToolOutput(
@@ -119,6 +141,14 @@ def present_write_call(args: WriteArgs) -> DiffCallView:
     )
 
 
+async def preview_write(args: WriteArgs, execution: ToolExecution) -> DiffCallView:
+    """The card to ask with: the diff against the file as it is now (the result's diff)."""
+    current = await _before(args, execution)
+    diffs = file_diffs_from_meta(_meta(current.target.path, current.text, args.content))
+    assert diffs is not None  # _meta always makes well-formed meta
+    return DiffCallView(card="diff", title=f"Write {args.path}", diffs=diffs)
+
+
 def present_write_result(args: WriteArgs, result: ToolResult) -> DiffResultView | None:
     """The completed card: the diff against the before-image, from meta."""
     return diff_result_view("Write", args.path, result)
@@ -136,4 +166,5 @@ write_tool = define_tool(
     execute=execute_write,
     present_call=present_write_call,
     present_result=present_write_result,
+    preview_call=preview_write,
 )

@@ -1,0 +1,180 @@
+"""What the user is asked about is what will happen: the permission dialog of ``write`` and
+``edit`` shows the file as it is when asked, and a call that would fail is not asked about.
+
+Found with real clients: overwriting a file asked with ``oldText: null`` (drawn as a new file,
+"+1 −0"), and ``edit`` asked with only the replaced fragments. Driven the same way here: the
+official ACP SDK client spawns ``acp-sidecar`` with its built-in tools, in the default ``ask``
+mode, and records every permission request and update (each validated against the schema).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    PermissionOption,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+)
+
+from tests.server.test_sdk_peer import SchemaObserver
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Wire(SchemaObserver):
+    """Keeps each permission request's card and every update, as wire JSON."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[dict[str, Any]] = []
+        self.updates: list[dict[str, Any]] = []
+
+    def __call__(self, event: Any) -> None:
+        super().__call__(event)
+        message = event.message
+        if event.direction.name != "INCOMING":
+            return
+        if message.get("method") == "session/update":
+            self.updates.append(message["params"]["update"])
+        elif message.get("method") == "session/request_permission":
+            self.asked.append(message["params"]["toolCall"])
+
+    def cards(self) -> list[dict[str, Any]]:
+        taken = [u for u in self.updates if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+        self.updates = []
+        return taken
+
+
+class Editor:
+    """Allows every call."""
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        return None
+
+    async def request_permission(
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        **kwargs: Any,
+    ) -> RequestPermissionResponse:
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id="allow_once")
+        )
+
+
+@asynccontextmanager
+async def sidecar(workspace: Path) -> AsyncIterator[tuple[Any, Wire, str]]:
+    wire = Wire()
+    async with acp.spawn_agent_process(
+        Editor(),
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": os.environ["ACP_SIDECAR_STORE"]},
+        cwd=ROOT,
+        observers=[wire],
+    ) as (connection, process):
+        await connection.initialize(
+            protocol_version=acp.PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+        )
+        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+        yield connection, wire, session.session_id
+    assert process.returncode == 0
+
+
+async def run(connection: Any, session: str, text: str) -> None:
+    done = await connection.prompt(session_id=session, prompt=[acp.text_block(text)])
+    assert done.stop_reason == "end_turn"
+
+
+def command(name: str, **arguments: Any) -> str:
+    import json
+
+    return f"/{name} {json.dumps(arguments)}"
+
+
+async def test_overwriting_a_file_asks_with_its_real_old_content(tmp_path: Path) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("first\nsecond\n")
+    async with sidecar(tmp_path) as (connection, editor, session):
+        editor.cards()
+        await run(connection, session, command("write", path="notes.txt", content="replaced\n"))
+        diff = {
+            "type": "diff",
+            "path": str(target),
+            "oldText": "first\nsecond\n",
+            "newText": "replaced\n",
+        }
+        [asked] = editor.asked
+        assert asked["content"] == [diff]
+        assert asked["status"] == "pending"
+        start, preview, *_rest, final = editor.cards()
+        assert start["content"][0]["oldText"] is None  # replay's pending card, from the args
+        assert preview["content"] == [diff]  # the card itself, redrawn before the dialog
+        assert "status" not in preview
+        assert final["status"] == "completed"
+        assert final["content"] == [diff]
+        assert target.read_text() == "replaced\n"
+
+        editor.asked.clear()
+        await run(connection, session, command("write", path="fresh.txt", content="new\n"))
+        assert editor.asked[0]["content"][0]["oldText"] is None  # a new file is shown as one
+
+
+async def test_an_edit_asks_with_whole_lines_and_context(tmp_path: Path) -> None:
+    target = tmp_path / "lines.txt"
+    target.write_text("".join(f"line {n}\n" for n in range(1, 21)))
+    async with sidecar(tmp_path) as (connection, editor, session):
+        editor.cards()
+        await run(
+            connection,
+            session,
+            command("edit", path="lines.txt", old_string="ne 10", new_string="NE TEN"),
+        )
+        [asked] = editor.asked
+        old = "".join(f"line {n}\n" for n in range(7, 14))
+        assert asked["content"] == [
+            {
+                "type": "diff",
+                "path": str(target),
+                "oldText": old,
+                "newText": old.replace("line 10", "liNE TEN"),
+            }
+        ]
+        final = editor.cards()[-1]
+        assert final["status"] == "completed"
+        assert final["content"] == asked["content"]  # asked about exactly what was done
+
+
+async def test_calls_that_would_fail_are_not_asked_about(tmp_path: Path) -> None:
+    target = tmp_path / "lines.txt"
+    target.write_text("alpha\nbeta\nalpha\n")
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01binary")
+    async with sidecar(tmp_path) as (connection, editor, session):
+        failing = [
+            (command("edit", path="lines.txt", old_string="gamma", new_string="x"), "not found"),
+            (command("edit", path="lines.txt", old_string="alpha", new_string="x"), "occurs 2"),
+            (command("edit", path="lines.txt", old_string="beta", new_string="beta"), "identical"),
+            (command("edit", path="missing.txt", old_string="a", new_string="b"), "does not exist"),
+            (command("write", path="blob.bin", content="text"), "binary"),
+            (command("write", path="../outside.txt", content="x"), "outside"),
+        ]
+        for text, expected in failing:
+            editor.cards()
+            await run(connection, session, text)
+            final = editor.cards()[-1]
+            assert final["status"] == "failed", text
+            assert expected in final["content"][0]["content"]["text"], (text, final)
+        assert editor.asked == []
+        assert target.read_text() == "alpha\nbeta\nalpha\n"
+        assert not (tmp_path.parent / "outside.txt").exists()
