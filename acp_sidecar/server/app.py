@@ -374,6 +374,10 @@ async def session_new(ls: AcpServer, params: NewSessionRequest) -> NewSessionRes
     session = Session(session_id=session_id, cwd=params.cwd)
     session.recorder = ls.recorder_for(session_id, params.cwd, session.policy.mode)
     ls.sessions[session_id] = session
+    if session.recorder is not None:
+        # Stored now, so a session that is never prompted can be loaded by id; after the
+        # answer is written and off the loop, so the cold start does not pay for it.
+        asyncio.get_running_loop().call_soon(ls.spawn, session.recorder.create_soon())
     ls.announce_commands(session_id)
     return NewSessionResponse(session_id=session_id, modes=mode_state(session.policy.mode))
 

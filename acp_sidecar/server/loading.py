@@ -5,7 +5,10 @@ Invariants:
   log's schema version is one we read, its cwd is the one asked for, and this process can take
   its lock (another sidecar holding it gets a clear error).
 - The whole history is replayed as ``session/update`` notifications before ``session/load``
-  answers; afterwards the session continues, appending to the same log.
+  answers; afterwards the session continues, appending to the same log. Its
+  ``available_commands_update`` follows the answer, as after ``session/new``.
+- A session is stored from ``session/new`` on, so one that was never prompted loads too;
+  ``session/list`` leaves such sessions out until their first prompt.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ async def session_load(ls: AcpServer, params: LoadSessionRequest) -> LoadSession
         raise AcpError.invalid_request(
             f"Invalid request: session {session_id} is running a prompt turn"
         )
+    if loaded is not None and loaded.recorder is not None:
+        loaded.recorder.flush()  # its log exists (a new one is created meanwhile) and is whole
     writer: SessionWriter | None = None
     try:
         if loaded is None:
@@ -109,6 +114,7 @@ async def session_load(ls: AcpServer, params: LoadSessionRequest) -> LoadSession
             ls.require_store, session_id, header.cwd, policy.mode, writer=writer
         )
         ls.sessions[session_id] = loaded
+    ls.announce_commands(session_id)  # a reloaded session keeps its slash commands
     return LoadSessionResponse(modes=mode_state(loaded.policy.mode))
 
 

@@ -1,8 +1,11 @@
 """A session's log as the server keeps it: what each turn produces, written as it happens.
 
 Invariants:
-- The log is opened on first use (a new session's header is written then), so neither the
-  store's import nor its first write sits on the ``session/new`` cold-start path.
+- A new session's log is created (header written and synced, lock taken) right after
+  ``session/new`` is answered, in a worker thread (:meth:`SessionRecorder.create_soon`): a
+  session that is never prompted can still be loaded by id, yet neither the store's import
+  nor its first write sits on the cold-start path. Whatever needs the log first (a prompt, a
+  mode switch, a load, closing) waits for that creation rather than racing it.
 - Everything a turn produces is recorded in order: the prompt, each agent message and thought
   (coalesced per message), each tool call and result, the turn's end. A failure to write is
   logged and the turn goes on: losing the log must not lose the user's turn.
@@ -10,7 +13,9 @@ Invariants:
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -44,21 +49,35 @@ class SessionRecorder:
         self._mode = mode
         self._writer = writer
         self._failed = False
+        self._opening = threading.Lock()
+        """Held while the log is created, so only one thread creates it."""
+        self._closed = False
 
     @property
     def _store(self) -> SessionStore:
         return self._store_source()
 
     def writer(self) -> SessionWriter | None:
-        """The open writer, creating the log on first use (``None`` once writing failed)."""
-        if self._writer is None and not self._failed:
-            from acp_sidecar.store import StoreError
+        """The open writer, creating the log if it is not yet (``None`` once writing failed)."""
+        if self._writer is not None or self._failed:
+            return self._writer
+        with self._opening:
+            if self._writer is None and not self._failed and not self._closed:
+                from acp_sidecar.store import StoreError
 
-            try:
-                self._writer = self._store.create(self._session_id, self._cwd, mode=self._mode)
-            except (StoreError, OSError):
-                self._fail("could not create the session log")
+                try:
+                    self._writer = self._store.create(self._session_id, self._cwd, mode=self._mode)
+                except (StoreError, OSError):
+                    self._fail("could not create the session log")
         return self._writer
+
+    async def create_soon(self) -> None:
+        """Create the log in a worker thread (the event loop keeps serving meanwhile)."""
+        await asyncio.to_thread(self.writer)
+
+    def flush(self) -> None:
+        """Make sure the log exists and holds everything recorded so far (for reading it)."""
+        self._write(lambda w: w.end_message())
 
     def history(self) -> tuple[HistoryItem, ...]:
         """The conversation so far, read back from the log."""
@@ -101,9 +120,11 @@ class SessionRecorder:
                 self._fail("could not record a tool call")
 
     def mode_change(self, mode: str) -> None:
-        """Record a switch of mode (before the log exists, its header will carry it)."""
-        self._mode = mode
-        if self._writer is not None:
+        """Record a switch of mode (a log not created yet will carry it in its header)."""
+        with self._opening:  # a creation under way finishes first, with the mode it read
+            self._mode = mode
+            created = self._writer is not None
+        if created:
             self._write(lambda w: w.mode_change(mode))
 
     def end_turn(self, stop_reason: str) -> None:
@@ -111,7 +132,10 @@ class SessionRecorder:
         self._write(lambda w: w.end_turn(stop_reason))
 
     def close(self) -> None:
-        """Flush and close the log."""
+        """Flush and close the log (after its creation, if that is under way); a log not yet
+        created is not created any more."""
+        with self._opening:
+            self._closed = True
         if self._writer is not None:
             try:
                 self._writer.close()

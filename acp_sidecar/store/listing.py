@@ -3,6 +3,9 @@
 Invariants:
 - Listing never parses a whole log: a summary reads the header (line 1) and the lines up to
   the first user message (which come right after it); the last update is the file's mtime.
+- A session is listed once it was prompted: clients create a session for every new thread,
+  and a log that holds nothing but its header (and mode switches) is left out of listings
+  until its first prompt. It can still be loaded by id.
 - Order is by last update, newest first, ties broken by session id; the cursor names the
   last session of a page by that key, so a page never repeats or skips a session that did
   not change meanwhile (one updated meanwhile moves to the top of a fresh listing).
@@ -28,7 +31,7 @@ import attrs
 from acp_sidecar.store.errors import InvalidCursorError, StoreError
 from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id
 from acp_sidecar.store.reader import SessionLog
-from acp_sidecar.store.records import UserMessageRecord
+from acp_sidecar.store.records import ModeChangeRecord, UserMessageRecord
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +64,8 @@ class SessionSummary:
     """The mode recorded in the header."""
     path: Path
     """The log file."""
+    prompted: bool = True
+    """Something happened in it after its creation: it was prompted (listings skip others)."""
 
 
 @attrs.frozen
@@ -98,17 +103,25 @@ def title_of(content: tuple[Mapping[str, Any], ...]) -> str | None:
     return shorten(text) if text.strip() else None
 
 
-def _summarise(log: SessionLog, session_id: str, mtime_ns: int) -> SessionSummary:
-    title: str | None = None
+def _first_prompt(log: SessionLog) -> tuple[bool, str | None]:
+    """Whether the session was prompted, and the title its first prompt gives."""
     try:
         for index, record in enumerate(log):
-            if isinstance(record, UserMessageRecord):
-                title = title_of(record.content)
-                break
-            if index >= _TITLE_SCAN_LINES:
-                break
+            match record:
+                case UserMessageRecord():
+                    return True, title_of(record.content)
+                case ModeChangeRecord() if index < _TITLE_SCAN_LINES:
+                    continue
+                case _:
+                    return True, None  # something else first, or too many mode switches
     except StoreError as exc:  # a newer record after a readable header
         logger.warning("session log %s: no title (%s)", log.path, exc)
+        return True, None
+    return False, None
+
+
+def _summarise(log: SessionLog, session_id: str, mtime_ns: int) -> SessionSummary:
+    prompted, title = _first_prompt(log)
     header = log.header
     return SessionSummary(
         session_id=session_id,
@@ -118,6 +131,7 @@ def _summarise(log: SessionLog, session_id: str, mtime_ns: int) -> SessionSummar
         updated_at=datetime.fromtimestamp(mtime_ns / 1e9, UTC),
         mode=header.mode,
         path=log.path,
+        prompted=prompted,
     )
 
 
@@ -186,7 +200,8 @@ def _summaries(
         except (OSError, StoreError) as exc:
             logger.warning("session log %s left out of the listing: %s", path, exc)
             continue
-        yield mtime_ns, summary
+        if summary.prompted:
+            yield mtime_ns, summary
 
 
 def list_sessions(

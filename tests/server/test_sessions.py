@@ -192,7 +192,7 @@ async def test_capabilities_with_a_store(first: WireClient) -> None:
     assert result["agentCapabilities"]["sessionCapabilities"]["list"] == {}
 
 
-async def test_a_mode_chosen_before_the_first_prompt_goes_into_the_header(tmp_path: Path) -> None:
+async def test_a_mode_chosen_before_the_first_prompt_is_stored(tmp_path: Path) -> None:
     cwd = str(tmp_path / "ws")
     async with served(server(tmp_path)) as (wire, _server):
         await wire.initialize()
@@ -202,5 +202,13 @@ async def test_a_mode_chosen_before_the_first_prompt_goes_into_the_header(tmp_pa
     records = [
         json.loads(line) for line in (tmp_path / f"{session}.jsonl").read_text().splitlines()
     ]
-    assert records[0]["type"] == "header" and records[0]["mode"] == "read-only"
-    assert [r["type"] for r in records].count("mode_change") == 0
+    # The log exists from session/new on: the header has the mode the session started in
+    # (unless the switch came before the log was made), and the switch is stored.
+    modes = [r["mode"] for r in records if r["type"] in ("header", "mode_change")]
+    assert records[0]["type"] == "header" and modes[-1] == "read-only"
+    async with served(server(tmp_path)) as (wire, _server):
+        await wire.initialize()
+        loaded = await wire.result(
+            "session/load", {"sessionId": session, "cwd": cwd, "mcpServers": []}
+        )
+        assert loaded["modes"]["currentModeId"] == "read-only"

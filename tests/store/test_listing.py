@@ -24,13 +24,21 @@ OTHER = "/work/other"
 BASE_NS = 1_700_000_000 * 10**9
 
 
+IMAGE_ONLY = [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]
+
+
 def _session(
-    store: SessionStore, session_id: str, cwd: str, minute: int, prompt: str | None = None
+    store: SessionStore,
+    session_id: str,
+    cwd: str,
+    minute: int,
+    prompt: str | list[dict[str, str]] | None = None,
 ) -> None:
     with store.create(session_id, cwd, mode="default", created_at=CREATED) as writer:
         writer.mode_change("code")
         if prompt is not None:
-            writer.user_message([{"type": "text", "text": prompt}])
+            blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+            writer.user_message(blocks)
             writer.agent_text("reply")
             writer.user_message([{"type": "text", "text": "second prompt"}])
     mtime = BASE_NS + minute * 60 * 10**9
@@ -42,8 +50,9 @@ def listed(store: SessionStore) -> SessionStore:
     _session(store, "a", CWD, 1, "first of a")
     _session(store, "b", OTHER, 5, "first of b")
     _session(store, "c", CWD, 3, "first of c")
-    _session(store, "d", CWD, 3, None)  # ties with c: ordered by id
+    _session(store, "d", CWD, 3, IMAGE_ONLY)  # ties with c: ordered by id; no title
     _session(store, "e", CWD, 9, "  fix\n the   tests  ")
+    _session(store, "f", CWD, 12, None)  # never prompted: loadable, not listed
     return store
 
 
@@ -57,7 +66,16 @@ def test_sessions_are_listed_newest_first_with_titles(listed: SessionStore) -> N
     assert first.created_at == CREATED
     assert first.updated_at == datetime.fromtimestamp((BASE_NS + 9 * 60 * 10**9) / 1e9, UTC)
     assert first.path == listed.path_of("e")
-    assert page.sessions[3].title is None  # never prompted
+    assert page.sessions[3].title is None  # prompted, but with no text to name it by
+
+
+def test_a_session_never_prompted_is_not_listed(listed: SessionStore) -> None:
+    assert "f" not in [s.session_id for s in listed.list().sessions]
+    assert "f" not in [s.session_id for s in listed.list(cwd=CWD, limit=1).sessions]
+    summary = listed.summary("f")
+    assert (summary.prompted, summary.title) == (False, None)
+    with listed.open_log("f") as log:  # yet it is there to load
+        assert log.header.cwd == CWD
 
 
 def test_listing_filters_by_cwd(listed: SessionStore) -> None:

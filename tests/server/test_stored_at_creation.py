@@ -1,0 +1,121 @@
+"""A session exists from ``session/new`` on, and a reloaded one keeps its slash commands.
+
+Found with real clients: clients that create a session and then load it (without a prompt in
+between) got ``-32002`` and failed or silently started over, and a reloaded session lost its
+slash-command menu because ``session/load`` sent no ``available_commands_update``. Driven as
+they were: the official ACP SDK client spawns ``acp-sidecar`` processes sharing one store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import AvailableCommandsUpdate, ClientCapabilities
+
+from tests.server.test_sdk_peer import SchemaObserver
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Client:
+    """Notes when the slash commands arrive."""
+
+    def __init__(self) -> None:
+        self.commands: list[list[str]] = []
+        self.got_commands = asyncio.Event()
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        if isinstance(update, AvailableCommandsUpdate):
+            self.commands.append([c.name for c in update.available_commands])
+            self.got_commands.set()
+
+    async def commands_after(self, request: Any) -> tuple[Any, list[str]]:
+        self.got_commands.clear()
+        answer = await request
+        await asyncio.wait_for(self.got_commands.wait(), 10)
+        return answer, self.commands[-1]
+
+
+@asynccontextmanager
+async def sidecar(store: Path) -> AsyncIterator[tuple[Any, Client]]:
+    client = Client()
+    observer = SchemaObserver()
+    async with acp.spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        "--store",
+        str(store),
+        env={"PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        observers=[observer],
+    ) as (connection, process):
+        await connection.initialize(
+            protocol_version=acp.PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+        )
+        yield connection, client
+    assert process.returncode == 0
+
+
+BUILTINS = ["read", "write", "edit", "bash", "grep", "glob"]
+
+
+async def test_a_session_never_prompted_loads_and_stays_unlisted_until_prompted(
+    tmp_path: Path,
+) -> None:
+    store, workspace = tmp_path / "store", str(tmp_path)
+    async with sidecar(store) as (connection, client):
+        created, commands = await client.commands_after(
+            connection.new_session(cwd=workspace, mcp_servers=[])
+        )
+        assert commands == BUILTINS
+        session_id = created.session_id
+        # create-then-load in the same process, at once
+        loaded = await connection.load_session(cwd=workspace, session_id=session_id)
+        assert loaded.modes.current_mode_id == "ask"
+    async with sidecar(store) as (connection, client):
+        # ... and in the next process, after the first one exited
+        loaded, commands = await client.commands_after(
+            connection.load_session(cwd=workspace, session_id=session_id)
+        )
+        assert loaded.modes.current_mode_id == "ask"
+        assert commands == BUILTINS  # the reloaded session keeps its slash commands
+        listed = await connection.list_sessions(cwd=workspace)
+        assert [s.session_id for s in listed.sessions] == []  # loadable by id, not listed
+        done = await connection.prompt(
+            session_id=session_id, prompt=[acp.text_block("what can you do?")]
+        )
+        assert done.stop_reason == "end_turn"
+        listed = await connection.list_sessions(cwd=workspace)
+        assert [(s.session_id, s.title) for s in listed.sessions] == [
+            (session_id, "what can you do?")
+        ]
+
+
+async def test_every_new_session_is_stored_before_the_process_exits(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    async with sidecar(store) as (connection, _client):
+        ids = [
+            (await connection.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            for _ in range(5)
+        ]
+    assert sorted(path.stem for path in store.glob("*.jsonl")) == sorted(ids)
+
+
+async def test_a_reloaded_session_keeps_its_slash_commands(tmp_path: Path) -> None:
+    store, workspace = tmp_path / "store", str(tmp_path)
+    async with sidecar(store) as (connection, _client):
+        session_id = (await connection.new_session(cwd=workspace, mcp_servers=[])).session_id
+        await connection.prompt(session_id=session_id, prompt=[acp.text_block("hello")])
+    async with sidecar(store) as (connection, client):
+        _loaded, commands = await client.commands_after(
+            connection.load_session(cwd=workspace, session_id=session_id)
+        )
+        assert commands == BUILTINS
