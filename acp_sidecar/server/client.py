@@ -6,13 +6,19 @@ Invariants:
   is sent. ``session/request_permission`` is a baseline client method and always allowed.
 - Abandoning a wait (the turn's signal fires, or the awaiting task is cancelled) forgets the
   request's future and sends ``$/cancel_request``; a late answer is dropped.
-- The client's answer is decoded into the typed response; a JSON-RPC error from the client
-  is raised as :class:`AcpError`, an answer that does not decode as ``-32603``.
+- The client's answer is decoded into the typed response. ``null`` is a valid answer wherever
+  the response type has no required field (``fs/write_text_file``): clients answer it, and
+  the SDKs send it for a handler that returns nothing; it decodes like ``{}``. An answer that
+  does not decode is raised as ``-32603``.
+- A JSON-RPC error from the client is raised as :class:`AcpError` whose message is the
+  client's own, with the detail SDKs put in ``data`` ("Internal error: Permission denied
+  for …"), on one line and bounded: that is what the user sees on the card.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -42,6 +48,11 @@ if TYPE_CHECKING:
     from acp_sidecar.tools.cancel import CancelSignal
 
 R = TypeVar("R")
+
+logger = logging.getLogger(__name__)
+
+CLIENT_ERROR_SHOWN = 300
+"""The most characters of a client's error message a card shows (the rest is logged)."""
 
 
 class ClientProxy:
@@ -109,13 +120,40 @@ class ClientProxy:
                 raise ToolCancelledError(f"{method} abandoned: {signal.reason}") from None
             raise
         except JsonRpcException as exc:
-            raise AcpError(exc.code, exc.message, exc.data) from None
+            raise client_error(method, exc.code, exc.message, exc.data) from None
         finally:
             if remove is not None:
                 remove()
         try:
-            return from_wire(result, response_type)
+            return from_wire({} if result is None else result, response_type)
         except ProtocolParamsError as exc:
             raise AcpError.internal_error(
                 f"the client's answer to {method} is invalid: {exc}"
             ) from None
+
+
+def _detail(data: Any) -> str | None:
+    """The human-readable detail a client put in an error's ``data``, if any."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, dict):
+        for key in ("details", "detail", "message", "error", "reason"):
+            value = data.get(key)
+            if isinstance(value, str) and value.strip():
+                return value
+    return None
+
+
+def client_error(method: str, code: int, message: object, data: Any) -> AcpError:
+    """The client's error answer to ``method``, its message made fit for a card."""
+    text = message if isinstance(message, str) and message.strip() else f"error {code}"
+    detail = _detail(data)
+    if detail is not None and detail not in text:
+        text = f"{text}: {detail}"
+    lines = text.strip().splitlines()
+    shown = " ".join(lines[0].split())
+    if len(lines) > 1 or len(shown) > CLIENT_ERROR_SHOWN:
+        logger.info("the client answered %s with error %s: %s", method, code, text)
+        if len(shown) > CLIENT_ERROR_SHOWN:
+            shown = shown[: CLIENT_ERROR_SHOWN - 1].rstrip() + "…"
+    return AcpError(code, shown, data)

@@ -152,3 +152,45 @@ async def test_proxy_rejects_an_answer_that_does_not_decode(
     await wire.respond(request["id"], {"content": 42})
     with pytest.raises(AcpError, match="content"):
         await call
+
+
+@pytest.mark.parametrize("answer", [None, {}])
+async def test_proxy_accepts_null_where_the_response_has_no_required_field(
+    connection: tuple[WireClient, AcpServer], answer: object
+) -> None:
+    wire, server = connection
+    server.client_capabilities = ClientCapabilities(fs=FileSystemCapability(write_text_file=True))
+    call = asyncio.create_task(
+        server.client.write_text_file(WriteTextFileRequest(session_id="s", path="/x", content=""))
+    )
+    request = await wire.next_agent_request()
+    await wire.respond(request["id"], answer)
+    assert (await call).meta is None
+
+
+@pytest.mark.parametrize(
+    ("method", "answer"),
+    [("read", None), ("read", {}), ("permission", None), ("permission", {})],
+)
+async def test_proxy_refuses_null_where_the_response_has_a_required_field(
+    connection: tuple[WireClient, AcpServer], method: str, answer: object
+) -> None:
+    from acp_sidecar.protocol import RequestPermissionRequest, ToolCallUpdate
+
+    wire, server = connection
+    server.client_capabilities = ClientCapabilities(fs=FileSystemCapability(read_text_file=True))
+    client = server.client
+    pending = (
+        client.read_text_file(ReadTextFileRequest(session_id="s", path="/x"))
+        if method == "read"
+        else client.request_permission(
+            RequestPermissionRequest(
+                session_id="s", tool_call=ToolCallUpdate(tool_call_id="c"), options=[]
+            )
+        )
+    )
+    call = asyncio.create_task(pending)
+    request = await wire.next_agent_request()
+    await wire.respond(request["id"], answer)
+    with pytest.raises(AcpError, match="is invalid"):
+        await call

@@ -1,0 +1,162 @@
+"""Agent→client requests as real clients answer them: ``null`` results and error answers.
+
+Found with real clients: one widely used terminal client always answers
+``fs/write_text_file`` with ``"result": null``, and so does the official SDK client whose
+handler returns ``None``; the sidecar treated it as an error after the file was written, so
+the card said "failed" while the write happened. And when a client's handler failed, the SDK
+answered ``Internal error`` with the reason in ``data``; the card showed only "Internal
+error". Driven as found: the official ACP SDK client, with ``fs`` capabilities, spawns
+``acp-sidecar`` with its built-in tools.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import ClientCapabilities, FileSystemCapabilities, ReadTextFileResponse
+
+from acp_sidecar.server.client import CLIENT_ERROR_SHOWN, client_error
+from tests.server.test_sdk_peer import SchemaObserver
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Wire(SchemaObserver):
+    """Keeps the tool cards the sidecar sent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cards: list[dict[str, Any]] = []
+
+    def __call__(self, event: Any) -> None:
+        super().__call__(event)
+        message = event.message
+        if event.direction.name == "INCOMING" and message.get("method") == "session/update":
+            update = message["params"]["update"]
+            if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
+                self.cards.append(update)
+
+
+class Editor:
+    """Serves ``fs/*`` from disk; ``refuse`` makes its handlers raise, as a denied write does."""
+
+    def __init__(self, refuse: bool = False) -> None:
+        self.refuse = refuse
+        self.writes: list[str] = []
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        return None
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> None:
+        if self.refuse:
+            raise PermissionError("Permission denied for fs/write_text_file")
+        Path(path).write_text(content)
+        self.writes.append(path)
+        return None  # the SDK answers {"result": null}
+
+    async def read_text_file(
+        self,
+        session_id: str,
+        path: str,
+        line: int | None = None,
+        limit: int | None = None,
+        **kwargs: Any,
+    ) -> ReadTextFileResponse:
+        if self.refuse:
+            raise PermissionError(f"Permission denied for fs/read_text_file\n  at {path}")
+        return ReadTextFileResponse(content=Path(path).read_text())
+
+
+@asynccontextmanager
+async def sidecar(editor: Editor, workspace: Path) -> AsyncIterator[tuple[Any, Wire, str]]:
+    wire = Wire()
+    async with acp.spawn_agent_process(
+        editor,
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": str(workspace / ".store")},
+        cwd=ROOT,
+        observers=[wire],
+    ) as (connection, process):
+        await connection.initialize(
+            protocol_version=acp.PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            ),
+        )
+        session = (await connection.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await connection.set_session_mode(session_id=session, mode_id="auto")
+        yield connection, wire, session
+    assert process.returncode == 0
+
+
+async def final_card(connection: Any, wire: Wire, session: str, text: str) -> dict[str, Any]:
+    wire.cards.clear()
+    done = await connection.prompt(session_id=session, prompt=[acp.text_block(text)])
+    assert done.stop_reason == "end_turn"
+    return wire.cards[-1]
+
+
+def command(name: str, **arguments: Any) -> str:
+    return f"/{name} {json.dumps(arguments)}"
+
+
+async def test_a_null_answer_to_fs_write_text_file_is_a_successful_write(tmp_path: Path) -> None:
+    editor = Editor()
+    async with sidecar(editor, tmp_path) as (connection, wire, session):
+        card = await final_card(
+            connection, wire, session, command("write", path="new.txt", content="hello\n")
+        )
+        assert card["status"] == "completed", card
+        assert editor.writes == [str(tmp_path / "new.txt")]
+        (tmp_path / "old.txt").write_text("one\ntwo\n")
+        card = await final_card(
+            connection,
+            wire,
+            session,
+            command("edit", path="old.txt", old_string="two", new_string="TWO"),
+        )
+        assert card["status"] == "completed", card
+    assert (tmp_path / "new.txt").read_text() == "hello\n"
+    assert (tmp_path / "old.txt").read_text() == "one\nTWO\n"
+
+
+async def test_the_card_shows_the_clients_own_error(tmp_path: Path) -> None:
+    (tmp_path / "kept.txt").write_text("as it was\n")
+    async with sidecar(Editor(refuse=True), tmp_path) as (connection, wire, session):
+        card = await final_card(
+            connection, wire, session, command("write", path="new.txt", content="x")
+        )
+        assert card["status"] == "failed"
+        text = card["content"][0]["content"]["text"]
+        assert text == (
+            "The editor could not write new.txt: Internal error: "
+            "Permission denied for fs/write_text_file"
+        )
+        card = await final_card(connection, wire, session, command("read", path="kept.txt"))
+        assert card["status"] == "failed"
+        text = card["content"][0]["content"]["text"]
+        assert "Internal error: Permission denied for fs/read_text_file" in text
+        assert "\n" not in text  # the client's traceback-like tail stays in the log
+    assert (tmp_path / "kept.txt").read_text() == "as it was\n"
+    assert not (tmp_path / "new.txt").exists()
+
+
+def test_a_clients_error_message_is_bounded_to_one_line() -> None:
+    long = "x" * 5000
+    error = client_error("fs/write_text_file", -32603, "Internal error", {"details": long})
+    assert len(error.message) == CLIENT_ERROR_SHOWN and error.message.endswith("…")
+    assert error.data == {"details": long}  # kept whole for whoever handles it
+    plain = client_error("fs/read_text_file", -32002, "Resource not found: /a", None)
+    assert plain.message == "Resource not found: /a"
+    odd = client_error("fs/read_text_file", 1, None, ["not", "text"])
+    assert odd.message == "error 1"
