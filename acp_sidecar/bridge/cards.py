@@ -11,6 +11,10 @@ Invariants:
   ``console`` block derived from the output.
 - A terminal result for a call that was not a terminal card renders as a generic card (the
   orphan guard).
+- Status: ``completed`` means the call did what it was asked and ``failed`` that it did not:
+  an error result, and also a command that exited non-zero or was killed (by a signal, a
+  cancel or a timeout) — the model still gets its output as a normal result, and the exit
+  pill (or the console block's exit line) still carries the code or signal.
 """
 
 from __future__ import annotations
@@ -201,9 +205,16 @@ def result_update(
                 locations=_locations([FileLocation(p) for p in paths], ctx) or None,
             )
         case TerminalResultView():
+            if not command_succeeded(result_view):
+                status = "failed"
             return _terminal_result(call_id, call_view, result_view, status, ctx, streamed)
         case _:
             assert_never(result_view)
+
+
+def command_succeeded(view: TerminalResultView) -> bool:
+    """Whether a command ended well: not killed, and exit code 0 (or none reported)."""
+    return view.signal is None and view.exit_code in (None, 0)
 
 
 def _result_title(title: str | None, call_view: ToolCallView, ctx: CardContext) -> str | None:

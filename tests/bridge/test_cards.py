@@ -131,7 +131,11 @@ def test_card_golden(call: str, result: str, capable: bool, is_error: bool) -> N
     status = "failed" if is_error else "completed"
     check_golden(f"{call}__{result}__{capability}__{status}", sequence)
     assert sequence[0]["status"] == "pending"
-    assert sequence[2]["status"] == status
+    view = RESULTS[result]
+    command_failed = isinstance(view, TerminalResultView) and (
+        view.signal is not None or view.exit_code not in (None, 0)
+    )
+    assert sequence[2]["status"] == ("failed" if command_failed else status)
 
 
 def test_terminal_cards_follow_the_zed_meta_convention() -> None:

@@ -136,7 +136,7 @@ def test_replay_json_for_a_client_without_terminal_cards(
     assert done.returncode == 0, done.stderr
     updates = [json.loads(line)["params"]["update"] for line in done.stdout.splitlines()]
     assert all("_meta" not in u for u in updates)
-    final = [u for u in updates if u.get("status") == "completed"][-1]
+    final = [u for u in updates if u.get("status") == "failed"][-1]  # it exited 1
     assert final["content"][0]["content"]["text"].startswith("```console\npytest -q 0")
 
 
