@@ -38,7 +38,7 @@ from acp_sidecar.protocol import (
     ToolCallTerminal,
 )
 from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent
-from acp_sidecar.tools.json_values import thaw
+from acp_sidecar.tools.json_values import FrozenJson, thaw
 from acp_sidecar.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -111,8 +111,15 @@ def console_block(output: str, exit_code: int | None = None, signal: str | None 
     return f"{block}\n{status}" if status else block
 
 
-def call_start(call_id: str, view: ToolCallView, ctx: CardContext) -> ToolCallStart:
-    """The ``tool_call`` that opens a card (status ``pending``)."""
+def call_start(
+    call_id: str, view: ToolCallView, ctx: CardContext, arguments: FrozenJson = None
+) -> ToolCallStart:
+    """The ``tool_call`` that opens a card (status ``pending``).
+
+    Every card carries the call's input as ``rawInput``: a generic view's own ``raw_input``
+    when it gives one, else ``arguments`` (the call's arguments as the tool received them).
+    """
+    raw_input = thaw(arguments)
     match view:
         case GenericCallView():
             paths = [loc.path for loc in view.locations]
@@ -123,7 +130,7 @@ def call_start(call_id: str, view: ToolCallView, ctx: CardContext) -> ToolCallSt
                 status="pending",
                 content=_content(view.content) or None,
                 locations=_locations(view.locations, ctx) or None,
-                raw_input=thaw(view.raw_input),
+                raw_input=raw_input if view.raw_input is None else thaw(view.raw_input),
             )
         case DiffCallView():
             locations = view.locations or tuple(FileLocation(d.path) for d in view.diffs)
@@ -135,6 +142,7 @@ def call_start(call_id: str, view: ToolCallView, ctx: CardContext) -> ToolCallSt
                 status="pending",
                 content=_diffs(view.diffs, ctx),
                 locations=_locations(locations, ctx),
+                raw_input=raw_input,
             )
         case TerminalCallView():
             content: list[ToolCallContent] = []
@@ -152,6 +160,7 @@ def call_start(call_id: str, view: ToolCallView, ctx: CardContext) -> ToolCallSt
                 kind="execute",
                 status="pending",
                 content=content or None,
+                raw_input=raw_input,
                 meta=meta,
             )
         case _:

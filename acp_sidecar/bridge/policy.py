@@ -146,15 +146,16 @@ def judge(
 
 
 def asked_card(
-    scope: CallScope, call_id: str, preview: ToolCallView | None
+    scope: CallScope, execution: ToolExecution, preview: ToolCallView | None
 ) -> ToolCallStart | None:
     """The card the user is asked about: the call-time preview drawn, else the pending card.
 
     A preview that cannot be drawn is logged and the pending card is used.
     """
+    call_id = execution.call_id
     if preview is not None:
         try:
-            return call_start(call_id, preview, scope.cards)
+            return call_start(call_id, preview, scope.cards, execution.arguments)
         except Exception:
             logger.exception("the preview of call %s could not be drawn", call_id)
     opened = scope.pending.get(call_id)
@@ -203,7 +204,7 @@ async def ask_the_editor(execution: ToolExecution, ask: Ask) -> PermissionDecisi
     if remembered is not None:
         return Allow() if remembered else Deny("the user always rejects this tool")
     call_id = execution.call_id
-    start = asked_card(scope, call_id, ask.preview)
+    start = asked_card(scope, execution, ask.preview)
     if ask.preview is not None and start is not None:
         await scope.send(preview_update(start))
     response = await scope.asker.request_permission(

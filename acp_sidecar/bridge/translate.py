@@ -129,11 +129,11 @@ def translate_call(
     """The ``tool_call`` for a call, with the view it was drawn from (for its result)."""
     view = present_call(lookup(event.name), event)
     try:
-        return call_start(event.call_id, view, ctx), view
+        return call_start(event.call_id, view, ctx, event.arguments), view
     except Exception:
         logger.exception("the %s card could not be drawn; showing a generic card", event.name)
         view = fallback_call_view(event.name, event.arguments)
-        return call_start(event.call_id, view, ctx), view
+        return call_start(event.call_id, view, ctx, event.arguments), view
 
 
 def translate_result(

@@ -1,0 +1,77 @@
+"""Every card carries the call's input as ``rawInput``, whatever kind of card it is.
+
+Found with real clients: ``read`` and ``glob`` cards carried ``rawInput`` but the ``write``
+(diff) and ``bash`` (terminal) cards did not, so clients that show a call's input had nothing
+to show. Driven as found: the official ACP SDK client spawns ``acp-sidecar`` with its built-in
+tools and runs one call of each.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.schema import ClientCapabilities
+
+from acp_sidecar.bridge.cards import call_start
+from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.tools import DiffCallView, FileDiff, GenericCallView, TerminalCallView
+from acp_sidecar.tools.json_values import freeze_json
+from tests.agent.test_permission_cards import Editor, Wire
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_every_builtin_card_carries_its_arguments(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n")
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("read", {"path": "a.txt"}),
+        ("write", {"path": "b.txt", "content": "beta\n"}),
+        ("edit", {"path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"}),
+        ("bash", {"command": "echo hi"}),
+        ("grep", {"pattern": "ALPHA"}),
+        ("glob", {"pattern": "*.txt"}),
+    ]
+    wire = Wire()
+    async with acp.spawn_agent_process(
+        Editor(),
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": str(tmp_path / ".store")},
+        cwd=ROOT,
+        observers=[wire],
+    ) as (connection, _process):
+        await connection.initialize(
+            protocol_version=acp.PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(field_meta={"terminal_output": True}),
+        )
+        session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        for name, arguments in calls:
+            wire.cards()
+            text = f"/{name} {json.dumps(arguments)}"
+            done = await connection.prompt(session_id=session, prompt=[acp.text_block(text)])
+            assert done.stop_reason == "end_turn"
+            start, *_rest, final = wire.cards()
+            assert start["sessionUpdate"] == "tool_call"
+            shown = start["rawInput"]  # grep's presenter fills in its defaults too
+            assert {key: shown[key] for key in arguments} == arguments, name
+            assert final["status"] == "completed", (name, final)
+
+
+def test_a_generic_views_own_raw_input_wins() -> None:
+    ctx = CardContext("/w")
+    arguments = freeze_json({"path": "x", "content": "y"})
+    views = [
+        DiffCallView(card="diff", title="d", diffs=[FileDiff("x", None, "y")]),
+        TerminalCallView(card="terminal", title="t"),
+        GenericCallView(card="generic", title="g"),
+    ]
+    for view in views:
+        assert call_start("c", view, ctx, arguments).raw_input == {"path": "x", "content": "y"}
+    own = GenericCallView(card="generic", title="g", raw_input={"shown": True})
+    assert call_start("c", own, ctx, arguments).raw_input == {"shown": True}
+    assert call_start("c", views[0], ctx).raw_input is None
