@@ -1,24 +1,42 @@
 """Parsing the slash-command console: a prompt's text → what to run.
 
-Invariants: parsing is pure (text and the registry's snapshots in, a closed union out). The
-grammar: ``/NAME {json object}`` calls NAME with those arguments; ``/NAME some text`` binds
-the text to NAME's primary parameter (its first required string property); ``/NAME`` alone
-calls it with no arguments; ``!command`` is shorthand for ``/bash`` with ``command``; anything
-else asks for help.
+Invariants: parsing is pure (text, mentions and the registry's snapshots in, a closed union
+out). The grammar: ``/NAME {json object}`` calls NAME with those arguments; ``/NAME some text``
+binds the text to NAME's primary parameter (its first required string property); ``/NAME``
+alone calls it with no arguments; ``!command`` is shorthand for ``/bash`` with ``command``; a
+prompt that is only ``@``-mentions opens each one (``read`` for a file, with its line range
+when the mention selects one; ``glob`` for a directory); anything else asks for help. Inside
+a command an ``@``-mention stands for its path (shell-quoted after ``!``).
+
+What the editor shows is short: a command's menu description is the first sentence of the
+tool's description, at most :data:`SUMMARY_MAX` characters (the model keeps the whole text),
+and the help reply is one line per command, escaped for Markdown.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
+from acp_sidecar.agent.mentions import Mention
 from acp_sidecar.protocol import AvailableCommand, AvailableCommandInput
 from acp_sidecar.tools.definition import ToolDefinition
 
 SHELL_TOOL = "bash"
+READ_TOOL = "read"
+LIST_TOOL = "glob"
+SUMMARY_MAX: Final = 100
+"""The longest command description the editor's menu gets, in characters."""
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+_ABBREVIATIONS: Final = ("e.g.", "i.e.", "etc.", "vs.", "cf.")
+"""Full stops that do not end a sentence."""
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>~])")
+"""What can start markup in the middle of a line (emphasis, code, links, HTML, strikeout)."""
 
 
 @attrs.frozen
@@ -27,6 +45,13 @@ class CallTool:
 
     name: str
     arguments: Any
+
+
+@attrs.frozen
+class OpenMentions:
+    """A prompt of ``@``-mentions only: one call per mention, in order."""
+
+    calls: tuple[CallTool, ...]
 
 
 @attrs.frozen
@@ -41,7 +66,7 @@ class BadCommand:
     message: str
 
 
-Command = CallTool | ShowHelp | BadCommand
+Command = CallTool | OpenMentions | ShowHelp | BadCommand
 
 
 def primary_parameter(definition: ToolDefinition) -> str | None:
@@ -56,10 +81,38 @@ def primary_parameter(definition: ToolDefinition) -> str | None:
     return None
 
 
-def parse_command(text: str, tools: Sequence[ToolDefinition]) -> Command:
-    """What the console should do with a prompt's text."""
+def open_mention(mention: Mention, names: set[str]) -> CallTool | BadCommand:
+    """The call that shows a mentioned file (or directory), or why there is none."""
+    if mention.path is None:
+        return BadCommand(f"`{mention.uri}` is not a local file; only files can be opened here.")
+    if mention.directory:
+        if LIST_TOOL not in names:
+            return BadCommand(f"Listing a directory needs the `{LIST_TOOL}` tool.")
+        return CallTool(LIST_TOOL, {"pattern": "*", "path": mention.path})
+    if READ_TOOL not in names:
+        return BadCommand(f"Opening a mentioned file needs the `{READ_TOOL}` tool.")
+    arguments: dict[str, Any] = {"path": mention.path}
+    if mention.lines is not None:
+        first, last = mention.lines
+        arguments |= {"offset": first, "limit": last - first + 1}
+    return CallTool(READ_TOOL, arguments)
+
+
+def parse_command(
+    text: str, tools: Sequence[ToolDefinition], mentions: Sequence[Mention] = ()
+) -> Command:
+    """What the console should do with a prompt's text (mentions already stand in it by
+    their path) and its ``@``-mentions."""
     stripped = text.strip()
     by_name = {tool.name: tool for tool in tools}
+    if mentions and not _without(stripped, mentions).strip():
+        calls: list[CallTool] = []
+        for mention in mentions:
+            opened = open_mention(mention, set(by_name))
+            if isinstance(opened, BadCommand):
+                return opened
+            calls.append(opened)
+        return OpenMentions(tuple(calls))
     if stripped.startswith("!"):
         command = stripped[1:].strip()
         if SHELL_TOOL not in by_name:
@@ -99,6 +152,12 @@ def parse_command(text: str, tools: Sequence[ToolDefinition]) -> Command:
     return CallTool(name, {primary: rest})
 
 
+def _without(text: str, mentions: Sequence[Mention]) -> str:
+    for mention in mentions:
+        text = text.replace(mention.shown, "", 1)
+    return text
+
+
 def input_hint(definition: ToolDefinition) -> str:
     """What the editor shows while a command's input is empty."""
     primary = primary_parameter(definition)
@@ -107,12 +166,33 @@ def input_hint(definition: ToolDefinition) -> str:
     return f"{primary} (or a JSON object of arguments)"
 
 
+def summary(description: str, limit: int = SUMMARY_MAX) -> str:
+    """The first sentence of ``description``, on one line, cut at a word to ``limit``."""
+    lines = description.strip().splitlines()
+    first = " ".join(lines[0].split()) if lines else ""
+    ends = (m.end() for m in _SENTENCE_END.finditer(first))
+    end = next((e for e in ends if not first[:e].lower().endswith(_ABBREVIATIONS)), None)
+    sentence = first if end is None else first[:end]
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` with every character Markdown would read as markup backslash-escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
 def available_commands(tools: Sequence[ToolDefinition]) -> list[AvailableCommand]:
-    """Every registered tool as a slash command."""
+    """Every registered tool as a slash command, described by its first sentence."""
     return [
         AvailableCommand(
             name=tool.name,
-            description=tool.description,
+            description=summary(tool.description),
             input=AvailableCommandInput(hint=input_hint(tool)),
         )
         for tool in tools
@@ -120,20 +200,14 @@ def available_commands(tools: Sequence[ToolDefinition]) -> list[AvailableCommand
 
 
 def help_text(tools: Sequence[ToolDefinition]) -> str:
-    """The console's answer to plain text."""
-    lines = [
-        "No model is configured, so this session is a console for the sidecar's tools.",
-        "",
-        "Commands:",
-    ]
-    for tool in tools:
-        summary = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
-        lines.append(f"- `/{tool.name}` — {summary}  (input: {input_hint(tool)})")
+    """The console's answer to plain text: a short Markdown list of the commands."""
+    lines = ["No model is configured: this session is a console for the sidecar's tools.", ""]
+    lines += [f"- `/{tool.name}` {escape_markdown(summary(tool.description))}" for tool in tools]
     if not tools:
         lines.append("- (no tools are registered)")
     lines += [
         "",
-        "`/NAME {json}` passes arguments; `/NAME text` binds text to the first required text "
-        "parameter; `!command` runs a shell command through `/bash`.",
+        "`/NAME {json}` passes arguments, `/NAME text` the main one; `!command` runs a shell "
+        "command; an `@`-mention alone opens the file.",
     ]
     return "\n".join(lines)

@@ -5,44 +5,68 @@ runs through the registry's whole pipeline and the bridge draws its card exactly
 for a model's call; plain text answers with the list of commands; a bad command answers with
 what was wrong. Every turn ends with ``end_turn`` (the server turns a cancelled one into
 ``cancelled``).
+
+The console accepts what editors put in a prompt: text, and ``@``-mentions as resource links
+or embedded resources (advertised as ``embeddedContext``); images and audio it cannot use,
+and does not advertise.
 """
 
 from __future__ import annotations
 
+import shlex
 import uuid
 
 from acp_sidecar.agent.console import (
     BadCommand,
     CallTool,
+    OpenMentions,
     ShowHelp,
     available_commands,
     help_text,
     parse_command,
 )
 from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.mentions import Mention, parse_mention
 from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     AvailableCommandsUpdate,
+    BlobResourceContents,
+    EmbeddedResourceContentBlock,
     PromptCapabilities,
     ResourceLinkContentBlock,
     StopReason,
     TextContentBlock,
+    TextResourceContents,
 )
 from acp_sidecar.tools.content import text_of
 from acp_sidecar.tools.registry import ToolRegistry
 
 
-def prompt_text(turn: Turn) -> str:
-    """The prompt's text: text blocks joined; resource links as their URI."""
+def prompt_text(turn: Turn) -> tuple[str, list[Mention]]:
+    """The prompt's text, with each ``@``-mention standing in it as its path (shell-quoted
+    in a ``!`` command), and the mentions in order."""
+    texts = [b.text for b in turn.prompt if isinstance(b, TextContentBlock)]
+    shell = "".join(texts).lstrip().startswith("!")
     parts: list[str] = []
+    mentions: list[Mention] = []
     for block in turn.prompt:
-        if isinstance(block, TextContentBlock):
-            parts.append(block.text)
-        elif isinstance(block, ResourceLinkContentBlock):
-            parts.append(block.uri)
-    return "".join(parts)
+        match block:
+            case TextContentBlock(text=text):
+                parts.append(text)
+            case (
+                ResourceLinkContentBlock(uri=uri)
+                | EmbeddedResourceContentBlock(
+                    resource=TextResourceContents(uri=uri) | BlobResourceContents(uri=uri)
+                )
+            ):
+                mention = parse_mention(uri)
+                mentions.append(mention)
+                parts.append(shlex.quote(mention.shown) if shell else mention.shown)
+            case _:
+                pass  # images and audio are not advertised, so never sent
+    return "".join(parts), mentions
 
 
 def new_call_id() -> str:
@@ -53,7 +77,7 @@ def new_call_id() -> str:
 class ConsoleDriver:
     """Runs each prompt as a console command against the server's registry."""
 
-    prompt_capabilities = PromptCapabilities()
+    prompt_capabilities = PromptCapabilities(embedded_context=True)
 
     def __init__(self, registry: RegistrySource) -> None:
         self._registry = LazyRegistry(registry)
@@ -71,21 +95,30 @@ class ConsoleDriver:
 
     async def run_turn(self, turn: Turn) -> StopReason:
         tools = self.registry.visible()
-        command = parse_command(prompt_text(turn), tools)
+        text, mentions = prompt_text(turn)
+        command = parse_command(text, tools, mentions)
         match command:
             case ShowHelp():
                 await say(turn, help_text(tools))
             case BadCommand(message=message):
                 await say(turn, message)
-            case CallTool(name=name, arguments=arguments):
-                result = await run_call(
-                    self.registry, turn.scope, new_call_id(), name, arguments, record=turn.record
-                )
-                error = result.error
-                if error is not None and error.code in ("INVALID_ARGS", "INVALID_INPUT"):
-                    # The card shows it too; the message says how to fix the command.
-                    await say(turn, f"`/{name}` failed: {text_of(result.content)}")
+            case CallTool():
+                await self._call(turn, command)
+            case OpenMentions(calls=calls):
+                for call in calls:
+                    if turn.signal.cancelled:
+                        break
+                    await self._call(turn, call)
         return "end_turn"
+
+    async def _call(self, turn: Turn, call: CallTool) -> None:
+        result = await run_call(
+            self.registry, turn.scope, new_call_id(), call.name, call.arguments, record=turn.record
+        )
+        error = result.error
+        if error is not None and error.code in ("INVALID_ARGS", "INVALID_INPUT"):
+            # The card shows it too; the message says how to fix the command.
+            await say(turn, f"`/{call.name}` failed: {text_of(result.content)}")
 
 
 async def say(turn: Turn, text: str) -> None:

@@ -91,5 +91,24 @@ def test_commands_and_help_list_every_tool() -> None:
     assert commands[2].input is not None
     assert commands[2].input.hint == "a JSON object of arguments"
     text = help_text(TOOLS)
-    assert "- `/read` — The read tool.  (input: path (or a JSON object of arguments))" in text
+    assert "- `/read` The read tool." in text
     assert "More." not in text
+
+
+def test_menu_and_help_use_a_short_first_sentence_escaped_for_markdown() -> None:
+    from acp_sidecar.agent.console import SUMMARY_MAX, escape_markdown, summary
+
+    long = define_tool(
+        name="find",
+        description="Find '**/*.py' files_fast, e.g. with <globs>. " + "Then more. " * 40,
+        parameters={},
+        execute=nothing,
+    )
+    wordy = define_tool(name="wordy", description="word " * 60, parameters={}, execute=nothing)
+    menu = {c.name: c.description for c in available_commands([long, wordy])}
+    assert menu["find"] == "Find '**/*.py' files_fast, e.g. with <globs>."
+    assert len(menu["wordy"]) <= SUMMARY_MAX and menu["wordy"].endswith("word…")
+    text = help_text([long])
+    assert r"Find '\*\*/\*.py' files\_fast, e.g. with \<globs\>." in text
+    assert escape_markdown("a*b_c`d[e]<f>~g\\h") == r"a\*b\_c\`d\[e\]\<f\>\~g\\h"
+    assert summary("") == ""

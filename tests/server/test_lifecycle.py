@@ -79,7 +79,7 @@ async def test_the_default_driver_is_the_tool_console() -> None:
         assert result["agentCapabilities"]["promptCapabilities"] == {
             "image": False,
             "audio": False,
-            "embeddedContext": False,
+            "embeddedContext": True,  # @-mentions the editor embeds are accepted
         }
         session = await wire.new_session()
         response = await wire.next_response(await wire.start_prompt(session, "hello"))

@@ -187,7 +187,7 @@ def present_bash_result(args: BashArgs, result: ToolResult) -> TerminalResultVie
 bash_tool = define_tool(
     name="bash",
     description=(
-        "Run a shell command (bash -c) in the workspace and return its combined stdout and "
+        "Run a shell command (bash -c) in the workspace. It returns the combined stdout and "
         "stderr with the exit code. Each call is a fresh non-interactive shell with stdin "
         "closed: use non-interactive flags, and chain steps with && (cd does not persist; "
         "use cwd). The command and everything it starts is stopped at the timeout "

@@ -321,7 +321,7 @@ def present_edit_result(args: EditArgs, result: ToolResult) -> DiffResultView | 
 edit_tool = define_tool(
     name="edit",
     description=(
-        "Replace text in a file: old_string must match the file exactly (whitespace and "
+        "Replace exact text in a file. old_string must match the file exactly (whitespace and "
         "indentation included, without read's line-number prefixes) and occur exactly once, "
         "unless replace_all is true. Read the file first. Line endings (CRLF stays CRLF), "
         "encoding and byte-order mark are kept; the write is atomic. Fails with NO_MATCH, "
