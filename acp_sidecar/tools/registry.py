@@ -11,6 +11,9 @@ Invariants:
   ``is_error`` result with ``error = ToolErrorInfo(name, code)``. The order is fixed: input
   snapshot → pre-execute waterfall (→ permission handler on ``Ask``) → guards → execute
   wrappers around dispatch → post-execute waterfall → JSON-safe rebuild → result observers.
+- Each seam runs the listeners registered when the call reaches it: the list is copied then,
+  so adding or removing one (a listener removing itself, another call's setup — calls run
+  concurrently) affects later calls only, and never skips a listener or runs one twice.
 - Guards can only reduce permission; observers cannot change the outcome, and one failing
   observer neither changes the result nor stops the others.
 """
@@ -311,7 +314,7 @@ class ToolRegistry:
         if definition is None:
             known = ", ".join(sorted(self._tools)) or "none"
             raise ToolNotFoundError(f"Unknown tool {execution.name!r}. Available tools: {known}")
-        decision = await self._pre_execute(execution, 0)
+        decision = await self._pre_execute(execution, tuple(self._pre), 0)
         if isinstance(decision, Ask):
             decision = await self._ask(execution, decision)
         if isinstance(decision, Deny):
@@ -325,7 +328,7 @@ class ToolRegistry:
                 raise ToolDeniedError(f"{execution.name} was denied: {reason}")
         execution._open_signal()
         try:
-            result = await self._wrapped(execution, definition, 0)
+            result = await self._wrapped(execution, definition, tuple(self._wrappers), 0)
         finally:
             execution._lock_signal()
         return await self._post_execute(execution, result)
@@ -335,13 +338,15 @@ class ToolRegistry:
             return exc
         return ToolListenerError(f"{seam} {_describe(callback)} raised {type(exc).__name__}: {exc}")
 
-    async def _pre_execute(self, execution: ToolExecution, index: int) -> PreToolDecision:
-        if index >= len(self._pre):
+    async def _pre_execute(
+        self, execution: ToolExecution, chain: tuple[PreExecuteListener, ...], index: int
+    ) -> PreToolDecision:
+        if index >= len(chain):
             return Allow()
-        listener = self._pre[index]
+        listener = chain[index]
 
         def next_() -> Awaitable[PreToolDecision]:
-            return self._pre_execute(execution, index + 1)
+            return self._pre_execute(execution, chain, index + 1)
 
         try:
             decision = await _resolve(listener(execution, next_))
@@ -371,14 +376,18 @@ class ToolRegistry:
         return answer
 
     async def _wrapped(
-        self, execution: ToolExecution, definition: ToolDefinition, index: int
+        self,
+        execution: ToolExecution,
+        definition: ToolDefinition,
+        chain: tuple[ExecuteWrapper, ...],
+        index: int,
     ) -> ToolExecutionResult:
-        if index >= len(self._wrappers):
+        if index >= len(chain):
             return await self._dispatch(execution, definition)
-        wrapper = self._wrappers[index]
+        wrapper = chain[index]
 
         def next_() -> Awaitable[ToolExecutionResult]:
-            return self._wrapped(execution, definition, index + 1)
+            return self._wrapped(execution, definition, chain, index + 1)
 
         try:
             result = await _resolve(wrapper(execution, next_))
@@ -480,7 +489,7 @@ class ToolRegistry:
     async def _post_execute(
         self, execution: ToolExecution, result: ToolExecutionResult
     ) -> ToolExecutionResult:
-        decision = await self._post_waterfall(execution, result, 0)
+        decision = await self._post_waterfall(execution, result, tuple(self._post), 0)
         match decision:
             case Accept(content=content, additional_context=context):
                 if content is None and context is None:
@@ -503,14 +512,18 @@ class ToolRegistry:
                 )
 
     async def _post_waterfall(
-        self, execution: ToolExecution, result: ToolExecutionResult, index: int
+        self,
+        execution: ToolExecution,
+        result: ToolExecutionResult,
+        chain: tuple[PostExecuteListener, ...],
+        index: int,
     ) -> PostToolDecision:
-        if index >= len(self._post):
+        if index >= len(chain):
             return Accept()
-        listener = self._post[index]
+        listener = chain[index]
 
         def next_() -> Awaitable[PostToolDecision]:
-            return self._post_waterfall(execution, result, index + 1)
+            return self._post_waterfall(execution, result, chain, index + 1)
 
         try:
             decision = await _resolve(listener(execution, result, next_))

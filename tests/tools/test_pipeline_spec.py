@@ -1,0 +1,176 @@
+"""What a review of the pipeline against the spec found, kept fixed.
+
+- Each waterfall runs the listeners registered when it started: removing or adding one while
+  a call is inside the chain (calls run concurrently) neither skips a listener nor runs one
+  twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from acp_sidecar.tools import (
+    TextContent,
+    ToolExecution,
+    ToolExecutionResult,
+    ToolRegistry,
+)
+
+from .helpers import call, raw_tool
+
+SEAMS = ["pre", "wrapper", "post"]
+
+Body = Callable[[ToolExecution], Awaitable[None]]
+
+
+def text(result: ToolExecutionResult) -> str:
+    return "".join(b.text for b in result.content if isinstance(b, TextContent))
+
+
+def error_of(result: ToolExecutionResult) -> tuple[str, str]:
+    assert result.is_error
+    assert result.error is not None
+    return (result.error.name, result.error.code)
+
+
+def add(reg: ToolRegistry, seam: str, body: Body, *, prepend: bool = False) -> Callable[[], None]:
+    """Add a listener to ``seam`` that runs ``body`` and then delegates to the rest."""
+    if seam == "pre":
+
+        async def pre(execution: ToolExecution, next_: Any) -> Any:
+            await body(execution)
+            return await next_()
+
+        return reg.on_pre_execute(pre, prepend=prepend)
+    if seam == "wrapper":
+
+        async def wrap(execution: ToolExecution, next_: Any) -> ToolExecutionResult:
+            await body(execution)
+            result: ToolExecutionResult = await next_()
+            return result
+
+        return reg.on_execute(wrap, prepend=prepend)
+    assert seam == "post"
+
+    async def post(execution: ToolExecution, result: ToolExecutionResult, next_: Any) -> Any:
+        await body(execution)
+        return await next_()
+
+    return reg.on_post_execute(post, prepend=prepend)
+
+
+class Log:
+    """Which listener ran in which call, in order."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, str]] = []
+
+    def tagged(self, tag: str) -> Body:
+        async def body(execution: ToolExecution) -> None:
+            self.entries.append((execution.call_id, tag))
+
+        return body
+
+    def of(self, call_id: str) -> list[str]:
+        return [tag for cid, tag in self.entries if cid == call_id]
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    reg = ToolRegistry()
+    reg.register(raw_tool())
+    return reg
+
+
+# -- listener snapshots ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seam", SEAMS)
+async def test_a_listener_that_removes_itself_does_not_skip_the_next(
+    registry: ToolRegistry, seam: str
+) -> None:
+    log = Log()
+    removers: list[Callable[[], None]] = []
+
+    async def once(execution: ToolExecution) -> None:
+        log.entries.append((execution.call_id, "once"))
+        removers[0]()
+
+    removers.append(add(registry, seam, once))
+    add(registry, seam, log.tagged("next"))
+    assert not (await registry.execute(call(call_id="c1"))).is_error
+    assert not (await registry.execute(call(call_id="c2"))).is_error
+    assert log.of("c1") == ["once", "next"]
+    assert log.of("c2") == ["next"]
+
+
+@pytest.mark.parametrize("seam", SEAMS)
+async def test_a_listener_added_mid_chain_waits_for_the_next_call(
+    registry: ToolRegistry, seam: str
+) -> None:
+    log = Log()
+    inside = asyncio.Event()
+    release = asyncio.Event()
+
+    async def holder(execution: ToolExecution) -> None:
+        log.entries.append((execution.call_id, "holder"))
+        if execution.call_id == "c1":
+            inside.set()
+            await release.wait()
+
+    add(registry, seam, holder)
+    add(registry, seam, log.tagged("tail"))
+    first = asyncio.create_task(registry.execute(call(call_id="c1")))
+    await asyncio.wait_for(inside.wait(), 5)
+    add(registry, seam, log.tagged("front"), prepend=True)
+    add(registry, seam, log.tagged("back"))
+    release.set()
+    assert not (await asyncio.wait_for(first, 5)).is_error
+    assert log.of("c1") == ["holder", "tail"]  # nothing twice, nothing new
+    assert not (await registry.execute(call(call_id="c2"))).is_error
+    assert log.of("c2") == ["front", "holder", "tail", "back"]  # each exactly once
+
+
+@pytest.mark.parametrize("seam", SEAMS)
+async def test_concurrent_calls_each_run_the_chain_they_started_with(
+    registry: ToolRegistry, seam: str
+) -> None:
+    log = Log()
+    release = asyncio.Event()
+    inside: dict[str, asyncio.Event] = {f"c{k}": asyncio.Event() for k in range(6)}
+
+    async def holder(execution: ToolExecution) -> None:
+        log.entries.append((execution.call_id, "holder"))
+        inside[execution.call_id].set()
+        await release.wait()
+
+    add(registry, seam, holder)
+    present = ["holder"]
+    removers: dict[str, Callable[[], None]] = {}
+    expected: dict[str, list[str]] = {}
+    calls = []
+    for k in range(6):
+        call_id = f"c{k}"
+        expected[call_id] = list(present)
+        calls.append(asyncio.create_task(registry.execute(call(call_id=call_id))))
+        await asyncio.wait_for(inside[call_id].wait(), 5)
+        # Every call so far is parked inside the chain while the lists change under it.
+        tag = f"added{k}"
+        if k % 2:
+            removers[tag] = add(registry, seam, log.tagged(tag), prepend=True)
+            present.insert(0, tag)
+        else:
+            removers[tag] = add(registry, seam, log.tagged(tag))
+            present.append(tag)
+        if k == 3:
+            removers["added0"]()
+            present.remove("added0")
+    release.set()
+    results = await asyncio.wait_for(asyncio.gather(*calls), 5)
+    assert not any(result.is_error for result in results)
+    for call_id, tags in expected.items():
+        assert log.of(call_id) == tags, call_id
