@@ -15,7 +15,8 @@ Invariants:
   so adding or removing one (a listener removing itself, another call's setup — calls run
   concurrently) affects later calls only, and never skips a listener or runs one twice.
 - Guards can only reduce permission; observers cannot change the outcome, and one failing
-  observer neither changes the result nor stops the others.
+  observer neither changes the result nor stops the others. Observers receive the sealed
+  execution, which (like its token) can be a weak-map key.
 """
 
 from __future__ import annotations

@@ -3,11 +3,14 @@
 - Each waterfall runs the listeners registered when it started: removing or adding one while
   a call is inside the chain (calls run concurrently) neither skips a listener nor runs one
   twice.
+- A finished execution and its token can be weak-map keys, and stay read-only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,6 +20,7 @@ from acp_sidecar.tools import (
     TextContent,
     ToolExecution,
     ToolExecutionResult,
+    ToolExecutionToken,
     ToolRegistry,
 )
 
@@ -174,3 +178,53 @@ async def test_concurrent_calls_each_run_the_chain_they_started_with(
     assert not any(result.is_error for result in results)
     for call_id, tags in expected.items():
         assert log.of(call_id) == tags, call_id
+
+
+# -- weak-map keys --------------------------------------------------------------------------
+
+
+async def test_a_finished_execution_and_its_token_are_weak_map_keys(
+    registry: ToolRegistry,
+) -> None:
+    outcomes: weakref.WeakKeyDictionary[ToolExecution, ToolExecutionResult] = (
+        weakref.WeakKeyDictionary()
+    )
+    by_token: weakref.WeakKeyDictionary[ToolExecutionToken, str] = weakref.WeakKeyDictionary()
+    by_call: weakref.WeakValueDictionary[str, ToolExecution] = weakref.WeakValueDictionary()
+    kept: list[ToolExecution] = []
+
+    def observe(execution: ToolExecution, result: ToolExecutionResult) -> None:
+        outcomes[execution] = result
+        by_token[execution.token] = text(result)
+        by_call[execution.call_id] = execution
+        kept.append(execution)
+
+    registry.on_result(observe)
+    result = await registry.execute(call())
+    assert len(kept) == 1, "the observer failed"
+    execution = kept[0]
+    assert outcomes[execution] is result
+    assert by_token[execution.token] == "echo 1"
+    assert by_call["c1"] is execution
+    # Weak: once nobody else holds the execution, every entry goes with it.
+    del execution
+    kept.clear()
+    gc.collect()
+    assert (len(outcomes), len(by_token), len(by_call)) == (0, 0, 0)
+
+
+async def test_weak_referenceability_adds_nothing_writable(registry: ToolRegistry) -> None:
+    kept: list[ToolExecution] = []
+    registry.on_result(lambda execution, result: kept.append(execution))
+    await registry.execute(call())
+    execution, token = kept[0], kept[0].token
+    for value in (execution, token):
+        assert not hasattr(value, "__dict__")
+        with pytest.raises(AttributeError):
+            value.__weakref__ = None
+        with pytest.raises(AttributeError):
+            object.__setattr__(value, "extra", 1)
+        with pytest.raises(AttributeError):
+            object.__setattr__(value, "__weakref__", None)
+    assert weakref.ref(execution)() is execution
+    assert weakref.ref(token)() is token
