@@ -79,7 +79,11 @@ class ToolListenerError(ToolError):
 
 
 class ToolResultError(ToolError):
-    """The result (content, error, context, meta) does not round-trip through JSON."""
+    """The result (content, error, context, meta) does not round-trip through JSON.
+
+    Also raised when a post-execute listener's decision carries ``additional_context`` that
+    is not lossless JSON (the message names the listener).
+    """
 
     code: ClassVar[str] = "INVALID_RESULT"
 

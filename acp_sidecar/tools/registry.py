@@ -14,6 +14,9 @@ Invariants:
 - Each seam runs the listeners registered when the call reaches it: the list is copied then,
   so adding or removing one (a listener removing itself, another call's setup — calls run
   concurrently) affects later calls only, and never skips a listener or runs one twice.
+- A failure is blamed where it arose: a listener that raises or returns a malformed decision
+  (wrong type, non-JSON ``additional_context``) fails as itself, not as the tool, and outer
+  listeners that delegated to it pass that error on unchanged.
 - Guards can only reduce permission; observers cannot change the outcome, and one failing
   observer neither changes the result nor stops the others. Observers receive the sealed
   execution, which (like its token) can be a weak-map key.
@@ -335,7 +338,9 @@ class ToolRegistry:
         return await self._post_execute(execution, result)
 
     def _listener_failed(self, seam: str, callback: object, exc: Exception) -> ToolError:
-        if isinstance(exc, ToolListenerError):
+        # What the pipeline already blamed on a listener further down the chain (it failed, or
+        # returned a malformed value) passes unchanged through the outer ones that delegated.
+        if isinstance(exc, ToolListenerError | ToolResultError):
             return exc
         return ToolListenerError(f"{seam} {_describe(callback)} raised {type(exc).__name__}: {exc}")
 
@@ -534,6 +539,15 @@ class ToolRegistry:
             raise ToolListenerError(
                 f"post-execute listener {_describe(listener)} returned "
                 f"{type(decision).__name__}, expected Accept or Block"
+            )
+        # Checked here, as the chain unwinds, so the error names the listener that made the
+        # decision (an outer one passing it on finds it checked) — not the tool, which ran fine.
+        violations = json_violations(decision.additional_context)
+        if violations:
+            raise ToolResultError(
+                f"post-execute listener {_describe(listener)} returned "
+                f"{type(decision).__name__} with additional_context that is not lossless JSON: "
+                + "; ".join(f"additional_context{v}" for v in violations)
             )
         return decision
 

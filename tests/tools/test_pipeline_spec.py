@@ -4,12 +4,15 @@
   a call is inside the chain (calls run concurrently) neither skips a listener nor runs one
   twice.
 - A finished execution and its token can be weak-map keys, and stay read-only.
+- Non-JSON ``additional_context`` from a post-execute listener is the listener's fault.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import json
+import math
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -17,12 +20,15 @@ from typing import Any
 import pytest
 
 from acp_sidecar.tools import (
+    Accept,
+    Block,
     TextContent,
     ToolExecution,
     ToolExecutionResult,
     ToolExecutionToken,
     ToolRegistry,
 )
+from acp_sidecar.tools.execution import result_from_json, result_to_json
 
 from .helpers import call, raw_tool
 
@@ -228,3 +234,58 @@ async def test_weak_referenceability_adds_nothing_writable(registry: ToolRegistr
             object.__setattr__(value, "__weakref__", None)
     assert weakref.ref(execution)() is execution
     assert weakref.ref(token)() is token
+
+
+# -- listener-supplied additional context --------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["accept", "block"])
+@pytest.mark.parametrize(
+    ("context", "violation"),
+    [
+        ({1, 2}, "additional_context/: set is not JSON"),
+        (math.nan, "additional_context/: nan is not a JSON number"),
+        ({"why": object()}, "additional_context/why: object is not JSON"),
+    ],
+)
+async def test_non_json_additional_context_is_the_post_listeners_fault(
+    registry: ToolRegistry, kind: str, context: Any, violation: str
+) -> None:
+    def careless(execution: ToolExecution, result: ToolExecutionResult, next_: Any) -> Any:
+        if kind == "accept":
+            return Accept(additional_context=context)
+        return Block("try again", additional_context=context)
+
+    async def passes_through(
+        execution: ToolExecution, result: ToolExecutionResult, next_: Any
+    ) -> Any:
+        return await next_()
+
+    registry.on_post_execute(passes_through)
+    registry.on_post_execute(careless)
+    result = await registry.execute(call())
+    assert error_of(result) == ("ToolResultError", "INVALID_RESULT")
+    message = text(result)
+    assert message.startswith(
+        "post-execute listener "
+        "test_non_json_additional_context_is_the_post_listeners_fault.<locals>.careless "
+        f"returned {kind.capitalize()} with additional_context that is not lossless JSON"
+    )
+    assert violation in message
+    assert result.additional_context is None
+    assert result_from_json(json.loads(json.dumps(result_to_json(result)))) == result
+
+
+@pytest.mark.parametrize("field", ["additional_context", "meta"])
+async def test_non_json_smuggled_into_a_result_is_caught_by_the_rebuild(
+    registry: ToolRegistry, field: str
+) -> None:
+    def smuggle(execution: ToolExecution, next_: Any) -> ToolExecutionResult:
+        result = ToolExecutionResult(call_id=execution.call_id, content=[], is_error=False)
+        object.__setattr__(result, field, {1, 2})
+        return result
+
+    registry.on_execute(smuggle)
+    result = await registry.execute(call())
+    assert error_of(result) == ("ToolResultError", "INVALID_RESULT")
+    assert text(result) == f"the tool result is malformed: {field}/: set is not JSON"
