@@ -43,7 +43,12 @@ class ToolNotFoundError(ToolError):
 
 
 class ToolInputError(ToolError):
-    """A call's input (its arguments) is not lossless JSON; rejected before any policy runs."""
+    """A call's input is malformed; rejected before any policy runs.
+
+    Its arguments are not lossless JSON, or its name, signal or ``parent`` (which must be a
+    :class:`~acp_sidecar.tools.execution.ToolExecutionToken`, never a live execution) has the
+    wrong type.
+    """
 
     code: ClassVar[str] = "INVALID_INPUT"
 

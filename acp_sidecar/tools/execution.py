@@ -66,7 +66,10 @@ class ToolExecutionInput:
     agent: object | None = None
     """The agent on whose behalf the call runs (set by the agent loop)."""
     parent: ToolExecutionToken | None = None
-    """The token of an enclosing execution, for nested dispatches."""
+    """The token of an enclosing execution, for nested dispatches.
+
+    Only the opaque token: the registry refuses anything else (a live execution above all).
+    """
     signal: CancelSignal | None = None
     """Cancels the call (``session/cancel``)."""
     progress: ProgressSink | None = None

@@ -11,6 +11,8 @@ Invariants:
   ``is_error`` result with ``error = ToolErrorInfo(name, code)``. The order is fixed: input
   snapshot → pre-execute waterfall (→ permission handler on ``Ask``) → guards → execute
   wrappers around dispatch → post-execute waterfall → JSON-safe rebuild → result observers.
+- The input snapshot refuses, before any policy, arguments that are not lossless JSON and a
+  ``parent`` that is anything but a :class:`ToolExecutionToken` (never a live execution).
 - Each seam runs the listeners registered when the call reaches it: the list is copied then,
   so adding or removing one (a listener removing itself, another call's setup — calls run
   concurrently) affects later calls only, and never skips a listener or runs one twice.
@@ -63,6 +65,7 @@ from acp_sidecar.tools.execution import (
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
+    ToolExecutionToken,
 )
 from acp_sidecar.tools.json_values import (
     FrozenDict,
@@ -277,6 +280,7 @@ class ToolRegistry:
         raw_call_id: object = request.call_id
         raw_name: object = request.name
         raw_signal: object = request.signal
+        raw_parent: object = request.parent
         call_id = raw_call_id if isinstance(raw_call_id, str) else str(raw_call_id)
         arguments: Any = None
         rejected: ToolError | None = None
@@ -284,6 +288,12 @@ class ToolRegistry:
             rejected = ToolInputError(f"tool name must be a string, got {raw_name!r}")
         elif raw_signal is not None and not isinstance(raw_signal, CancelSignal):
             rejected = ToolInputError("signal must be a CancelSignal")
+        elif raw_parent is not None and type(raw_parent) is not ToolExecutionToken:
+            # Exactly the token: a live execution (or a subclass that could hold one) would
+            # hand the nested call's listeners the enclosing call's mutable state.
+            rejected = ToolInputError(
+                f"parent must be a ToolExecutionToken or None, got {type(raw_parent).__name__}"
+            )
         else:
             try:
                 arguments = freeze_json(request.arguments)
@@ -297,7 +307,7 @@ class ToolRegistry:
             name=raw_name if isinstance(raw_name, str) else repr(raw_name),
             arguments=arguments,
             agent=request.agent,
-            parent=request.parent,
+            parent=raw_parent if type(raw_parent) is ToolExecutionToken else None,
             signal=request.signal if rejected is None else None,
             progress=request.progress if rejected is None else None,
         )

@@ -5,6 +5,8 @@
   twice.
 - A finished execution and its token can be weak-map keys, and stay read-only.
 - Non-JSON ``additional_context`` from a post-execute listener is the listener's fault.
+- ``parent`` is an opaque token: anything else (a live execution above all) is refused
+  before policy.
 """
 
 from __future__ import annotations
@@ -289,3 +291,56 @@ async def test_non_json_smuggled_into_a_result_is_caught_by_the_rebuild(
     result = await registry.execute(call())
     assert error_of(result) == ("ToolResultError", "INVALID_RESULT")
     assert text(result) == f"the tool result is malformed: {field}/: set is not JSON"
+
+
+# -- the parent token -----------------------------------------------------------------------
+
+
+class Branded(ToolExecutionToken):
+    """A token subclass: it could carry a reference to the live execution."""
+
+    __slots__ = ("live",)
+
+
+@pytest.mark.parametrize("bad", ["live execution", "string", "object", "subclass"])
+async def test_a_parent_that_is_not_a_token_is_refused_before_policy(bad: str) -> None:
+    nested: list[ToolExecutionResult] = []
+
+    async def outer(args: Any, execution: ToolExecution) -> str:
+        parent: object = {
+            "live execution": execution,
+            "string": "c-outer",
+            "object": object(),
+            "subclass": Branded(),
+        }[bad]
+        nested.append(await reg.execute(call(call_id="c-inner", parent=parent)))
+        return "outer done"
+
+    reg = ToolRegistry()
+    reg.register(raw_tool())
+    reg.register(raw_tool("outer", outer))
+    policed: list[str] = []
+    reg.on_pre_execute(lambda execution, next_: policed.append(execution.call_id) or next_())
+    heard: list[ToolExecution] = []
+    reg.on_result(lambda execution, result: heard.append(execution))
+    assert not (await reg.execute(call("outer", call_id="c-outer"))).is_error
+    assert error_of(nested[0]) == ("ToolInputError", "INVALID_INPUT")
+    assert text(nested[0]).startswith("parent must be a ToolExecutionToken or None, got ")
+    assert policed == ["c-outer"]
+    inner = next(e for e in heard if e.call_id == "c-inner")
+    assert inner.parent is None  # observers never receive what was refused
+
+
+async def test_a_nested_call_carries_its_parents_token(registry: ToolRegistry) -> None:
+    seen: list[ToolExecution] = []
+
+    async def outer(args: Any, execution: ToolExecution) -> str:
+        result = await registry.execute(call(call_id="c-inner", parent=execution.token))
+        return text(result)
+
+    registry.register(raw_tool("outer", outer))
+    registry.on_pre_execute(lambda execution, next_: seen.append(execution) or next_())
+    result = await registry.execute(call("outer", call_id="c-outer"))
+    assert text(result) == "echo 1"
+    outer_execution, inner_execution = seen
+    assert inner_execution.parent is outer_execution.token
