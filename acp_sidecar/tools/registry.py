@@ -18,7 +18,9 @@ Invariants:
   concurrently) affects later calls only, and never skips a listener or runs one twice.
 - A failure is blamed where it arose: a listener that raises or returns a malformed decision
   (wrong type, non-JSON ``additional_context``) fails as itself, not as the tool, and outer
-  listeners that delegated to it pass that error on unchanged.
+  listeners that delegated to it pass that error on unchanged. A permission handler that
+  raises ``ToolCancelledError`` (the turn was cancelled while the user was asked) ends the
+  call as cancelled, "Cancelled before permission was given".
 - Guards can only reduce permission; observers cannot change the outcome, and one failing
   observer neither changes the result nor stops the others. Observers receive the sealed
   execution, which (like its token) can be a weak-map key.
@@ -100,6 +102,9 @@ PermissionHandler: TypeAlias = Callable[
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """Tool names every OpenAI-compatible provider accepts."""
+
+CANCELLED_BEFORE_PERMISSION = "Cancelled before permission was given"
+"""The text of a call whose permission dialog was abandoned because the turn was cancelled."""
 
 CANCEL_GRACE_S = 2.0
 """How long a cancelled or timed-out tool may take to reach quiescence before it is abandoned."""
@@ -382,6 +387,10 @@ class ToolRegistry:
             return Deny(f"it needs permission{why} and there is no one to ask")
         try:
             answer = await _resolve(handler(execution, ask))
+        except ToolCancelledError as exc:
+            # The turn was cancelled while the dialog was open: not the handler's failure, and
+            # the user sees this text on the card, so nothing internal goes in it.
+            raise ToolCancelledError(CANCELLED_BEFORE_PERMISSION) from exc
         except Exception as exc:
             raise self._listener_failed("permission handler", handler, exc) from exc
         if not isinstance(answer, Allow | Deny):

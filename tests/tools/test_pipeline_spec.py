@@ -7,6 +7,7 @@
 - Non-JSON ``additional_context`` from a post-execute listener is the listener's fault.
 - ``parent`` is an opaque token: anything else (a live execution above all) is refused
   before policy.
+- A permission dialog abandoned because the turn was cancelled ends the call as cancelled.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ import pytest
 
 from acp_sidecar.tools import (
     Accept,
+    Ask,
     Block,
     TextContent,
+    ToolCancelledError,
     ToolExecution,
     ToolExecutionResult,
     ToolExecutionToken,
@@ -344,3 +347,25 @@ async def test_a_nested_call_carries_its_parents_token(registry: ToolRegistry) -
     assert text(result) == "echo 1"
     outer_execution, inner_execution = seen
     assert inner_execution.parent is outer_execution.token
+
+
+# -- a permission dialog abandoned by cancellation ------------------------------------------
+
+
+async def test_a_cancelled_permission_dialog_ends_the_call_as_cancelled() -> None:
+    ran: list[str] = []
+
+    async def execute(args: Any, execution: ToolExecution) -> str:
+        ran.append(execution.call_id)
+        return "ran"
+
+    async def dialog(execution: ToolExecution, ask: Ask) -> Any:
+        raise ToolCancelledError("session/request_permission abandoned: session/cancel")
+
+    reg = ToolRegistry(permission_handler=dialog)
+    reg.register(raw_tool(execute=execute))
+    reg.on_pre_execute(lambda execution, next_: Ask("it writes files"))
+    result = await reg.execute(call())
+    assert error_of(result) == ("ToolCancelledError", "CANCELLED")
+    assert text(result) == "Cancelled before permission was given"
+    assert ran == []
