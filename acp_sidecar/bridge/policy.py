@@ -12,7 +12,8 @@ Invariants:
   the tool's call-time preview when it has one (the real old text of a file about to be
   overwritten), else the pending card. The preview is also sent to the card itself first, so
   a client that draws cards from updates alone shows the same. "Always" is remembered for
-  that session and tool. A ``cancelled`` outcome denies the call and cancels the turn.
+  that session and tool. A ``cancelled`` outcome cancels the turn, and the call ends
+  cancelled before permission was given, as when the turn is cancelled during the dialog.
 - Calls run outside a session (no :class:`CallScope` on the execution) are left alone: with
   no one to ask, the registry degrades ``Ask`` to deny.
 """
@@ -43,6 +44,7 @@ from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.context import EditorFiles
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision, PreToolDecision
 from acp_sidecar.tools.definition import ToolDefinition
+from acp_sidecar.tools.errors import ToolCancelledError
 from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.presentation import ToolCallView
 from acp_sidecar.tools.registry import NextPre, PreExecuteListener, ToolRegistry
@@ -213,7 +215,7 @@ async def ask_the_editor(execution: ToolExecution, ask: Ask) -> PermissionDecisi
     match response.outcome:
         case CancelledPermissionOutcome():
             scope.signal.cancel("the permission request was cancelled")
-            return Deny("the user cancelled the turn")
+            raise ToolCancelledError("the permission request was cancelled")
         case SelectedPermissionOutcome(option_id=option):
             if option == ALLOW_ONCE:
                 return Allow()

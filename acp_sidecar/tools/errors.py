@@ -43,7 +43,12 @@ class ToolNotFoundError(ToolError):
 
 
 class ToolInputError(ToolError):
-    """A call's input (its arguments) is not lossless JSON; rejected before any policy runs."""
+    """A call's input is malformed; rejected before any policy runs.
+
+    Its arguments are not lossless JSON, or its name, signal or ``parent`` (which must be a
+    :class:`~acp_sidecar.tools.execution.ToolExecutionToken`, never a live execution) has the
+    wrong type.
+    """
 
     code: ClassVar[str] = "INVALID_INPUT"
 
@@ -79,7 +84,11 @@ class ToolListenerError(ToolError):
 
 
 class ToolResultError(ToolError):
-    """The result (content, error, context, meta) does not round-trip through JSON."""
+    """The result (content, error, context, meta) does not round-trip through JSON.
+
+    Also raised when a post-execute listener's decision carries ``additional_context`` that
+    is not lossless JSON (the message names the listener).
+    """
 
     code: ClassVar[str] = "INVALID_RESULT"
 

@@ -6,6 +6,7 @@ Invariants:
   frozen), ``agent`` and ``parent`` can never be reassigned. Only ``signal`` can change, and
   only while the execute wrappers run; after the pipeline the execution is sealed for good.
 - :class:`ToolExecutionToken` is identity only: no fields, equality is ``is``.
+- Both can be weakly referenced (weak-map keys for observers); that adds nothing writable.
 - :class:`ToolExecutionResult` is deep-frozen and round-trips losslessly through JSON
   (:func:`result_to_json` / :func:`result_from_json`).
 """
@@ -42,7 +43,8 @@ class ProgressSink(Protocol):
 class ToolExecutionToken:
     """An opaque identity shared with nested calls as their ``parent``; nothing else."""
 
-    __slots__ = ()
+    # ``__weakref__`` lets observers key weak maps by it; it is a read-only slot.
+    __slots__ = ("__weakref__",)
 
     def __repr__(self) -> str:
         return f"<ToolExecutionToken {id(self):#x}>"
@@ -64,7 +66,10 @@ class ToolExecutionInput:
     agent: object | None = None
     """The agent on whose behalf the call runs (set by the agent loop)."""
     parent: ToolExecutionToken | None = None
-    """The token of an enclosing execution, for nested dispatches."""
+    """The token of an enclosing execution, for nested dispatches.
+
+    Only the opaque token: the registry refuses anything else (a live execution above all).
+    """
     signal: CancelSignal | None = None
     """Cancels the call (``session/cancel``)."""
     progress: ProgressSink | None = None
@@ -79,7 +84,10 @@ _SEALED: Final = 2
 class ToolExecution:
     """The pipeline-owned snapshot of one call that every listener, guard and tool sees."""
 
+    # ``__weakref__`` makes the finished execution a weak-map key (the spec's promise to
+    # result observers); the slot itself cannot be assigned, so nothing becomes writable.
     __slots__ = (
+        "__weakref__",
         "_agent",
         "_arguments",
         "_call_id",

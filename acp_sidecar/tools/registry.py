@@ -16,8 +16,19 @@ Invariants:
   asked (the user is never asked about a call that would fail); one that fails otherwise, or
   returns something that is not a call view, is logged and the handler gets the ``Ask``
   without a preview.
+- The input snapshot refuses, before any policy, arguments that are not lossless JSON and a
+  ``parent`` that is anything but a :class:`ToolExecutionToken` (never a live execution).
+- Each seam runs the listeners registered when the call reaches it: the list is copied then,
+  so adding or removing one (a listener removing itself, another call's setup — calls run
+  concurrently) affects later calls only, and never skips a listener or runs one twice.
+- A failure is blamed where it arose: a listener that raises or returns a malformed decision
+  (wrong type, non-JSON ``additional_context``) fails as itself, not as the tool, and outer
+  listeners that delegated to it pass that error on unchanged. A permission handler that
+  raises ``ToolCancelledError`` (the turn was cancelled while the user was asked) ends the
+  call as cancelled, "Cancelled before permission was given".
 - Guards can only reduce permission; observers cannot change the outcome, and one failing
-  observer neither changes the result nor stops the others.
+  observer neither changes the result nor stops the others. Observers receive the sealed
+  execution, which (like its token) can be a weak-map key.
 """
 
 from __future__ import annotations
@@ -61,6 +72,7 @@ from acp_sidecar.tools.execution import (
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
+    ToolExecutionToken,
 )
 from acp_sidecar.tools.json_values import (
     FrozenDict,
@@ -96,6 +108,9 @@ PermissionHandler: TypeAlias = Callable[
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """Tool names every OpenAI-compatible provider accepts."""
+
+CANCELLED_BEFORE_PERMISSION = "Cancelled before permission was given"
+"""The text of a call whose permission dialog was abandoned because the turn was cancelled."""
 
 CANCEL_GRACE_S = 2.0
 """How long a cancelled or timed-out tool may take to reach quiescence before it is abandoned."""
@@ -284,6 +299,7 @@ class ToolRegistry:
         raw_call_id: object = request.call_id
         raw_name: object = request.name
         raw_signal: object = request.signal
+        raw_parent: object = request.parent
         call_id = raw_call_id if isinstance(raw_call_id, str) else str(raw_call_id)
         arguments: Any = None
         rejected: ToolError | None = None
@@ -291,6 +307,12 @@ class ToolRegistry:
             rejected = ToolInputError(f"tool name must be a string, got {raw_name!r}")
         elif raw_signal is not None and not isinstance(raw_signal, CancelSignal):
             rejected = ToolInputError("signal must be a CancelSignal")
+        elif raw_parent is not None and type(raw_parent) is not ToolExecutionToken:
+            # Exactly the token: a live execution (or a subclass that could hold one) would
+            # hand the nested call's listeners the enclosing call's mutable state.
+            rejected = ToolInputError(
+                f"parent must be a ToolExecutionToken or None, got {type(raw_parent).__name__}"
+            )
         else:
             try:
                 arguments = freeze_json(request.arguments)
@@ -304,7 +326,7 @@ class ToolRegistry:
             name=raw_name if isinstance(raw_name, str) else repr(raw_name),
             arguments=arguments,
             agent=request.agent,
-            parent=request.parent,
+            parent=raw_parent if type(raw_parent) is ToolExecutionToken else None,
             signal=request.signal if rejected is None else None,
             progress=request.progress if rejected is None else None,
         )
@@ -325,7 +347,7 @@ class ToolRegistry:
         if definition is None:
             known = ", ".join(sorted(self._tools)) or "none"
             raise ToolNotFoundError(f"Unknown tool {execution.name!r}. Available tools: {known}")
-        decision = await self._pre_execute(execution, 0)
+        decision = await self._pre_execute(execution, tuple(self._pre), 0)
         if isinstance(decision, Ask):
             decision = await self._ask(execution, definition, decision)
         if isinstance(decision, Deny):
@@ -339,23 +361,27 @@ class ToolRegistry:
                 raise ToolDeniedError(f"{execution.name} was denied: {reason}")
         execution._open_signal()
         try:
-            result = await self._wrapped(execution, definition, 0)
+            result = await self._wrapped(execution, definition, tuple(self._wrappers), 0)
         finally:
             execution._lock_signal()
         return await self._post_execute(execution, result)
 
     def _listener_failed(self, seam: str, callback: object, exc: Exception) -> ToolError:
-        if isinstance(exc, ToolListenerError):
+        # What the pipeline already blamed on a listener further down the chain (it failed, or
+        # returned a malformed value) passes unchanged through the outer ones that delegated.
+        if isinstance(exc, ToolListenerError | ToolResultError):
             return exc
         return ToolListenerError(f"{seam} {_describe(callback)} raised {type(exc).__name__}: {exc}")
 
-    async def _pre_execute(self, execution: ToolExecution, index: int) -> PreToolDecision:
-        if index >= len(self._pre):
+    async def _pre_execute(
+        self, execution: ToolExecution, chain: tuple[PreExecuteListener, ...], index: int
+    ) -> PreToolDecision:
+        if index >= len(chain):
             return Allow()
-        listener = self._pre[index]
+        listener = chain[index]
 
         def next_() -> Awaitable[PreToolDecision]:
-            return self._pre_execute(execution, index + 1)
+            return self._pre_execute(execution, chain, index + 1)
 
         try:
             decision = await _resolve(listener(execution, next_))
@@ -406,6 +432,10 @@ class ToolRegistry:
         ask = await self._previewed(execution, definition, ask)
         try:
             answer = await _resolve(handler(execution, ask))
+        except ToolCancelledError as exc:
+            # The turn was cancelled while the dialog was open: not the handler's failure, and
+            # the user sees this text on the card, so nothing internal goes in it.
+            raise ToolCancelledError(CANCELLED_BEFORE_PERMISSION) from exc
         except Exception as exc:
             raise self._listener_failed("permission handler", handler, exc) from exc
         if not isinstance(answer, Allow | Deny):
@@ -416,14 +446,18 @@ class ToolRegistry:
         return answer
 
     async def _wrapped(
-        self, execution: ToolExecution, definition: ToolDefinition, index: int
+        self,
+        execution: ToolExecution,
+        definition: ToolDefinition,
+        chain: tuple[ExecuteWrapper, ...],
+        index: int,
     ) -> ToolExecutionResult:
-        if index >= len(self._wrappers):
+        if index >= len(chain):
             return await self._dispatch(execution, definition)
-        wrapper = self._wrappers[index]
+        wrapper = chain[index]
 
         def next_() -> Awaitable[ToolExecutionResult]:
-            return self._wrapped(execution, definition, index + 1)
+            return self._wrapped(execution, definition, chain, index + 1)
 
         try:
             result = await _resolve(wrapper(execution, next_))
@@ -525,7 +559,7 @@ class ToolRegistry:
     async def _post_execute(
         self, execution: ToolExecution, result: ToolExecutionResult
     ) -> ToolExecutionResult:
-        decision = await self._post_waterfall(execution, result, 0)
+        decision = await self._post_waterfall(execution, result, tuple(self._post), 0)
         match decision:
             case Accept(content=content, additional_context=context):
                 if content is None and context is None:
@@ -548,14 +582,18 @@ class ToolRegistry:
                 )
 
     async def _post_waterfall(
-        self, execution: ToolExecution, result: ToolExecutionResult, index: int
+        self,
+        execution: ToolExecution,
+        result: ToolExecutionResult,
+        chain: tuple[PostExecuteListener, ...],
+        index: int,
     ) -> PostToolDecision:
-        if index >= len(self._post):
+        if index >= len(chain):
             return Accept()
-        listener = self._post[index]
+        listener = chain[index]
 
         def next_() -> Awaitable[PostToolDecision]:
-            return self._post_waterfall(execution, result, index + 1)
+            return self._post_waterfall(execution, result, chain, index + 1)
 
         try:
             decision = await _resolve(listener(execution, result, next_))
@@ -565,6 +603,15 @@ class ToolRegistry:
             raise ToolListenerError(
                 f"post-execute listener {_describe(listener)} returned "
                 f"{type(decision).__name__}, expected Accept or Block"
+            )
+        # Checked here, as the chain unwinds, so the error names the listener that made the
+        # decision (an outer one passing it on finds it checked) — not the tool, which ran fine.
+        violations = json_violations(decision.additional_context)
+        if violations:
+            raise ToolResultError(
+                f"post-execute listener {_describe(listener)} returned "
+                f"{type(decision).__name__} with additional_context that is not lossless JSON: "
+                + "; ".join(f"additional_context{v}" for v in violations)
             )
         return decision
 

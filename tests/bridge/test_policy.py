@@ -210,11 +210,13 @@ async def test_reject_once_denies_without_dispatch() -> None:
     assert [u.get("status") for u in editor.updates] == ["pending", "failed"]
 
 
-async def test_a_cancelled_dialog_denies_and_cancels_the_turn() -> None:
+async def test_a_cancelled_dialog_cancels_the_call_and_the_turn() -> None:
     editor = Editor(None)
     session = scope(editor)
     result = await run_call(registry(), session, "c1", "change", {})
-    assert result.is_error
+    assert result.is_error and result.error is not None
+    assert result.error.code == "CANCELLED"
+    assert result.content[0].text == "Cancelled before permission was given"  # type: ignore[union-attr]
     assert session.signal.cancelled
 
 
