@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from typing import Final
 from urllib.parse import unquote, urlsplit
-from urllib.request import url2pathname
 
 import attrs
 
@@ -46,7 +45,7 @@ def parse_mention(uri: str) -> Mention:
     if parts.scheme != "file" or parts.netloc not in ("", "localhost") or not parts.path:
         return Mention(uri)
     raw = parts.path
-    path = url2pathname(unquote(raw))
+    path = unquote(raw)  # POSIX paths, as the rest of the sidecar (urllib.request is heavy)
     directory = raw.endswith("/") and len(raw) > 1
     if directory:
         path = path.rstrip("/")
