@@ -16,12 +16,15 @@ Invariants:
   (a running call is never abandoned: its card, record and result are completed, and the
   log holds them for the next turn). Only a response that ended whole sends its results
   back to the model.
-- Stop reasons: ``end_turn`` (also after an endpoint failure, explained in an agent
-  message); ``max_tokens`` when the response stopped for length; ``refusal`` on a
-  ``refusal`` or a ``content_filter`` stop; ``max_turn_requests`` after
-  ``max_turn_requests`` requests; ``cancelled`` as soon as the turn's signal fires — the
-  HTTP response is closed at once, running tools see the same signal (it is the scope's),
-  and calls still waiting for a slot are answered ``CANCELLED`` without running.
+- What the driver itself tells the user (an endpoint failure explained, …) is a notice
+  (:func:`~acp_sidecar.agent.driver.send_notice`): shown as agent text, never sent back to
+  the model as something it said.
+- Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
+  ``max_tokens`` when the response stopped for length; ``refusal`` on a ``refusal`` or a
+  ``content_filter`` stop; ``max_turn_requests`` after ``max_turn_requests`` requests;
+  ``cancelled`` as soon as the turn's signal fires — the HTTP response is closed at once,
+  running tools see the same signal (it is the scope's), and calls still waiting for a slot
+  are answered ``CANCELLED`` without running.
 - ``openai`` is imported off the event loop when the first turn runs, never at start-up.
 - Tool call ids are unique within the session (ACP requires it): the model's id is kept
   unless the session already used it (some servers number calls per response); a missing or
@@ -37,8 +40,8 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from acp_sidecar.agent.direct import new_call_id, say
-from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.direct import new_call_id
+from acp_sidecar.agent.driver import Turn, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.config import ModelConfig
 from acp_sidecar.agent.model.messages import (
@@ -168,7 +171,7 @@ class ModelDriver:
         try:
             endpoint_class = await asyncio.to_thread(_endpoint_class)
         except ImportError as error:
-            await say(
+            await send_notice(
                 turn,
                 f"The model driver needs the `openai` package, which could not be imported "
                 f"({error}). Install it into acp-sidecar's environment.",
@@ -178,7 +181,7 @@ class ModelDriver:
             endpoint = endpoint_class(self.config)
         except Exception as error:
             logger.exception("the model client could not be made")
-            await say(turn, f"The model client could not be made: {error}")
+            await send_notice(turn, f"The model client could not be made: {error}")
             return None
         if self._endpoint is None:  # another session's first turn may have won the race
             self._endpoint = endpoint
@@ -211,7 +214,7 @@ class ModelDriver:
         error = streaming.exception()
         if error is not None:
             explained = endpoint.explain(error)
-            await say(turn, f"\n\n{explained}" if assembly.text_parts else explained)
+            await send_notice(turn, f"\n\n{explained}" if assembly.text_parts else explained)
             return "end_turn"
         return assembly
 

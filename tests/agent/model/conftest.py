@@ -21,6 +21,7 @@ from acp_sidecar.bridge.policy import CallScope, install_policy
 from acp_sidecar.bridge.runner import EventSink
 from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.protocol import (
+    AgentMessageChunk,
     ClientCapabilities,
     ContentBlock,
     SessionNotification,
@@ -126,6 +127,7 @@ def make_turn(
     signal: CancelSignal | None = None,
     record: EventSink | None = None,
     send: Callable[[SessionUpdate], Awaitable[None]] | None = None,
+    notice: Callable[[str], Awaitable[None]] | None = None,
 ) -> Turn:
     """A turn as the server makes one (``auto`` mode, so no permission dialog); updates go
     to ``send`` (default: the editor)."""
@@ -151,6 +153,7 @@ def make_turn(
         scope=scope,
         record=record,
         history=tuple(history),
+        notice=notice,
     )
 
 
@@ -177,6 +180,10 @@ class RecordedSession:
             self.recorder.update(update)
             await shown.send(update)
 
+        async def notice(text: str) -> None:
+            self.recorder.notice(text)
+            await shown.send(AgentMessageChunk(content=TextContentBlock(text=text)))
+
         turn = make_turn(
             shown,
             prompt,
@@ -184,6 +191,7 @@ class RecordedSession:
             signal=signal,
             send=send,
             record=self.recorder.record_call_event,
+            notice=notice,
         )
         self.recorder.prompt(turn.prompt)
         stop = await driver.run_turn(turn)

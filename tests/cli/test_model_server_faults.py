@@ -1,0 +1,101 @@
+"""What a real model server did to a session, replayed against the sidecar as a subprocess.
+
+Each test runs ``acp-sidecar --model … --base-url …`` over the wire against the scripted
+OpenAI-compatible server, most of them in its strict mode: it answers HTTP 500, as a popular
+local server does, to any request its chat template refuses (an assistant message with
+``null`` content, two user messages in a row). A session must survive whatever one request
+met: the next prompt is answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.agent.model.fake_openai import (
+    Reply,
+    ScriptedOpenAI,
+    answer,
+)
+from tests.server.wire import WireClient, spawned
+
+LOADING = Reply(
+    status=503,
+    body={"error": {"message": "Loading model", "type": "unavailable_error"}},
+    headers={"x-should-retry": "false"},
+)
+"""What a local server answers while it loads the model (not retried, to keep tests fast)."""
+
+
+@asynccontextmanager
+async def model_sidecar(
+    endpoint: ScriptedOpenAI,
+    store: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    stderr: list[bytes] | None = None,
+) -> AsyncIterator[WireClient]:
+    """An initialized sidecar answering with the scripted endpoint; it must exit cleanly.
+    With ``stderr``, what the sidecar logged is appended to it once it has exited."""
+    async with spawned(
+        "--model",
+        "test-model",
+        "--base-url",
+        endpoint.base_url,
+        "--store",
+        str(store),
+        "--tools",
+        "tests.tooling:TOOLS",
+        *args,
+        env={"OPENAI_API_KEY": "sk-test", **(env or {})},
+        stderr=asyncio.subprocess.PIPE if stderr is not None else asyncio.subprocess.DEVNULL,
+    ) as (wire, process):
+        await wire.initialize()
+        yield wire
+        wire.close()
+        if stderr is not None:
+            assert process.stderr is not None
+            stderr.append(await asyncio.wait_for(process.stderr.read(), 10))
+        assert await asyncio.wait_for(process.wait(), 10) == 0
+
+
+async def prompt(wire: WireClient, session: str, text: str) -> tuple[str, str]:
+    """Run a prompt; its stop reason and the agent text it showed."""
+    shown = len(wire.texts())
+    response = await wire.next_response(await wire.start_prompt(session, text))
+    return response["result"]["stopReason"], "".join(wire.texts()[shown:])
+
+
+def kinds(wire: WireClient) -> list[str]:
+    return [u["params"]["update"]["sessionUpdate"] for u in wire.updates]
+
+
+def contents(messages: list[dict[str, Any]]) -> str:
+    return "\n".join(str(message.get("content")) for message in messages)
+
+
+async def test_an_endpoint_failure_is_shown_and_replayed_but_never_sent_to_the_model(
+    tmp_path: Path,
+) -> None:
+    async with ScriptedOpenAI() as endpoint:
+        endpoint.script(LOADING, answer("Hello."))
+        async with model_sidecar(endpoint, tmp_path) as wire:
+            session = await wire.new_session(str(tmp_path))
+            stop_reason, shown = await prompt(wire, session, "hi")
+            assert stop_reason == "end_turn"
+            assert f"The model endpoint {endpoint.base_url} failed with HTTP 503" in shown
+            assert "Loading model" in shown
+            assert await prompt(wire, session, "again") == ("end_turn", "Hello.")
+        async with model_sidecar(endpoint, tmp_path) as reloaded:
+            await reloaded.result(
+                "session/load", {"sessionId": session, "cwd": str(tmp_path), "mcpServers": []}
+            )
+            replayed = "".join(reloaded.texts())
+    # The user saw it, live and on reload; the model was never told it had said it.
+    assert replayed == shown + "Hello."
+    sent = endpoint.requests[-1].messages
+    assert "Loading model" not in contents(sent)
+    assert "assistant" not in [message["role"] for message in sent]
