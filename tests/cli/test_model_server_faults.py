@@ -19,6 +19,8 @@ from tests.agent.model.fake_openai import (
     Reply,
     ScriptedOpenAI,
     answer,
+    calling,
+    tool_call,
 )
 from tests.server.wire import WireClient, spawned
 
@@ -99,3 +101,22 @@ async def test_an_endpoint_failure_is_shown_and_replayed_but_never_sent_to_the_m
     sent = endpoint.requests[-1].messages
     assert "Loading model" not in contents(sent)
     assert "assistant" not in [message["role"] for message in sent]
+
+
+async def test_assistant_messages_with_tool_calls_send_empty_content_not_null(
+    tmp_path: Path,
+) -> None:
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        endpoint.script(
+            calling(tool_call(0, "call_1", "look", '{"path": "README.md"}')),
+            answer("It is a README."),
+            answer("Still a README."),
+        )
+        async with model_sidecar(endpoint, tmp_path) as wire:
+            session = await wire.new_session(str(tmp_path))
+            assert await prompt(wire, session, "what is this?") == ("end_turn", "It is a README.")
+            # The second prompt rebuilds the first turn's messages from the session log.
+            assert await prompt(wire, session, "and now?") == ("end_turn", "Still a README.")
+    assert endpoint.refused == []
+    assistant = endpoint.requests[-1].messages[2]
+    assert assistant["content"] == "" and assistant["tool_calls"][0]["id"] == "call_1"

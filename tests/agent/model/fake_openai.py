@@ -11,7 +11,7 @@ makes one fails clearly.
 
 ``ScriptedOpenAI(strict=True)`` answers like a popular local server whose chat template is
 strict: a request whose messages that template refuses (an assistant message with ``null``
-content, two user or two assistant messages in a row) gets HTTP 500 with a long body that
+content, two user or two assistant messages next to each other) gets HTTP 500 with a long body that
 ends in a stack-trace line (:data:`TEMPLATE_ERROR`), without taking a scripted reply.
 
 The chunk helpers (:func:`say`, :func:`think`, :func:`call`, :func:`stop`) build the JSON
@@ -204,8 +204,7 @@ def template_problem(messages: list[dict[str, Any]]) -> str | None:
             return "Value is not callable: null"
         if role in ("user", "assistant") and role == last:
             return "Conversation roles must alternate user/assistant/user/assistant/..."
-        if role in ("user", "assistant"):
-            last = role
+        last = role
     return None
 
 

@@ -153,9 +153,9 @@ def test_consecutive_steps_make_separate_assistant_messages() -> None:
     ]
     assert history_messages(history) == [
         {"role": "user", "content": "go"},
-        {"role": "assistant", "content": None, "tool_calls": [sent_call("c1")]},
+        {"role": "assistant", "content": "", "tool_calls": [sent_call("c1")]},
         answered("c1"),
-        {"role": "assistant", "content": None, "tool_calls": [sent_call("c2")]},
+        {"role": "assistant", "content": "", "tool_calls": [sent_call("c2")]},
         answered("c2"),
     ]
 
@@ -174,7 +174,7 @@ def test_a_call_recorded_after_a_result_of_its_step_joins_the_step() -> None:
     assert history_messages(history)[1:] == [
         {
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [sent_call("c1"), sent_call("c2"), sent_call("c3")],
         },
         answered("c1"),
@@ -191,7 +191,7 @@ def test_agent_text_between_a_call_and_its_result_moves_after_the_results() -> N
         result("c1"),
     ]
     assert history_messages(history)[1:] == [
-        {"role": "assistant", "content": None, "tool_calls": [sent_call("c1")]},
+        {"role": "assistant", "content": "", "tool_calls": [sent_call("c1")]},
         answered("c1"),
         {"role": "assistant", "content": "meanwhile"},
     ]
@@ -209,7 +209,7 @@ def test_arguments_the_log_could_not_keep_are_sent_as_an_empty_object() -> None:
         result("c1", "Invalid arguments:\n- not JSON", error="INVALID_ARGS"),
     ]
     assert history_messages(history)[1:] == [
-        {"role": "assistant", "content": None, "tool_calls": [sent_call("c1", "{}", "note")]},
+        {"role": "assistant", "content": "", "tool_calls": [sent_call("c1", "{}", "note")]},
         answered("c1", "Error (INVALID_ARGS): Invalid arguments:\n- not JSON"),
     ]
 
