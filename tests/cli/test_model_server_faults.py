@@ -15,11 +15,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.agent.model.conftest import assert_well_formed
 from tests.agent.model.fake_openai import (
+    Pause,
     Reply,
     ScriptedOpenAI,
     answer,
     calling,
+    say,
+    stop,
     tool_call,
 )
 from tests.server.wire import WireClient, spawned
@@ -120,3 +124,44 @@ async def test_assistant_messages_with_tool_calls_send_empty_content_not_null(
     assert endpoint.refused == []
     assistant = endpoint.requests[-1].messages[2]
     assert assistant["content"] == "" and assistant["tool_calls"][0]["id"] == "call_1"
+
+
+async def test_a_refused_request_does_not_poison_the_rest_of_the_session(
+    tmp_path: Path,
+) -> None:
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        endpoint.script(LOADING, answer("Hello."), answer("Bye."))
+        async with model_sidecar(endpoint, tmp_path) as wire:
+            session = await wire.new_session(str(tmp_path))
+            stop_reason, shown = await prompt(wire, session, "hi")
+            assert stop_reason == "end_turn" and "Loading model" in shown
+            assert await prompt(wire, session, "are you there?") == ("end_turn", "Hello.")
+            assert await prompt(wire, session, "bye") == ("end_turn", "Bye.")
+    assert endpoint.refused == []
+    sent = endpoint.requests[-1].messages
+    assert_well_formed(sent)
+    assert sent[1:] == [
+        {"role": "user", "content": "hi\n\nare you there?"},
+        {"role": "assistant", "content": "Hello."},
+        {"role": "user", "content": "bye"},
+    ]
+
+
+async def test_a_turn_cancelled_before_any_output_leaves_a_well_formed_history(
+    tmp_path: Path,
+) -> None:
+    pause = Pause()
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        endpoint.script(Reply([pause, *say("never shown"), stop()]), answer("Fine."))
+        async with model_sidecar(endpoint, tmp_path) as wire:
+            session = await wire.new_session(str(tmp_path))
+            started = await wire.start_prompt(session, "think hard")
+            await asyncio.wait_for(pause.reached.wait(), 5)
+            await wire.notify("session/cancel", {"sessionId": session})
+            response = await wire.next_response(started)
+            assert response["result"]["stopReason"] == "cancelled"
+            assert await prompt(wire, session, "never mind") == ("end_turn", "Fine.")
+    assert endpoint.refused == []
+    sent = endpoint.requests[-1].messages
+    assert_well_formed(sent)
+    assert sent[1:] == [{"role": "user", "content": "think hard\n\nnever mind"}]

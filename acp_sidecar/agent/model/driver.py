@@ -47,6 +47,7 @@ from acp_sidecar.agent.model.config import ModelConfig
 from acp_sidecar.agent.model.messages import (
     Message,
     SentCall,
+    add_user_message,
     assistant_message,
     history_messages,
     step_messages,
@@ -130,8 +131,8 @@ class ModelDriver:
         messages = [
             system_message(turn.cwd),
             *history_messages(turn.history, self._reasoning_field),
-            user_message(to_wire(block) for block in turn.prompt),
         ]
+        add_user_message(messages, user_message(to_wire(block) for block in turn.prompt))
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
         if turn.signal.cancelled:

@@ -16,6 +16,9 @@ Invariants:
   holds between a call and its result is moved after the results.
 - Additional context a tool's post-execute listener attached goes into one user message
   after all the results of the step, never between them.
+- Roles alternate: a user message never follows a user message (a prompt that got no answer
+  joins the next one, see :func:`add_user_message`), and an assistant message never follows
+  an assistant message. The sidecar's own notices are not in the history at all.
 """
 
 from __future__ import annotations
@@ -112,6 +115,21 @@ def _block_text(block: Mapping[str, Any]) -> str:
 def user_message(blocks: Iterable[Mapping[str, Any]]) -> Message:
     """A prompt (ACP content-block JSON objects) as a user message."""
     return {"role": "user", "content": prompt_text(blocks)}
+
+
+def add_user_message(messages: list[Message], message: Message) -> None:
+    """Append a user message; one that would follow another user message joins it instead.
+
+    A turn that got no answer (cancelled, or its request failed, before the model said
+    anything) leaves its prompt unanswered in the log, and chat templates that require
+    alternating roles refuse two user messages in a row: the session would fail on every
+    later prompt. Joined, the model still reads both prompts, in order.
+    """
+    last = messages[-1] if messages else None
+    if last is not None and last["role"] == "user":
+        messages[-1] = {**last, "content": f"{last['content']}\n\n{message['content']}"}
+    else:
+        messages.append(message)
 
 
 # -- assistant turns ----------------------------------------------------------------------
@@ -225,7 +243,7 @@ class _Conversation:
         self._close_step()
         self._assistant = None
         self._thoughts.clear()
-        self.messages.append(user_message(record.content))
+        add_user_message(self.messages, user_message(record.content))
 
     def thought(self, text: str) -> None:
         self._thoughts.append(text)

@@ -203,12 +203,18 @@ def assert_well_formed(messages: Sequence[dict[str, Any]]) -> None:
     """The chat-completions shape every provider checks: one system message first; each
     assistant message's ``tool_calls`` answered at once by one ``tool`` message each, in
     call order, with valid JSON arguments; no ``tool`` message answering nothing; every
-    message has content (or, for an assistant, calls)."""
+    message has content (or, for an assistant, calls), a string, never ``null``; no two user
+    or two assistant messages next to each other (templates that require alternating roles
+    refuse that)."""
     assert messages and messages[0]["role"] == "system"
     waiting: list[str] = []
     for index, message in enumerate(messages[1:], 1):
         role = message["role"]
         where = f"message {index}: {message}"
+        assert isinstance(message["content"], str), f"{where}: content is not a string"
+        assert role not in ("user", "assistant") or messages[index - 1]["role"] != role, (
+            f"{where} follows another {role} message"
+        )
         if waiting:
             assert role == "tool", f"{where} comes before the results of {waiting}"
             assert message["tool_call_id"] == waiting.pop(0), where

@@ -854,8 +854,8 @@ async def test_401_tells_the_user_about_the_key(
     # the sidecar's, not something the model said.
     assert await session.run(driver, "and now?") == "end_turn"
     sent = endpoint.requests[1].messages
-    assert message not in str(sent)
-    assert [m["role"] for m in sent] == ["system", "user", "user"]
+    assert_well_formed(sent)
+    assert sent[1:] == [{"role": "user", "content": "hello\n\nand now?"}]
 
 
 async def test_an_unknown_model_is_explained(

@@ -292,3 +292,37 @@ def test_an_interrupted_call_is_answered_through_the_stores_history() -> None:
         "c1", "Error (INTERRUPTED): The tool call was interrupted before it returned a result."
     )
     assert messages[3] == {"role": "user", "content": "again"}
+
+
+def test_a_prompt_that_got_no_answer_joins_the_next_one() -> None:
+    # Cancelled (or refused by the endpoint) before the model said anything: the log holds
+    # two prompts in a row, which templates that require alternating roles refuse.
+    records: list[Record] = [
+        user("first"),
+        TurnEndRecord("cancelled"),
+        user("second"),
+        TurnEndRecord("end_turn"),
+        user("third"),
+        AgentMessageRecord("Hi."),
+        user("fourth"),
+    ]
+    assert history_messages(History(records)) == [
+        {"role": "user", "content": "first\n\nsecond\n\nthird"},
+        {"role": "assistant", "content": "Hi."},
+        {"role": "user", "content": "fourth"},
+    ]
+
+
+def test_a_prompt_after_tool_context_joins_that_context() -> None:
+    records: list[Record] = [
+        user("look"),
+        called("c1"),
+        result("c1", context="the file changed since"),
+        TurnEndRecord("cancelled"),
+        user("go on"),
+    ]
+    messages = history_messages(History(records))
+    assert messages[2:] == [
+        answered("c1"),
+        {"role": "user", "content": "the file changed since\n\ngo on"},
+    ]
