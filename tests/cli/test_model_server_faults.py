@@ -10,6 +10,7 @@ met: the next prompt is answered.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 from tests.agent.model.conftest import assert_well_formed
 from tests.agent.model.fake_openai import (
+    TEMPLATE_TRACE,
     Pause,
     Reply,
     ScriptedOpenAI,
@@ -24,6 +26,7 @@ from tests.agent.model.fake_openai import (
     calling,
     say,
     stop,
+    template_error,
     tool_call,
 )
 from tests.server.wire import WireClient, spawned
@@ -145,6 +148,38 @@ async def test_a_refused_request_does_not_poison_the_rest_of_the_session(
         {"role": "assistant", "content": "Hello."},
         {"role": "user", "content": "bye"},
     ]
+
+
+async def test_a_server_error_body_is_bounded_for_the_user_and_logged_in_full(
+    tmp_path: Path,
+) -> None:
+    key = f"sk-test-{secrets.token_hex(12)}"
+    refusal = template_error("Value is not callable: null")
+    error = refusal.body["error"]
+    # A server that echoes the request's credentials in its error body.
+    error["message"] = error["message"].replace(
+        "Traceback", f"request: authorization=Bearer {key}\nTraceback"
+    )
+    assert len(error["message"]) > 1900
+    logged: list[bytes] = []
+    async with ScriptedOpenAI() as endpoint:
+        endpoint.script(refusal)
+        async with model_sidecar(
+            endpoint, tmp_path, env={"OPENAI_API_KEY": key}, stderr=logged
+        ) as wire:
+            session = await wire.new_session(str(tmp_path))
+            stop_reason, shown = await prompt(wire, session, "hi")
+    assert stop_reason == "end_turn"
+    assert shown.startswith(
+        f"The model endpoint {endpoint.base_url} failed with HTTP 500: "
+        "Value is not callable: null at row 1, column 30"
+    )
+    assert len(shown) < 500
+    assert TEMPLATE_TRACE not in shown and "{%-" not in shown and key not in shown
+    log = logged[0].decode()
+    assert TEMPLATE_TRACE in log and "Value is not callable: null" in log
+    assert key not in log
+    assert key not in (tmp_path / f"{session}.jsonl").read_text()
 
 
 async def test_a_turn_cancelled_before_any_output_leaves_a_well_formed_history(

@@ -7,6 +7,7 @@ JSON) and what the model was sent (the recorded request bodies: messages, tools)
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 import time
 from collections.abc import Callable
@@ -807,6 +808,31 @@ async def test_http_500_after_the_retries_is_explained(
     assert editor.text() == (
         f"The model endpoint {endpoint.base_url} failed with HTTP 503 after 1 retry: overloaded."
     )
+
+
+async def test_a_long_error_body_is_cut_to_its_first_line_and_logged_whole(
+    driver: ModelDriver,
+    endpoint: ScriptedOpenAI,
+    editor: Editor,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    detail = "x" * 500 + '\n  File "server.py", line 1, in handler\nTraceback: sk-test'
+    endpoint.script(
+        Reply(status=500, body={"error": {"message": detail}}, headers={"x-should-retry": "false"})
+    )
+
+    with caplog.at_level(logging.WARNING):
+        assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert len(endpoint.requests) == 1  # the server said not to retry: no retry is claimed
+    assert editor.text() == (
+        f"The model endpoint {endpoint.base_url} failed with HTTP 500: "
+        + "x" * 300
+        + " … (more in the log)."
+    )
+    # The log has it all, but not the API key the server echoed.
+    assert 'File "server.py", line 1, in handler\nTraceback: [API key]' in caplog.text
+    assert "sk-test" not in caplog.text
 
 
 @pytest.mark.parametrize(
