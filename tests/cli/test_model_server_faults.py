@@ -23,6 +23,7 @@ from tests.agent.model.fake_openai import (
     Reply,
     ScriptedOpenAI,
     answer,
+    call,
     calling,
     say,
     stop,
@@ -180,6 +181,42 @@ async def test_a_server_error_body_is_bounded_for_the_user_and_logged_in_full(
     assert TEMPLATE_TRACE in log and "Value is not callable: null" in log
     assert key not in log
     assert key not in (tmp_path / f"{session}.jsonl").read_text()
+
+
+async def test_a_stream_that_ends_without_a_finish_reason_is_incomplete(
+    tmp_path: Path,
+) -> None:
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        endpoint.script(
+            # The stream closes cleanly mid-answer: the call may be cut off.
+            Reply(
+                [*say("Let me look."), tool_call(0, "call_cut", "look", '{"path": "a"}')],
+                done=False,
+            ),
+            Reply([], done=False),  # an empty 200
+            # The connection drops mid-answer.
+            Reply([*say("Half"), call(0, call_id="call_torn", name="look")], drop=True),
+            answer("Whole."),
+        )
+        async with model_sidecar(endpoint, tmp_path) as wire:
+            session = await wire.new_session(str(tmp_path))
+            stop_reason, shown = await prompt(wire, session, "look at a")
+            assert stop_reason == "end_turn"
+            assert shown.startswith("Let me look.\n\nThe model's answer was cut off")
+            stop_reason, shown = await prompt(wire, session, "say something")
+            assert stop_reason == "end_turn"
+            assert shown.startswith("The model's answer was cut off")
+            stop_reason, shown = await prompt(wire, session, "try again")
+            assert stop_reason == "end_turn"
+            assert shown == (
+                f"Half\n\nThe model's answer was cut off: the endpoint {endpoint.base_url} "
+                "ended the stream without finishing it. The tool call it was still sending "
+                "(`look`) was not run."
+            )
+            assert await prompt(wire, session, "once more") == ("end_turn", "Whole.")
+    assert "tool_call" not in kinds(wire)  # no call of a cut-off answer was started
+    assert len(endpoint.requests) == 4 and endpoint.refused == []
+    assert_well_formed(endpoint.requests[-1].messages)
 
 
 async def test_a_turn_cancelled_before_any_output_leaves_a_well_formed_history(

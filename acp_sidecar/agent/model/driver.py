@@ -12,6 +12,12 @@ Invariants:
   ends whole; only then is it drawn and started. The last call of a response that did not
   end whole (a ``length`` or ``content_filter`` stop, a refusal, an error, a cancel) is never
   started: it may be cut off.
+- A stream ends whole only with a finish reason. One that stops without (an empty 200, a
+  connection closed mid-answer: the ``openai`` client ends such a stream quietly) is
+  incomplete: its last call is not started, the user is
+  told the answer was cut off, and the turn ends ``end_turn`` — as after any endpoint
+  failure; not ``refusal`` (the model refused nothing, and clients drop the prompt of a
+  refused turn) nor ``max_tokens`` (no limit was reached).
 - Whatever way a response ends, the turn waits for the calls it started before it returns
   (a running call is never abandoned: its card, record and result are completed, and the
   log holds them for the next turn). Only a response that ended whole sends its results
@@ -217,7 +223,22 @@ class ModelDriver:
             explained = endpoint.explain(error)
             await send_notice(turn, f"\n\n{explained}" if assembly.text_parts else explained)
             return "end_turn"
+        if assembly.finish_reason is None:
+            await send_notice(turn, self._cut_off(assembly))
+            return "end_turn"
         return assembly
+
+    def _cut_off(self, assembly: StreamAssembly) -> str:
+        """What the user is told about an answer whose stream ended without finishing."""
+        text = (
+            f"The model's answer was cut off: the endpoint {self.config.endpoint_url} ended "
+            "the stream without finishing it."
+        )
+        cut = assembly.cut_calls()
+        if cut:
+            names = ", ".join(f"`{draft.name}`" for draft in cut)
+            text += f" The tool call it was still sending ({names}) was not run."
+        return f"\n\n{text}" if assembly.text_parts else text
 
 
 def stop_reason(turn: Turn, response: StreamAssembly | StopReason) -> StopReason | None:

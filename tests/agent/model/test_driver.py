@@ -615,6 +615,41 @@ async def test_a_length_stop_finishes_the_calls_known_complete_but_not_the_cut_o
     ]
 
 
+async def test_a_stream_without_a_finish_reason_runs_only_the_calls_known_complete(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor, tmp_path: Path
+) -> None:
+    # The stream closes (even with [DONE]) before the server said it finished: the call it
+    # was sending may be cut off, so it is not run; the one before it was complete.
+    session = RecordedSession(tmp_path)
+    endpoint.script(
+        Reply(
+            [
+                *say("Looking."),
+                tool_call(0, "call_done", "look", '{"path": "a"}'),
+                tool_call(1, "call_cut", "note", '{"path": "b"}'),
+            ]
+        ),
+        answer("Carrying on."),
+    )
+
+    assert await session.run(driver, "look", editor=editor) == "end_turn"
+
+    assert statuses(editor, "call_done") == ["pending", "in_progress", "", "completed"]
+    assert editor.cards("call_cut") == []
+    assert editor.text() == (
+        f"Looking.\n\nThe model's answer was cut off: the endpoint {endpoint.base_url} ended "
+        "the stream without finishing it. The tool call it was still sending (`note`) was "
+        "not run."
+    )
+    assert len(endpoint.requests) == 1  # the result of an incomplete answer is not sent on
+
+    assert await session.run(driver, "go on") == "end_turn"
+    sent = endpoint.requests[1].messages
+    assert_well_formed(sent)
+    assert [m["role"] for m in sent[2:]] == ["assistant", "tool", "user"]
+    assert "cut off" not in str(sent)
+
+
 @pytest.mark.parametrize(
     ("events", "shown"),
     [
