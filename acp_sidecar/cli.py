@@ -197,6 +197,14 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         "$ACP_SIDECAR_MAX_PARALLEL_TOOLS, else 4)",
     )
     parser.add_argument(
+        "--max-tokens",
+        metavar="N",
+        type=int,
+        default=_default(None, suppress),
+        help="with a model: cap each response at N tokens, ending the turn with max_tokens "
+        "when it is reached; 0 sends no cap (default: $ACP_SIDECAR_MAX_TOKENS, else 8192)",
+    )
+    parser.add_argument(
         "--fsync",
         choices=("turn", "record", "never"),
         default=_default("turn", suppress),
@@ -263,6 +271,7 @@ def serve_defaults() -> argparse.Namespace:
         base_url=None,
         max_turn_requests=None,
         max_parallel_tools=None,
+        max_tokens=None,
         allow_outside_workspace=False,
     )
 
@@ -282,6 +291,7 @@ def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> Driv
             args.base_url,
             max_turn_requests=args.max_turn_requests,
             max_parallel_tools=args.max_parallel_tools,
+            max_tokens=args.max_tokens,
         )
     except ValueError as exc:
         message = f"acp-sidecar cannot use the configured model: {exc}"

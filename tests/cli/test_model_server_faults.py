@@ -237,3 +237,20 @@ async def test_a_turn_cancelled_before_any_output_leaves_a_well_formed_history(
     sent = endpoint.requests[-1].messages
     assert_well_formed(sent)
     assert sent[1:] == [{"role": "user", "content": "think hard\n\nnever mind"}]
+
+
+async def test_max_tokens_caps_every_request_and_ends_the_turn_with_max_tokens(
+    tmp_path: Path,
+) -> None:
+    async with ScriptedOpenAI() as endpoint:
+        endpoint.script(Reply([*say(*["loop "] * 20), stop("length")]), answer("Done."))
+        async with model_sidecar(endpoint, tmp_path, "--max-tokens", "20") as wire:
+            session = await wire.new_session(str(tmp_path))
+            stop_reason, shown = await prompt(wire, session, "go")
+            assert stop_reason == "max_tokens"
+            assert shown.startswith("loop " * 20)
+            assert "20-token limit" in shown and "--max-tokens" in shown
+            assert await prompt(wire, session, "go on") == ("end_turn", "Done.")
+    assert [request.body["max_tokens"] for request in endpoint.requests] == [20, 20]
+    assert "max_completion_tokens" not in endpoint.requests[0].body
+    assert "token limit" not in contents(endpoint.requests[-1].messages)

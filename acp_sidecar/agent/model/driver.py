@@ -25,8 +25,10 @@ Invariants:
 - What the driver itself tells the user (an endpoint failure explained, …) is a notice
   (:func:`~acp_sidecar.agent.driver.send_notice`): shown as agent text, never sent back to
   the model as something it said.
+- Every request carries the configured cap on a response's tokens.
 - Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
-  ``max_tokens`` when the response stopped for length; ``refusal`` on a ``refusal`` or a
+  ``max_tokens`` when the response stopped for length (the cap, or the server's own limit;
+  a notice says which); ``refusal`` on a ``refusal`` or a
   ``content_filter`` stop; ``max_turn_requests`` after ``max_turn_requests`` requests;
   ``cancelled`` as soon as the turn's signal fires — the HTTP response is closed at once,
   running tools see the same signal (it is the scope's), and calls still waiting for a slot
@@ -49,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Final
 from acp_sidecar.agent.direct import new_call_id
 from acp_sidecar.agent.driver import Turn, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
-from acp_sidecar.agent.model.config import ModelConfig
+from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig
 from acp_sidecar.agent.model.messages import (
     Message,
     SentCall,
@@ -153,6 +155,9 @@ class ModelDriver:
             finally:
                 step.abandon()  # only if this turn itself is torn down: calls are done
             stop = stop_reason(turn, response)  # also cancelled while the tools ran
+            if stop == "max_tokens":
+                assert isinstance(response, StreamAssembly)
+                await send_notice(turn, self._token_limit(response))
             if stop is not None:
                 return stop
             assert isinstance(response, StreamAssembly)
@@ -227,6 +232,18 @@ class ModelDriver:
             await send_notice(turn, self._cut_off(assembly))
             return "end_turn"
         return assembly
+
+    def _token_limit(self, assembly: StreamAssembly) -> str:
+        """What the user is told about an answer that reached the cap on its tokens."""
+        cap = self.config.max_tokens
+        if cap is None:
+            text = "The model's answer reached the endpoint's limit on its length."
+        else:
+            text = (
+                f"The model's answer reached the {cap}-token limit for one response "
+                f"(--max-tokens or {MAX_TOKENS_ENV})."
+            )
+        return f"\n\n{text}" if assembly.text_parts else text
 
     def _cut_off(self, assembly: StreamAssembly) -> str:
         """What the user is told about an answer whose stream ended without finishing."""

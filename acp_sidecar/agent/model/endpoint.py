@@ -14,6 +14,11 @@ Invariants:
   traces); the whole of it goes to the log (stderr) instead.
 - The API key never reaches the user or the log: a server that echoes it back has it
   replaced before its text is shown or logged.
+- Every request carries the configured cap on the response's tokens (unless it is ``None``),
+  as ``max_tokens`` — the field every OpenAI-compatible server reads (vLLM, llama.cpp,
+  Ollama, LM Studio, DeepSeek, Mistral, OpenRouter…) — except on OpenAI's own API and Azure
+  OpenAI, which deprecated ``max_tokens`` and refuse it for reasoning models: there it is
+  ``max_completion_tokens`` (:func:`token_limit_field`).
 """
 
 from __future__ import annotations
@@ -27,13 +32,31 @@ from urllib.parse import urlsplit
 import openai
 from openai.types.chat import ChatCompletionChunk
 
-from acp_sidecar.agent.model.config import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, ModelConfig
+from acp_sidecar.agent.model.config import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    MAX_TOKENS_ENV,
+    MODEL_ENV,
+    ModelConfig,
+)
 
 logger = logging.getLogger(__name__)
 
 NO_KEY: Final = "no-key"
 """Sent as the bearer key when none is configured: local servers ignore it, and a server
 that needs a key answers 401, which :func:`explain` turns into "set OPENAI_API_KEY"."""
+
+
+OPENAI_HOSTS: Final = ("api.openai.com", ".openai.azure.com")
+"""Hosts (or, with a leading dot, host suffixes) that take ``max_completion_tokens``."""
+
+
+def token_limit_field(url: str) -> str:
+    """The request field that caps a response's tokens at the endpoint ``url``."""
+    host = (urlsplit(url).hostname or "").lower()
+    if any(host == name or (name.startswith(".") and host.endswith(name)) for name in OPENAI_HOSTS):
+        return "max_completion_tokens"
+    return "max_tokens"
 
 
 class EndpointConfigError(ValueError):
@@ -70,6 +93,8 @@ class Endpoint:
                 "http://localhost:11434/v1."
             )
         extra: dict[str, Any] = {"tools": tools} if tools else {}
+        if self.config.max_tokens is not None:
+            extra[token_limit_field(url)] = self.config.max_tokens
         response = await self.client.chat.completions.create(
             model=self.config.model,
             messages=cast(Any, messages),
@@ -183,7 +208,13 @@ def explain(error: BaseException, config: ModelConfig) -> str:
             )
         if status >= 500:
             return f"The model endpoint {url} failed with HTTP {status}{retried}{detail}."
-        return f"The model endpoint {url} rejected the request (HTTP {status}){detail}."
+        hint = ""
+        if "max_tokens" in detail or "max_completion_tokens" in detail:
+            hint = (
+                f" Lower the cap on a response's tokens (--max-tokens or {MAX_TOKENS_ENV}; "
+                "0 sends none)."
+            )
+        return f"The model endpoint {url} rejected the request (HTTP {status}){detail}.{hint}"
     if isinstance(error, openai.APITimeoutError):
         return f"The model endpoint {url} did not answer within {config.request_timeout:g} seconds."
     if isinstance(error, openai.APIConnectionError):

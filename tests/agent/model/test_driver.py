@@ -557,9 +557,13 @@ async def test_a_length_stop_ends_the_turn_with_max_tokens(
 
     assert await session.run(driver, "a story", editor=editor) == "max_tokens"
 
-    assert editor.text() == "It was a dark and"
+    assert editor.text() == (
+        "It was a dark and\n\nThe model's answer reached the 8192-token limit for one "
+        "response (--max-tokens or ACP_SIDECAR_MAX_TOKENS)."
+    )
     assert editor.cards() == []  # a call cut off by the limit is not run
     assert len(endpoint.requests) == 1
+    assert endpoint.requests[0].body["max_tokens"] == 8192  # the default cap
 
     assert await session.run(driver, "go on") == "end_turn"
     sent = endpoint.requests[1].messages
@@ -569,6 +573,35 @@ async def test_a_length_stop_ends_the_turn_with_max_tokens(
         {"role": "assistant", "content": "It was a dark and"},
         {"role": "user", "content": "go on"},
     ]
+
+
+async def test_without_a_cap_no_token_limit_is_sent(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = make_driver(max_tokens=None)
+    endpoint.script(Reply([*say("Long"), stop("length")]))
+
+    assert await driver.run_turn(make_turn(editor)) == "max_tokens"
+
+    body = endpoint.requests[0].body
+    assert "max_tokens" not in body and "max_completion_tokens" not in body
+    assert editor.text() == "Long\n\nThe model's answer reached the endpoint's limit on its length."
+
+
+async def test_a_cap_the_server_refuses_is_explained_with_what_to_change(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    # vLLM refuses a cap larger than what is left of the model's context.
+    detail = "'max_tokens' is too large: 8192. This model's maximum context length is 4096."
+    endpoint.script(Reply(status=400, body={"error": {"message": detail}}))
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert editor.text() == (
+        f"The model endpoint {endpoint.base_url} rejected the request (HTTP 400): {detail}. "
+        "Lower the cap on a response's tokens (--max-tokens or ACP_SIDECAR_MAX_TOKENS; 0 sends "
+        "none)."
+    )
 
 
 async def test_a_length_stop_finishes_the_calls_known_complete_but_not_the_cut_one(
