@@ -14,10 +14,10 @@ Invariants:
   started: it may be cut off.
 - A stream ends whole only with a finish reason. One that stops without (an empty 200, a
   connection closed mid-answer: the ``openai`` client ends such a stream quietly) is
-  incomplete: its last call is not started, the user is
-  told the answer was cut off, and the turn ends ``end_turn`` — as after any endpoint
-  failure; not ``refusal`` (the model refused nothing, and clients drop the prompt of a
-  refused turn) nor ``max_tokens`` (no limit was reached).
+  incomplete: its last call is not started, the user is told the answer was cut off, and
+  the turn ends ``end_turn`` — as after any endpoint failure; not ``refusal`` (the model
+  refused nothing, and clients drop the prompt of a refused turn) nor ``max_tokens`` (no
+  limit was reached).
 - Whatever way a response ends, the turn waits for the calls it started before it returns
   (a running call is never abandoned: its card, record and result are completed, and the
   log holds them for the next turn). Only a response that ended whole sends its results
@@ -28,11 +28,11 @@ Invariants:
 - Every request carries the configured cap on a response's tokens.
 - Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
   ``max_tokens`` when the response stopped for length (the cap, or the server's own limit;
-  a notice says which); ``refusal`` on a ``refusal`` or a
-  ``content_filter`` stop; ``max_turn_requests`` after ``max_turn_requests`` requests;
-  ``cancelled`` as soon as the turn's signal fires — the HTTP response is closed at once,
-  running tools see the same signal (it is the scope's), and calls still waiting for a slot
-  are answered ``CANCELLED`` without running.
+  a notice says which); ``refusal`` on a ``refusal`` or a ``content_filter`` stop;
+  ``max_turn_requests`` after ``max_turn_requests`` requests; ``cancelled`` as soon as the
+  turn's signal fires — the HTTP response is closed at once, running tools see the same
+  signal (it is the scope's), and calls still waiting for a slot are answered
+  ``CANCELLED`` without running.
 - ``openai`` is imported off the event loop when the first turn runs, never at start-up.
 - Tool call ids are unique within the session (ACP requires it): the model's id is kept
   unless the session already used it (some servers number calls per response); a missing or

@@ -39,6 +39,7 @@ from acp_sidecar.agent.model.config import (
     MODEL_ENV,
     ModelConfig,
 )
+from acp_sidecar.tools.environment import MIN_SECRET_CHARS
 
 logger = logging.getLogger(__name__)
 
@@ -154,8 +155,9 @@ def first_line(text: str, limit: int = DETAIL_CHARS) -> str:
 
 
 def redact(text: str, secret: str | None) -> str:
-    """``text`` with ``secret`` (the API key) replaced, should a server have echoed it."""
-    if not secret:
+    """``text`` with ``secret`` (the API key) replaced, should a server have echoed it (a
+    placeholder shorter than :data:`MIN_SECRET_CHARS`, such as ``none``, is no secret)."""
+    if not secret or len(secret) < MIN_SECRET_CHARS:
         return text
     return text.replace(secret, "[API key]")
 
@@ -178,7 +180,7 @@ def explain(error: BaseException, config: ModelConfig) -> str:
             status,
             redact(_detail(error), config.api_key)[:LOGGED_DETAIL_CHARS],
         )
-        detail = _with(redact(first_line(_detail(error)), config.api_key))
+        detail = _with(first_line(redact(_detail(error), config.api_key)))
         if isinstance(error, openai.AuthenticationError):
             if config.api_key is None:
                 return (

@@ -879,12 +879,13 @@ async def test_http_500_after_the_retries_is_explained(
 
 
 async def test_a_long_error_body_is_cut_to_its_first_line_and_logged_whole(
-    driver: ModelDriver,
+    make_driver: MakeDriver,
     endpoint: ScriptedOpenAI,
     editor: Editor,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    detail = "x" * 500 + '\n  File "server.py", line 1, in handler\nTraceback: sk-test'
+    driver = make_driver(api_key="sk-test-0123456789")
+    detail = "x" * 500 + '\n  File "server.py", line 1, in handler\nkey: sk-test-0123456789'
     endpoint.script(
         Reply(status=500, body={"error": {"message": detail}}, headers={"x-should-retry": "false"})
     )
@@ -899,8 +900,8 @@ async def test_a_long_error_body_is_cut_to_its_first_line_and_logged_whole(
         + " … (more in the log)."
     )
     # The log has it all, but not the API key the server echoed.
-    assert 'File "server.py", line 1, in handler\nTraceback: [API key]' in caplog.text
-    assert "sk-test" not in caplog.text
+    assert 'File "server.py", line 1, in handler\nkey: [API key]' in caplog.text
+    assert "sk-test-0123456789" not in caplog.text
 
 
 @pytest.mark.parametrize(

@@ -34,5 +34,6 @@ def test_a_detail_is_its_first_line_bounded() -> None:
 
 
 def test_redact_replaces_the_key_only_when_there_is_one() -> None:
-    assert redact("key sk-abc rejected", "sk-abc") == "key [API key] rejected"
+    assert redact("key sk-abcdefgh rejected", "sk-abcdefgh") == "key [API key] rejected"
     assert redact("nothing", None) == "nothing"
+    assert redact("no key: none given", "none") == "no key: none given"  # a placeholder
