@@ -197,6 +197,24 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         "$ACP_SIDECAR_MAX_PARALLEL_TOOLS, else 4)",
     )
     parser.add_argument(
+        "--max-tokens",
+        metavar="N",
+        type=int,
+        default=_default(None, suppress),
+        help="with a model: cap each response at N tokens, ending the turn with max_tokens "
+        "when it is reached; 0 sends no cap (default: $ACP_SIDECAR_MAX_TOKENS, else 8192)",
+    )
+    parser.add_argument(
+        "--pass-env",
+        metavar="NAME",
+        action="append",
+        default=_default(None, suppress),
+        help="let commands the tools run see the secret variable NAME (repeatable; also "
+        "$ACP_SIDECAR_PASS_ENV, names separated by commas). By default the sidecar's own "
+        "secrets (OPENAI_API_KEY, and any variable holding its value) are removed from the "
+        "environment of every process it starts",
+    )
+    parser.add_argument(
         "--fsync",
         choices=("turn", "record", "never"),
         default=_default("turn", suppress),
@@ -263,6 +281,8 @@ def serve_defaults() -> argparse.Namespace:
         base_url=None,
         max_turn_requests=None,
         max_parallel_tools=None,
+        max_tokens=None,
+        pass_env=None,
         allow_outside_workspace=False,
     )
 
@@ -282,6 +302,7 @@ def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> Driv
             args.base_url,
             max_turn_requests=args.max_turn_requests,
             max_parallel_tools=args.max_parallel_tools,
+            max_tokens=args.max_tokens,
         )
     except ValueError as exc:
         message = f"acp-sidecar cannot use the configured model: {exc}"
@@ -309,6 +330,9 @@ def run_serve(parser: argparse.ArgumentParser | None, args: argparse.Namespace) 
             parser.error(f"--driver {args.driver}: {exc}")
 
     def make_server() -> AcpServer:
+        from acp_sidecar.tools.environment import ChildEnvironment, configure_child_environment
+
+        configure_child_environment(ChildEnvironment.from_env(pass_env=args.pass_env or ()))
         tools = tools_provider(args)
         factory = driver_factory
         if factory is None and (args.model or os.environ.get("ACP_SIDECAR_MODEL")):

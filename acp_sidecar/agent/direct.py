@@ -25,12 +25,11 @@ from acp_sidecar.agent.console import (
     help_text,
     parse_command,
 )
-from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.driver import Turn, send_notice
 from acp_sidecar.agent.mentions import Mention, parse_mention
 from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import (
-    AgentMessageChunk,
     AvailableCommandsUpdate,
     BlobResourceContents,
     EmbeddedResourceContentBlock,
@@ -122,5 +121,7 @@ class ConsoleDriver:
 
 
 async def say(turn: Turn, text: str) -> None:
-    """Send an agent message (and record it for the session log)."""
-    await turn.send(AgentMessageChunk(content=TextContentBlock(text=text)))
+    """Answer the user in the console's own voice: a notice (shown as an agent message and
+    kept in the session log, but never part of a model's history if the session is later
+    continued with a model)."""
+    await send_notice(turn, text)

@@ -13,6 +13,9 @@ Invariants:
   period.
 - ``turn.client`` raises :class:`ClientCapabilityError` for a method the client did not
   advertise, before anything is sent.
+- What the sidecar itself tells the user about a turn (an endpoint failed, an answer was cut
+  off) goes through :func:`send_notice`: the editor shows it as an agent message, the log
+  keeps it as a notice, and no model is ever sent it as something it said.
 """
 
 from __future__ import annotations
@@ -102,6 +105,18 @@ class Turn:
     history: tuple[HistoryItem, ...] = ()
     """The session's conversation before this turn, from its log (user messages, agent
     messages, tool calls and their results, in order); the current prompt is not in it."""
+    notice: Callable[[str], Awaitable[None]] | None = None
+    """Shows the user a notice as an agent message and logs it as a notice (see
+    :func:`send_notice`); ``None``: the notice is sent with ``send`` as agent text."""
+
+
+async def send_notice(turn: Turn, text: str) -> None:
+    """Tell the user something about the turn in the agent's voice that is not part of the
+    conversation (why a request failed): shown like agent text, never replayed to a model."""
+    if turn.notice is not None:
+        await turn.notice(text)
+    else:
+        await turn.send(AgentMessageChunk(content=TextContentBlock(text=text)))
 
 
 class Driver(Protocol):
@@ -148,5 +163,5 @@ class MessageDriver:
         self.message = message
 
     async def run_turn(self, turn: Turn) -> StopReason:
-        await turn.send(AgentMessageChunk(content=TextContentBlock(text=self.message)))
+        await send_notice(turn, self.message)
         return "end_turn"

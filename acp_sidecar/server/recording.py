@@ -7,7 +7,8 @@ Invariants:
   nor its first write sits on the cold-start path. Whatever needs the log first (a prompt, a
   mode switch, a load, closing) waits for that creation rather than racing it.
 - Everything a turn produces is recorded in order: the prompt, each agent message and thought
-  (coalesced per message), each tool call and result, the turn's end. A failure to write is
+  (coalesced per message), each notice (the sidecar's own word to the user, which the model's
+  history leaves out), each tool call and result, the turn's end. A failure to write is
   logged and the turn goes on: losing the log must not lose the user's turn.
 """
 
@@ -107,6 +108,10 @@ class SessionRecorder:
                 self._write(lambda w: w.agent_thought(text))
             case _:
                 pass  # tool cards are recorded as calls and results
+
+    def notice(self, text: str) -> None:
+        """Record a notice: shown as an agent message, never sent to a model as one."""
+        self._write(lambda w: w.notice(text))
 
     async def record_call_event(
         self, event: ToolCallEvent, result: ToolExecutionResult | None

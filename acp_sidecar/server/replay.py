@@ -31,6 +31,7 @@ from acp_sidecar.store import (
     AgentThoughtRecord,
     HeaderRecord,
     ModeChangeRecord,
+    NoticeRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -70,7 +71,7 @@ def replay_updates(
                         yield UserMessageChunk(content=decoded)
                     except ProtocolParamsError as exc:
                         logger.warning("skipped a stored prompt block: %s", exc)
-            case AgentMessageRecord(text=text):
+            case AgentMessageRecord(text=text) | NoticeRecord(text=text):
                 yield AgentMessageChunk(content=TextContentBlock(text=text))
             case AgentThoughtRecord(text=text):
                 yield AgentThoughtChunk(content=TextContentBlock(text=text))

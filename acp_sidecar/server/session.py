@@ -20,10 +20,10 @@ import attrs
 
 from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
 from acp_sidecar.bridge.modes import SessionPolicy
-from acp_sidecar.protocol.content import ContentBlock
+from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.protocol.updates import SessionUpdate
+from acp_sidecar.protocol.updates import AgentMessageChunk, SessionUpdate
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
@@ -107,6 +107,11 @@ class Session:
                 recorder.update(update)
             await send(session_id, update)
 
+        async def send_notice(text: str) -> None:
+            if recorder is not None:
+                recorder.notice(text)  # not as agent text: the model must not read it as its own
+            await send(session_id, AgentMessageChunk(content=TextContentBlock(text=text)))
+
         turn = Turn(
             session_id=session_id,
             cwd=self.cwd,
@@ -117,6 +122,7 @@ class Session:
             scope=make_scope(self, signal, send_update),
             record=None if recorder is None else recorder.record_call_event,
             history=history,
+            notice=send_notice,
         )
         self.running = signal
         ended = "error"  # what the log says if the driver fails

@@ -6,6 +6,7 @@ Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
     user_message   {"content": [ACP content block JSON, …]}
     agent_message  {"text": str}
     agent_thought  {"text": str}
+    notice         {"text": str}
     tool_call      {"callId", "name", "arguments": JSON}
     tool_result    {"result": result_to_json(result)}
     mode_change    {"mode": str}
@@ -18,7 +19,8 @@ Invariants:
 - :func:`decode_record` either returns a record equal to the one encoded or raises
   :class:`RecordDecodeError` (damage: the reader skips the line) or :class:`NewerVersion`
   (the reader refuses the log). Unknown keys of a known record type are ignored, so later
-  additions within version 1 stay readable.
+  additions within version 1 stay readable; a reader older than a record *type* (``notice``
+  came after the others) skips that line as damage and reads the rest of the log.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from acp_sidecar.store.records import (
     AgentThoughtRecord,
     HeaderRecord,
     ModeChangeRecord,
+    NoticeRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -84,6 +87,8 @@ def _record_json(record: Record) -> dict[str, Any]:
             return {"v": SCHEMA_VERSION, "type": "agent_message", "text": record.text}
         case AgentThoughtRecord():
             return {"v": SCHEMA_VERSION, "type": "agent_thought", "text": record.text}
+        case NoticeRecord():
+            return {"v": SCHEMA_VERSION, "type": "notice", "text": record.text}
         case ToolCallRecord():
             return {
                 "v": SCHEMA_VERSION,
@@ -187,6 +192,7 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "user_message": _user_message,
     "agent_message": lambda data: AgentMessageRecord(text=_str(data, "text")),
     "agent_thought": lambda data: AgentThoughtRecord(text=_str(data, "text")),
+    "notice": lambda data: NoticeRecord(text=_str(data, "text")),
     "tool_call": _tool_call,
     "tool_result": _tool_result,
     "mode_change": lambda data: ModeChangeRecord(mode=_str(data, "mode")),

@@ -1,7 +1,8 @@
 """A session's history as a model sees it: prompts, replies, tool calls and their results.
 
 Invariants:
-- Items come in log order; headers, mode changes and turn ends are left out. Thoughts are
+- Items come in log order; headers, mode changes and turn ends are left out, and so are
+  notices (the sidecar's own words to the user: the model never said them). Thoughts are
   kept: some providers (DeepSeek) require an assistant message's reasoning to be sent back.
 - Every :class:`ToolCallRecord` is answered by exactly one :class:`ToolResultRecord` before
   the next user message (model APIs require it): a call left without a result — the process
@@ -22,6 +23,7 @@ from acp_sidecar.store.records import (
     AgentThoughtRecord,
     HeaderRecord,
     ModeChangeRecord,
+    NoticeRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -93,7 +95,7 @@ class History:
                     yield record
                 case TurnEndRecord():
                     yield from close_open()
-                case HeaderRecord() | ModeChangeRecord():
+                case HeaderRecord() | ModeChangeRecord() | NoticeRecord():
                     pass
                 case _:
                     assert_never(record)

@@ -62,6 +62,16 @@ class AgentThoughtRecord:
 
 
 @attrs.frozen
+class NoticeRecord:
+    """Something the sidecar itself told the user in the agent's voice (why a model request
+    failed, that an answer was cut off): replayed as an agent message, but never part of the
+    conversation a model is sent — the model did not say it."""
+
+    text: str
+    """The notice's text."""
+
+
+@attrs.frozen
 class ToolCallRecord:
     """A tool call as it was made: enough to redraw its pending card and tell the model."""
 
@@ -107,6 +117,7 @@ Record: TypeAlias = (
     | UserMessageRecord
     | AgentMessageRecord
     | AgentThoughtRecord
+    | NoticeRecord
     | ToolCallRecord
     | ToolResultRecord
     | ModeChangeRecord

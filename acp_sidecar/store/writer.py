@@ -45,6 +45,7 @@ from acp_sidecar.store.records import (
     AgentThoughtRecord,
     HeaderRecord,
     ModeChangeRecord,
+    NoticeRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -231,6 +232,11 @@ class SessionWriter:
         self._pending.clear()
         if kind is not None and text:
             self._append(kind(text=text))
+
+    def notice(self, text: str) -> None:
+        """Append a notice: the sidecar's own word to the user, kept out of the model's
+        history (the agent message being streamed is written first)."""
+        self.append(NoticeRecord(text=text))
 
     def tool_call(self, call_id: str, name: str, arguments: object) -> None:
         """Append a tool call (``arguments`` as parsed JSON; ``None`` if they were not JSON).

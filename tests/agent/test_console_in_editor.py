@@ -10,6 +10,7 @@ spawns ``acp-sidecar`` (no model: the console) with its built-in tools.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -128,3 +129,8 @@ async def test_the_menu_is_short_and_the_help_is_short_and_escaped(tmp_path: Pat
         assert len(reply.encode()) < 1024
         outside_code = re.sub(r"`[^`]*`", "", reply)
         assert re.search(r"(?<!\\)[*_]", outside_code) is None, reply
+    # The console's reply is the sidecar's own word: a notice in the log, which a model that
+    # later continues the session never reads as something it said.
+    [log] = (tmp_path / ".store").glob("*.jsonl")
+    types = [json.loads(line)["type"] for line in log.read_text().splitlines()]
+    assert "notice" in types and "agent_message" not in types

@@ -7,6 +7,8 @@ OpenAI-compatible server on 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, think, tool_call
@@ -135,3 +137,24 @@ async def test_the_request_limit_and_a_bad_cap_from_the_command_line(tmp_path: P
         assert "parallel" in wire.texts()[0].lower()
     finally:
         await stop(wire, process)
+
+
+def test_help_documents_the_token_cap_and_the_pass_through() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_sidecar", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0
+    help_text = " ".join(done.stdout.split())
+    for documented in (
+        "--max-tokens N",
+        "$ACP_SIDECAR_MAX_TOKENS, else 8192",
+        "0 sends no cap",
+        "--pass-env NAME",
+        "$ACP_SIDECAR_PASS_ENV",
+        "OPENAI_API_KEY",
+    ):
+        assert documented in help_text

@@ -10,6 +10,7 @@ from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
     History,
+    NoticeRecord,
     Record,
     SessionStore,
     ToolCallRecord,
@@ -57,6 +58,24 @@ def test_history_yields_messages_calls_and_results_in_order(
         ToolResultRecord(interrupted_result("c3")),
     ]
     assert "dropped a result for call 'stray'" in caplog.text
+
+
+def test_notices_are_shown_to_the_user_but_never_part_of_the_history(
+    store: SessionStore,
+) -> None:
+    with store.create("s1", CWD, mode="default") as writer:
+        writer.user_message([{"type": "text", "text": "go"}])
+        writer.agent_text("Half")
+        writer.notice("\n\nThe model endpoint failed with HTTP 500.")
+        writer.end_turn("end_turn")
+    with store.open_log("s1") as log:
+        records = list(log)
+    # The message being streamed is written before the notice, in the order they were shown.
+    assert records[1:3] == [
+        AgentMessageRecord(text="Half"),
+        NoticeRecord(text="\n\nThe model endpoint failed with HTTP 500."),
+    ]
+    assert list(History(records)) == [PROMPT, AgentMessageRecord(text="Half")]
 
 
 def test_an_unanswered_call_is_closed_before_the_next_prompt() -> None:

@@ -15,6 +15,7 @@ from acp_sidecar.store import (
     AgentThoughtRecord,
     HeaderRecord,
     ModeChangeRecord,
+    NoticeRecord,
     Record,
     SessionLog,
     SessionStore,
@@ -54,6 +55,7 @@ RECORDS: list[Record] = [
     ToolResultRecord(result=failed_result()),
     ModeChangeRecord(mode="architect"),
     TurnEndRecord(stop_reason="end_turn"),
+    NoticeRecord(text="The model endpoint failed with HTTP 500."),
 ]
 
 
@@ -108,6 +110,11 @@ def test_record_json_shapes() -> None:
     assert _shape(RECORDS[3]) == {"v": 1, "type": "agent_message", "text": "Sure — running them.\n"}
     assert _shape(RECORDS[9]) == {"v": 1, "type": "mode_change", "mode": "architect"}
     assert _shape(RECORDS[10]) == {"v": 1, "type": "turn_end", "stopReason": "end_turn"}
+    assert _shape(RECORDS[11]) == {
+        "v": 1,
+        "type": "notice",
+        "text": "The model endpoint failed with HTTP 500.",
+    }
 
 
 def test_timestamps_are_utc_with_z() -> None:

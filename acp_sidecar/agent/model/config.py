@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
@@ -21,6 +21,12 @@ BASE_URL_ENV: Final = "OPENAI_BASE_URL"
 API_KEY_ENV: Final = "OPENAI_API_KEY"
 MAX_TURN_REQUESTS_ENV: Final = "ACP_SIDECAR_MAX_TURN_REQUESTS"
 MAX_PARALLEL_TOOLS_ENV: Final = "ACP_SIDECAR_MAX_PARALLEL_TOOLS"
+MAX_TOKENS_ENV: Final = "ACP_SIDECAR_MAX_TOKENS"
+DEFAULT_MAX_TOKENS: Final = 8192
+"""The default cap on one response's tokens. It stops a model that loops; it is as high as
+it can be without a request being refused by a common endpoint whose own per-response
+maximum is 8192 (DeepSeek's chat model; OpenAI's older models allow less, gpt-4o 16384).
+Reasoning models may need more: ``--max-tokens``, or ``0`` to send no cap."""
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 """Where requests go when no base URL is configured (the ``openai`` client's default)."""
 
@@ -28,6 +34,13 @@ DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 def _non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
     if not value.strip():
         raise ValueError(f"{attribute.name} must not be empty")
+
+
+def _positive_or_none(
+    _instance: object, attribute: attrs.Attribute[Any], value: int | None
+) -> None:
+    if value is not None and value < 1:
+        raise ValueError(f"{attribute.name} must be at least 1 (or None), not {value!r}")
 
 
 @attrs.frozen
@@ -50,6 +63,9 @@ class ModelConfig:
     """Seconds to open a connection to the endpoint."""
     max_retries: int = attrs.field(default=2, validator=attrs.validators.ge(0))
     """Retries (with backoff) of a request answered 408/409/429/5xx or not connected."""
+    max_tokens: int | None = attrs.field(default=DEFAULT_MAX_TOKENS, validator=_positive_or_none)
+    """The most tokens one response may have (sent with every request; reaching it ends the
+    turn with ``max_tokens``); ``None`` sends no cap (the server's own applies)."""
 
     @property
     def endpoint_url(self) -> str:
@@ -65,19 +81,22 @@ class ModelConfig:
         *,
         max_turn_requests: int | None = None,
         max_parallel_tools: int | None = None,
+        max_tokens: int | None = None,
     ) -> ModelConfig | None:
         """The configuration from the arguments, falling back to the environment.
 
         ``model`` falls back to ``ACP_SIDECAR_MODEL``, ``base_url`` to ``OPENAI_BASE_URL``;
         the key is ``OPENAI_API_KEY``; ``max_turn_requests`` to
-        ``ACP_SIDECAR_MAX_TURN_REQUESTS`` and ``max_parallel_tools`` to
-        ``ACP_SIDECAR_MAX_PARALLEL_TOOLS``, then to the defaults. Blank values count as unset.
+        ``ACP_SIDECAR_MAX_TURN_REQUESTS``, ``max_parallel_tools`` to
+        ``ACP_SIDECAR_MAX_PARALLEL_TOOLS`` and ``max_tokens`` to ``ACP_SIDECAR_MAX_TOKENS``
+        (where ``0`` means no cap), then to the defaults. Blank values count as unset.
         Returns ``None`` when no model is named anywhere: then the console stays the driver.
 
         Raises:
             ValueError: a limit (given or from the environment) is not a whole number of at
-                least 1; the message names the setting and the value. Limits are checked
-                even without a model, so a typo never goes unnoticed.
+                least 1 (of at least 0 for ``max_tokens``); the message names the setting and
+                the value. Limits are checked even without a model, so a typo never goes
+                unnoticed.
         """
         limits = {
             "max_turn_requests": _limit(
@@ -87,6 +106,12 @@ class ModelConfig:
                 "max_parallel_tools", max_parallel_tools, MAX_PARALLEL_TOOLS_ENV, env
             ),
         }
+        settings: dict[str, Any] = {
+            name: value for name, value in limits.items() if value is not None
+        }
+        tokens = _limit("max_tokens", max_tokens, MAX_TOKENS_ENV, env, least=0)
+        if tokens is not None:
+            settings["max_tokens"] = tokens or None  # 0: no cap
         chosen = _given(model) or _given(env.get(MODEL_ENV))
         if chosen is None:
             return None
@@ -94,7 +119,7 @@ class ModelConfig:
             model=chosen,
             base_url=_given(base_url) or _given(env.get(BASE_URL_ENV)),
             api_key=_given(env.get(API_KEY_ENV)),
-            **{name: value for name, value in limits.items() if value is not None},
+            **settings,
         )
 
 
@@ -104,11 +129,13 @@ def _given(value: str | None) -> str | None:
     return value.strip()
 
 
-def _limit(name: str, given: int | None, variable: str, env: Mapping[str, str]) -> int | None:
-    """A loop limit from its argument, else its environment variable (``None``: neither)."""
+def _limit(
+    name: str, given: int | None, variable: str, env: Mapping[str, str], *, least: int = 1
+) -> int | None:
+    """A limit from its argument, else its environment variable (``None``: neither)."""
     if given is not None:
-        if isinstance(given, bool) or not isinstance(given, int) or given < 1:
-            raise ValueError(f"{name} must be a whole number of at least 1, not {given!r}")
+        if isinstance(given, bool) or not isinstance(given, int) or given < least:
+            raise ValueError(f"{name} must be a whole number of at least {least}, not {given!r}")
         return given
     text = _given(env.get(variable))
     if text is None:
@@ -116,7 +143,7 @@ def _limit(name: str, given: int | None, variable: str, env: Mapping[str, str]) 
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"{variable} must be a whole number of at least 1, not {text!r}")
+        value = least - 1
+    if value < least:
+        raise ValueError(f"{variable} must be a whole number of at least {least}, not {text!r}")
     return value

@@ -12,16 +12,27 @@ Invariants:
   ends whole; only then is it drawn and started. The last call of a response that did not
   end whole (a ``length`` or ``content_filter`` stop, a refusal, an error, a cancel) is never
   started: it may be cut off.
+- A stream ends whole only with a finish reason. One that stops without (an empty 200, a
+  connection closed mid-answer: the ``openai`` client ends such a stream quietly) is
+  incomplete: its last call is not started, the user is told the answer was cut off, and
+  the turn ends ``end_turn`` — as after any endpoint failure; not ``refusal`` (the model
+  refused nothing, and clients drop the prompt of a refused turn) nor ``max_tokens`` (no
+  limit was reached).
 - Whatever way a response ends, the turn waits for the calls it started before it returns
   (a running call is never abandoned: its card, record and result are completed, and the
   log holds them for the next turn). Only a response that ended whole sends its results
   back to the model.
-- Stop reasons: ``end_turn`` (also after an endpoint failure, explained in an agent
-  message); ``max_tokens`` when the response stopped for length; ``refusal`` on a
-  ``refusal`` or a ``content_filter`` stop; ``max_turn_requests`` after
-  ``max_turn_requests`` requests; ``cancelled`` as soon as the turn's signal fires — the
-  HTTP response is closed at once, running tools see the same signal (it is the scope's),
-  and calls still waiting for a slot are answered ``CANCELLED`` without running.
+- What the driver itself tells the user (an endpoint failure explained, …) is a notice
+  (:func:`~acp_sidecar.agent.driver.send_notice`): shown as agent text, never sent back to
+  the model as something it said.
+- Every request carries the configured cap on a response's tokens.
+- Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
+  ``max_tokens`` when the response stopped for length (the cap, or the server's own limit;
+  a notice says which); ``refusal`` on a ``refusal`` or a ``content_filter`` stop;
+  ``max_turn_requests`` after ``max_turn_requests`` requests; ``cancelled`` as soon as the
+  turn's signal fires — the HTTP response is closed at once, running tools see the same
+  signal (it is the scope's), and calls still waiting for a slot are answered
+  ``CANCELLED`` without running.
 - ``openai`` is imported off the event loop when the first turn runs, never at start-up.
 - Tool call ids are unique within the session (ACP requires it): the model's id is kept
   unless the session already used it (some servers number calls per response); a missing or
@@ -37,13 +48,14 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from acp_sidecar.agent.direct import new_call_id, say
-from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.direct import new_call_id
+from acp_sidecar.agent.driver import Turn, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
-from acp_sidecar.agent.model.config import ModelConfig
+from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig
 from acp_sidecar.agent.model.messages import (
     Message,
     SentCall,
+    add_user_message,
     assistant_message,
     history_messages,
     step_messages,
@@ -127,8 +139,8 @@ class ModelDriver:
         messages = [
             system_message(turn.cwd),
             *history_messages(turn.history, self._reasoning_field),
-            user_message(to_wire(block) for block in turn.prompt),
         ]
+        add_user_message(messages, user_message(to_wire(block) for block in turn.prompt))
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
         if turn.signal.cancelled:
@@ -143,6 +155,9 @@ class ModelDriver:
             finally:
                 step.abandon()  # only if this turn itself is torn down: calls are done
             stop = stop_reason(turn, response)  # also cancelled while the tools ran
+            if stop == "max_tokens":
+                assert isinstance(response, StreamAssembly)
+                await send_notice(turn, self._token_limit(response))
             if stop is not None:
                 return stop
             assert isinstance(response, StreamAssembly)
@@ -168,7 +183,7 @@ class ModelDriver:
         try:
             endpoint_class = await asyncio.to_thread(_endpoint_class)
         except ImportError as error:
-            await say(
+            await send_notice(
                 turn,
                 f"The model driver needs the `openai` package, which could not be imported "
                 f"({error}). Install it into acp-sidecar's environment.",
@@ -178,7 +193,7 @@ class ModelDriver:
             endpoint = endpoint_class(self.config)
         except Exception as error:
             logger.exception("the model client could not be made")
-            await say(turn, f"The model client could not be made: {error}")
+            await send_notice(turn, f"The model client could not be made: {error}")
             return None
         if self._endpoint is None:  # another session's first turn may have won the race
             self._endpoint = endpoint
@@ -211,9 +226,36 @@ class ModelDriver:
         error = streaming.exception()
         if error is not None:
             explained = endpoint.explain(error)
-            await say(turn, f"\n\n{explained}" if assembly.text_parts else explained)
+            await send_notice(turn, f"\n\n{explained}" if assembly.text_parts else explained)
+            return "end_turn"
+        if assembly.finish_reason is None:
+            await send_notice(turn, self._cut_off(assembly))
             return "end_turn"
         return assembly
+
+    def _token_limit(self, assembly: StreamAssembly) -> str:
+        """What the user is told about an answer that reached the cap on its tokens."""
+        cap = self.config.max_tokens
+        if cap is None:
+            text = "The model's answer reached the endpoint's limit on its length."
+        else:
+            text = (
+                f"The model's answer reached the {cap}-token limit for one response "
+                f"(--max-tokens or {MAX_TOKENS_ENV})."
+            )
+        return f"\n\n{text}" if assembly.text_parts else text
+
+    def _cut_off(self, assembly: StreamAssembly) -> str:
+        """What the user is told about an answer whose stream ended without finishing."""
+        text = (
+            f"The model's answer was cut off: the endpoint {self.config.endpoint_url} ended "
+            "the stream without finishing it."
+        )
+        cut = assembly.cut_calls()
+        if cut:
+            names = ", ".join(f"`{draft.name}`" for draft in cut)
+            text += f" The tool call it was still sending ({names}) was not run."
+        return f"\n\n{text}" if assembly.text_parts else text
 
 
 def stop_reason(turn: Turn, response: StreamAssembly | StopReason) -> StopReason | None:

@@ -8,7 +8,17 @@ Invariants:
   client's own (``max_retries``; a ``retry-after`` header sets the delay). A stream that
   broke after it started is not retried: its text is already on the user's screen.
 - :func:`explain` turns every exception a request can end in into one sentence for the
-  user; it never lets a stack trace reach the editor (unexpected ones are logged).
+  user; it never lets a stack trace reach the editor (unexpected ones are logged). A
+  server's own explanation is quoted bounded: the first line of it, at most
+  :data:`DETAIL_CHARS` characters (bodies run to kilobytes, with template dumps and stack
+  traces); the whole of it goes to the log (stderr) instead.
+- The API key never reaches the user or the log: a server that echoes it back has it
+  replaced before its text is shown or logged.
+- Every request carries the configured cap on the response's tokens (unless it is ``None``),
+  as ``max_tokens`` — the field every OpenAI-compatible server reads (vLLM, llama.cpp,
+  Ollama, LM Studio, DeepSeek, Mistral, OpenRouter…) — except on OpenAI's own API and Azure
+  OpenAI, which deprecated ``max_tokens`` and refuse it for reasoning models: there it is
+  ``max_completion_tokens`` (:func:`token_limit_field`).
 """
 
 from __future__ import annotations
@@ -22,13 +32,32 @@ from urllib.parse import urlsplit
 import openai
 from openai.types.chat import ChatCompletionChunk
 
-from acp_sidecar.agent.model.config import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, ModelConfig
+from acp_sidecar.agent.model.config import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    MAX_TOKENS_ENV,
+    MODEL_ENV,
+    ModelConfig,
+)
+from acp_sidecar.tools.environment import MIN_SECRET_CHARS
 
 logger = logging.getLogger(__name__)
 
 NO_KEY: Final = "no-key"
 """Sent as the bearer key when none is configured: local servers ignore it, and a server
 that needs a key answers 401, which :func:`explain` turns into "set OPENAI_API_KEY"."""
+
+
+OPENAI_HOSTS: Final = ("api.openai.com", ".openai.azure.com")
+"""Hosts (or, with a leading dot, host suffixes) that take ``max_completion_tokens``."""
+
+
+def token_limit_field(url: str) -> str:
+    """The request field that caps a response's tokens at the endpoint ``url``."""
+    host = (urlsplit(url).hostname or "").lower()
+    if any(host == name or (name.startswith(".") and host.endswith(name)) for name in OPENAI_HOSTS):
+        return "max_completion_tokens"
+    return "max_tokens"
 
 
 class EndpointConfigError(ValueError):
@@ -65,6 +94,8 @@ class Endpoint:
                 "http://localhost:11434/v1."
             )
         extra: dict[str, Any] = {"tools": tools} if tools else {}
+        if self.config.max_tokens is not None:
+            extra[token_limit_field(url)] = self.config.max_tokens
         response = await self.client.chat.completions.create(
             model=self.config.model,
             messages=cast(Any, messages),
@@ -85,15 +116,50 @@ class Endpoint:
         await self.client.close()
 
 
+DETAIL_CHARS: Final = 300
+"""How much of a server's explanation of a failed request the user is shown."""
+LOGGED_DETAIL_CHARS: Final = 16 * 1024
+"""How much of a server's explanation of a failed request the log keeps."""
+
+
+def _body_text(error: openai.APIStatusError) -> str:
+    """The failed request's response body as text (``""`` if it was not read)."""
+    response = error.response
+    return response.text if response.is_closed else ""
+
+
 def _detail(error: openai.APIStatusError) -> str:
-    """The server's own explanation of a failed request, if it gave one."""
+    """The server's own explanation of a failed request, if it gave one (whole)."""
     body: object = error.body
     if isinstance(body, Mapping):
         message = body.get("message") or body.get("error") or body.get("detail")
         if isinstance(message, str) and message:
             return message
-    text = error.response.text if error.response.is_closed else ""
-    return text.strip()[:300]
+    return _body_text(error)
+
+
+CUT: Final = " … (more in the log)"
+"""Ends a server's explanation that was cut short for the user."""
+
+
+def first_line(text: str, limit: int = DETAIL_CHARS) -> str:
+    """The first non-blank line of ``text``, at most ``limit`` characters; :data:`CUT` marks
+    what was left out (the rest of the line, or further lines)."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    if not lines:
+        return ""
+    line = lines[0]
+    if len(line) <= limit and len(lines) == 1:
+        return line
+    return line[:limit].rstrip(" :;,.") + CUT
+
+
+def redact(text: str, secret: str | None) -> str:
+    """``text`` with ``secret`` (the API key) replaced, should a server have echoed it (a
+    placeholder shorter than :data:`MIN_SECRET_CHARS`, such as ``none``, is no secret)."""
+    if not secret or len(secret) < MIN_SECRET_CHARS:
+        return text
+    return text.replace(secret, "[API key]")
 
 
 def _with(detail: str) -> str:
@@ -108,7 +174,13 @@ def explain(error: BaseException, config: ModelConfig) -> str:
         return str(error)
     if isinstance(error, openai.APIStatusError):
         status = error.status_code
-        detail = _with(_detail(error))
+        logger.warning(
+            "the model endpoint %s answered HTTP %d: %s",
+            url,
+            status,
+            redact(_detail(error), config.api_key)[:LOGGED_DETAIL_CHARS],
+        )
+        detail = _with(first_line(redact(_detail(error), config.api_key)))
         if isinstance(error, openai.AuthenticationError):
             if config.api_key is None:
                 return (
@@ -128,6 +200,8 @@ def explain(error: BaseException, config: ModelConfig) -> str:
                 f"{BASE_URL_ENV}; OpenAI-compatible servers usually end in /v1)."
             )
         retries = config.max_retries
+        if error.response.headers.get("x-should-retry") == "false":
+            retries = 0  # the server said not to, and the client obeyed
         retried = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
         if isinstance(error, openai.RateLimitError):
             return (
@@ -136,7 +210,13 @@ def explain(error: BaseException, config: ModelConfig) -> str:
             )
         if status >= 500:
             return f"The model endpoint {url} failed with HTTP {status}{retried}{detail}."
-        return f"The model endpoint {url} rejected the request (HTTP {status}){detail}."
+        hint = ""
+        if "max_tokens" in detail or "max_completion_tokens" in detail:
+            hint = (
+                f" Lower the cap on a response's tokens (--max-tokens or {MAX_TOKENS_ENV}; "
+                "0 sends none)."
+            )
+        return f"The model endpoint {url} rejected the request (HTTP {status}){detail}.{hint}"
     if isinstance(error, openai.APITimeoutError):
         return f"The model endpoint {url} did not answer within {config.request_timeout:g} seconds."
     if isinstance(error, openai.APIConnectionError):

@@ -7,7 +7,8 @@ Invariants:
 - Prompt content becomes plain text — ``text`` as is, ``resource_link`` as a link, an
   embedded text resource inside a ``<context>`` element — so every OpenAI-compatible server
   accepts it (some refuse content-part arrays).
-- The messages keep the chat-completions shape every provider checks: each assistant
+- The messages keep the chat-completions shape every provider checks: an assistant message's
+  ``content`` is a string (``""`` beside tool calls, never ``null``); each assistant
   ``tool_calls`` entry is answered by one ``role: tool`` message, in call order (the log
   holds parallel results in the order they finished), before any other message;
   ``function.arguments`` is always valid JSON text (a call whose arguments were not JSON is
@@ -15,6 +16,9 @@ Invariants:
   holds between a call and its result is moved after the results.
 - Additional context a tool's post-execute listener attached goes into one user message
   after all the results of the step, never between them.
+- Roles alternate: a user message never follows a user message (a prompt that got no answer
+  joins the next one, see :func:`add_user_message`), and an assistant message never follows
+  an assistant message. The sidecar's own notices are not in the history at all.
 """
 
 from __future__ import annotations
@@ -113,6 +117,21 @@ def user_message(blocks: Iterable[Mapping[str, Any]]) -> Message:
     return {"role": "user", "content": prompt_text(blocks)}
 
 
+def add_user_message(messages: list[Message], message: Message) -> None:
+    """Append a user message; one that would follow another user message joins it instead.
+
+    A turn that got no answer (cancelled, or its request failed, before the model said
+    anything) leaves its prompt unanswered in the log, and chat templates that require
+    alternating roles refuse two user messages in a row: the session would fail on every
+    later prompt. Joined, the model still reads both prompts, in order.
+    """
+    last = messages[-1] if messages else None
+    if last is not None and last["role"] == "user":
+        messages[-1] = {**last, "content": f"{last['content']}\n\n{message['content']}"}
+    else:
+        messages.append(message)
+
+
 # -- assistant turns ----------------------------------------------------------------------
 
 
@@ -138,8 +157,13 @@ def assistant_message(
     calls: Sequence[SentCall] = (),
     reasoning: tuple[str, str] | None = None,
 ) -> Message:
-    """An assistant message; ``reasoning`` is ``(field, text)`` echoed back with tool calls."""
-    message: Message = {"role": "assistant", "content": text or None}
+    """An assistant message; ``reasoning`` is ``(field, text)`` echoed back with tool calls.
+
+    ``content`` is always a string, ``""`` when the model only called tools: ``null`` is valid
+    for OpenAI, but a chat template that reads it as text fails (a popular local server
+    answers HTTP 500), and the message is rebuilt from the log on every later request.
+    """
+    message: Message = {"role": "assistant", "content": text}
     if calls:
         message["tool_calls"] = [
             {
@@ -219,7 +243,7 @@ class _Conversation:
         self._close_step()
         self._assistant = None
         self._thoughts.clear()
-        self.messages.append(user_message(record.content))
+        add_user_message(self.messages, user_message(record.content))
 
     def thought(self, text: str) -> None:
         self._thoughts.append(text)
@@ -232,7 +256,7 @@ class _Conversation:
         if self._assistant is None or self._calls:
             self._start_assistant()
         assert self._assistant is not None
-        self._assistant["content"] = (self._assistant["content"] or "") + text
+        self._assistant["content"] += text
 
     def call(self, record: ToolCallRecord) -> None:
         if not self._open:
@@ -245,7 +269,7 @@ class _Conversation:
         reasoning = None
         if self._reasoning_field is not None and self._thoughts:
             reasoning = (self._reasoning_field, "".join(self._thoughts))
-        rebuilt = assistant_message(self._assistant["content"] or "", self._calls, reasoning)
+        rebuilt = assistant_message(self._assistant["content"], self._calls, reasoning)
         self._assistant.clear()
         self._assistant.update(rebuilt)
 
@@ -260,7 +284,7 @@ class _Conversation:
         return self.messages
 
     def _start_assistant(self) -> None:
-        self._assistant = {"role": "assistant", "content": None}
+        self._assistant = {"role": "assistant", "content": ""}
         self._calls = []
         self.messages.append(self._assistant)
 

@@ -73,7 +73,8 @@ class StreamAssembly:
         self.refused = False
         """The model sent a ``refusal``."""
         self.finish_reason: str | None = None
-        """The last finish reason of the stream (``None`` if it sent none)."""
+        """The last finish reason of the stream (``None`` if it sent none: the answer is
+        incomplete, whatever else the stream said)."""
         self._calls: dict[int, CallDraft] = {}
         self._last: CallDraft | None = None
 
@@ -90,6 +91,10 @@ class StreamAssembly:
     def calls(self) -> list[CallDraft]:
         """The streamed tool calls in index order (fragments without a name dropped)."""
         return [self._calls[index] for index in sorted(self._calls) if self._calls[index].name]
+
+    def cut_calls(self) -> list[CallDraft]:
+        """The named calls still open: never handed to ``on_call`` (they may be cut off)."""
+        return [draft for draft in self.calls() if not draft.complete]
 
     def close_calls(self) -> None:
         """The stream ended whole: complete the calls still open (``on_call`` hears them)."""

@@ -2,7 +2,9 @@
 
 Invariants:
 - The command runs as ``bash -c`` (``sh`` when there is no bash) in a new session, so it
-  leads its own process group; stdin is ``/dev/null``; stdout and stderr share one pipe.
+  leads its own process group; stdin is ``/dev/null``; stdout and stderr share one pipe; its
+  environment is the sidecar's without the sidecar's secrets
+  (:func:`~acp_sidecar.tools.environment.child_environment`).
 - When :func:`run_command` returns or raises — normal exit, timeout, cancellation, or the
   caller's task being cancelled — no member of the group is left running: leftovers get
   SIGTERM, then SIGKILL after :data:`TERM_GRACE_S`. (A process that leaves the group with
@@ -30,6 +32,7 @@ import attrs
 
 from acp_sidecar.tools.builtin.errors import SpawnError
 from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.environment import child_environment
 
 TERM_GRACE_S = 1.0
 """Between SIGTERM and SIGKILL. Below the registry's cancel grace, so a cancelled call still
@@ -217,6 +220,7 @@ async def run_command(
             stdout=write_fd,
             stderr=write_fd,
             cwd=cwd,
+            env=child_environment(),
             start_new_session=True,
         )
     except OSError as exc:

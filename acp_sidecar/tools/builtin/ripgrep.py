@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from acp_sidecar.tools.builtin.search import Candidate, FileMatches, LineMatch, SearchResult
 from acp_sidecar.tools.builtin.textfile import SNIFF_BYTES, sniff_encoding
 from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.environment import child_environment
 
 _RG_FIRST_BATCH = 1024
 """Files in ripgrep's first run (small, so a common pattern stops early); then ×4 a run."""
@@ -148,6 +149,7 @@ async def _run_rg(
         rg,
         *arguments,
         cwd=cwd,
+        env=child_environment(),  # not the sidecar's secrets
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -21,6 +21,7 @@ from acp_sidecar.bridge.policy import CallScope, install_policy
 from acp_sidecar.bridge.runner import EventSink
 from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.protocol import (
+    AgentMessageChunk,
     ClientCapabilities,
     ContentBlock,
     SessionNotification,
@@ -126,6 +127,7 @@ def make_turn(
     signal: CancelSignal | None = None,
     record: EventSink | None = None,
     send: Callable[[SessionUpdate], Awaitable[None]] | None = None,
+    notice: Callable[[str], Awaitable[None]] | None = None,
 ) -> Turn:
     """A turn as the server makes one (``auto`` mode, so no permission dialog); updates go
     to ``send`` (default: the editor)."""
@@ -151,6 +153,7 @@ def make_turn(
         scope=scope,
         record=record,
         history=tuple(history),
+        notice=notice,
     )
 
 
@@ -177,6 +180,10 @@ class RecordedSession:
             self.recorder.update(update)
             await shown.send(update)
 
+        async def notice(text: str) -> None:
+            self.recorder.notice(text)
+            await shown.send(AgentMessageChunk(content=TextContentBlock(text=text)))
+
         turn = make_turn(
             shown,
             prompt,
@@ -184,6 +191,7 @@ class RecordedSession:
             signal=signal,
             send=send,
             record=self.recorder.record_call_event,
+            notice=notice,
         )
         self.recorder.prompt(turn.prompt)
         stop = await driver.run_turn(turn)
@@ -195,12 +203,18 @@ def assert_well_formed(messages: Sequence[dict[str, Any]]) -> None:
     """The chat-completions shape every provider checks: one system message first; each
     assistant message's ``tool_calls`` answered at once by one ``tool`` message each, in
     call order, with valid JSON arguments; no ``tool`` message answering nothing; every
-    message has content (or, for an assistant, calls)."""
+    message has content (or, for an assistant, calls), a string, never ``null``; no two user
+    or two assistant messages next to each other (templates that require alternating roles
+    refuse that)."""
     assert messages and messages[0]["role"] == "system"
     waiting: list[str] = []
     for index, message in enumerate(messages[1:], 1):
         role = message["role"]
         where = f"message {index}: {message}"
+        assert isinstance(message["content"], str), f"{where}: content is not a string"
+        assert role not in ("user", "assistant") or messages[index - 1]["role"] != role, (
+            f"{where} follows another {role} message"
+        )
         if waiting:
             assert role == "tool", f"{where} comes before the results of {waiting}"
             assert message["tool_call_id"] == waiting.pop(0), where

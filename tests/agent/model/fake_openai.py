@@ -5,8 +5,14 @@ A test scripts the replies, in order, one per request (:meth:`ScriptedOpenAI.scr
 server records every request it receives (method, path, headers, JSON body). A streamed
 reply is a list of chunk objects, each sent as ``data: {...}\\n\\n``, then ``data: [DONE]``;
 a :class:`Pause` in it holds the stream until the test releases it or the client goes away
-(which the server counts in ``disconnects``). A request beyond the script is answered 500
-with ``x-should-retry: false``, so a test that makes one fails clearly.
+(which the server counts in ``disconnects``); ``drop`` cuts the connection mid-stream. A
+request beyond the script is answered 500 with ``x-should-retry: false``, so a test that
+makes one fails clearly.
+
+``ScriptedOpenAI(strict=True)`` answers like a popular local server whose chat template is
+strict: a request whose messages that template refuses (an assistant message with ``null``
+content, two user or two assistant messages next to each other) gets HTTP 500 with a long body that
+ends in a stack-trace line (:data:`TEMPLATE_ERROR`), without taking a scripted reply.
 
 The chunk helpers (:func:`say`, :func:`think`, :func:`call`, :func:`stop`) build the JSON
 objects real providers send.
@@ -52,6 +58,8 @@ class Reply:
     headers: dict[str, str] = attrs.field(factory=dict)
     done: bool = True
     """End the stream with ``data: [DONE]``."""
+    drop: bool = False
+    """Cut the connection after ``events``: no end of the chunked body, no ``[DONE]``."""
     encoded: bytes | None = None
     """The whole stream's bytes, already encoded (``events`` and ``done`` are then ignored):
     a benchmark's answer goes out at once, not after encoding thousands of chunks."""
@@ -78,7 +86,11 @@ class Request:
 class ScriptedOpenAI:
     """The server (an async context manager; ``base_url`` once entered)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, strict: bool = False) -> None:
+        self.strict = strict
+        """Refuse what a strict chat template refuses (see the module docstring)."""
+        self.refused: list[str] = []
+        """Why each request the strict template refused was refused."""
         self.replies: deque[Reply] = deque()
         self.requests: list[Request] = []
         self.disconnects = 0
@@ -118,7 +130,12 @@ class ScriptedOpenAI:
                 if request is None:
                     return
                 self.requests.append(request)
-                reply = self.replies.popleft() if self.replies else _unscripted()
+                problem = template_problem(request.messages) if self.strict else None
+                if problem is not None:
+                    self.refused.append(problem)
+                    reply = template_error(problem)
+                else:
+                    reply = self.replies.popleft() if self.replies else _unscripted()
                 if not await self._answer(reply, reader, writer):
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -158,6 +175,9 @@ class ScriptedOpenAI:
                 continue
             writer.write(b"%x\r\n%s\r\n" % (len(segment), segment))
             await writer.drain()
+        if reply.drop:
+            writer.transport.abort()
+            return False
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
@@ -167,6 +187,34 @@ def _unscripted() -> Reply:
     return Reply(
         status=500,
         body={"error": {"message": "the test did not script this request"}},
+        headers={"x-should-retry": "false"},
+    )
+
+
+TEMPLATE_TRACE = '  File "/srv/llm/server/chat_template.py", line 412, in render_messages'
+"""The stack-trace line the strict server's error body carries."""
+
+
+def template_problem(messages: list[dict[str, Any]]) -> str | None:
+    """What a strict chat template refuses in ``messages`` (``None``: nothing)."""
+    last = None
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant" and message.get("content") is None:
+            return "Value is not callable: null"
+        if role in ("user", "assistant") and role == last:
+            return "Conversation roles must alternate user/assistant/user/assistant/..."
+        last = role
+    return None
+
+
+def template_error(problem: str) -> Reply:
+    """The 500 a strict local server answers: about 2 KB, the template, a stack trace."""
+    template = "{%- for message in messages %}{{ message.content | trim }}{%- endfor %}\n" * 24
+    message = f"{problem} at row 1, column 30:\n{template}Traceback (most recent call last):\n"
+    return Reply(
+        status=500,
+        body={"error": {"code": 500, "message": message + TEMPLATE_TRACE, "type": "server_error"}},
         headers={"x-should-retry": "false"},
     )
 

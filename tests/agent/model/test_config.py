@@ -99,6 +99,30 @@ def test_a_bad_limit_is_refused_even_without_a_model() -> None:
         ModelConfig.from_env(env={"ACP_SIDECAR_MAX_TURN_REQUESTS": "0"})
 
 
+def test_the_token_cap_comes_from_the_argument_the_environment_or_the_default() -> None:
+    def cap(env: dict[str, str], given: int | None = None) -> int | None:
+        config = ModelConfig.from_env("m", env=env, max_tokens=given)
+        assert config is not None
+        return config.max_tokens
+
+    assert cap({}) == 8192
+    assert cap({"ACP_SIDECAR_MAX_TOKENS": " 2048 "}) == 2048
+    assert cap({"ACP_SIDECAR_MAX_TOKENS": "0"}) is None  # 0: no cap is sent
+    assert cap({"ACP_SIDECAR_MAX_TOKENS": "2048"}, given=100) == 100
+    assert cap({"ACP_SIDECAR_MAX_TOKENS": "2048"}, given=0) is None
+
+
+@pytest.mark.parametrize("text", ["-1", "lots", "1.5"])
+def test_a_bad_token_cap_is_refused_clearly(text: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        ModelConfig.from_env(env={"ACP_SIDECAR_MAX_TOKENS": text})
+    assert str(caught.value) == (
+        f"ACP_SIDECAR_MAX_TOKENS must be a whole number of at least 0, not {text!r}"
+    )
+    with pytest.raises(ValueError, match="max_tokens must be a whole number of at least 0"):
+        ModelConfig.from_env("m", env={}, max_tokens=-1)
+
+
 def test_defaults_and_openais_endpoint() -> None:
     config = ModelConfig(model="gpt-4.1")
     assert config.endpoint_url == "https://api.openai.com/v1"
@@ -117,6 +141,7 @@ def test_the_key_stays_out_of_repr() -> None:
         {"model": "m", "max_parallel_tools": 0},
         {"model": "m", "request_timeout": 0},
         {"model": "m", "max_retries": -1},
+        {"model": "m", "max_tokens": 0},
     ],
 )
 def test_nonsense_is_refused(bad: dict[str, object]) -> None:

@@ -7,6 +7,7 @@ JSON) and what the model was sent (the recorded request bodies: messages, tools)
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 import time
 from collections.abc import Callable
@@ -556,9 +557,13 @@ async def test_a_length_stop_ends_the_turn_with_max_tokens(
 
     assert await session.run(driver, "a story", editor=editor) == "max_tokens"
 
-    assert editor.text() == "It was a dark and"
+    assert editor.text() == (
+        "It was a dark and\n\nThe model's answer reached the 8192-token limit for one "
+        "response (--max-tokens or ACP_SIDECAR_MAX_TOKENS)."
+    )
     assert editor.cards() == []  # a call cut off by the limit is not run
     assert len(endpoint.requests) == 1
+    assert endpoint.requests[0].body["max_tokens"] == 8192  # the default cap
 
     assert await session.run(driver, "go on") == "end_turn"
     sent = endpoint.requests[1].messages
@@ -568,6 +573,35 @@ async def test_a_length_stop_ends_the_turn_with_max_tokens(
         {"role": "assistant", "content": "It was a dark and"},
         {"role": "user", "content": "go on"},
     ]
+
+
+async def test_without_a_cap_no_token_limit_is_sent(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = make_driver(max_tokens=None)
+    endpoint.script(Reply([*say("Long"), stop("length")]))
+
+    assert await driver.run_turn(make_turn(editor)) == "max_tokens"
+
+    body = endpoint.requests[0].body
+    assert "max_tokens" not in body and "max_completion_tokens" not in body
+    assert editor.text() == "Long\n\nThe model's answer reached the endpoint's limit on its length."
+
+
+async def test_a_cap_the_server_refuses_is_explained_with_what_to_change(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    # vLLM refuses a cap larger than what is left of the model's context.
+    detail = "'max_tokens' is too large: 8192. This model's maximum context length is 4096."
+    endpoint.script(Reply(status=400, body={"error": {"message": detail}}))
+
+    assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert editor.text() == (
+        f"The model endpoint {endpoint.base_url} rejected the request (HTTP 400): {detail}. "
+        "Lower the cap on a response's tokens (--max-tokens or ACP_SIDECAR_MAX_TOKENS; 0 sends "
+        "none)."
+    )
 
 
 async def test_a_length_stop_finishes_the_calls_known_complete_but_not_the_cut_one(
@@ -612,6 +646,41 @@ async def test_a_length_stop_finishes_the_calls_known_complete_but_not_the_cut_o
         {"role": "tool", "tool_call_id": "call_done", "content": "looked at a"},
         {"role": "user", "content": "go on"},
     ]
+
+
+async def test_a_stream_without_a_finish_reason_runs_only_the_calls_known_complete(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor, tmp_path: Path
+) -> None:
+    # The stream closes (even with [DONE]) before the server said it finished: the call it
+    # was sending may be cut off, so it is not run; the one before it was complete.
+    session = RecordedSession(tmp_path)
+    endpoint.script(
+        Reply(
+            [
+                *say("Looking."),
+                tool_call(0, "call_done", "look", '{"path": "a"}'),
+                tool_call(1, "call_cut", "note", '{"path": "b"}'),
+            ]
+        ),
+        answer("Carrying on."),
+    )
+
+    assert await session.run(driver, "look", editor=editor) == "end_turn"
+
+    assert statuses(editor, "call_done") == ["pending", "in_progress", "", "completed"]
+    assert editor.cards("call_cut") == []
+    assert editor.text() == (
+        f"Looking.\n\nThe model's answer was cut off: the endpoint {endpoint.base_url} ended "
+        "the stream without finishing it. The tool call it was still sending (`note`) was "
+        "not run."
+    )
+    assert len(endpoint.requests) == 1  # the result of an incomplete answer is not sent on
+
+    assert await session.run(driver, "go on") == "end_turn"
+    sent = endpoint.requests[1].messages
+    assert_well_formed(sent)
+    assert [m["role"] for m in sent[2:]] == ["assistant", "tool", "user"]
+    assert "cut off" not in str(sent)
 
 
 @pytest.mark.parametrize(
@@ -809,6 +878,32 @@ async def test_http_500_after_the_retries_is_explained(
     )
 
 
+async def test_a_long_error_body_is_cut_to_its_first_line_and_logged_whole(
+    make_driver: MakeDriver,
+    endpoint: ScriptedOpenAI,
+    editor: Editor,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    driver = make_driver(api_key="sk-test-0123456789")
+    detail = "x" * 500 + '\n  File "server.py", line 1, in handler\nkey: sk-test-0123456789'
+    endpoint.script(
+        Reply(status=500, body={"error": {"message": detail}}, headers={"x-should-retry": "false"})
+    )
+
+    with caplog.at_level(logging.WARNING):
+        assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    assert len(endpoint.requests) == 1  # the server said not to retry: no retry is claimed
+    assert editor.text() == (
+        f"The model endpoint {endpoint.base_url} failed with HTTP 500: "
+        + "x" * 300
+        + " … (more in the log)."
+    )
+    # The log has it all, but not the API key the server echoed.
+    assert 'File "server.py", line 1, in handler\nkey: [API key]' in caplog.text
+    assert "sk-test-0123456789" not in caplog.text
+
+
 @pytest.mark.parametrize(
     ("api_key", "expected"),
     [
@@ -850,15 +945,12 @@ async def test_401_tells_the_user_about_the_key(
     [request] = endpoint.requests  # not retried
     assert request.headers["authorization"] == f"Bearer {api_key or 'no-key'}"
 
-    # Once the key is fixed, the next prompt carries the conversation as the user saw it.
+    # Once the key is fixed, the next prompt carries what the user said; the explanation was
+    # the sidecar's, not something the model said.
     assert await session.run(driver, "and now?") == "end_turn"
     sent = endpoint.requests[1].messages
     assert_well_formed(sent)
-    assert sent[1:] == [
-        {"role": "user", "content": "hello"},
-        {"role": "assistant", "content": message},
-        {"role": "user", "content": "and now?"},
-    ]
+    assert sent[1:] == [{"role": "user", "content": "hello\n\nand now?"}]
 
 
 async def test_an_unknown_model_is_explained(

@@ -153,9 +153,9 @@ def test_consecutive_steps_make_separate_assistant_messages() -> None:
     ]
     assert history_messages(history) == [
         {"role": "user", "content": "go"},
-        {"role": "assistant", "content": None, "tool_calls": [sent_call("c1")]},
+        {"role": "assistant", "content": "", "tool_calls": [sent_call("c1")]},
         answered("c1"),
-        {"role": "assistant", "content": None, "tool_calls": [sent_call("c2")]},
+        {"role": "assistant", "content": "", "tool_calls": [sent_call("c2")]},
         answered("c2"),
     ]
 
@@ -174,7 +174,7 @@ def test_a_call_recorded_after_a_result_of_its_step_joins_the_step() -> None:
     assert history_messages(history)[1:] == [
         {
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [sent_call("c1"), sent_call("c2"), sent_call("c3")],
         },
         answered("c1"),
@@ -191,7 +191,7 @@ def test_agent_text_between_a_call_and_its_result_moves_after_the_results() -> N
         result("c1"),
     ]
     assert history_messages(history)[1:] == [
-        {"role": "assistant", "content": None, "tool_calls": [sent_call("c1")]},
+        {"role": "assistant", "content": "", "tool_calls": [sent_call("c1")]},
         answered("c1"),
         {"role": "assistant", "content": "meanwhile"},
     ]
@@ -209,7 +209,7 @@ def test_arguments_the_log_could_not_keep_are_sent_as_an_empty_object() -> None:
         result("c1", "Invalid arguments:\n- not JSON", error="INVALID_ARGS"),
     ]
     assert history_messages(history)[1:] == [
-        {"role": "assistant", "content": None, "tool_calls": [sent_call("c1", "{}", "note")]},
+        {"role": "assistant", "content": "", "tool_calls": [sent_call("c1", "{}", "note")]},
         answered("c1", "Error (INVALID_ARGS): Invalid arguments:\n- not JSON"),
     ]
 
@@ -292,3 +292,37 @@ def test_an_interrupted_call_is_answered_through_the_stores_history() -> None:
         "c1", "Error (INTERRUPTED): The tool call was interrupted before it returned a result."
     )
     assert messages[3] == {"role": "user", "content": "again"}
+
+
+def test_a_prompt_that_got_no_answer_joins_the_next_one() -> None:
+    # Cancelled (or refused by the endpoint) before the model said anything: the log holds
+    # two prompts in a row, which templates that require alternating roles refuse.
+    records: list[Record] = [
+        user("first"),
+        TurnEndRecord("cancelled"),
+        user("second"),
+        TurnEndRecord("end_turn"),
+        user("third"),
+        AgentMessageRecord("Hi."),
+        user("fourth"),
+    ]
+    assert history_messages(History(records)) == [
+        {"role": "user", "content": "first\n\nsecond\n\nthird"},
+        {"role": "assistant", "content": "Hi."},
+        {"role": "user", "content": "fourth"},
+    ]
+
+
+def test_a_prompt_after_tool_context_joins_that_context() -> None:
+    records: list[Record] = [
+        user("look"),
+        called("c1"),
+        result("c1", context="the file changed since"),
+        TurnEndRecord("cancelled"),
+        user("go on"),
+    ]
+    messages = history_messages(History(records))
+    assert messages[2:] == [
+        answered("c1"),
+        {"role": "user", "content": "the file changed since\n\ngo on"},
+    ]

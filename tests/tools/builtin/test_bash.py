@@ -53,6 +53,16 @@ async def test_stdout_and_stderr_are_combined_with_the_exit_code(
     }
 
 
+async def test_a_command_does_not_see_the_sidecars_api_key(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-commands")
+    monkeypatch.setenv("ACP_SIDECAR_TEST_VISIBLE", "yes")
+    result = await run(registry, workspace, "bash", {"command": "env"})
+    assert "ACP_SIDECAR_TEST_VISIBLE=yes" in text(result)
+    assert "sk-test-not-for-commands" not in text(result)
+
+
 async def test_a_command_that_does_not_exist_is_a_result(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:

@@ -1,0 +1,39 @@
+"""What the endpoint module decides without a server: the token-cap field, error details."""
+
+from __future__ import annotations
+
+import pytest
+
+from acp_sidecar.agent.model.endpoint import CUT, first_line, redact, token_limit_field
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [
+        ("https://api.openai.com/v1", "max_completion_tokens"),
+        ("https://API.OpenAI.com/v1/", "max_completion_tokens"),
+        ("https://team.openai.azure.com/openai/v1", "max_completion_tokens"),
+        ("https://api.deepseek.com/v1", "max_tokens"),
+        ("http://localhost:11434/v1", "max_tokens"),
+        ("https://openrouter.ai/api/v1", "max_tokens"),
+        ("https://notapi.openai.com.example/v1", "max_tokens"),
+        ("https://evilopenai.azure.com/v1", "max_tokens"),
+    ],
+)
+def test_openais_own_api_gets_max_completion_tokens_every_other_server_max_tokens(
+    url: str, field: str
+) -> None:
+    assert token_limit_field(url) == field
+
+
+def test_a_detail_is_its_first_line_bounded() -> None:
+    assert first_line("  model not found  ") == "model not found"
+    assert first_line("\n\nbad request:\n  at line 3") == "bad request" + CUT
+    assert first_line("x" * 400) == "x" * 300 + CUT
+    assert first_line("") == ""
+
+
+def test_redact_replaces_the_key_only_when_there_is_one() -> None:
+    assert redact("key sk-abcdefgh rejected", "sk-abcdefgh") == "key [API key] rejected"
+    assert redact("nothing", None) == "nothing"
+    assert redact("no key: none given", "none") == "no key: none given"  # a placeholder
