@@ -45,6 +45,9 @@ def check_error_response(response: dict[str, Any], msg_id: Any, code: int) -> No
 
 BAD_LINES = [
     pytest.param(b'{"jsonrpc": "2.0", "id": 1, "method": ', None, PARSE_ERROR, id="not-json"),
+    pytest.param(
+        b'{"jsonrpc": "2.0", "id": 9, "method": "\xff"}', None, PARSE_ERROR, id="not-utf8"
+    ),
     pytest.param(b'{"jsonrpc": "2.0", "id": 2}', 2, INVALID_REQUEST, id="no-method"),
     pytest.param(b'{"jsonrpc": "2.0", "id": 3, "method": 7}', 3, INVALID_REQUEST, id="bad-method"),
     pytest.param(b'{"id": 4, "method": "session/list"}', 4, INVALID_REQUEST, id="no-jsonrpc"),
@@ -58,7 +61,7 @@ async def test_malformed_messages_get_a_json_rpc_error(
 ) -> None:
     """Overview, "Error Handling": "All methods follow standard JSON-RPC 2.0 error handling
     ... Errors include an error object with code and message"; JSON-RPC 2.0: a message that
-    is not JSON is a Parse error (-32700), one that is not a valid Request object an Invalid
+    is not JSON (or not UTF-8, which Transports requires) is a Parse error (-32700), one that is not a valid Request object an Invalid
     Request (-32600), answered with the request's id, or null when it could not be read. The
     agent answers with that error and goes on serving."""
     await agent.wire.send_line(line)

@@ -60,22 +60,42 @@ async def test_a_permission_request_asks_about_a_reported_tool_call(
 ) -> None:
     """Tool Calls, "Requesting Permission": the agent "MAY request permission from the user
     before executing a tool call by calling the session/request_permission method" with the
-    ``sessionId``, the ``toolCall`` and the "Available permission options"; "Once permission
-    is granted (if required), the Agent SHOULD invoke the tool" (Prompt Turn, "5. Tool
-    Invocation"). The request names a tool call the turn reported, offers options with
-    distinct ids, and the command runs once allowed."""
+    ``sessionId``, the ``toolCall`` ("The tool call update containing details about the
+    operation") and the "Available permission options"; Prompt Turn, "5. Tool Invocation":
+    "Once permission is granted (if required), the Agent SHOULD invoke the tool and report a
+    status update marking the tool as in_progress". The request comes after the tool call was
+    reported and names it, offers options with distinct ids, and only once allowed does the
+    call go ``in_progress``, run and complete."""
     session = await agent.new_session(workspace, mode=None)  # the default mode asks first
+    first = len(agent.wire.received)
     turn = await agent.prompt(session, "!touch granted.txt")
     (asked,) = [r for r in turn.requests if r["method"] == "session/request_permission"]
     params = asked["params"]
+    call_id = params["toolCall"]["toolCallId"]
     assert params["sessionId"] == session
-    reported = [u["toolCallId"] for u in turn.of_kind("tool_call")]
-    assert params["toolCall"]["toolCallId"] in reported
     option_ids = [option["optionId"] for option in params["options"]]
     assert option_ids and len(set(option_ids)) == len(option_ids)
     assert {option["kind"] for option in params["options"]} >= {"allow_once", "reject_once"}
+    messages = agent.wire.received[first:]
+    reported = [i for i, m in enumerate(messages) if update_of(m, call_id, "tool_call")]
+    running = [
+        i
+        for i, m in enumerate(messages)
+        if update_of(m, call_id, "tool_call_update")
+        and m["params"]["update"].get("status") == "in_progress"
+    ]
+    assert reported and running
+    assert reported[0] < messages.index(asked) < running[0]
     assert (workspace / "granted.txt").exists()
-    assert turn.final_status(params["toolCall"]["toolCallId"]) == "completed"
+    assert turn.final_status(call_id) == "completed"
+
+
+def update_of(message: dict[str, Any], call_id: str, kind: str) -> bool:
+    """Whether ``message`` is a ``session/update`` of kind ``kind`` for tool call ``call_id``."""
+    if message.get("method") != "session/update":
+        return False
+    update = message["params"]["update"]
+    return bool(update["sessionUpdate"] == kind and update["toolCallId"] == call_id)
 
 
 async def test_a_rejected_tool_call_does_not_run(agent: Agent, workspace: Path) -> None:

@@ -6,6 +6,7 @@ Spec: https://agentclientprotocol.com/protocol/transports ("stdio").
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 from pathlib import Path
 
@@ -54,6 +55,37 @@ async def test_messages_are_single_utf8_lines(workspace: Path) -> None:
             turn = await agent.prompt(session, f"echo {text}")
             (chunk,) = turn.of_kind("agent_message_chunk")
             assert chunk["content"]["text"] == text
+
+
+async def test_messages_are_framed_by_newlines_not_by_writes(workspace: Path) -> None:
+    """Transports, "stdio": "Messages are delimited by newlines (\\n)". A request that
+    arrives in pieces over several writes, and several requests in a single write, are each
+    read as the messages the newlines delimit, and each is answered."""
+    async with sidecar(*SCRIPT_DRIVER) as agent:
+        await agent.initialize()
+        line = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": "split",
+                "method": "session/new",
+                "params": {"cwd": str(workspace), "mcpServers": []},
+            }
+        ).encode()
+        for piece in (line[:7], line[7:30], line[30:]):
+            agent.wire.writer.write(piece)
+            await agent.wire.writer.drain()
+            await asyncio.sleep(0.05)
+        agent.wire.sent_methods["split"] = "session/new"
+        agent.wire.writer.write(b"\n")
+        assert "sessionId" in (await agent.response_to("split"))["result"]
+        batch = b"".join(
+            json.dumps({"jsonrpc": "2.0", "id": f"b{i}", "method": "session/list"}).encode() + b"\n"
+            for i in range(3)
+        )
+        agent.wire.sent_methods.update({f"b{i}": "session/list" for i in range(3)})
+        await agent.wire.send_line(batch)
+        for i in range(3):
+            assert "sessions" in (await agent.response_to(f"b{i}"))["result"]
 
 
 @pytest.mark.parametrize("how", ["end of input", "SIGTERM"])
