@@ -112,7 +112,8 @@ async def test_meta_is_accepted_wherever_the_schema_has_it(workspace: Path) -> N
             "annotations": {"audience": ["user"], "priority": 0.5, "_meta": META},
             "_meta": None,
         }
-        link = {"type": "resource_link", "uri": "file:///tmp/x", "name": "x", "_meta": META}
+        uri = (workspace / "notes.txt").as_uri()  # a mention alone opens the file
+        link = {"type": "resource_link", "uri": uri, "name": "notes.txt", "_meta": META}
         for block in (text, annotated, link):
             msg_id = await agent.wire.send_request(
                 "session/prompt", {"sessionId": session, "prompt": [block], "_meta": META}

@@ -124,10 +124,6 @@ async def test_load_replays_the_whole_conversation_then_answers(
     assert (await agent.prompt(session, "/look notes.txt")).stop_reason == "end_turn"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10: a never-prompted session is not loadable — being fixed on another branch",
-)
 async def test_a_session_that_was_never_prompted_can_be_loaded(
     agent: Agent, workspace: Path
 ) -> None:

@@ -150,11 +150,6 @@ async def test_paths_are_absolute_and_lines_one_based(agent: Agent, workspace: P
     assert all(line is None or line >= 1 for line in lines), lines
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10: terminal status `completed` for non-zero exits — being fixed on "
-    "another branch",
-)
 async def test_a_command_that_exits_non_zero_is_not_reported_completed(
     agent: Agent, workspace: Path
 ) -> None:
@@ -168,11 +163,6 @@ async def test_a_command_that_exits_non_zero_is_not_reported_completed(
     assert turn.final_status(call["toolCallId"]) == "failed"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10: fs/write_text_file answered with `null` treated as an error — being "
-    "fixed on another branch",
-)
 async def test_a_null_answer_to_a_write_is_success(agent: Agent, workspace: Path) -> None:
     """File System, "Writing Files": "The Client responds with an empty result on success"
     — the page's example answer is ``"result": null``. A write the editor answers with
