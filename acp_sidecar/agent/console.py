@@ -24,6 +24,7 @@ import attrs
 
 from acp_sidecar.agent.mentions import Mention
 from acp_sidecar.protocol import AvailableCommand, AvailableCommandInput
+from acp_sidecar.text import one_line, shorten
 from acp_sidecar.tools.definition import ToolDefinition
 
 SHELL_TOOL = "bash"
@@ -169,17 +170,10 @@ def input_hint(definition: ToolDefinition) -> str:
 def summary(description: str, limit: int = SUMMARY_MAX) -> str:
     """The first sentence of ``description``, on one line, cut at a word to ``limit``."""
     lines = description.strip().splitlines()
-    first = " ".join(lines[0].split()) if lines else ""
+    first = one_line(lines[0]) if lines else ""
     ends = (m.end() for m in _SENTENCE_END.finditer(first))
     end = next((e for e in ends if not first[:e].lower().endswith(_ABBREVIATIONS)), None)
-    sentence = first if end is None else first[:end]
-    if len(sentence) <= limit:
-        return sentence
-    cut = sentence[: limit - 1]
-    space = cut.rfind(" ")
-    if space >= limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:") + "…"
+    return shorten(first if end is None else first[:end], limit)
 
 
 def escape_markdown(text: str) -> str:

@@ -41,6 +41,7 @@ from acp_sidecar.protocol.methods import (
     FS_WRITE_TEXT_FILE,
     SESSION_REQUEST_PERMISSION,
 )
+from acp_sidecar.text import first_line
 from acp_sidecar.tools.errors import ToolCancelledError
 
 if TYPE_CHECKING:
@@ -150,10 +151,7 @@ def client_error(method: str, code: int, message: object, data: Any) -> AcpError
     detail = _detail(data)
     if detail is not None and detail not in text:
         text = f"{text}: {detail}"
-    lines = text.strip().splitlines()
-    shown = " ".join(lines[0].split())
-    if len(lines) > 1 or len(shown) > CLIENT_ERROR_SHOWN:
+    shown = first_line(text, CLIENT_ERROR_SHOWN)
+    if shown != text:
         logger.info("the client answered %s with error %s: %s", method, code, text)
-        if len(shown) > CLIENT_ERROR_SHOWN:
-            shown = shown[: CLIENT_ERROR_SHOWN - 1].rstrip() + "…"
     return AcpError(code, shown, data)

@@ -20,7 +20,6 @@ import binascii
 import json
 import logging
 import os
-import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +31,7 @@ from acp_sidecar.store.errors import InvalidCursorError, StoreError
 from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id
 from acp_sidecar.store.reader import SessionLog
 from acp_sidecar.store.records import ModeChangeRecord, UserMessageRecord
+from acp_sidecar.text import shorten as text_shorten
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,6 @@ DEFAULT_PAGE_SIZE: Final = 50
 
 _TITLE_SCAN_LINES: Final = 32
 _CURSOR_VERSION: Final = 1
-_SPACE = re.compile(r"\s+")
 
 
 @attrs.frozen
@@ -80,14 +79,7 @@ class SessionPage:
 
 def shorten(text: str, limit: int = TITLE_MAX) -> str:
     """``text`` on one line, at most ``limit`` characters, cut at a word with ``…``."""
-    flat = _SPACE.sub(" ", text).strip()
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit - 1]
-    space = cut.rfind(" ")
-    if space >= limit // 2:
-        cut = cut[:space]
-    return cut.rstrip() + "…"
+    return text_shorten(text, limit)
 
 
 def title_of(content: tuple[Mapping[str, Any], ...]) -> str | None:

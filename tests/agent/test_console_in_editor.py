@@ -12,18 +12,15 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import acp
-from acp.schema import AgentMessageChunk, AvailableCommandsUpdate, ClientCapabilities
+from acp.schema import AgentMessageChunk, AvailableCommandsUpdate
 
-from tests.agent.test_permission_cards import Wire
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.sdk import Wire, new_session, prompt, sdk_sidecar
 
 
 class Editor:
@@ -47,21 +44,10 @@ class Editor:
 
 @asynccontextmanager
 async def console(workspace: Path) -> AsyncIterator[tuple[Any, Editor, Wire, str, Any]]:
-    editor, wire = Editor(), Wire()
-    async with acp.spawn_agent_process(
-        editor,
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": str(workspace / ".store")},
-        cwd=ROOT,
-        observers=[wire],
-    ) as (connection, _process):
-        init = await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
-        )
-        session = (await connection.new_session(cwd=str(workspace), mcp_servers=[])).session_id
-        yield connection, editor, wire, session, init
+    editor = Editor()
+    async with sdk_sidecar(editor, store=workspace / ".store") as (connection, wire):
+        session = await new_session(connection, workspace)
+        yield connection, editor, wire, session, wire.initialized
 
 
 async def test_a_mention_alone_reads_the_file(tmp_path: Path) -> None:
@@ -72,10 +58,9 @@ async def test_a_mention_alone_reads_the_file(tmp_path: Path) -> None:
     async with console(tmp_path) as (connection, _editor, wire, session, init):
         assert init.agent_capabilities.prompt_capabilities.embedded_context is True
 
-        async def cards(*prompt: Any) -> list[dict[str, Any]]:
+        async def cards(*blocks: Any) -> list[dict[str, Any]]:
             wire.cards()
-            done = await connection.prompt(session_id=session, prompt=list(prompt))
-            assert done.stop_reason == "end_turn"
+            assert await prompt(connection, session, *blocks) == "end_turn"
             return wire.cards()
 
         link = acp.resource_link_block("notes.md", uri)
@@ -109,8 +94,7 @@ async def test_a_mention_in_a_shell_command_is_quoted(tmp_path: Path) -> None:
     async with console(tmp_path) as (connection, _editor, wire, session, _init):
         await connection.set_session_mode(session_id=session, mode_id="auto")
         wire.cards()
-        prompt = [acp.text_block("!cat "), acp.resource_link_block("f", spaced.as_uri())]
-        await connection.prompt(session_id=session, prompt=prompt)
+        await prompt(connection, session, "!cat ", acp.resource_link_block("f", spaced.as_uri()))
         final = wire.cards()[-1]
         assert final["status"] == "completed"
         assert "safe" in final["content"][0]["content"]["text"]
@@ -124,7 +108,7 @@ async def test_the_menu_is_short_and_the_help_is_short_and_escaped(tmp_path: Pat
         for name, description in editor.menu.items():
             assert 0 < len(description) <= 100, (name, description)
             assert "\n" not in description
-        await connection.prompt(session_id=session, prompt=[acp.text_block("help")])
+        await prompt(connection, session, "help")
         reply = "".join(editor.said)
         assert len(reply.encode()) < 1024
         outside_code = re.sub(r"`[^`]*`", "", reply)

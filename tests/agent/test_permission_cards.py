@@ -9,98 +9,22 @@ mode, and records every permission request and update (each validated against th
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import acp
-from acp.schema import (
-    AllowedOutcome,
-    ClientCapabilities,
-    PermissionOption,
-    RequestPermissionResponse,
-    ToolCallUpdate,
-)
-
-from tests.server.test_sdk_peer import SchemaObserver
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class Wire(SchemaObserver):
-    """Keeps each permission request's card and every update, as wire JSON."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.asked: list[dict[str, Any]] = []
-        self.updates: list[dict[str, Any]] = []
-
-    def __call__(self, event: Any) -> None:
-        super().__call__(event)
-        message = event.message
-        if event.direction.name != "INCOMING":
-            return
-        if message.get("method") == "session/update":
-            self.updates.append(message["params"]["update"])
-        elif message.get("method") == "session/request_permission":
-            self.asked.append(message["params"]["toolCall"])
-
-    def cards(self) -> list[dict[str, Any]]:
-        taken = [u for u in self.updates if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
-        self.updates = []
-        return taken
-
-
-class Editor:
-    """Allows every call."""
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        return None
-
-    async def request_permission(
-        self,
-        session_id: str,
-        tool_call: ToolCallUpdate,
-        options: list[PermissionOption],
-        **kwargs: Any,
-    ) -> RequestPermissionResponse:
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id="allow_once")
-        )
+from tests.sdk import AllowingEditor, Wire, command, new_session, prompt, sdk_sidecar
 
 
 @asynccontextmanager
 async def sidecar(workspace: Path) -> AsyncIterator[tuple[Any, Wire, str]]:
-    wire = Wire()
-    async with acp.spawn_agent_process(
-        Editor(),
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": os.environ["ACP_SIDECAR_STORE"]},
-        cwd=ROOT,
-        observers=[wire],
-    ) as (connection, process):
-        await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
-        )
-        session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
-        yield connection, wire, session.session_id
-    assert process.returncode == 0
+    async with sdk_sidecar(AllowingEditor()) as (connection, wire):
+        yield connection, wire, await new_session(connection, workspace)
 
 
 async def run(connection: Any, session: str, text: str) -> None:
-    done = await connection.prompt(session_id=session, prompt=[acp.text_block(text)])
-    assert done.stop_reason == "end_turn"
-
-
-def command(name: str, **arguments: Any) -> str:
-    import json
-
-    return f"/{name} {json.dumps(arguments)}"
+    assert await prompt(connection, session, text) == "end_turn"
 
 
 async def test_overwriting_a_file_asks_with_its_real_old_content(tmp_path: Path) -> None:

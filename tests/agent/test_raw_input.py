@@ -8,21 +8,16 @@ tools and runs one call of each.
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import acp
 from acp.schema import ClientCapabilities
 
 from acp_sidecar.bridge.cards import call_start
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.tools import DiffCallView, FileDiff, GenericCallView, TerminalCallView
 from acp_sidecar.tools.json_values import freeze_json
-from tests.agent.test_permission_cards import Editor, Wire
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.sdk import AllowingEditor, command, new_session, prompt, sdk_sidecar
 
 
 async def test_every_builtin_card_carries_its_arguments(tmp_path: Path) -> None:
@@ -35,26 +30,15 @@ async def test_every_builtin_card_carries_its_arguments(tmp_path: Path) -> None:
         ("grep", {"pattern": "ALPHA"}),
         ("glob", {"pattern": "*.txt"}),
     ]
-    wire = Wire()
-    async with acp.spawn_agent_process(
-        Editor(),
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": str(tmp_path / ".store")},
-        cwd=ROOT,
-        observers=[wire],
-    ) as (connection, _process):
-        await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(field_meta={"terminal_output": True}),
-        )
-        session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+    async with sdk_sidecar(
+        AllowingEditor(),
+        store=tmp_path / ".store",
+        capabilities=ClientCapabilities(field_meta={"terminal_output": True}),
+    ) as (connection, wire):
+        session = await new_session(connection, tmp_path)
         for name, arguments in calls:
             wire.cards()
-            text = f"/{name} {json.dumps(arguments)}"
-            done = await connection.prompt(session_id=session, prompt=[acp.text_block(text)])
-            assert done.stop_reason == "end_turn"
+            assert await prompt(connection, session, command(name, **arguments)) == "end_turn"
             start, *_rest, final = wire.cards()
             assert start["sessionUpdate"] == "tool_call"
             shown = start["rawInput"]  # grep's presenter fills in its defaults too

@@ -25,7 +25,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from tests.server.test_sdk_peer import SchemaObserver
+from tests.sdk import SchemaObserver
 
 ROOT = Path(__file__).resolve().parents[2]
 

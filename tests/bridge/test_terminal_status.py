@@ -8,44 +8,28 @@ and without the terminal-card capability.
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import acp
 import pytest
 from acp.schema import ClientCapabilities
 
 from acp_sidecar.tools import TerminalResultView
-from tests.agent.test_permission_cards import Editor, Wire
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.sdk import AllowingEditor, command, new_session, prompt, sdk_sidecar
 
 
 @pytest.mark.parametrize("terminal", [True, False])
 async def test_non_zero_exits_and_kills_fail_the_card(tmp_path: Path, terminal: bool) -> None:
-    wire = Wire()
-    async with acp.spawn_agent_process(
-        Editor(),
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": str(tmp_path / ".store")},
-        cwd=ROOT,
-        observers=[wire],
-    ) as (connection, _process):
-        await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(field_meta={"terminal_output": terminal}),
-        )
-        session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
-        await connection.set_session_mode(session_id=session, mode_id="auto")
+    async with sdk_sidecar(
+        AllowingEditor(),
+        store=tmp_path / ".store",
+        capabilities=ClientCapabilities(field_meta={"terminal_output": terminal}),
+    ) as (connection, wire):
+        session = await new_session(connection, tmp_path, mode="auto")
 
         async def final(text: str) -> dict[str, Any]:
             wire.cards()
-            done = await connection.prompt(session_id=session, prompt=[acp.text_block(text)])
-            assert done.stop_reason == "end_turn"
+            assert await prompt(connection, session, text) == "end_turn"
             return wire.cards()[-1]
 
         def exit_shown(card: dict[str, Any]) -> Any:
@@ -64,7 +48,7 @@ async def test_non_zero_exits_and_kills_fail_the_card(tmp_path: Path, terminal: 
             "Exit code: 3",
         )
 
-        slow = await final("/bash " + json.dumps({"command": "sleep 30", "timeout_ms": 300}))
+        slow = await final(command("bash", command="sleep 30", timeout_ms=300))
         assert slow["status"] == "failed"
         assert exit_shown(slow) in (
             {"terminal_id": slow["toolCallId"], "signal": "SIGTERM"},

@@ -11,36 +11,15 @@ error". Driven as found: the official ACP SDK client, with ``fs`` capabilities, 
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import acp
 from acp.schema import ClientCapabilities, FileSystemCapabilities, ReadTextFileResponse
 
 from acp_sidecar.server.client import CLIENT_ERROR_SHOWN, client_error
-from tests.server.test_sdk_peer import SchemaObserver
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class Wire(SchemaObserver):
-    """Keeps the tool cards the sidecar sent."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.cards: list[dict[str, Any]] = []
-
-    def __call__(self, event: Any) -> None:
-        super().__call__(event)
-        message = event.message
-        if event.direction.name == "INCOMING" and message.get("method") == "session/update":
-            update = message["params"]["update"]
-            if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
-                self.cards.append(update)
+from tests.sdk import Wire, command, new_session, prompt, sdk_sidecar
 
 
 class Editor:
@@ -77,37 +56,19 @@ class Editor:
 
 @asynccontextmanager
 async def sidecar(editor: Editor, workspace: Path) -> AsyncIterator[tuple[Any, Wire, str]]:
-    wire = Wire()
-    async with acp.spawn_agent_process(
-        editor,
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": str(workspace / ".store")},
-        cwd=ROOT,
-        observers=[wire],
-    ) as (connection, process):
-        await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(
-                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
-            ),
-        )
-        session = (await connection.new_session(cwd=str(workspace), mcp_servers=[])).session_id
-        await connection.set_session_mode(session_id=session, mode_id="auto")
-        yield connection, wire, session
-    assert process.returncode == 0
+    fs = FileSystemCapabilities(read_text_file=True, write_text_file=True)
+    capabilities = ClientCapabilities(fs=fs)
+    async with sdk_sidecar(editor, store=workspace / ".store", capabilities=capabilities) as (
+        connection,
+        wire,
+    ):
+        yield connection, wire, await new_session(connection, workspace, mode="auto")
 
 
 async def final_card(connection: Any, wire: Wire, session: str, text: str) -> dict[str, Any]:
-    wire.cards.clear()
-    done = await connection.prompt(session_id=session, prompt=[acp.text_block(text)])
-    assert done.stop_reason == "end_turn"
-    return wire.cards[-1]
-
-
-def command(name: str, **arguments: Any) -> str:
-    return f"/{name} {json.dumps(arguments)}"
+    wire.cards()
+    assert await prompt(connection, session, text) == "end_turn"
+    return wire.cards()[-1]
 
 
 async def test_a_null_answer_to_fs_write_text_file_is_a_successful_write(tmp_path: Path) -> None:

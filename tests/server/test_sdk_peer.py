@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import acp
-from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
@@ -21,7 +20,7 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from tests.acp_schema import validate_agent_message
+from tests.sdk import SchemaObserver
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,25 +66,6 @@ class EditorClient:
         self, session_id: str, path: str, content: str, **kwargs: Any
     ) -> WriteTextFileResponse:
         return WriteTextFileResponse()
-
-
-class SchemaObserver:
-    """Validates every message the sidecar writes (the SDK's incoming direction)."""
-
-    def __init__(self) -> None:
-        self.methods: dict[Any, str] = {}
-        self.checked = 0
-
-    def __call__(self, event: StreamEvent) -> None:
-        message = event.message
-        if event.direction is StreamDirection.OUTGOING:
-            if "method" in message and "id" in message:
-                self.methods[message["id"]] = message["method"]
-            return
-        is_response = "id" in message and "method" not in message
-        method = self.methods.get(message["id"]) if is_response else None
-        validate_agent_message(message, request_method=method)
-        self.checked += 1
 
 
 async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path: Path) -> None:

@@ -9,18 +9,15 @@ they were: the official ACP SDK client spawns ``acp-sidecar`` processes sharing 
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import acp
-from acp.schema import AvailableCommandsUpdate, ClientCapabilities
+from acp.schema import AvailableCommandsUpdate
 
-from tests.server.test_sdk_peer import SchemaObserver
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.sdk import sdk_sidecar
 
 
 class Client:
@@ -45,23 +42,8 @@ class Client:
 @asynccontextmanager
 async def sidecar(store: Path) -> AsyncIterator[tuple[Any, Client]]:
     client = Client()
-    observer = SchemaObserver()
-    async with acp.spawn_agent_process(
-        client,
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        "--store",
-        str(store),
-        env={"PYTHONPATH": str(ROOT)},
-        cwd=ROOT,
-        observers=[observer],
-    ) as (connection, process):
-        await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
-        )
+    async with sdk_sidecar(client, "--store", str(store)) as (connection, _wire):
         yield connection, client
-    assert process.returncode == 0
 
 
 BUILTINS = ["read", "write", "edit", "bash", "grep", "glob"]

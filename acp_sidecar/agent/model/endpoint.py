@@ -39,6 +39,7 @@ from acp_sidecar.agent.model.config import (
     MODEL_ENV,
     ModelConfig,
 )
+from acp_sidecar.text import first_line as text_first_line
 from acp_sidecar.tools.environment import MIN_SECRET_CHARS
 
 logger = logging.getLogger(__name__)
@@ -143,15 +144,9 @@ CUT: Final = " … (more in the log)"
 
 
 def first_line(text: str, limit: int = DETAIL_CHARS) -> str:
-    """The first non-blank line of ``text``, at most ``limit`` characters; :data:`CUT` marks
-    what was left out (the rest of the line, or further lines)."""
-    lines = [line.strip() for line in text.strip().splitlines()]
-    if not lines:
-        return ""
-    line = lines[0]
-    if len(line) <= limit and len(lines) == 1:
-        return line
-    return line[:limit].rstrip(" :;,.") + CUT
+    """The first non-blank line of ``text``, at most ``limit`` characters and :data:`CUT`,
+    which marks what was left out (the rest of the line, or further lines)."""
+    return text_first_line(text, limit + len(CUT), mark=CUT)
 
 
 def redact(text: str, secret: str | None) -> str:

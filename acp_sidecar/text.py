@@ -1,0 +1,46 @@
+"""Text for people in small places — a menu entry, a title, a card's error line.
+
+Invariants: pure functions, nothing imported beyond the standard library (they sit on the
+cold-start path). What they return is one line: runs of whitespace (newlines included)
+become one space. A cut keeps at most ``limit`` characters *including* its ``mark``, falls at
+a word when one ends in the second half of what is kept, and drops the punctuation it
+would otherwise end on.
+"""
+
+from __future__ import annotations
+
+_TRAILING = " ,;:."
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace made one space, and trimmed."""
+    return " ".join(text.split())
+
+
+def _cut(flat: str, limit: int, mark: str) -> str:
+    room = max(limit - len(mark), 0)
+    kept = flat[:room]
+    space = kept.rfind(" ")
+    if space >= room // 2 and flat[room : room + 1] != " ":
+        kept = kept[:space]
+    return kept.rstrip(_TRAILING) + mark
+
+
+def shorten(text: str, limit: int, *, mark: str = "…") -> str:
+    """``text`` on one line, at most ``limit`` characters (cut as the module says)."""
+    flat = one_line(text)
+    return flat if len(flat) <= limit else _cut(flat, limit, mark)
+
+
+def first_line(text: str, limit: int, *, mark: str = "…") -> str:
+    """The first non-blank line of ``text``, at most ``limit`` characters; ``mark`` ends it
+    when anything was left out, the rest of that line or the lines after it."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    flat = one_line(lines[0])
+    if len(lines) == 1 and len(flat) <= limit:
+        return flat
+    if len(flat.rstrip(_TRAILING)) + len(mark) <= limit:
+        return flat.rstrip(_TRAILING) + mark
+    return _cut(flat, limit, mark)

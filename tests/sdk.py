@@ -1,0 +1,128 @@
+"""The official ACP Python SDK's client as a subprocess peer of ``acp-sidecar``.
+
+:func:`sdk_sidecar` spawns the sidecar the way an editor on the SDK does and initializes the
+connection; :class:`Wire` sees every message on the way and validates each one the sidecar
+writes against the official schema, keeping updates and permission requests as wire JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp.connection import StreamDirection, StreamEvent
+from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse
+
+from tests.acp_schema import validate_agent_message
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class SchemaObserver:
+    """Validates every message the sidecar writes (the SDK's incoming direction)."""
+
+    def __init__(self) -> None:
+        self.methods: dict[Any, str] = {}
+        self.checked = 0
+
+    def __call__(self, event: StreamEvent) -> None:
+        message = event.message
+        if event.direction is StreamDirection.OUTGOING:
+            if "method" in message and "id" in message:
+                self.methods[message["id"]] = message["method"]
+            return
+        is_response = "id" in message and "method" not in message
+        method = self.methods.get(message["id"]) if is_response else None
+        validate_agent_message(message, request_method=method)
+        self.checked += 1
+
+
+class Wire(SchemaObserver):
+    """Also keeps each update and each permission request's card, as wire JSON."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[dict[str, Any]] = []
+        self.updates: list[dict[str, Any]] = []
+        self.initialized: Any = None
+        """The answer to ``initialize`` (set by :func:`sdk_sidecar`)."""
+
+    def __call__(self, event: StreamEvent) -> None:
+        super().__call__(event)
+        message = event.message
+        if event.direction is not StreamDirection.INCOMING:
+            return
+        if message.get("method") == "session/update":
+            self.updates.append(message["params"]["update"])
+        elif message.get("method") == "session/request_permission":
+            self.asked.append(message["params"]["toolCall"])
+
+    def cards(self) -> list[dict[str, Any]]:
+        """The tool-call updates since the last call, taking every update kept so far."""
+        taken = [u for u in self.updates if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+        self.updates = []
+        return taken
+
+
+class AllowingEditor:
+    """A client that allows every call once and ignores updates."""
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        return None
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> RequestPermissionResponse:
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id="allow_once")
+        )
+
+
+@asynccontextmanager
+async def sdk_sidecar(
+    client: Any,
+    *args: str,
+    store: Path | None = None,
+    capabilities: ClientCapabilities | None = None,
+) -> AsyncIterator[tuple[Any, Wire]]:
+    """``acp-sidecar ARGS`` spawned by the SDK with ``client`` answering it, initialized; the
+    sidecar must exit cleanly when the connection closes. Sessions go to ``store`` (default:
+    the suite's temporary store)."""
+    wire = Wire()
+    env = {
+        "PYTHONPATH": str(ROOT),
+        "ACP_SIDECAR_STORE": str(store) if store is not None else os.environ["ACP_SIDECAR_STORE"],
+    }
+    async with acp.spawn_agent_process(
+        client, sys.executable, "-m", "acp_sidecar", *args, env=env, cwd=ROOT, observers=[wire]
+    ) as (connection, process):
+        wire.initialized = await connection.initialize(
+            protocol_version=acp.PROTOCOL_VERSION,
+            client_capabilities=capabilities or ClientCapabilities(),
+        )
+        yield connection, wire
+    assert process.returncode == 0
+
+
+async def new_session(connection: Any, cwd: Path, mode: str | None = None) -> str:
+    """A new session working in ``cwd`` (switched to ``mode`` when given)."""
+    session: str = (await connection.new_session(cwd=str(cwd), mcp_servers=[])).session_id
+    if mode is not None:
+        await connection.set_session_mode(session_id=session, mode_id=mode)
+    return session
+
+
+async def prompt(connection: Any, session: str, *blocks: Any) -> str:
+    """Run one prompt (a string is a text block); its stop reason."""
+    content = [acp.text_block(b) if isinstance(b, str) else b for b in blocks]
+    done = await connection.prompt(session_id=session, prompt=content)
+    return str(done.stop_reason)
+
+
+def command(name: str, **arguments: Any) -> str:
+    """The console command ``/NAME {json}``."""
+    return f"/{name} {json.dumps(arguments)}"
