@@ -9,34 +9,23 @@ Every message the sidecar writes is checked against the schema.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
-import acp
-from acp.schema import ClientCapabilities, PermissionOption, RequestPermissionResponse
+from acp.schema import RequestPermissionResponse
 
-from tests.bridge.test_sdk_cards import Editor, Recorder, cards
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.sdk import AllowingEditor, command, new_session, prompt, sdk_sidecar
 
 
-class WalkedAway(Editor):
+class WalkedAway(AllowingEditor):
     """Opens the permission dialog and never answers it."""
 
     def __init__(self) -> None:
-        super().__init__()
+        self.asked = 0
         self.dialog_open = asyncio.Event()
 
-    async def request_permission(
-        self,
-        session_id: str,
-        tool_call: Any,
-        options: list[PermissionOption],
-        **kwargs: Any,
-    ) -> RequestPermissionResponse:
-        self.asked.append(tool_call.title or "")
+    async def request_permission(self, *args: Any, **kwargs: Any) -> RequestPermissionResponse:
+        self.asked += 1
         self.dialog_open.set()
         await asyncio.Event().wait()  # the user never clicks
         raise AssertionError("unreachable")
@@ -44,36 +33,20 @@ class WalkedAway(Editor):
 
 async def test_cancel_while_the_permission_dialog_is_open(tmp_path: Path) -> None:
     editor = WalkedAway()
-    recorder = Recorder(editor)
-    async with acp.spawn_agent_process(
-        editor,
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": os.environ["ACP_SIDECAR_STORE"]},
-        cwd=ROOT,
-        observers=[recorder],
-    ) as (connection, process):
-        await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
-        )
-        session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
-        recorder.take()
-        command = '/write {"path": "victim.txt", "content": "overwritten\\n"}'
-        turn = asyncio.create_task(
-            connection.prompt(session_id=session, prompt=[acp.text_block(command)])
-        )
+    async with sdk_sidecar(editor) as (connection, wire):
+        session = await new_session(connection, tmp_path)
+        wire.cards()
+        write = command("write", path="victim.txt", content="overwritten\n")
+        turn = asyncio.create_task(prompt(connection, session, write))
         await asyncio.wait_for(editor.dialog_open.wait(), 10)
         await connection.cancel(session_id=session)
-        done = await asyncio.wait_for(turn, 10)
-        assert done.stop_reason == "cancelled"
-        updates = cards(recorder.take())
-        assert len(editor.asked) == 1
+        assert await asyncio.wait_for(turn, 10) == "cancelled"
+        updates = wire.cards()
+        assert editor.asked == 1
         final = updates[-1]
         assert final["status"] == "failed"
         said = {"type": "text", "text": "Cancelled before permission was given"}
         assert final["content"] == [{"type": "content", "content": said}]
         assert all(u.get("status") != "in_progress" for u in updates), "the tool was dispatched"
-    assert process.returncode == 0
     assert not (tmp_path / "victim.txt").exists()
-    assert recorder.checked > 0
+    assert wire.checked > 0
