@@ -30,17 +30,7 @@ from acp_sidecar.tools import (
 from acp_sidecar.tools import registry as registry_module
 from acp_sidecar.tools.execution import result_from_json, result_to_json
 
-from .helpers import call, raw_tool
-
-
-def text(result: ToolExecutionResult) -> str:
-    return "".join(b.text for b in result.content if isinstance(b, TextContent))
-
-
-def error_of(result: ToolExecutionResult) -> tuple[str, str]:
-    assert result.is_error
-    assert result.error is not None
-    return (result.error.name, result.error.code)
+from .helpers import call, error_of, raw_tool, text
 
 
 @pytest.fixture

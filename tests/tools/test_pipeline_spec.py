@@ -26,7 +26,6 @@ from acp_sidecar.tools import (
     Accept,
     Ask,
     Block,
-    TextContent,
     ToolCancelledError,
     ToolExecution,
     ToolExecutionResult,
@@ -35,21 +34,11 @@ from acp_sidecar.tools import (
 )
 from acp_sidecar.tools.execution import result_from_json, result_to_json
 
-from .helpers import call, raw_tool
+from .helpers import call, error_of, raw_tool, text
 
 SEAMS = ["pre", "wrapper", "post"]
 
 Body = Callable[[ToolExecution], Awaitable[None]]
-
-
-def text(result: ToolExecutionResult) -> str:
-    return "".join(b.text for b in result.content if isinstance(b, TextContent))
-
-
-def error_of(result: ToolExecutionResult) -> tuple[str, str]:
-    assert result.is_error
-    assert result.error is not None
-    return (result.error.name, result.error.code)
 
 
 def add(reg: ToolRegistry, seam: str, body: Body, *, prepend: bool = False) -> Callable[[], None]:
