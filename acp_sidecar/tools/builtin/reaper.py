@@ -13,8 +13,9 @@ fork — is re-parented to the sidecar and stays a descendant.
 Invariants:
 - Nothing that is not the call's is signalled: not another call's processes (another
   session, another token), not the sidecar's other children (ripgrep, MCP servers), not
-  processes outside the sidecar's tree. A signal goes through a pidfd opened after checking
-  the process's start time, so a pid reused meanwhile is never hit.
+  processes outside the sidecar's tree other than the call's session. A signal goes through a pidfd, and only after the
+  process it holds is checked to have the start time seen in the scan, so a pid reused
+  meanwhile is never hit.
 - :meth:`CallProcesses.end`: SIGTERM to every live process of the call, SIGKILL to what is
   left (or started meanwhile) after the grace, until none is left. :meth:`kill_now` is the
   same without the grace, for a caller whose task is being cancelled.
@@ -50,12 +51,13 @@ POLL_S = 0.02
 KILL_ROUNDS = 50
 """SIGKILL rounds (each followed by a fresh scan) before giving up on a process that forks
 faster than it is killed."""
-SETTLE_S = 1.0
-"""How long the end of a call waits for the processes it killed to die, to reap them."""
+SETTLE_S = 0.5
+"""How long the end of a call waits for the processes it killed to die, to reap them (the
+registry gives a cancelled call 2 s in all: 1 s of SIGTERM grace, then this)."""
 
 _adopted: set[tuple[int, int]] = set()
-"""Killed processes of ended calls, re-parented to the sidecar and not reaped yet:
-``(pid, start time)``."""
+"""Processes of calls, killed or found dead, that no end of a call has seen reaped yet:
+``(pid, start time)``. Each end of a call reaps the ones now dead children of the sidecar."""
 
 
 @attrs.frozen
