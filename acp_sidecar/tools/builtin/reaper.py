@@ -13,9 +13,9 @@ fork — is re-parented to the sidecar and stays a descendant.
 Invariants:
 - Nothing that is not the call's is signalled: not another call's processes (another
   session, another token), not the sidecar's other children (ripgrep, MCP servers), not
-  processes outside the sidecar's tree other than the call's session. A signal goes through a pidfd, and only after the
-  process it holds is checked to have the start time seen in the scan, so a pid reused
-  meanwhile is never hit.
+  processes outside the sidecar's tree other than the call's session. A signal goes
+  through a pidfd, and only after the process it holds is checked to have the start time
+  seen in the scan, so a pid reused meanwhile is never hit.
 - :meth:`CallProcesses.end`: SIGTERM to every live process of the call, SIGKILL to what is
   left (or started meanwhile) after the grace, until none is left. :meth:`kill_now` is the
   same without the grace, for a caller whose task is being cancelled.
