@@ -317,7 +317,10 @@ def run_serve(parser: argparse.ArgumentParser | None, args: argparse.Namespace) 
     """``acp-sidecar serve``: the ACP agent on stdio until the client goes away."""
     import os
 
+    from acp_sidecar.server.hardening import harden_process
     from acp_sidecar.server.stdio import run_stdio
+
+    harden_process()  # first: before any code of a driver or a tool runs (see the module)
 
     driver_factory = None
     if args.driver:

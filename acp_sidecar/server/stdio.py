@@ -6,7 +6,7 @@ Invariants:
   a stray ``print`` nor a child process can write into the protocol stream or read from it.
 - Logs go to stderr or ``--log-file``, never to the wire; pygls's own loggers stay at ERROR
   unless DEBUG is asked for (pygls would otherwise log every message).
-- Shutdown — stdin at end of file, SIGTERM or SIGINT, or the client closing our stdout —
+- Shutdown — stdin at end of file, SIGTERM, SIGHUP or SIGINT, or the client closing our stdout —
   cancels running turns, lets requests in flight answer, flushes what was written, and
   returns 0, all within :data:`SHUTDOWN_GRACE` plus a flush of at most :data:`FLUSH_TIMEOUT`
   (under 2 s in total).
@@ -98,7 +98,8 @@ async def serve(
         limit=line_limit,
     )
     signals: list[signal.Signals] = []
-    for signum in (signal.SIGTERM, signal.SIGINT) if handle_signals else ():
+    # SIGHUP (the editor's terminal went away) is a request to stop, like SIGTERM.
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) if handle_signals else ():
         with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals here
             loop.add_signal_handler(signum, stop.set)
             signals.append(signum)

@@ -1,16 +1,18 @@
-"""Running one shell command in its own process group, and keeping what it prints bounded.
+"""Running one shell command in its own session, and keeping what it prints bounded.
 
 Invariants:
 - The command runs as ``bash -c`` (``sh`` when there is no bash) in a new session, so it
   leads its own process group; stdin is ``/dev/null``; stdout and stderr share one pipe; its
   environment is the sidecar's without the sidecar's secrets
-  (:func:`~acp_sidecar.tools.environment.child_environment`).
+  (:func:`~acp_sidecar.tools.environment.child_environment`), plus the call's tag
+  (:data:`~acp_sidecar.tools.builtin.reaper.CALL_VARIABLE`).
 - When :func:`run_command` returns or raises — normal exit, timeout, cancellation, or the
-  caller's task being cancelled — no member of the group is left running: leftovers get
-  SIGTERM, then SIGKILL after :data:`TERM_GRACE_S`. (A process that leaves the group with
-  ``setsid`` escapes this, as it escapes a terminal's job control — but it cannot hold the
-  call: once the group is gone the pipe is read until EOF, :data:`DRAIN_S` of silence, or
-  :data:`DRAIN_MAX_S`, then closed.)
+  caller's task being cancelled — nothing the command started is left running, daemons that
+  left its session included (:class:`~acp_sidecar.tools.builtin.reaper.CallProcesses`, which
+  also says what it cannot recognise): leftovers get SIGTERM, then SIGKILL after
+  :data:`TERM_GRACE_S` (at once when the task is cancelled). Once they are gone the pipe is
+  read until EOF, :data:`DRAIN_S` of silence, or :data:`DRAIN_MAX_S` (a process that could
+  not be recognised may hold it open), then closed.
 - Output is decoded as UTF-8 (invalid bytes become U+FFFD) and handed to ``on_output`` as it
   arrives; awaiting ``on_output`` is the back-pressure (the pipe fills, the command blocks).
 - :class:`HeadTail` keeps the first and the last characters of a stream within fixed bounds,
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import contextlib
 import os
 import shutil
 import signal as signals
@@ -31,6 +32,7 @@ from collections.abc import Awaitable, Callable
 import attrs
 
 from acp_sidecar.tools.builtin.errors import SpawnError
+from acp_sidecar.tools.builtin.reaper import CallProcesses
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.environment import child_environment
 
@@ -38,8 +40,8 @@ TERM_GRACE_S = 1.0
 """Between SIGTERM and SIGKILL. Below the registry's cancel grace, so a cancelled call still
 returns its own result (output so far, the signal)."""
 DRAIN_S = 0.5
-"""Once the group is gone, the pipe is read until EOF, or until it has been silent this long
-(a process that left the group may hold it open)..."""
+"""Once the command's processes are gone, the pipe is read until EOF, or until it has been
+silent this long (a process that escaped may hold it open)..."""
 DRAIN_MAX_S = 5.0
 """… or for at most this long (that process may keep writing)."""
 _READ_CHUNK = 64 * 1024
@@ -108,47 +110,6 @@ def shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether a non-zombie process is left in process group ``pgid``."""
-    try:
-        pids = [name for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as stat_file:
-                fields = stat_file.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        # Fields after the command name: state, ppid, pgrp, …
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-def _kill_group(pgid: int, sig: signals.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-async def _end_group(pgid: int) -> None:
-    """SIGTERM whatever is left of the group, then SIGKILL after the grace."""
-    if not _group_alive(pgid):
-        return
-    _kill_group(pgid, signals.SIGTERM)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + TERM_GRACE_S
-    while loop.time() < deadline:
-        await asyncio.sleep(_POLL_S)
-        if not _group_alive(pgid):
-            return
-    _kill_group(pgid, signals.SIGKILL)
-
-
 class _Pump:
     """Moves a pipe's output to ``on_output`` until EOF — or, once :meth:`drain` was called,
     until the pipe is silent for :data:`DRAIN_S` or :data:`DRAIN_MAX_S` have passed."""
@@ -210,6 +171,7 @@ async def run_command(
         SpawnError: the shell could not be started.
     """
     loop = asyncio.get_running_loop()
+    call = CallProcesses()
     read_fd, write_fd = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
@@ -220,7 +182,7 @@ async def run_command(
             stdout=write_fd,
             stderr=write_fd,
             cwd=cwd,
-            env=child_environment(),
+            env=call.environment(child_environment()),
             start_new_session=True,
         )
     except OSError as exc:
@@ -228,7 +190,7 @@ async def run_command(
         raise SpawnError(f"Could not start the shell: {exc.strerror or exc}.") from exc
     finally:
         os.close(write_fd)
-    pgid = process.pid
+    call.started(process.pid)
     pump: asyncio.Future[None] | None = None
     exited = asyncio.ensure_future(process.wait())
     stopped = asyncio.ensure_future(signal.wait()) if signal is not None else None
@@ -236,7 +198,7 @@ async def run_command(
     timed_out = cancelled = False
     try:
         # The pipe is ours (not the subprocess transport's), so it can be closed even while a
-        # process that escaped the group still holds its other end.
+        # process that escaped still holds its other end.
         stream = asyncio.StreamReader(limit=_READ_CHUNK, loop=loop)
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(stream, loop=loop), os.fdopen(read_fd, "rb", 0)
@@ -250,13 +212,12 @@ async def run_command(
         if exited not in done:
             cancelled = stopped is not None and stopped in done
             timed_out = not cancelled
-        await _end_group(pgid)
+        await call.end(TERM_GRACE_S)
         returncode = await exited
         pumping.drain()
         await pump
     finally:
-        if _group_alive(pgid):
-            _kill_group(pgid, signals.SIGKILL)
+        call.kill_now()
         for task in (pump, exited, stopped):
             if task is not None and not task.done():
                 task.cancel()
