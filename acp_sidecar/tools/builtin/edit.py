@@ -12,7 +12,7 @@ Invariants:
   hold is refused). The write is atomic, or goes through the editor (which then decides).
 - A file read from disk is replaced only if it is unchanged (size, mtime, inode) just before
   the rename; otherwise the call fails with ``FILE_CHANGED`` and the other writer's change
-  is kept.
+  is kept (an append racing the rename itself is carried over to the new file).
 - The result card shows each changed region with :data:`~.diffs.CONTEXT_LINES` lines of
   context, computed from the replaced spans (linear in the file's size), stored in meta.
 - When the user is asked for permission, the card shows the same: the whole changed lines

@@ -19,7 +19,9 @@ Invariants:
   one rename. On any failure the temporary file and the directories the write created are
   removed and the original is intact; stale temporaries of killed writes are removed by the
   next write into the directory (:mod:`.leftovers`). Given the stamp the file was read with,
-  it refuses to replace a file that changed since (``FILE_CHANGED``).
+  it refuses to replace a file that changed since (``FILE_CHANGED``), checked on the open
+  file just before the rename; bytes appended to the old file in the instant between that
+  check and the rename are appended to the new one (nothing an ``echo >>`` writes is lost).
 - Every ``OSError`` is mapped to a built-in error with a message naming the path as shown.
 """
 
@@ -465,13 +467,13 @@ def _replace_in(
                         os.fchown(fd, info.st_uid, info.st_gid)
         finally:
             os.close(fd)
-        if expected is not None:
-            # As late as possible: a change after this and before the rename is not seen,
-            # but the window is a stat and a rename wide, not the whole call.
-            now = _lstat_in(anchor, name, target)
-            if now is None or FileStamp.of(now) != expected:
-                raise _file_changed(target)
-        os.replace(temporary, name, src_dir_fd=anchor.fd, dst_dir_fd=anchor.fd)
+        replaced = None if expected is None else _unchanged(anchor, name, target, expected)
+        try:
+            os.replace(temporary, name, src_dir_fd=anchor.fd, dst_dir_fd=anchor.fd)
+        except BaseException:
+            if replaced is not None:
+                os.close(replaced)
+            raise
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary, dir_fd=anchor.fd)
@@ -481,6 +483,56 @@ def _replace_in(
                 f"Cannot write {target.shown}: {reason or exc}. The file was left unchanged."
             ) from exc
         raise
+    if replaced is not None and expected is not None:
+        try:
+            _carry_over_appends(replaced, expected.size, anchor, name)
+        except OSError:
+            pass  # the new content is in place; a racing append is all that can be lost
+        finally:
+            os.close(replaced)
+
+
+def _unchanged(
+    anchor: confined.Directory, name: str, target: WorkspacePath, expected: FileStamp
+) -> int:
+    """The file about to be replaced, open, after checking it still has the ``expected`` stamp.
+
+    As late as possible: the window left is this check and the rename, not the whole call.
+    """
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=anchor.fd)
+    except FileNotFoundError as exc:
+        raise _file_changed(target) from exc
+    if FileStamp.of(os.fstat(fd)) != expected:
+        os.close(fd)
+        raise _file_changed(target)
+    return fd
+
+
+def _carry_over_appends(replaced: int, size: int, anchor: confined.Directory, name: str) -> None:
+    """Append to the new file what was appended to the replaced one after the check.
+
+    A writer appending (``echo >>``) in the instant between the check and the rename writes
+    to the file that was just replaced; its bytes past the checked ``size`` are still
+    readable through the open descriptor and belong after the new content, as if the append
+    had come after the edit. Repeated while the replaced file still grows.
+    """
+    done = size
+    for _ in range(3):
+        end = os.fstat(replaced).st_size
+        if end <= done:
+            return
+        tail = os.pread(replaced, end - done, done)
+        if not tail:
+            return
+        fd = os.open(
+            name, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=anchor.fd
+        )
+        try:
+            _write_all(fd, [tail])
+        finally:
+            os.close(fd)
+        done += len(tail)
 
 
 def _file_changed(target: WorkspacePath) -> FileChangedError:

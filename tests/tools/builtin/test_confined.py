@@ -10,6 +10,7 @@ deterministically: the swap is made between the check and the I/O by wrapping th
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import threading
@@ -140,3 +141,22 @@ async def test_a_directory_swapped_after_the_check_fails_the_call(
     assert "changed while the call ran" in message and "Nothing was read or written" in message
     assert sorted(os.listdir(outside)) == ["f.txt"]
     assert (outside / "f.txt").read_text() == OUTSIDE_TEXT
+
+
+async def test_a_link_that_stops_being_one_while_resolved_fails_the_call(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The swap race once hit realpath between its lstat (a link) and its readlink (a
+    # directory again): EINVAL escaped as EXECUTION_FAILED.
+    workspace.put("real/f.txt", "inside\n")
+    os.symlink(workspace.path("real"), workspace.path("d"))
+
+    def readlink_of_a_swapped_back_link(*_args: Any, **_kwargs: Any) -> str:
+        raise OSError(errno.EINVAL, "Invalid argument", workspace.path("d"))
+
+    monkeypatch.setattr(os, "readlink", readlink_of_a_swapped_back_link)
+    result = await run(registry, workspace, "write", {"path": "d/f.txt", "content": "new\n"})
+    code, message = failure(result)
+    assert code == "PATH_CHANGED"
+    assert "changed while it was being resolved" in message
+    assert workspace.get("real/f.txt") == b"inside\n"

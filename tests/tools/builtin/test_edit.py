@@ -375,3 +375,22 @@ async def test_a_latin1_file_is_edited_in_latin1(
     )
     assert failure(refused)[0] == "INVALID_ARGS"
     assert workspace.get("l.txt") == "là vu\n".encode("latin-1")
+
+
+async def test_an_append_in_the_instant_of_the_replace_is_carried_over(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = workspace.put("log.txt", "counter 0\n")
+    real_replace = os.replace
+
+    def replace_while_another_program_appends(*args: Any, **kwargs: Any) -> None:
+        with open(path, "a") as appender:  # after the last check: it lands in the old file
+            appender.write("appended\n")
+        real_replace(*args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace_while_another_program_appends)
+    result = await run(
+        registry, workspace, "edit", {"path": "log.txt", "old_string": "0", "new_string": "1"}
+    )
+    assert not result.is_error, result
+    assert workspace.get("log.txt") == b"counter 1\nappended\n"
