@@ -177,6 +177,7 @@ REASONS = (
     ("outside the workspace", "(OUTSIDE_WORKSPACE: a link at check time)"),
     ("does not exist", "(NOT_FOUND: in the gap between swaps)"),
     ("was not found in", "(NO_MATCH: edited already)"),
+    ("No such file or directory", "(IO_ERROR: its new directory removed by the swapper)"),
 )
 
 
@@ -269,7 +270,7 @@ for i in range(int(sys.argv[2])):
     fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
     os.write(fd, b"appended %d\\n" % i)
     os.close(fd)
-    time.sleep(0.005)
+    time.sleep(0.01)
 """
 
 

@@ -345,7 +345,7 @@ def read_bytes(target: WorkspacePath, *, verb: str) -> tuple[bytes, Encoding, Fi
                 f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB can be {verb}."
             )
         try:
-            data = stream.read(MAX_DOCUMENT_BYTES + 1)
+            data = stream.read(info.st_size + 1)  # one more byte shows a file that grew
         except OSError as exc:
             raise FileIOError(f"Cannot read {target.shown}: {exc.strerror or exc}.") from exc
     stamp = FileStamp.of(info)
