@@ -174,6 +174,7 @@ def swapper(directory: Path, outside: Path, stop: threading.Event, swaps: list[i
 
 REASONS = (
     ("changed while the call ran", "(PATH_CHANGED: swapped under the call)"),
+    ("changed while it was being resolved", "(PATH_CHANGED: swapped under the call)"),
     ("outside the workspace", "(OUTSIDE_WORKSPACE: a link at check time)"),
     ("does not exist", "(NOT_FOUND: in the gap between swaps)"),
     ("was not found in", "(NO_MATCH: edited already)"),
