@@ -8,7 +8,11 @@ Invariants:
 - A UTF-8 file is edited as bytes: matched, spliced and written back without being decoded,
   so every byte outside the replaced spans (undecodable ones and the BOM included) is kept
   as it was. Other encodings (UTF-16/32 with a BOM) are decoded, edited and encoded back in
-  the same codec with the same BOM. The write is atomic, or goes through the editor.
+  the same codec with the same BOM (a Latin-1 file stays Latin-1; a ``new_string`` it cannot
+  hold is refused). The write is atomic, or goes through the editor (which then decides).
+- A file read from disk is replaced only if it is unchanged (size, mtime, inode) just before
+  the rename; otherwise the call fails with ``FILE_CHANGED`` and the other writer's change
+  is kept (an append racing the rename itself is carried over to the new file).
 - The result card shows each changed region with :data:`~.diffs.CONTEXT_LINES` lines of
   context, computed from the replaced spans (linear in the file's size), stored in meta.
 - When the user is asked for permission, the card shows the same: the whole changed lines
@@ -41,6 +45,7 @@ from acp_sidecar.tools.builtin.errors import (
 from acp_sidecar.tools.builtin.paths import WorkspacePath, resolve_path
 from acp_sidecar.tools.builtin.textfile import (
     Encoding,
+    FileStamp,
     atomic_write,
     editor_read,
     editor_write,
@@ -185,6 +190,8 @@ class _Loaded:
     encoding: Encoding
     raw: bool
     """``data`` is the file's bytes as they are on disk (BOM included)."""
+    stamp: FileStamp | None = None
+    """The disk file's stamp when it was read from disk (``None``: read through the editor)."""
 
 
 def _transcoded(text: str) -> bytes:
@@ -204,16 +211,16 @@ async def _load(args: EditArgs, execution: ToolExecution) -> _Loaded:
             )
         text = await editor_read(files, target)
         return _Loaded(target, _transcoded(text), sniffed, raw=False)
-    data, encoding = await asyncio.to_thread(read_bytes, target, verb="edited")
+    data, encoding, stamp = await asyncio.to_thread(read_bytes, target, verb="edited")
     if encoding.codec == "utf-8":
-        return _Loaded(target, data, encoding, raw=True)
+        return _Loaded(target, data, encoding, raw=True, stamp=stamp)
     try:
         text = data[len(encoding.bom) :].decode(encoding.codec)
     except UnicodeDecodeError as exc:
         raise BinaryFileError(
             f"{target.shown} is a binary file; only text files can be edited."
         ) from exc
-    return _Loaded(target, _transcoded(text), encoding, raw=False)
+    return _Loaded(target, _transcoded(text), encoding, raw=False, stamp=stamp)
 
 
 async def _store(
@@ -222,7 +229,7 @@ async def _store(
     target, encoding = loaded.target, loaded.encoding
     files = tool_context(execution).files
     if loaded.raw and not (files is not None and files.can_write):
-        await asyncio.to_thread(atomic_write, target, pieces)
+        await asyncio.to_thread(atomic_write, target, pieces, expected=loaded.stamp)
         return
     joined = b"".join(pieces)
     if loaded.raw:
@@ -239,7 +246,7 @@ async def _store(
         raise ToolArgsError(
             [f"/new_string: cannot be encoded as {encoding.label} (the file's encoding): {exc}"]
         ) from exc
-    await asyncio.to_thread(atomic_write, target, data)
+    await asyncio.to_thread(atomic_write, target, data, expected=loaded.stamp)
 
 
 @attrs.frozen
@@ -324,9 +331,10 @@ edit_tool = define_tool(
         "Replace exact text in a file. old_string must match the file exactly (whitespace and "
         "indentation included, without read's line-number prefixes) and occur exactly once, "
         "unless replace_all is true. Read the file first. Line endings (CRLF stays CRLF), "
-        "encoding and byte-order mark are kept; the write is atomic. Fails with NO_MATCH, "
-        "AMBIGUOUS_MATCH or NO_CHANGE when old_string is missing, not unique, or equal to "
-        "new_string."
+        "encoding and byte-order mark are kept (text the encoding cannot hold is refused; "
+        "when the editor handles files, it decides); the write is atomic. Fails with "
+        "NO_MATCH, AMBIGUOUS_MATCH or NO_CHANGE when old_string is missing, not unique, or "
+        "equal to new_string, and with FILE_CHANGED when the file changed on disk meanwhile."
     ),
     parameters=EditArgs,
     execute=execute_edit,

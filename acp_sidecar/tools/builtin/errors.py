@@ -61,6 +61,18 @@ class FileIOError(ToolError):
     code: ClassVar[str] = "IO_ERROR"
 
 
+class PathChangedError(ToolError):
+    """A directory on the path became a symbolic link (or moved) after the path was checked."""
+
+    code: ClassVar[str] = "PATH_CHANGED"
+
+
+class FileChangedError(ToolError):
+    """The file changed on disk between the tool reading it and replacing it."""
+
+    code: ClassVar[str] = "FILE_CHANGED"
+
+
 class EditorFileError(ToolError):
     """The editor failed a ``fs/read_text_file`` or ``fs/write_text_file`` request."""
 

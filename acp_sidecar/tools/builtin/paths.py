@@ -7,8 +7,9 @@ Invariants:
   its *real* location (symlinks resolved, for the part that exists) lies inside the real
   workspace root. So ``..`` escapes, absolute paths elsewhere and symlinks that point out are
   all refused, with an :class:`OutsideWorkspaceError` that says which of the three it was.
-- The check is made when the call starts; a symlink swapped in afterwards is not re-checked
-  (tools that walk trees skip symlinks altogether).
+- The check is made when the call starts. ``read``, ``write`` and ``edit`` then reach the file
+  along ``real`` without following any link (:mod:`.confined`), so a symlink swapped in
+  afterwards fails the call; tools that walk trees skip symlinks altogether.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 
 import attrs
 
-from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError
+from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError, PathChangedError
 from acp_sidecar.tools.context import ToolContext
 from acp_sidecar.tools.errors import ToolArgsError
 
@@ -68,7 +69,13 @@ def resolve_path(ctx: ToolContext, raw: str, *, param: str = "path") -> Workspac
         raise ToolArgsError([f"/{param}: must not contain NUL characters"])
     root = workspace_root(ctx)
     full = os.path.normpath(os.path.join(root, raw))
-    real = os.path.realpath(full)
+    try:
+        real = os.path.realpath(full)
+    except OSError as exc:  # a link that stopped being one while it was resolved (EINVAL)
+        raise PathChangedError(
+            f"{raw} changed while it was being resolved: a directory on its path was replaced "
+            "by a symbolic link or back. Nothing was read or written; try again."
+        ) from exc
     if not ctx.allow_outside_workspace:
         real_root = os.path.realpath(root)
         if not is_inside(real, real_root):

@@ -3,8 +3,14 @@
 Invariants:
 - The model gets at most :data:`MAX_LINES` lines and :data:`MAX_BYTES` of text per call;
   longer lines are cut at :data:`MAX_LINE_CHARS` characters with a marker; a footer says
-  which lines were shown and how to continue. Reading from disk streams the file, so a huge
-  file costs one pass and the memory of the window.
+  which lines were shown and how to continue. Reading from disk streams the file in 1 MiB
+  chunks and holds at most :data:`LINE_BYTES_KEPT` bytes of any line, so a huge file — or a
+  gigabyte-long line — costs one pass and the memory of a chunk and the window. The reading
+  thread checks cancellation once per chunk and stops when the call ends.
+- A BOM-less file that is not UTF-8 at all (judged on its first 8 KiB) is decoded as
+  Latin-1 and says so; stray undecodable bytes in UTF-8 text are shown as U+FFFD.
+- A file with other hard links is read, with a note in the text, ``other_links`` in meta
+  and the count in the result card's title (the other names may be outside the workspace).
 - When the editor serves reads, the text is the editor's (unsaved changes included); the
   file must still exist on disk, and the binary check is made on disk.
 - The card is generic, ``kind: "read"``, with a location at the window's first line;
@@ -14,17 +20,23 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from typing import Annotated
+import codecs
+import threading
+from collections.abc import Callable, Iterator
+from typing import Annotated, BinaryIO
 
 import attrs
 
 from acp_sidecar.tools.builtin.errors import BinaryFileError
 from acp_sidecar.tools.builtin.paths import WorkspacePath, resolve_path
 from acp_sidecar.tools.builtin.textfile import (
+    LATIN1,
     SNIFF_BYTES,
+    UTF8,
+    Encoding,
     editor_read,
-    open_for_reading,
+    looks_legacy,
+    open_file,
     require_file,
     sniff_encoding,
     sniff_file,
@@ -32,7 +44,7 @@ from acp_sidecar.tools.builtin.textfile import (
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
-from acp_sidecar.tools.errors import ToolArgsError
+from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError
 from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.presentation import (
     FileLocation,
@@ -83,13 +95,15 @@ class _Window:
     def end(self) -> int:
         return self.start + len(self.lines) - 1
 
-    def offer(self, number: int, text: str) -> bool:
-        """Add line ``number``; ``False`` (and the window is full) when it does not fit."""
+    def offer(self, number: int, text: str, length: int | None = None) -> bool:
+        """Add line ``number`` (``length``: its characters, when ``text`` is only its start);
+        ``False`` (and the window is full) when it does not fit."""
         if len(self.lines) >= self.limit:
             self.full = True
             return False
-        if len(text) > MAX_LINE_CHARS:
-            text = f"{text[:MAX_LINE_CHARS]} … [line cut: {len(text):,} characters]"
+        length = len(text) if length is None else length
+        if length > MAX_LINE_CHARS:
+            text = f"{text[:MAX_LINE_CHARS]} … [line cut: {length:,} characters]"
             self.cut_lines += 1
         entry = f"{number:>6}\t{text}"
         size = len(entry.encode("utf-8", "replace")) + 1
@@ -106,6 +120,8 @@ class _Outcome:
     window: _Window
     total: int
     encoding: str
+    links: int = 1
+    """The file's hard-link count (``st_nlink``)."""
 
 
 def _text_lines(text: str) -> list[str]:
@@ -127,9 +143,103 @@ def _window_of_text(text: str, start: int, limit: int, encoding: str) -> _Outcom
     return _Outcome(window, len(lines), encoding)
 
 
-def _decode_line(raw: bytes, window: _Window) -> str:
-    raw = raw[:-1] if raw.endswith(b"\n") else raw
+LINE_BYTES_KEPT = MAX_LINE_CHARS * 4
+"""Bytes of one line held in memory: enough for :data:`MAX_LINE_CHARS` characters of UTF-8."""
+CHUNK_BYTES = 1 << 20
+"""Bytes read at a time; with :data:`LINE_BYTES_KEPT`, all a read holds of the file."""
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _utf8_chars(data: bytes) -> int:
+    """Characters in UTF-8 ``data`` (continuation bytes do not start one)."""
+    return len(data.translate(None, _CONTINUATION))
+
+
+class _Lines:
+    """The lines of a stream of byte chunks, each held only up to :data:`LINE_BYTES_KEPT`.
+
+    Iterating gives ``(kept bytes, characters left out)``; a line of any length costs one
+    chunk and the kept bytes. :meth:`count_rest` counts the lines after the last one taken.
+    Both check ``cancelled`` once per chunk.
+    """
+
+    def __init__(
+        self, chunks: Iterator[bytes], cancelled: Callable[[], bool], count: Callable[[bytes], int]
+    ) -> None:
+        self._chunks = chunks
+        self._cancelled = cancelled
+        self._count = count
+        self._buffer = b""
+        self._at = 0
+
+    def _next_chunk(self) -> bytes:
+        if self._cancelled():
+            raise ToolCancelledError("the read was cancelled")
+        return next(self._chunks, b"")
+
+    def __iter__(self) -> Iterator[tuple[bytes, int]]:
+        kept = bytearray()
+        dropped = 0
+        while True:
+            end = self._buffer.find(b"\n", self._at)
+            stop = len(self._buffer) if end < 0 else end
+            room = LINE_BYTES_KEPT - len(kept)
+            if room >= stop - self._at:
+                kept += self._buffer[self._at : stop]
+            else:
+                kept += self._buffer[self._at : self._at + max(room, 0)]
+                dropped += self._count(self._buffer[self._at + max(room, 0) : stop])
+            if end >= 0:
+                self._at = end + 1
+                yield bytes(kept), dropped
+                kept, dropped = bytearray(), 0
+                continue
+            self._buffer, self._at = self._next_chunk(), 0
+            if not self._buffer:
+                if kept or dropped:
+                    yield bytes(kept), dropped
+                return
+
+    def skip(self, count: int) -> int:
+        """Pass over up to ``count`` lines without keeping any of them; how many there were.
+
+        Whole chunks are counted at once, so skipping is as fast as counting.
+        """
+        passed, pending = 0, False
+        while True:
+            newlines = self._buffer.count(b"\n", self._at)
+            if passed + newlines >= count:
+                while passed < count:
+                    self._at = self._buffer.index(b"\n", self._at) + 1
+                    passed += 1
+                return passed
+            passed += newlines
+            last = self._buffer.rfind(b"\n", self._at)
+            if last >= 0:
+                pending = last < len(self._buffer) - 1
+            elif self._at < len(self._buffer):
+                pending = True
+            self._buffer, self._at = self._next_chunk(), 0
+            if not self._buffer:
+                return passed + (1 if pending else 0)
+
+    def count_rest(self) -> int:
+        """The number of lines after the last one taken (a final line without \\n counts)."""
+        rest = self._buffer[self._at :]
+        lines, last = rest.count(b"\n"), rest[-1:] or b"\n"
+        while chunk := self._next_chunk():
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+        return lines + (0 if last == b"\n" else 1)
+
+
+def _decode_line(raw: bytes, encoding: Encoding, window: _Window, *, cut: bool) -> str:
     raw = raw[:-1] if raw.endswith(b"\r") else raw
+    if encoding == LATIN1:
+        return raw.decode("latin-1")
+    if cut:  # the kept part may end inside a character: that is no decoding error
+        raw = raw.rstrip(_CONTINUATION)
+        raw = raw[:-1] if raw[-1:] >= b"\xc0" else raw
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -137,39 +247,42 @@ def _decode_line(raw: bytes, window: _Window) -> str:
         return raw.decode("utf-8", "replace")
 
 
-def _count_rest(chunks: Iterable[bytes]) -> int:
-    """Lines in the rest of a stream that starts at a line boundary."""
-    lines = 0
-    last = b"\n"
-    for chunk in chunks:
-        lines += chunk.count(b"\n")
-        last = chunk[-1:]
-    return lines + (0 if last == b"\n" else 1)
+def _chunks(stream: BinaryIO) -> Iterator[bytes]:
+    return iter(lambda: stream.read(CHUNK_BYTES), b"")
 
 
-def _read_disk(target: WorkspacePath, start: int, limit: int) -> _Outcome:
-    require_file(target)
-    with open_for_reading(target) as stream:
+def _transcoded(stream: BinaryIO, codec: str) -> Iterator[bytes]:
+    """A UTF-16/32 stream as UTF-8 chunks (so lines split on a one-byte newline)."""
+    decoder = codecs.getincrementaldecoder(codec)("replace")
+    for chunk in _chunks(stream):
+        yield decoder.decode(chunk).encode("utf-8", "surrogatepass")
+    yield decoder.decode(b"", final=True).encode("utf-8", "surrogatepass")
+
+
+def _read_disk(
+    target: WorkspacePath, start: int, limit: int, cancelled: Callable[[], bool]
+) -> _Outcome:
+    with open_file(target) as (stream, info):
         head = stream.read(SNIFF_BYTES)
         encoding = sniff_encoding(head)
         if encoding is None:
             raise BinaryFileError(f"{target.shown} is a binary file; only text files can be read.")
-        if encoding.codec != "utf-8":
-            body = (head + stream.read())[len(encoding.bom) :]
-            return _window_of_text(
-                body.decode(encoding.codec, "replace"), start, limit, encoding.label
-            )
+        if encoding == UTF8 and looks_legacy(head, complete=len(head) < SNIFF_BYTES):
+            encoding = LATIN1
         stream.seek(len(encoding.bom))
+        if encoding.codec in ("utf-8", "latin-1"):
+            count = _utf8_chars if encoding.codec == "utf-8" else len
+            lines = _Lines(_chunks(stream), cancelled, count)
+        else:
+            lines = _Lines(_transcoded(stream, encoding.codec), cancelled, _utf8_chars)
         window = _Window(start, limit)
-        number = 0
-        for raw in stream:
+        number = lines.skip(start - 1)
+        for raw, dropped in lines:
             number += 1
-            if number < start:
-                continue
-            if not window.offer(number, _decode_line(raw, window)):
-                rest = iter(lambda: stream.read(1 << 20), b"")
-                return _Outcome(window, number + _count_rest(rest), encoding.label)
-        return _Outcome(window, number, encoding.label)
+            text = _decode_line(raw, encoding, window, cut=dropped > 0)
+            if not window.offer(number, text, len(text) + dropped):
+                return _Outcome(window, number + lines.count_rest(), encoding.label, info.st_nlink)
+        return _Outcome(window, number, encoding.label, info.st_nlink)
 
 
 def _check_window(args: ReadArgs) -> tuple[int, int]:
@@ -185,10 +298,21 @@ def _check_window(args: ReadArgs) -> tuple[int, int]:
     return args.offset or 1, min(args.limit or MAX_LINES, MAX_LINES)
 
 
+def links_note(links: int) -> str:
+    """The note on a file with other hard links (``links``: its ``st_nlink``)."""
+    others = links - 1
+    names = "1 other link" if others == 1 else f"{others:,} other links"
+    return (
+        f"note: this file has {names} (hard links), which may be outside the workspace; "
+        "a write or edit here replaces only this name and leaves the others as they are."
+    )
+
+
 def _render(target: WorkspacePath, outcome: _Outcome) -> str:
     window, total = outcome.window, outcome.total
+    note = [f"[{links_note(outcome.links)}]"] if outcome.links > 1 else []
     if total == 0:
-        return f"[{target.shown} is empty.]"
+        return "\n".join([f"[{target.shown} is empty.]", *note])
     parts = ["\n".join(window.lines)]
     if window.end < total:
         why = " (the 256 KiB per-call limit was reached)" if window.stopped_by_bytes else ""
@@ -206,7 +330,7 @@ def _render(target: WorkspacePath, outcome: _Outcome) -> str:
         parts.append("[The file is not valid UTF-8; undecodable bytes are shown as U+FFFD (�).]")
     if outcome.encoding not in ("utf-8", "utf-8 with BOM"):
         parts.append(f"[Decoded from {outcome.encoding}.]")
-    return "\n".join(parts)
+    return "\n".join(parts + note)
 
 
 async def execute_read(args: ReadArgs, execution: ToolExecution) -> ToolOutput:
@@ -216,13 +340,23 @@ async def execute_read(args: ReadArgs, execution: ToolExecution) -> ToolOutput:
     start, limit = _check_window(args)
     files = ctx.files
     if files is not None and files.can_read:
-        await asyncio.to_thread(require_file, target)
+        info = await asyncio.to_thread(require_file, target)
         if await asyncio.to_thread(sniff_file, target) is None:
             raise BinaryFileError(f"{target.shown} is a binary file; only text files can be read.")
-        outcome = _window_of_text(await editor_read(files, target), start, limit, "utf-8")
+        text = await editor_read(files, target)
+        outcome = attrs.evolve(_window_of_text(text, start, limit, "utf-8"), links=info.st_nlink)
         source = "editor"
     else:
-        outcome = await asyncio.to_thread(_read_disk, target, start, limit)
+        stop = threading.Event()
+        remove = (
+            execution.signal.add_callback(lambda _reason: stop.set()) if execution.signal else None
+        )
+        try:
+            outcome = await asyncio.to_thread(_read_disk, target, start, limit, stop.is_set)
+        finally:
+            stop.set()  # the call is over, however it ended: the thread stops at its next chunk
+            if remove is not None:
+                remove()
         source = "disk"
     if outcome.total and start > outcome.total:
         raise ToolArgsError(
@@ -239,6 +373,7 @@ async def execute_read(args: ReadArgs, execution: ToolExecution) -> ToolOutput:
             "end_line": window.end if outcome.total else 0,
             "total_lines": outcome.total,
             "source": source,
+            **({"other_links": outcome.links - 1} if outcome.links > 1 else {}),
         },
     )
 
@@ -260,10 +395,16 @@ def present_read_result(args: ReadArgs, result: ToolResult) -> GenericResultView
     if result.is_error or not isinstance(meta, dict) or "total_lines" not in meta:
         return None
     total, start, end = meta.get("total_lines"), meta.get("start_line"), meta.get("end_line")
+    others = meta.get("other_links")
+    links = (
+        f"; {others:,} other hard link{'s' if others > 1 else ''}"
+        if (isinstance(others, int) and others > 0)
+        else ""
+    )
     if not total:
-        return GenericResultView(card="generic", title=f"Read {args.path} (empty)")
+        return GenericResultView(card="generic", title=f"Read {args.path} (empty{links})")
     return GenericResultView(
-        card="generic", title=f"Read {args.path} (lines {start}–{end} of {total})"
+        card="generic", title=f"Read {args.path} (lines {start}–{end} of {total}{links})"
     )
 
 
@@ -274,8 +415,9 @@ read_tool = define_tool(
         f"numbers and a tab, at most {MAX_LINES:,} lines and 256 KiB per call; lines longer "
         f"than {MAX_LINE_CHARS:,} characters are cut. A footer tells you when there is more "
         "and which offset continues. When the editor has the file open, you read its current "
-        "contents, unsaved changes included. Binary files are refused; text that is not "
-        "valid UTF-8 is shown with U+FFFD in place of the undecodable bytes. The line-number "
+        "contents, unsaved changes included. Binary files are refused; a file that is not "
+        "UTF-8 at all is decoded as Latin-1, and stray undecodable bytes in UTF-8 text are "
+        "shown as U+FFFD. A note says when the file has other hard links. The line-number "
         "prefix is not part of the file: leave it out of edit's old_string."
     ),
     parameters=ReadArgs,

@@ -3,13 +3,25 @@
 Invariants:
 - A file is *binary* when its first 8 KiB contain a NUL byte and it does not start with a
   UTF-16/UTF-32 byte-order mark (the rule ``read``, ``edit``, ``write`` and ``grep`` share).
+- A BOM-less file that is not valid UTF-8 and holds no valid multi-byte UTF-8 sequence is
+  Latin-1 (:func:`looks_legacy`; every byte is a character, so nothing is lost). ``write`` and
+  ``edit`` decide on the whole file; ``read``, which streams, on its first 8 KiB.
 - Decoding keeps what encoding back needs: the BOM, the codec, and for UTF-8 files every
   undecodable byte (as a surrogate escape), so ``encode_document(decode_document(b))`` gives
-  ``b`` back byte for byte. Text shown to the model or stored in meta goes through
-  :func:`printable` first (undecodable bytes become U+FFFD).
+  ``b`` back byte for byte. Encoding is strict otherwise: text a Latin-1 or UTF-16 file cannot
+  hold is refused, never written in another encoding. Text shown to the model or stored in
+  meta goes through :func:`printable` first (undecodable bytes become U+FFFD).
+- Local I/O never follows a link after the boundary check: files are opened, stat-ed, created
+  and renamed relative to their directory's descriptor reached by :mod:`.confined`; a path
+  that changed under the call fails it with ``PATH_CHANGED``.
 - :func:`atomic_write` never leaves a half-written file: the data goes to a temporary file in
   the same directory, is flushed to disk, takes the old file's mode, and replaces the file with
-  one ``os.replace``. On any failure the temporary file is removed and the original is intact.
+  one rename. On any failure the temporary file and the directories the write created are
+  removed and the original is intact; stale temporaries of killed writes are removed by the
+  next write into the directory (:mod:`.leftovers`). Given the stamp the file was read with,
+  it refuses to replace a file that changed since (``FILE_CHANGED``), checked on the open
+  file just before the rename; bytes appended to the old file in the instant between that
+  check and the rename are appended to the new one (nothing an ``echo >>`` writes is lost).
 - Every ``OSError`` is mapped to a built-in error with a message naming the path as shown.
 """
 
@@ -19,16 +31,17 @@ import codecs
 import contextlib
 import errno
 import os
-import secrets
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import BinaryIO, TypeAlias
 
 import attrs
 
+from acp_sidecar.tools.builtin import confined, leftovers
 from acp_sidecar.tools.builtin.errors import (
     BinaryFileError,
     EditorFileError,
+    FileChangedError,
     FileIOError,
     FileTooLargeError,
     IsDirectoryError,
@@ -75,6 +88,8 @@ class Encoding:
 
 
 UTF8 = Encoding("utf-8")
+LATIN1 = Encoding("latin-1")
+"""A BOM-less file that is not UTF-8 (:func:`looks_legacy`): every byte is one character."""
 
 
 @attrs.frozen
@@ -102,10 +117,12 @@ def sniff_encoding(head: bytes) -> Encoding | None:
 
 def decode_document(data: bytes) -> TextDocument | None:
     """Decode a whole file losslessly; ``None`` when it is binary."""
-    encoding = sniff_encoding(data[:SNIFF_BYTES])
+    encoding = _whole_file_encoding(data)
     if encoding is None:
         return None
     body = data[len(encoding.bom) :]
+    if encoding == LATIN1:
+        return TextDocument(body.decode("latin-1"), encoding)
     if encoding.codec == "utf-8":
         try:
             return TextDocument(body.decode("utf-8"), encoding)
@@ -133,6 +150,61 @@ def printable(text: str) -> str:
 
 
 # --- local files ------------------------------------------------------------------------------
+#
+# Every local access below goes through :mod:`.confined`: the parent directory is reached along
+# the resolved path without following a link, and the file is opened, stat-ed, created and
+# renamed relative to that directory's descriptor, so a directory swapped for a symlink after
+# the boundary check fails the call instead of leading outside.
+
+
+@attrs.frozen
+class FileStamp:
+    """What identifies one state of a file: a change to it changes one of these."""
+
+    size: int
+    mtime_ns: int
+    inode: int
+    device: int
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileStamp:
+        """The stamp of a stat result."""
+        return cls(info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
+
+
+def _split(target: WorkspacePath) -> tuple[str, str]:
+    directory, name = os.path.split(target.real)
+    return directory, name
+
+
+def _lstat_in(
+    anchor: confined.Directory, name: str, target: WorkspacePath
+) -> os.stat_result | None:
+    """The stat of ``name`` in ``anchor`` (not following a link), ``None`` when missing."""
+    try:
+        info = os.stat(name, dir_fd=anchor.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except PermissionError as exc:
+        raise PermissionDeniedError(f"Permission denied: cannot access {target.shown}.") from exc
+    except OSError as exc:
+        raise FileIOError(f"Cannot access {target.shown}: {exc.strerror or exc}.") from exc
+    if stat.S_ISLNK(info.st_mode):
+        # ``real`` has every link resolved: a link here was put in after the check.
+        raise confined.changed(target.shown)
+    return info
+
+
+def _regular(info: os.stat_result | None, target: WorkspacePath) -> os.stat_result | None:
+    if info is None:
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        raise IsDirectoryError(
+            f"{target.shown} is a directory, not a file. Use glob to list its files."
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise FileIOError(f"{target.shown} is not a regular file.")
+    return info
 
 
 def _stat(target: WorkspacePath) -> os.stat_result | None:
@@ -152,17 +224,16 @@ def existing_file(target: WorkspacePath) -> os.stat_result | None:
     Raises:
         IsDirectoryError: it is a directory.
         FileIOError: it is something else that is not a regular file (a FIFO, a device).
+        PathChangedError: a directory on its path became a symbolic link since the check.
     """
-    info = _stat(target)
-    if info is None:
-        return None
-    if stat.S_ISDIR(info.st_mode):
-        raise IsDirectoryError(
-            f"{target.shown} is a directory, not a file. Use glob to list its files."
-        )
-    if not stat.S_ISREG(info.st_mode):
-        raise FileIOError(f"{target.shown} is not a regular file.")
-    return info
+    directory, name = _split(target)
+    if not name:  # the file system root
+        return _regular(_stat(target), target)
+    try:
+        with confined.directory(directory, target.shown) as anchor:
+            return _regular(_lstat_in(anchor, name, target), target)
+    except (PathNotFoundError, NotDirectoryError):
+        return None  # nothing there: a parent is missing, or is a file
 
 
 def require_file(target: WorkspacePath) -> os.stat_result:
@@ -190,45 +261,104 @@ def require_directory(target: WorkspacePath) -> None:
         raise NotDirectoryError(f"{target.shown} is not a directory.")
 
 
-def open_for_reading(target: WorkspacePath) -> BinaryIO:
-    """Open an existing file for binary reading, with the errors mapped."""
-    try:
-        fd = os.open(target.real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError as exc:
-        raise PathNotFoundError(f"{target.shown} does not exist.") from exc
-    except IsADirectoryError as exc:
-        raise IsDirectoryError(f"{target.shown} is a directory, not a file.") from exc
-    except PermissionError as exc:
-        raise PermissionDeniedError(f"Permission denied: cannot read {target.shown}.") from exc
-    except OSError as exc:
-        raise FileIOError(f"Cannot read {target.shown}: {exc.strerror or exc}.") from exc
-    return os.fdopen(fd, "rb")
+# O_NONBLOCK: a FIFO swapped in after the stat must not block the open (regular files ignore it).
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 
 
-def read_bytes(target: WorkspacePath, *, verb: str) -> tuple[bytes, Encoding]:
-    """Load a whole existing text file's bytes and its encoding (blocking; use a thread).
+@contextlib.contextmanager
+def open_file(target: WorkspacePath) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+    """An existing regular file open for binary reading, and its ``fstat``.
 
-    ``verb`` completes the messages ("… only text files can be {verb}").
+    The file is opened relative to its directory reached by :mod:`.confined`, without
+    following a link, and the opened descriptor must be the regular file that was checked.
 
     Raises:
         PathNotFoundError, IsDirectoryError, PermissionDeniedError, FileIOError,
-        FileTooLargeError, BinaryFileError.
+        PathChangedError.
     """
-    info = require_file(target)
-    if info.st_size > MAX_DOCUMENT_BYTES:
-        raise FileTooLargeError(
-            f"{target.shown} is {info.st_size:,} bytes; files up to "
-            f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB can be {verb}."
-        )
-    with open_for_reading(target) as stream:
+    directory, name = _split(target)
+    if not name:
+        raise IsDirectoryError(f"{target.shown} is a directory, not a file.")
+    with confined.directory(directory, target.shown) as anchor:
+        checked = _regular(_lstat_in(anchor, name, target), target)
+        if checked is None:
+            raise PathNotFoundError(f"{target.shown} does not exist.")
         try:
-            data = stream.read()
+            fd = os.open(name, _READ_FLAGS, dir_fd=anchor.fd)
+        except FileNotFoundError as exc:
+            raise confined.changed(target.shown) from exc
+        except PermissionError as exc:
+            raise PermissionDeniedError(f"Permission denied: cannot read {target.shown}.") from exc
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise confined.changed(target.shown) from exc
+            raise FileIOError(f"Cannot read {target.shown}: {exc.strerror or exc}.") from exc
+    stream = os.fdopen(fd, "rb")
+    with stream:
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) != (checked.st_dev, checked.st_ino):
+            raise confined.changed(target.shown)  # replaced between the stat and the open
+        yield stream, info
+
+
+def looks_legacy(data: bytes, *, complete: bool) -> bool:
+    """Whether BOM-less text ``data`` is in a legacy 8-bit encoding rather than UTF-8.
+
+    It is when it is not valid UTF-8 and holds no valid multi-byte UTF-8 sequence at all (a
+    UTF-8 file with a few stray bytes stays UTF-8). ``complete=False``: ``data`` is a head that
+    may end inside a character.
+    """
+    if not complete:
+        data = data.rstrip(_HIGH_BYTES)  # a character cut at the end is no evidence
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        # Each undecodable byte becomes one escape; a valid sequence, one character of 2-4.
+        return len(data.decode("utf-8", "surrogateescape")) == len(data)
+    return False
+
+
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+
+
+def _whole_file_encoding(data: bytes) -> Encoding | None:
+    encoding = sniff_encoding(data[:SNIFF_BYTES])
+    if encoding == UTF8 and looks_legacy(data, complete=True):
+        return LATIN1
+    return encoding
+
+
+def read_bytes(target: WorkspacePath, *, verb: str) -> tuple[bytes, Encoding, FileStamp]:
+    """Load a whole existing text file: its bytes, its encoding, and the stamp it had.
+
+    ``verb`` completes the messages ("… only text files can be {verb}"). Blocking; use a
+    thread.
+
+    Raises:
+        PathNotFoundError, IsDirectoryError, PermissionDeniedError, FileIOError,
+        FileTooLargeError, BinaryFileError, PathChangedError.
+    """
+    with open_file(target) as (stream, info):
+        if info.st_size > MAX_DOCUMENT_BYTES:
+            raise FileTooLargeError(
+                f"{target.shown} is {info.st_size:,} bytes; files up to "
+                f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB can be {verb}."
+            )
+        try:
+            data = stream.read(info.st_size + 1)  # one more byte shows a file that grew
         except OSError as exc:
             raise FileIOError(f"Cannot read {target.shown}: {exc.strerror or exc}.") from exc
-    encoding = sniff_encoding(data[:SNIFF_BYTES])
+    stamp = FileStamp.of(info)
+    if len(data) != stamp.size:
+        # It grew or shrank while being read: what was read is no state the file was in.
+        raise FileChangedError(
+            f"{target.shown} changed while it was being read (another program is writing to "
+            "it): the file changed; read it again."
+        )
+    encoding = _whole_file_encoding(data)
     if encoding is None:
         raise BinaryFileError(f"{target.shown} is a binary file; only text files can be {verb}.")
-    return data, encoding
+    return data, encoding, stamp
 
 
 def read_document(target: WorkspacePath, *, verb: str) -> TextDocument:
@@ -237,7 +367,7 @@ def read_document(target: WorkspacePath, *, verb: str) -> TextDocument:
     Raises:
         Everything :func:`read_bytes` raises.
     """
-    data, _encoding = read_bytes(target, verb=verb)
+    data, _encoding, _stamp = read_bytes(target, verb=verb)
     document = decode_document(data)
     if document is None:
         raise BinaryFileError(f"{target.shown} is a binary file; only text files can be {verb}.")
@@ -246,7 +376,7 @@ def read_document(target: WorkspacePath, *, verb: str) -> TextDocument:
 
 def sniff_file(target: WorkspacePath) -> Encoding | None:
     """The encoding of an existing file from its first bytes (``None``: binary)."""
-    with open_for_reading(target) as stream:
+    with open_file(target) as (stream, _info):
         try:
             head = stream.read(SNIFF_BYTES)
         except OSError as exc:
@@ -254,23 +384,14 @@ def sniff_file(target: WorkspacePath) -> Encoding | None:
     return sniff_encoding(head)
 
 
-def make_parents(target: WorkspacePath) -> None:
-    """Create the missing parent directories of ``target``."""
-    parent = os.path.dirname(target.real)
-    try:
-        os.makedirs(parent, exist_ok=True)
-    except (FileExistsError, NotADirectoryError) as exc:
-        raise NotDirectoryError(
-            f"Cannot create {target.shown}: part of its parent path is a file, not a directory."
-        ) from exc
-    except PermissionError as exc:
-        raise PermissionDeniedError(
-            f"Permission denied: cannot create the directories for {target.shown}."
-        ) from exc
-    except OSError as exc:
-        raise FileIOError(
-            f"Cannot create the directories for {target.shown}: {exc.strerror or exc}."
-        ) from exc
+def make_parents(target: WorkspacePath) -> tuple[str, ...]:
+    """Create the missing parent directories of ``target``; the ones created, outermost first.
+
+    For a write that goes through the editor; when it fails, hand the result to
+    :func:`~.confined.remove_created`.
+    """
+    with confined.directory(_split(target)[0], target.shown, create=True) as anchor:
+        return anchor.created
 
 
 Chunks: TypeAlias = "Sequence[bytes | memoryview]"
@@ -285,25 +406,50 @@ def _write_all(fd: int, chunks: Chunks) -> None:
             view = view[written:]
 
 
-def atomic_write(target: WorkspacePath, data: bytes | Chunks) -> None:
+def atomic_write(
+    target: WorkspacePath, data: bytes | Chunks, *, expected: FileStamp | None = None
+) -> None:
     """Replace (or create) ``target`` with ``data`` atomically, keeping an old file's mode.
 
-    ``data`` is the content, or a sequence of pieces that make it up. Blocking; run it in a
-    thread. The parent directory must exist.
+    ``data`` is the content, or a sequence of pieces that make it up. Missing parent
+    directories are created, and removed again when the write fails. Stale temporary files of
+    earlier writes into the same directory are cleaned up first (:mod:`.leftovers`). With
+    ``expected``, the file must still have that stamp just before it is replaced. Blocking;
+    run it in a thread.
 
     Raises:
         PermissionDeniedError: the file is read-only or its directory is not writable.
+        FileChangedError: the file no longer has the ``expected`` stamp.
+        PathChangedError: a directory on the path became a symbolic link since the check.
         FileIOError: anything else; the original file is untouched and no temporary is left.
     """
-    path = target.real
-    info = existing_file(target)
-    if info is not None and not os.access(path, os.W_OK):
+    directory, name = _split(target)
+    with confined.directory(directory, target.shown, create=True) as anchor:
+        leftovers.clean(anchor.fd)
+        _replace_in(anchor, name, target, data, expected)
+
+
+def _replace_in(
+    anchor: confined.Directory,
+    name: str,
+    target: WorkspacePath,
+    data: bytes | Chunks,
+    expected: FileStamp | None,
+) -> None:
+    info = _regular(_lstat_in(anchor, name, target), target)
+    if expected is not None and (info is None or FileStamp.of(info) != expected):
+        raise _file_changed(target)
+    if info is not None and not os.access(name, os.W_OK, dir_fd=anchor.fd):
         raise PermissionDeniedError(f"Permission denied: {target.shown} is read-only.")
-    directory, name = os.path.split(path)
-    temporary = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+    temporary = leftovers.temporary_name(name)
     try:
         # 0o666 lets the umask decide a new file's mode, as any editor's save would.
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        fd = os.open(
+            temporary,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o666,
+            dir_fd=anchor.fd,
+        )
     except PermissionError as exc:
         raise PermissionDeniedError(
             f"Permission denied: cannot write in the directory of {target.shown}."
@@ -321,16 +467,79 @@ def atomic_write(target: WorkspacePath, data: bytes | Chunks) -> None:
                         os.fchown(fd, info.st_uid, info.st_gid)
         finally:
             os.close(fd)
-        os.replace(temporary, path)
+        replaced = None if expected is None else _unchanged(anchor, name, target, expected)
+        try:
+            os.replace(temporary, name, src_dir_fd=anchor.fd, dst_dir_fd=anchor.fd)
+        except BaseException:
+            if replaced is not None:
+                os.close(replaced)
+            raise
     except BaseException as exc:
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
+            os.unlink(temporary, dir_fd=anchor.fd)
         if isinstance(exc, OSError):
             reason = "no space left on device" if exc.errno == errno.ENOSPC else exc.strerror
             raise FileIOError(
                 f"Cannot write {target.shown}: {reason or exc}. The file was left unchanged."
             ) from exc
         raise
+    if replaced is not None and expected is not None:
+        try:
+            _carry_over_appends(replaced, expected.size, anchor, name)
+        except OSError:
+            pass  # the new content is in place; a racing append is all that can be lost
+        finally:
+            os.close(replaced)
+
+
+def _unchanged(
+    anchor: confined.Directory, name: str, target: WorkspacePath, expected: FileStamp
+) -> int:
+    """The file about to be replaced, open, after checking it still has the ``expected`` stamp.
+
+    As late as possible: the window left is this check and the rename, not the whole call.
+    """
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=anchor.fd)
+    except FileNotFoundError as exc:
+        raise _file_changed(target) from exc
+    if FileStamp.of(os.fstat(fd)) != expected:
+        os.close(fd)
+        raise _file_changed(target)
+    return fd
+
+
+def _carry_over_appends(replaced: int, size: int, anchor: confined.Directory, name: str) -> None:
+    """Append to the new file what was appended to the replaced one after the check.
+
+    A writer appending (``echo >>``) in the instant between the check and the rename writes
+    to the file that was just replaced; its bytes past the checked ``size`` are still
+    readable through the open descriptor and belong after the new content, as if the append
+    had come after the edit. Repeated while the replaced file still grows.
+    """
+    done = size
+    for _ in range(3):
+        end = os.fstat(replaced).st_size
+        if end <= done:
+            return
+        tail = os.pread(replaced, end - done, done)
+        if not tail:
+            return
+        fd = os.open(
+            name, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=anchor.fd
+        )
+        try:
+            _write_all(fd, [tail])
+        finally:
+            os.close(fd)
+        done += len(tail)
+
+
+def _file_changed(target: WorkspacePath) -> FileChangedError:
+    return FileChangedError(
+        f"{target.shown} changed on disk since it was read (another program wrote to it) and "
+        "was left as it is: the file changed; read it again, then redo the change."
+    )
 
 
 # --- the editor's files -----------------------------------------------------------------------

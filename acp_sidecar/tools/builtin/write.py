@@ -7,12 +7,14 @@ Invariants:
   that moment (:func:`preview_write`, built like the result card), so overwriting a file is
   never shown as creating one; a write that would fail (outside the workspace, a binary
   file) fails before anyone is asked.
-- An existing file keeps its encoding and BOM (and its mode, see
+- On the local disk an existing file keeps its encoding and BOM (a Latin-1 file stays
+  Latin-1; content its encoding cannot hold is refused) and its mode (see
   :func:`~acp_sidecar.tools.builtin.textfile.atomic_write`); a new one is UTF-8 without BOM.
-  Missing parent directories are created. A binary file is never overwritten.
+  Missing parent directories are created, and removed again when the write fails. A binary
+  file is never overwritten.
 - When the editor serves writes, the content goes through it (and the before-image through
-  its reads, when it serves them); otherwise the local write is atomic: a failure leaves the
-  original byte for byte.
+  its reads, when it serves them) and the editor decides the encoding; otherwise the local
+  write is atomic: a failure leaves the original byte for byte.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Annotated, Any
 
 import attrs
 
+from acp_sidecar.tools.builtin.confined import remove_created
 from acp_sidecar.tools.builtin.diffs import (
     META_TEXT_CAP,
     Hunk,
@@ -104,9 +107,13 @@ async def execute_write(args: WriteArgs, execution: ToolExecution) -> ToolOutput
             f"{target.shown} already has this content ({lines} lines); nothing was changed.",
             meta=_meta(target.path, before, args.content),
         )
-    await asyncio.to_thread(make_parents, target)
     if files is not None and files.can_write:
-        await editor_write(files, target, args.content)
+        created = await asyncio.to_thread(make_parents, target)
+        try:
+            await editor_write(files, target, args.content)
+        except BaseException:
+            await asyncio.shield(asyncio.to_thread(remove_created, created))
+            raise
     else:
         try:
             data = encode_document(args.content, encoding)
@@ -158,9 +165,10 @@ write_tool = define_tool(
     name="write",
     description=(
         "Create a text file, or replace the whole content of an existing one. Missing parent "
-        "directories are created. An existing file keeps its encoding, byte-order mark and "
-        "permissions; the write is atomic (a failure leaves the old file intact). To change "
-        "part of a file, prefer edit. Binary files cannot be overwritten."
+        "directories are created. An existing file keeps its encoding (content it cannot hold "
+        "is refused), byte-order mark and permissions; the write is atomic (a failure leaves "
+        "the old file intact). When the editor handles files, it decides the encoding. To "
+        "change part of a file, prefer edit. Binary files cannot be overwritten."
     ),
     parameters=WriteArgs,
     execute=execute_write,

@@ -179,7 +179,11 @@ def deny_access(monkeypatch: Any, path: str, *, write: bool = False) -> None:
     target = os.path.realpath(path)
 
     def guarded_open(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
-        name = os.path.realpath(os.fspath(file))
+        name = os.fspath(file)
+        dir_fd = kwargs.get("dir_fd")
+        if dir_fd is not None:  # the file tools open relative to a directory descriptor
+            name = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), name)
+        name = os.path.realpath(name)
         if write:
             if os.path.dirname(name) == os.path.dirname(target) and flags & os.O_CREAT:
                 raise PermissionError(13, "Permission denied", name)

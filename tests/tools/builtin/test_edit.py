@@ -6,10 +6,12 @@ import codecs
 import errno
 import os
 import stat
+from typing import Any
 
 import pytest
 
 from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegistry
+from acp_sidecar.tools.builtin import edit as edit_module
 from acp_sidecar.tools.builtin import textfile
 from acp_sidecar.tools.builtin.edit import edit_tool
 
@@ -336,3 +338,59 @@ async def test_an_editor_that_only_writes_gets_the_text_without_the_bom(
     )
     assert editor.writes == [(path, "new\r\n")]
     assert workspace.get("a.txt") == codecs.BOM_UTF8 + b"old\r\n"
+
+
+async def test_a_change_between_reading_and_replacing_fails_and_is_kept(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace.put("log.txt", "counter 0\n")
+    real_plan = edit_module._plan
+
+    def plan_while_another_program_appends(*args: Any, **kwargs: Any) -> Any:
+        with open(workspace.path("log.txt"), "a") as appender:  # after the read, before the write
+            appender.write("appended\n")
+        return real_plan(*args, **kwargs)
+
+    monkeypatch.setattr(edit_module, "_plan", plan_while_another_program_appends)
+    result = await run(
+        registry, workspace, "edit", {"path": "log.txt", "old_string": "0", "new_string": "1"}
+    )
+    code, message = failure(result)
+    assert code == "FILE_CHANGED"
+    assert "the file changed; read it again" in message
+    assert workspace.get("log.txt") == b"counter 0\nappended\n"
+
+
+async def test_a_latin1_file_is_edited_in_latin1(
+    workspace: Workspace, registry: ToolRegistry
+) -> None:
+    workspace.put("l.txt", "déjà vu\n".encode("latin-1"))
+    result = await run(
+        registry, workspace, "edit", {"path": "l.txt", "old_string": "déjà", "new_string": "là"}
+    )
+    assert meta(result)["encoding"] == "latin-1"
+    assert workspace.get("l.txt") == "là vu\n".encode("latin-1")
+    refused = await run(
+        registry, workspace, "edit", {"path": "l.txt", "old_string": "là", "new_string": "→"}
+    )
+    assert failure(refused)[0] == "INVALID_ARGS"
+    assert workspace.get("l.txt") == "là vu\n".encode("latin-1")
+
+
+async def test_an_append_in_the_instant_of_the_replace_is_carried_over(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = workspace.put("log.txt", "counter 0\n")
+    real_replace = os.replace
+
+    def replace_while_another_program_appends(*args: Any, **kwargs: Any) -> None:
+        with open(path, "a") as appender:  # after the last check: it lands in the old file
+            appender.write("appended\n")
+        real_replace(*args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace_while_another_program_appends)
+    result = await run(
+        registry, workspace, "edit", {"path": "log.txt", "old_string": "0", "new_string": "1"}
+    )
+    assert not result.is_error, result
+    assert workspace.get("log.txt") == b"counter 1\nappended\n"

@@ -7,7 +7,10 @@ import codecs
 import pytest
 
 from acp_sidecar.tools import FileLocation, GenericCallView, GenericResultView, ToolRegistry
+from acp_sidecar.tools.builtin import read as read_module
+from acp_sidecar.tools.builtin.paths import WorkspacePath
 from acp_sidecar.tools.builtin.read import MAX_BYTES, present_read_call, read_tool
+from acp_sidecar.tools.errors import ToolCancelledError
 
 from .helpers import FakeEditor, Workspace, deny_access, failure, meta, outcome, run, text
 
@@ -82,15 +85,23 @@ async def test_utf16_with_a_bom_is_decoded_and_says_so(
     assert text(result) == "     1\théllo\n     2\twörld\n[Decoded from utf-16-le with BOM.]"
 
 
-async def test_non_utf8_text_is_decoded_with_replacement_and_says_so(
+async def test_stray_bytes_in_utf8_text_are_shown_as_replacement_and_say_so(
+    workspace: Workspace, registry: ToolRegistry
+) -> None:
+    workspace.put("mixed.txt", "naïve\n".encode() + "café\n".encode("latin-1"))
+    result = await run(registry, workspace, "read", {"path": "mixed.txt"})
+    assert text(result) == (
+        "     1\tnaïve\n     2\tcaf\ufffd\n"
+        "[The file is not valid UTF-8; undecodable bytes are shown as U+FFFD (�).]"
+    )
+
+
+async def test_a_latin1_file_is_decoded_as_latin1_and_says_so(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     workspace.put("latin1.txt", "café\n".encode("latin-1"))
     result = await run(registry, workspace, "read", {"path": "latin1.txt"})
-    assert text(result) == (
-        "     1\tcaf\ufffd\n"
-        "[The file is not valid UTF-8; undecodable bytes are shown as U+FFFD (�).]"
-    )
+    assert text(result) == "     1\tcafé\n[Decoded from latin-1.]"
 
 
 async def test_an_empty_file_says_so(workspace: Workspace, registry: ToolRegistry) -> None:
@@ -245,3 +256,18 @@ def test_the_call_presenter_defaults_to_line_1() -> None:
     from acp_sidecar.tools.builtin.read import ReadArgs
 
     assert present_read_call(ReadArgs(path="a")).locations == (FileLocation("a", 1),)
+
+
+def test_the_disk_reader_checks_cancellation_inside_its_loop(workspace: Workspace) -> None:
+    # A gigantic line is read a chunk at a time; cancellation is seen at the next chunk.
+    path = workspace.put("huge.txt", b"a" * (8 * read_module.CHUNK_BYTES) + b"\n")
+    target = WorkspacePath(path, path, "huge.txt", workspace.cwd)
+    polls: list[int] = []
+
+    def cancelled() -> bool:
+        polls.append(1)
+        return len(polls) > 3
+
+    with pytest.raises(ToolCancelledError):
+        read_module._read_disk(target, 1, 10, cancelled)
+    assert len(polls) == 4

@@ -6,6 +6,7 @@ import codecs
 import errno
 import os
 import stat
+from typing import Any
 
 import pytest
 
@@ -143,11 +144,13 @@ async def test_a_read_only_file_is_not_replaced(
     os.chmod(path, 0o444)
     real_access = os.access
     # root passes every access check; answer as the OS would for anyone else
-    monkeypatch.setattr(
-        os,
-        "access",
-        lambda p, mode: False if p == path and mode == os.W_OK else real_access(p, mode),
-    )
+
+    def access(p: str, mode: int, **kwargs: Any) -> bool:
+        dir_fd = kwargs.get("dir_fd")  # the tools check relative to the directory's descriptor
+        full = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), p) if dir_fd else p
+        return False if full == path and mode == os.W_OK else real_access(p, mode, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
     result = await run(registry, workspace, "write", {"path": "ro.txt", "content": "new"})
     assert failure(result) == ("PERMISSION_DENIED", "Permission denied: ro.txt is read-only.")
     assert workspace.get("ro.txt") == b"original\n"

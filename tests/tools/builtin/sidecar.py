@@ -1,0 +1,97 @@
+"""The file tools driven over the wire: a real sidecar subprocess in auto mode, slash commands.
+
+:func:`auto_sidecar` starts ``python -m acp_sidecar`` (the console driver: prompts are slash
+commands for the tools) with an optional ``preexec_fn`` (resource limits), opens a session in
+``workspace`` in auto mode (no permission requests), and :func:`call` runs one command and
+returns the final card's status and text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from tests.server.wire import READ_LIMIT, ROOT, WireClient
+
+
+@attrs.frozen
+class Sidecar:
+    client: WireClient
+    process: asyncio.subprocess.Process
+    session: str
+
+
+@asynccontextmanager
+async def auto_sidecar(
+    workspace: Path,
+    *,
+    preexec_fn: Callable[[], None] | None = None,
+    capabilities: dict[str, Any] | None = None,
+) -> AsyncIterator[Sidecar]:
+    """A sidecar subprocess with one session in ``workspace``, in auto mode; killed at exit."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        limit=READ_LIMIT,
+        preexec_fn=preexec_fn,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    client = WireClient(process.stdout, process.stdin)
+    try:
+        await client.initialize(**(capabilities or {}))
+        session = await client.new_session(str(workspace))
+        await client.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+        yield Sidecar(client, process, session)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+def command(tool: str, **args: Any) -> str:
+    """The slash command that calls ``tool`` with ``args``."""
+    return f"/{tool} {json.dumps(args)}"
+
+
+async def call(sidecar: Sidecar, text: str, *, timeout: float = 30.0) -> tuple[str, str]:
+    """Run one prompt; the final tool card's status and its text content."""
+    client = sidecar.client
+    client.updates.clear()
+    msg_id = await client.start_prompt(sidecar.session, text)
+    response = await client.next_response(msg_id, timeout)
+    assert "result" in response, response
+    updates = [m["params"]["update"] for m in client.updates]
+    final = [
+        u
+        for u in updates
+        if u["sessionUpdate"] == "tool_call_update" and u.get("status") in ("completed", "failed")
+    ]
+    assert final, updates
+    content = final[-1].get("content") or []
+    texts = [c["content"]["text"] for c in content if c.get("type") == "content"]
+    return final[-1]["status"], "\n".join(texts)
+
+
+def card_title(sidecar: Sidecar) -> str:
+    """The title of the last card's final update (after :func:`call`)."""
+    titles = [
+        m["params"]["update"]["title"]
+        for m in sidecar.client.updates
+        if m["params"]["update"]["sessionUpdate"] == "tool_call_update"
+        and "title" in m["params"]["update"]
+    ]
+    return titles[-1]
