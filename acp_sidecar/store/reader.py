@@ -161,8 +161,9 @@ class SessionLog:
     def check_versions(self) -> None:
         """Read the rest of the log once; raise for a record of a newer version anywhere.
 
-        Lines in this version's own form are recognized by their first bytes, so the check
-        costs one read of the file, not a second decode. The log can be iterated afterwards.
+        Lines in this version's own form (``{"v":1,`` first, no other ``"v"`` key anywhere)
+        are recognized by their bytes, so the check costs one read of the file, not a second
+        decode; any other line is decoded. The log can be iterated afterwards.
 
         Raises:
             UnsupportedVersionError: a record is from a newer schema version.
@@ -173,8 +174,10 @@ class SessionLog:
         number = 1
         for line in self._file:
             number += 1
-            if line.startswith(_CURRENT_PREFIX) or not line.endswith(b"\n"):
-                continue  # ours, or a torn tail (dropped when iterating)
+            if not line.endswith(b"\n"):
+                continue  # a torn tail: dropped when iterating
+            if line.startswith(_CURRENT_PREFIX) and line.count(b'"v":') == 1:
+                continue  # our own form, with no second "v" key that JSON would let win
             try:
                 decode_line(line)
             except NewerVersion as exc:
