@@ -60,6 +60,8 @@ class Client:
         self.ids = itertools.count(1)
         self.warnings = 0
         self.updates = 0
+        self.last_status = ""
+        """The status of the last tool call update that carried one."""
 
     @classmethod
     async def start(cls, store: Path, nofile: int = 0) -> Client:
@@ -99,6 +101,8 @@ class Client:
         if message.get("method") == "session/update":
             self.updates += 1
             update = message["params"]["update"]
+            if update.get("sessionUpdate") == "tool_call_update" and "status" in update:
+                self.last_status = update["status"]
             if update.get("sessionUpdate") == "agent_message_chunk":
                 self.warnings += NOT_RECORDED in update["content"].get("text", "")
         return message
@@ -129,8 +133,12 @@ class Client:
 
 
 def kinds_of(path: Path) -> list[str]:
-    with SessionLog(path) as log:
-        return [type(record).__name__ for record in log]
+    """The record types of a log (none when the session never got one)."""
+    try:
+        with SessionLog(path) as log:
+            return [type(record).__name__ for record in log]
+    except FileNotFoundError:
+        return []
 
 
 TURN = ["UserMessageRecord", "ToolCallRecord", "ToolResultRecord", "TurnEndRecord"]
@@ -226,7 +234,8 @@ async def many_sessions(count: int, work: Path, nofile: int) -> None:
     elapsed = time.perf_counter() - started
     await client.request("session/set_mode", {"sessionId": sessions[0], "modeId": "auto"})
     shell = await client.prompt(sessions[0], "!echo ok")
-    shell_ok = shell.get("result", {}).get("stopReason") == "end_turn"
+    answered = shell.get("result", {}).get("stopReason") == "end_turn"
+    shell_ok = answered and client.last_status == "completed"
     stop.set()
     await sampler
     status = await client.close()
@@ -241,7 +250,8 @@ async def many_sessions(count: int, work: Path, nofile: int) -> None:
     print(f"    logs missing records: {unrecorded}   (goal 0)")
     print(f"    peak open descriptors: {peak[0]}   (logs held at most: {held})")
     print(f"    baseline: one descriptor per session would need {count} (limit {soft})")
-    print(f"    a `!` command afterwards: {'ok' if shell_ok else 'FAILED'}; exit {status}")
+    outcome = "ok" if shell_ok else f"FAILED (card {client.last_status or 'none'})"
+    print(f"    a `!` command afterwards: {outcome}; exit {status}")
 
 
 async def main() -> None:

@@ -56,9 +56,8 @@ class SessionRecorder:
         writer: SessionWriter | None = None,
     ) -> None:
         """``held``: the logs held open with this one (default: only this one); ``tell``:
-        shows the user a message now (the server's sends an agent message; default: the
+        shows the user a message now (the server sends an agent message; default: the
         message is only logged, for callers without a client)."""
-
         self._store_source = store
         self._session_id = session_id
         self._cwd = cwd

@@ -4,6 +4,7 @@ lie, loads that fail half-way or race. Each sidecar is a subprocess; limits are 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import resource
@@ -147,6 +148,36 @@ async def test_sessions_past_the_descriptor_limit_are_all_recorded_and_loadable(
     assert len(cards) == 3  # /read, !echo, /read after the load
 
 
+async def test_a_released_log_locked_by_another_process_meanwhile_is_told(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store"
+    (tmp_path / "f.txt").write_text("hello\n")
+    cwd = str(tmp_path)
+    nofile = limit(resource.RLIMIT_NOFILE, 32)  # 8 logs held at most
+    async with sidecar("--store", str(store), preexec=nofile) as (wire, process):
+        await wire.initialize()
+        first = await wire.new_session(cwd)
+        await prompt(wire, first, "/read f.txt")
+        for _ in range(10):  # the first session's log is released, and its lock with it
+            await prompt(wire, await wire.new_session(cwd), "/read f.txt")
+        taker = os.open(store / f"{first}.jsonl", os.O_RDONLY)
+        try:
+            fcntl.flock(taker, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another process takes it
+            wire.updates.clear()
+            await prompt(wire, first, "/read f.txt")
+            told = texts_of(wire.updates)
+            assert NOT_RECORDED in told and "open for writing in another" in told, told
+        finally:
+            os.close(taker)
+        await prompt(wire, first, "/read f.txt")
+        assert "Recording of this session resumed" in texts_of(wire.updates)
+        await finish(wire, process)
+    kinds = [r["type"] for r in records(store / f"{first}.jsonl")]
+    assert kinds[-5:] == ["gap", "user_message", "tool_call", "tool_result", "turn_end"]
+    assert kinds.count("user_message") == 2  # the turn taken from it is missing, and marked
+
+
 # ---- 16: a failed write is told, retried and marked ----------------------------------------
 
 
@@ -191,6 +222,34 @@ async def test_a_write_past_the_file_size_limit_is_told_and_marked_as_a_gap(
         ]
         assert statuses == ["completed", "failed", "completed"]  # the lost result: interrupted
         await finish(wire, process)
+
+
+async def test_a_log_that_could_not_be_created_is_created_once_it_can_be(tmp_path: Path) -> None:
+    unprivileged.require()
+    with unprivileged.shared_directory() as shared:
+        store = shared / "store"
+        store.mkdir(mode=0o755)  # root's: nobody cannot create a log in it yet
+        (shared / "a.txt").write_text("alpha\n")
+        argv = unprivileged.command("--store", str(store))
+        async with sidecar(argv=argv, env=unprivileged.environment()) as (wire, process):
+            await wire.initialize()
+            session = await wire.new_session(str(shared))
+            while NOT_RECORDED not in texts_of(wire.updates):  # told, with no prompt
+                await wire.next_update()
+            assert "Permission denied" in texts_of(wire.updates)
+            await prompt(wire, session, "/read a.txt")  # lost, the turn goes on
+            os.chown(store, unprivileged.NOBODY, unprivileged.NOBODY)  # the cause goes away
+            wire.updates.clear()
+            await prompt(wire, session, "/read a.txt")
+            assert "Recording of this session resumed" in texts_of(wire.updates)
+            await finish(wire, process)
+        kinds = [r["type"] for r in records(store / f"{session}.jsonl")]
+        assert kinds == ["header", "gap", "user_message", "tool_call", "tool_result", "turn_end"]
+        async with sidecar("--store", str(store)) as (wire, process):
+            await wire.initialize()
+            assert "result" in await load(wire, session, str(shared))
+            assert GAP in texts_of(session_updates(wire, session))
+            await finish(wire, process)
 
 
 # ---- 17: a load that fails sends nothing and keeps nothing; two loads at once ---------------
