@@ -36,6 +36,7 @@ from acp_sidecar.protocol.content import (
     ContentBlock,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
+    TextContentBlock,
 )
 from acp_sidecar.protocol.converter import converter, from_wire, to_wire
 from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError, ProtocolParamsError
@@ -74,9 +75,10 @@ from acp_sidecar.protocol.session import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
-from acp_sidecar.protocol.updates import SessionNotification, SessionUpdate
+from acp_sidecar.protocol.updates import AgentMessageChunk, SessionNotification, SessionUpdate
 from acp_sidecar.server.client import ClientProxy
 from acp_sidecar.server.files import ClientFiles
+from acp_sidecar.server.held import HeldLogs
 from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
@@ -138,6 +140,8 @@ class AcpServer(JsonRPCServer):
         self.initialized = False
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, Session] = {}
+        self.held_logs = HeldLogs()
+        """The session logs held open (a bounded number; see :mod:`acp_sidecar.server.held`)."""
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
         self._driver: Driver | None = None
         self._background: set[asyncio.Task[None]] = set()
@@ -286,6 +290,12 @@ class AcpServer(JsonRPCServer):
         if wire is not None:
             await wire.drain()
 
+    def tell(self, session_id: str, text: str) -> None:
+        """Show the user ``text`` in ``session_id`` as an agent message, now (not recorded)."""
+        update = AgentMessageChunk(content=TextContentBlock(text=text))
+        notification = SessionNotification(session_id=session_id, update=update)
+        self.protocol.notify(SESSION_UPDATE, to_wire(notification))
+
     async def close(self, grace: float) -> None:
         """Cancel every running turn and every request in flight, within ``grace`` seconds;
         then close the session logs."""
@@ -314,7 +324,14 @@ class AcpServer(JsonRPCServer):
             return None
         from acp_sidecar.server.recording import SessionRecorder
 
-        return SessionRecorder(self.require_store, session_id, cwd, mode)
+        return SessionRecorder(
+            self.require_store,
+            session_id,
+            cwd,
+            mode,
+            held=self.held_logs,
+            tell=lambda text: self.tell(session_id, text),
+        )
 
     def require_store(self) -> SessionStore:
         """The store, when sessions are kept (callers check :attr:`stores_sessions`)."""

@@ -2,8 +2,13 @@
 
 Invariants:
 - Every check that can fail is made before the first update is sent: the session exists, its
-  log's schema version is one we read, its cwd is the one asked for, and this process can take
-  its lock (another sidecar holding it gets a clear error).
+  log is a regular file (not a link) whose header names it, every record's schema version is
+  one we read (the whole log is checked), its cwd is the one asked for, and this process can
+  take its lock and write the log (another sidecar holding it, or a log this process may not
+  write, gets a clear error).
+- Every failure gives the log's lock back: a failed load leaves the session loadable.
+- Two loads of one session at once: the second waits for the first, then replays from the
+  session the first loaded (both succeed).
 - The whole history is replayed as ``session/update`` notifications before ``session/load``
   answers; afterwards the session continues, appending to the same log. Its
   ``available_commands_update`` follows the answer, as after ``session/new``.
@@ -47,22 +52,28 @@ def _not_found(session_id: str) -> AcpError:
 
 async def session_load(ls: AcpServer, params: LoadSessionRequest) -> LoadSessionResponse:
     """Replay a stored session's history, then continue it."""
+    store = _store(ls, "session/load")
+    if not os.path.isabs(params.cwd):
+        raise AcpError.invalid_params(
+            f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
+        )
+    async with ls.held_logs.loading(params.session_id):  # a second load waits for the first
+        return await _load(ls, store, params)
+
+
+async def _load(
+    ls: AcpServer, store: SessionStore, params: LoadSessionRequest
+) -> LoadSessionResponse:
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.replay import replay_updates
     from acp_sidecar.store import (
-        CorruptLogError,
         SessionLockedError,
         SessionNotFoundError,
         StoreError,
         UnsupportedVersionError,
     )
 
-    store = _store(ls, "session/load")
     session_id = params.session_id
-    if not os.path.isabs(params.cwd):
-        raise AcpError.invalid_params(
-            f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
-        )
     loaded = ls.sessions.get(session_id)
     if loaded is not None and loaded.running is not None:
         raise AcpError.invalid_request(
@@ -71,49 +82,64 @@ async def session_load(ls: AcpServer, params: LoadSessionRequest) -> LoadSession
     if loaded is not None and loaded.recorder is not None:
         loaded.recorder.flush()  # its log exists (a new one is created meanwhile) and is whole
     writer: SessionWriter | None = None
+    loaded_now = False
     try:
+        try:
+            if loaded is None:
+                writer = store.reopen(session_id)  # the lock first: nothing is sent if it is held
+            with store.open_log(session_id) as log:
+                header = log.header
+                if os.path.normpath(header.cwd) != os.path.normpath(params.cwd):
+                    raise AcpError.invalid_params(
+                        f"Invalid params: cwd: session {session_id} works in {header.cwd}, "
+                        f"not {params.cwd}"
+                    )
+                log.check_versions()  # a newer record anywhere refuses the log before any update
+                ctx = ls.card_context(header.cwd)
+                lookup = ls.tools.registry.get
+                mode = None
+                for update in replay_updates(header, log, lookup, ctx):
+                    if isinstance(update, CurrentModeUpdate):
+                        mode = update.current_mode_id
+                    await ls.send_update(session_id, update)
+        except SessionNotFoundError:
+            raise _not_found(session_id) from None
+        except SessionLockedError as exc:
+            raise AcpError(INTERNAL_ERROR, f"Cannot load session {session_id}: {exc}") from None
+        except UnsupportedVersionError as exc:
+            raise AcpError(
+                INTERNAL_ERROR,
+                f"Cannot load session {session_id}: {exc}",
+                {"found": exc.found, "supported": exc.supported},
+            ) from None
+        except StoreError as exc:
+            raise AcpError(INTERNAL_ERROR, f"Cannot load session {session_id}: {exc}") from None
+        except OSError as exc:
+            raise AcpError(
+                INTERNAL_ERROR,
+                f"Cannot load session {session_id}: its log could not be read "
+                f"({exc.strerror or exc})",
+            ) from None
         if loaded is None:
-            writer = store.reopen(session_id)  # the lock first: nothing is sent if it is held
-        with store.open_log(session_id) as log:
-            header = log.header
-            if os.path.normpath(header.cwd) != os.path.normpath(params.cwd):
-                raise AcpError.invalid_params(
-                    f"Invalid params: cwd: session {session_id} works in {header.cwd}, "
-                    f"not {params.cwd}"
-                )
-            ctx = ls.card_context(header.cwd)
-            lookup = ls.tools.registry.get
-            mode = None
-            for update in replay_updates(header, log, lookup, ctx):
-                if isinstance(update, CurrentModeUpdate):
-                    mode = update.current_mode_id
-                await ls.send_update(session_id, update)
-    except SessionNotFoundError:
-        raise _not_found(session_id) from None
-    except SessionLockedError as exc:
-        raise AcpError(INTERNAL_ERROR, f"Cannot load session {session_id}: {exc}") from None
-    except UnsupportedVersionError as exc:
-        raise AcpError(
-            INTERNAL_ERROR,
-            f"Cannot load session {session_id}: {exc}",
-            {"found": exc.found, "supported": exc.supported},
-        ) from None
-    except (CorruptLogError, StoreError) as exc:
-        raise AcpError(INTERNAL_ERROR, f"Cannot load session {session_id}: {exc}") from None
-    except BaseException:
-        if writer is not None:  # give the lock back: the session was not loaded
-            writer.close()
-        raise
-    if loaded is None:
-        assert writer is not None
-        from acp_sidecar.server.replay import known_mode
+            assert writer is not None
+            from acp_sidecar.server.replay import known_mode
 
-        policy = SessionPolicy(mode=known_mode(mode))
-        loaded = Session(session_id=session_id, cwd=header.cwd, policy=policy)
-        loaded.recorder = SessionRecorder(
-            ls.require_store, session_id, header.cwd, policy.mode, writer=writer
-        )
-        ls.sessions[session_id] = loaded
+            policy = SessionPolicy(mode=known_mode(mode))
+            loaded = Session(session_id=session_id, cwd=header.cwd, policy=policy)
+            loaded.recorder = SessionRecorder(
+                ls.require_store,
+                session_id,
+                header.cwd,
+                policy.mode,
+                held=ls.held_logs,
+                tell=lambda text: ls.tell(session_id, text),
+                writer=writer,
+            )
+            ls.sessions[session_id] = loaded
+        loaded_now = True
+    finally:
+        if writer is not None and not loaded_now:  # every failure gives the lock back
+            writer.close()
     ls.announce_commands(session_id)  # a reloaded session keeps its slash commands
     return LoadSessionResponse(modes=mode_state(loaded.policy.mode))
 

@@ -8,8 +8,16 @@ Invariants:
   mode switch, a load, closing) waits for that creation rather than racing it.
 - Everything a turn produces is recorded in order: the prompt, each agent message and thought
   (coalesced per message), each notice (the sidecar's own word to the user, which the model's
-  history leaves out), each tool call and result, the turn's end. A failure to write is
-  logged and the turn goes on: losing the log must not lose the user's turn.
+  history leaves out), each tool call and result, the turn's end.
+- A failure to write (disk full, file too large, the log's lock taken by another process) never
+  stops the turn — losing the log must not lose the user's turn — and is never silent: the
+  user is told at once, in an agent message (not recorded: the log is what is failing). Every
+  later record retries (creating the log if it was never created); the first that succeeds is
+  preceded by a gap marker saying records were lost, so replay shows the hole instead of
+  leaving out what happened, and the user is told recording resumed.
+- The log is held open only while it is among the most recently used
+  (:class:`~acp_sidecar.server.held.HeldLogs`): released, it is re-opened and re-locked on its
+  next use. Failure reports go out on the event loop's thread only.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from typing import TYPE_CHECKING
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import to_wire
 from acp_sidecar.protocol.updates import AgentMessageChunk, AgentThoughtChunk, SessionUpdate
+from acp_sidecar.server.held import HeldLogs
 
 if TYPE_CHECKING:
     from acp_sidecar.bridge.translate import ToolCallEvent
@@ -42,39 +51,82 @@ class SessionRecorder:
         cwd: str,
         mode: str,
         *,
+        held: HeldLogs | None = None,
+        tell: Callable[[str], None] | None = None,
         writer: SessionWriter | None = None,
     ) -> None:
+        """``held``: the logs held open with this one (default: only this one); ``tell``:
+        shows the user a message now (the server sends an agent message; default: the
+        message is only logged, for callers without a client)."""
         self._store_source = store
         self._session_id = session_id
         self._cwd = cwd
         self._mode = mode
+        self._held = HeldLogs(1) if held is None else held
+        self._tell = logger.warning if tell is None else tell
+        """Shows the user a message now (an agent message; called on the loop's thread)."""
         self._writer = writer
-        self._failed = False
+        self._created = writer is not None
+        """Whether the log exists on disk (from then on it is re-opened, never created)."""
+        self._lost: str | None = None
+        """Why records were lost since the last one written (a gap marker goes first)."""
+        self._failing = False
+        """Whether the user was told recording fails, and not yet that it resumed."""
+        self._untold: list[str] = []
         self._opening = threading.Lock()
-        """Held while the log is created, so only one thread creates it."""
+        """Held while the log is created, opened or released, by one thread at a time."""
         self._closed = False
+        if writer is not None:
+            self._held.touch(self)
 
     @property
     def _store(self) -> SessionStore:
         return self._store_source()
 
-    def writer(self) -> SessionWriter | None:
-        """The open writer, creating the log if it is not yet (``None`` once writing failed)."""
-        if self._writer is not None or self._failed:
-            return self._writer
-        with self._opening:
-            if self._writer is None and not self._failed and not self._closed:
-                from acp_sidecar.store import StoreError
+    def _open(self) -> SessionWriter | None:
+        """The open writer, creating or re-opening the log if needed (any thread); ``None``
+        when that failed (the reason is kept for :meth:`_report`) or the recorder is closed."""
+        from acp_sidecar.store import StoreError
 
-                try:
+        with self._opening:
+            if self._writer is not None or self._closed:
+                return self._writer
+            try:
+                if self._created:
+                    self._writer = self._store.reopen(self._session_id)
+                else:
                     self._writer = self._store.create(self._session_id, self._cwd, mode=self._mode)
-                except (StoreError, OSError):
-                    self._fail("could not create the session log")
-        return self._writer
+                    self._created = True
+            except (StoreError, OSError) as exc:
+                what = "re-open" if self._created else "create"
+                self._problem(f"could not {what} the session log", exc)
+            return self._writer
+
+    def writer(self) -> SessionWriter | None:
+        """The open writer (on the loop's thread), creating or re-opening the log if needed;
+        ``None`` when that failed (the user is told)."""
+        writer = self._open()
+        if writer is not None:
+            self._held.touch(self)
+        self._report()
+        return writer
 
     async def create_soon(self) -> None:
         """Create the log in a worker thread (the event loop keeps serving meanwhile)."""
-        await asyncio.to_thread(self.writer)
+        writer = await asyncio.to_thread(self._open)
+        if writer is not None and not self._closed:
+            self._held.touch(self)
+        self._report()
+
+    def release(self) -> None:
+        """Write what is pending, sync, unlock and close the log; it re-opens on next use."""
+        with self._opening:
+            writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.close()
+            except Exception as exc:
+                self._problem("could not write the session log before releasing it", exc)
 
     def flush(self) -> None:
         """Make sure the log exists and holds everything recorded so far (for reading it)."""
@@ -84,11 +136,10 @@ class SessionRecorder:
         """The conversation so far, read back from the log."""
         from acp_sidecar.store import History, StoreError
 
-        writer = self.writer()
-        if writer is None:
+        self.flush()
+        if self._writer is None:
             return ()
         try:
-            writer.end_message()
             with self._store.open_log(self._session_id) as log:
                 return tuple(History(log))
         except (StoreError, OSError):
@@ -117,18 +168,16 @@ class SessionRecorder:
         self, event: ToolCallEvent, result: ToolExecutionResult | None
     ) -> None:
         """The bridge's event sink: a tool call, then its result."""
-        writer = self.writer()
-        if writer is not None:
-            try:
-                await writer.record_call_event(event, result)
-            except Exception:
-                self._fail("could not record a tool call")
+        if result is None:
+            self._write(lambda w: w.tool_call(event.call_id, event.name, event.arguments))
+        else:
+            self._write(lambda w: w.tool_result(result))
 
     def mode_change(self, mode: str) -> None:
         """Record a switch of mode (a log not created yet will carry it in its header)."""
         with self._opening:  # a creation under way finishes first, with the mode it read
             self._mode = mode
-            created = self._writer is not None
+            created = self._created
         if created:
             self._write(lambda w: w.mode_change(mode))
 
@@ -141,21 +190,55 @@ class SessionRecorder:
         created is not created any more."""
         with self._opening:
             self._closed = True
-        if self._writer is not None:
+        self._held.forget(self)
+        with self._opening:
+            writer, self._writer = self._writer, None
+        if writer is not None:
             try:
-                self._writer.close()
+                writer.close()
             except Exception:
                 logger.exception("closing the log of session %s failed", self._session_id)
 
     def _write(self, action: Callable[[SessionWriter], object]) -> None:
+        if self._closed:
+            return
         writer = self.writer()
         if writer is None:
-            return
+            return  # the record is lost: _open kept why, and the user was told
         try:
+            if self._lost is not None:
+                writer.gap(self._lost)
+                self._lost = None
             action(writer)
-        except Exception:
-            self._fail("could not write to the session log")
+        except Exception as exc:
+            self._problem("could not write to the session log", exc)
+            self.release()  # a fresh descriptor on the next try; pending text is lost too
+        else:
+            if self._failing:
+                self._failing = False
+                self._untold.append(
+                    "Recording of this session resumed; its log marks where records are missing."
+                )
+        self._report()
 
-    def _fail(self, what: str) -> None:
-        logger.exception("%s of session %s; the session goes on unrecorded", what, self._session_id)
-        self._failed = True
+    def _problem(self, what: str, exc: BaseException) -> None:
+        """Records are being lost (any thread): keep why, for the gap marker and the user."""
+        logger.warning(
+            "%s of session %s: %s; recording is retried with the next record",
+            what,
+            self._session_id,
+            exc,
+        )
+        self._lost = f"{what}: {exc}"
+        if not self._failing:
+            self._failing = True
+            self._untold.append(
+                f"Warning: this session is not being recorded ({what}: {exc}). What happens "
+                "now may be missing when the session is loaded again; recording is retried "
+                "with every update."
+            )
+
+    def _report(self) -> None:
+        """Tell the user what went wrong or right since the last report (loop thread only)."""
+        while self._untold:
+            self._tell(self._untold.pop(0))

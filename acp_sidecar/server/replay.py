@@ -3,8 +3,9 @@
 Invariants: every tool card goes through the bridge's one translator, so a replayed card is
 the card the editor drew live. A call the log holds no result for (the sidecar stopped while it
 ran) is completed as failed with an "interrupted" message rather than left spinning. The
-stream ends with the session's current mode. Records are consumed as they are read: memory
-does not grow with the log.
+stream ends with the session's current mode. A gap marker (records the sidecar failed to
+write) is shown as an agent message saying that part of the session was not recorded. Records
+are consumed as they are read: memory does not grow with the log.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from acp_sidecar.protocol.updates import (
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    GapRecord,
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
@@ -48,6 +50,11 @@ logger = logging.getLogger(__name__)
 def known_mode(mode: str | None) -> ModeId:
     """A stored mode id as one of ours (unknown or absent → the default)."""
     return next((m for m in MODE_IDS if m == mode), DEFAULT_MODE)
+
+
+def gap_text(reason: str) -> str:
+    """What replay shows where records were lost."""
+    return f"\n\n[Some of this session was not recorded here: {reason}]\n\n"
 
 
 def replay_updates(
@@ -75,6 +82,8 @@ def replay_updates(
                 yield AgentMessageChunk(content=TextContentBlock(text=text))
             case AgentThoughtRecord(text=text):
                 yield AgentThoughtChunk(content=TextContentBlock(text=text))
+            case GapRecord(reason=reason):
+                yield AgentMessageChunk(content=TextContentBlock(text=gap_text(reason)))
             case ToolCallRecord(call_id=call_id, name=name, arguments=arguments):
                 event = ToolCallEvent(call_id=call_id, name=name, arguments=arguments)
                 start, view = translate_call(lookup, event, ctx)

@@ -7,6 +7,7 @@ Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
     agent_message  {"text": str}
     agent_thought  {"text": str}
     notice         {"text": str}
+    gap            {"reason": str}
     tool_call      {"callId", "name", "arguments": JSON}
     tool_result    {"result": result_to_json(result)}
     mode_change    {"mode": str}
@@ -20,7 +21,7 @@ Invariants:
   :class:`RecordDecodeError` (damage: the reader skips the line) or :class:`NewerVersion`
   (the reader refuses the log). Unknown keys of a known record type are ignored, so later
   additions within version 1 stay readable; a reader older than a record *type* (``notice``
-  came after the others) skips that line as damage and reads the rest of the log.
+  and ``gap`` came after the others) skips that line as damage and reads the rest of the log.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from acp_sidecar.store.records import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    GapRecord,
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
@@ -89,6 +91,8 @@ def _record_json(record: Record) -> dict[str, Any]:
             return {"v": SCHEMA_VERSION, "type": "agent_thought", "text": record.text}
         case NoticeRecord():
             return {"v": SCHEMA_VERSION, "type": "notice", "text": record.text}
+        case GapRecord():
+            return {"v": SCHEMA_VERSION, "type": "gap", "reason": record.reason}
         case ToolCallRecord():
             return {
                 "v": SCHEMA_VERSION,
@@ -193,6 +197,7 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "agent_message": lambda data: AgentMessageRecord(text=_str(data, "text")),
     "agent_thought": lambda data: AgentThoughtRecord(text=_str(data, "text")),
     "notice": lambda data: NoticeRecord(text=_str(data, "text")),
+    "gap": lambda data: GapRecord(reason=_str(data, "reason")),
     "tool_call": _tool_call,
     "tool_result": _tool_result,
     "mode_change": lambda data: ModeChangeRecord(mode=_str(data, "mode")),

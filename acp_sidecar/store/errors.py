@@ -55,6 +55,17 @@ class SessionLockedError(StoreError):
         )
 
 
+class SessionLogUnsafeError(StoreError):
+    """A log the store will not open: a symbolic link (it could point anywhere), not a
+    regular file, a file this process may not read or write, or one whose header names
+    another session."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"session log {path} {reason}")
+
+
 class UnsupportedVersionError(StoreError):
     """A record was written by a newer schema version than this acp-sidecar reads."""
 

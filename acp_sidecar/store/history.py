@@ -2,8 +2,9 @@
 
 Invariants:
 - Items come in log order; headers, mode changes and turn ends are left out, and so are
-  notices (the sidecar's own words to the user: the model never said them). Thoughts are
-  kept: some providers (DeepSeek) require an assistant message's reasoning to be sent back.
+  notices (the sidecar's own words to the user: the model never said them) and gap markers.
+  Thoughts are kept: some providers (DeepSeek) require an assistant message's reasoning to
+  be sent back.
 - Every :class:`ToolCallRecord` is answered by exactly one :class:`ToolResultRecord` before
   the next user message (model APIs require it): a call left without a result — the process
   was killed, or the turn cancelled, before it returned — gets an error result made up by
@@ -21,6 +22,7 @@ from typing import Final, TypeAlias, assert_never
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    GapRecord,
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
@@ -95,7 +97,7 @@ class History:
                     yield record
                 case TurnEndRecord():
                     yield from close_open()
-                case HeaderRecord() | ModeChangeRecord() | NoticeRecord():
+                case HeaderRecord() | ModeChangeRecord() | NoticeRecord() | GapRecord():
                     pass
                 case _:
                     assert_never(record)

@@ -9,8 +9,9 @@ Invariants:
 - Order is by last update, newest first, ties broken by session id; the cursor names the
   last session of a page by that key, so a page never repeats or skips a session that did
   not change meanwhile (one updated meanwhile moves to the top of a fresh listing).
-- A log that cannot be summarised (unreadable, no header, a newer version) is left out with a
-  warning; listing never fails on a damaged log.
+- A log that cannot be summarised (unreadable, no header, a newer version, a header naming
+  another session) is left out with a warning; a symbolic link is never listed; listing
+  never fails on a damaged log.
 """
 
 from __future__ import annotations
@@ -134,10 +135,10 @@ def read_summary(path: Path, session_id: str | None = None) -> SessionSummary:
         OSError: the file cannot be read.
         CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
     """
-    mtime_ns = os.stat(path).st_mtime_ns
-    with SessionLog(path) as log:
-        name = path.name.removesuffix(LOG_SUFFIX)
-        return _summarise(log, name if session_id is None else session_id, mtime_ns)
+    mtime_ns = os.lstat(path).st_mtime_ns
+    name = path.name.removesuffix(LOG_SUFFIX) if session_id is None else session_id
+    with SessionLog(path, name) as log:
+        return _summarise(log, name, mtime_ns)
 
 
 def encode_cursor(mtime_ns: int, session_id: str) -> str:
@@ -169,7 +170,7 @@ def _candidates(directory: Path) -> list[tuple[int, str, Path]]:
         if session_id == entry.name or not is_session_id(session_id):
             continue
         try:
-            if not entry.is_file():
+            if not entry.is_file(follow_symlinks=False):  # links are never listed
                 continue
             mtime_ns = entry.stat().st_mtime_ns
         except OSError:  # removed meanwhile
@@ -185,7 +186,7 @@ def _summaries(
     wanted = None if cwd is None else os.path.normpath(cwd)
     for mtime_ns, session_id, path in candidates:
         try:
-            with SessionLog(path) as log:
+            with SessionLog(path, session_id) as log:
                 if wanted is not None and os.path.normpath(log.header.cwd) != wanted:
                     continue
                 summary = _summarise(log, session_id, mtime_ns)

@@ -8,21 +8,44 @@ Invariants:
 - A record from a newer schema version raises :class:`UnsupportedVersionError` (naming both
   versions) when it is reached; the header's version is checked when the log is opened,
   before any record is handed out.
-- Memory is bounded by the longest line: the file is read line by line, never whole.
+- Memory is bounded by the longest line (plus the ids of the tool calls seen): the file is
+  read line by line, never whole.
+- A log is opened without following a symbolic link (``O_NOFOLLOW``) and must be a regular
+  file; when the session id is given, the header must name it. Otherwise
+  :class:`SessionLogUnsafeError` — the store never reads (or appends to) a file elsewhere.
+- Duplicated records are skipped with a warning, so a copied line never draws a card twice: a
+  line byte-identical to the line before it, a ``tool_call`` whose ``callId`` was already
+  seen, and a ``tool_result`` for a call already answered. (A non-adjacent repeat of a text
+  record cannot be told from the user saying the same thing twice, and is kept.)
+- :meth:`SessionLog.check_versions` reads the whole log once and raises
+  :class:`UnsupportedVersionError` for a newer record anywhere, so a caller can refuse a log
+  before it sends a single update.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
 from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line
-from acp_sidecar.store.errors import CorruptLogError, UnsupportedVersionError
-from acp_sidecar.store.records import SCHEMA_VERSION, HeaderRecord, Record
+from acp_sidecar.store.errors import (
+    CorruptLogError,
+    SessionLogUnsafeError,
+    UnsupportedVersionError,
+)
+from acp_sidecar.store.records import (
+    SCHEMA_VERSION,
+    HeaderRecord,
+    Record,
+    ToolCallRecord,
+    ToolResultRecord,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +73,51 @@ def read_header(stream: BinaryIO, path: Path) -> HeaderRecord:
     return record
 
 
+_CURRENT_PREFIX = b'{"v":%d,' % SCHEMA_VERSION
+"""How every line this version writes begins (the encoder puts ``"v"`` first)."""
+
+
+def open_regular(path: Path, flags: int) -> int:
+    """A descriptor on the regular file at ``path``, never through a symbolic link.
+
+    Raises:
+        FileNotFoundError: there is no file at ``path``.
+        SessionLogUnsafeError: ``path`` is a symbolic link or not a regular file, or this
+            process may not open it so.
+    """
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SessionLogUnsafeError(
+                path, "is a symbolic link; the store does not follow links"
+            ) from None
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            action = "write" if flags & (os.O_WRONLY | os.O_RDWR) else "read"
+            raise SessionLogUnsafeError(
+                path, f"cannot be opened to {action} it by this process ({exc.strerror})"
+            ) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SessionLogUnsafeError(path, "is not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_session_id(header: HeaderRecord, session_id: str | None, path: Path) -> None:
+    """Refuse a log whose header names another session than its file name does."""
+    if session_id is not None and header.session_id != session_id:
+        raise SessionLogUnsafeError(
+            path, f"holds session {header.session_id!r}, not {session_id!r} as its name says"
+        )
+
+
 class SessionLog:
     """A session log opened for reading: :attr:`header`, then iterate the other records.
 
@@ -58,14 +126,18 @@ class SessionLog:
 
     Raises (on open):
         FileNotFoundError: there is no file at ``path``.
+        SessionLogUnsafeError: as :func:`open_regular`, or the header names another session
+            than ``session_id`` (when given).
         CorruptLogError, UnsupportedVersionError: as :func:`read_header`.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], session_id: str | None = None) -> None:
         self.path = Path(path)
-        self._file: BinaryIO = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+        fd = open_regular(self.path, os.O_RDONLY)
+        self._file: BinaryIO = open(fd, "rb")  # noqa: SIM115 - closed by close()
         try:
             self.header = read_header(self._file, self.path)
+            check_session_id(self.header, session_id, self.path)
         except BaseException:
             self._file.close()
             raise
@@ -86,6 +158,36 @@ class SessionLog:
         """Close the file (iteration stops)."""
         self._file.close()
 
+    def check_versions(self) -> None:
+        """Read the rest of the log once; raise for a record of a newer version anywhere.
+
+        Lines in this version's own form (``{"v":1,`` first, no other ``"v"`` key anywhere)
+        are recognized by their bytes, so the check costs one read of the file, not a second
+        decode; any other line is decoded. The log can be iterated afterwards.
+
+        Raises:
+            UnsupportedVersionError: a record is from a newer schema version.
+        """
+        if self._iterated:
+            raise RuntimeError("check the versions before iterating the log")
+        start = self._file.tell()
+        number = 1
+        for line in self._file:
+            number += 1
+            if not line.endswith(b"\n"):
+                continue  # a torn tail: dropped when iterating
+            if line.startswith(_CURRENT_PREFIX) and line.count(b'"v":') == 1:
+                continue  # our own form, with no second "v" key that JSON would let win
+            try:
+                decode_line(line)
+            except NewerVersion as exc:
+                raise UnsupportedVersionError(
+                    self.path, exc.found, SCHEMA_VERSION, number
+                ) from None
+            except RecordDecodeError:
+                continue  # damage: skipped when iterating
+        self._file.seek(start)
+
     def __iter__(self) -> Iterator[Record]:
         """The records after the header, in order (see the module invariants)."""
         if self._iterated:
@@ -97,6 +199,9 @@ class SessionLog:
         path = self.path
         number = 1
         damaged: tuple[int, str] | None = None  # reported once we know whether it was last
+        previous = b""
+        calls: set[str] = set()
+        answered: set[str] = set()
         for line in self._file:
             number += 1
             if damaged is not None:
@@ -107,6 +212,10 @@ class SessionLog:
             if not line.endswith(b"\n"):
                 damaged = (number, "no newline")
                 break
+            if line == previous:
+                logger.warning("session log %s line %d: skipped a repeated line", path, number)
+                continue
+            previous = line
             try:
                 record = decode_line(line)
             except NewerVersion as exc:
@@ -117,6 +226,18 @@ class SessionLog:
             if isinstance(record, HeaderRecord):
                 logger.warning("session log %s line %d: skipped a second header", path, number)
                 continue
+            if isinstance(record, ToolCallRecord | ToolResultRecord):
+                seen = calls if isinstance(record, ToolCallRecord) else answered
+                if record.call_id in seen:
+                    logger.warning(
+                        "session log %s line %d: skipped a repeated %s of call %r",
+                        path,
+                        number,
+                        "call" if seen is calls else "result",
+                        record.call_id,
+                    )
+                    continue
+                seen.add(record.call_id)
             yield record
         if damaged is not None:
             logger.warning(

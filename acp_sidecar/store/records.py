@@ -72,6 +72,16 @@ class NoticeRecord:
 
 
 @attrs.frozen
+class GapRecord:
+    """Some records of this session were not written (a failed write: disk full, file too
+    large, I/O error) and recording resumed here: replay says that part of the session is
+    missing instead of silently leaving it out."""
+
+    reason: str
+    """Why the records were lost (the write error), for the user."""
+
+
+@attrs.frozen
 class ToolCallRecord:
     """A tool call as it was made: enough to redraw its pending card and tell the model."""
 
@@ -118,6 +128,7 @@ Record: TypeAlias = (
     | AgentMessageRecord
     | AgentThoughtRecord
     | NoticeRecord
+    | GapRecord
     | ToolCallRecord
     | ToolResultRecord
     | ModeChangeRecord

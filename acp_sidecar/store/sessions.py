@@ -2,12 +2,16 @@
 
 This is the object the server and the CLI hold. It resolves ids to files (never outside its
 directory), creates and reopens writers with its fsync policy, opens logs for streaming, and
-lists sessions. See :mod:`acp_sidecar.store` for the invariants of each part.
+lists sessions. A stored session's log is a regular file named after the session whose header
+names the same session: a symbolic link or a mismatched header is refused
+(:class:`SessionLogUnsafeError`), never read or appended to. See :mod:`acp_sidecar.store` for
+the invariants of each part.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from datetime import datetime
 from pathlib import Path
 
@@ -54,7 +58,7 @@ class SessionStore:
 
     def exists(self, session_id: str) -> bool:
         """Whether ``session_id`` has a stored log (``False`` for an invalid id)."""
-        return is_session_id(session_id) and self.path_of(session_id).is_file()
+        return is_session_id(session_id) and _is_regular(self.path_of(session_id))
 
     def locate(self, session_id_or_path: str) -> Path:
         """The log named by a stored session's id, or else by a file path (for ``replay``).
@@ -64,11 +68,11 @@ class SessionStore:
         """
         if is_session_id(session_id_or_path):
             path = self.path_of(session_id_or_path)
-            if path.is_file():
+            if _is_regular(path):
                 return path
         candidate = Path(session_id_or_path).expanduser()
-        if candidate.is_file():
-            return candidate.absolute()
+        if candidate.is_file():  # a path the user named: following its links is their choice
+            return candidate.resolve()
         raise SessionNotFoundError(session_id_or_path, None)
 
     def create(
@@ -102,11 +106,12 @@ class SessionStore:
         Raises:
             SessionNotFoundError: no such session (or an invalid id).
             SessionLockedError: another process is writing to it.
+            SessionLogUnsafeError: a link, not writable by this process, or another session's.
             CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
         """
         path = self._existing(session_id)
         try:
-            return SessionWriter.reopen(path, fsync=self.fsync)
+            return SessionWriter.reopen(path, fsync=self.fsync, session_id=session_id)
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
 
@@ -115,11 +120,12 @@ class SessionStore:
 
         Raises:
             SessionNotFoundError: no such session (or an invalid id).
+            SessionLogUnsafeError: a link, not readable by this process, or another session's.
             CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
         """
         path = self._existing(session_id)
         try:
-            return SessionLog(path)
+            return SessionLog(path, session_id)
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
 
@@ -151,6 +157,15 @@ class SessionStore:
             path = self.path_of(session_id)
         except InvalidSessionIdError:
             raise SessionNotFoundError(session_id, None) from None
-        if not path.is_file():
-            raise SessionNotFoundError(session_id, path)
-        return path
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            raise SessionNotFoundError(session_id, path) from None
+        return path  # a link or a non-file is refused, clearly, when it is opened
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False

@@ -15,6 +15,9 @@ Invariants:
   :class:`AgentThoughtRecord`); the pending text is written before any other record, at
   :meth:`SessionWriter.end_message`, at the end of a turn and on close — so records keep the
   order in which things happened.
+- The log is opened without following a symbolic link, must be a regular file, and (when the
+  caller names the session) its header must name the same session: otherwise
+  :class:`SessionLogUnsafeError`, and nothing is written.
 - ``fsync``: ``"turn"`` (default) syncs after the header, at every turn end and on close;
   ``"record"`` after every record as well; ``"never"`` leaves it to the OS.
 
@@ -39,10 +42,11 @@ from acp_sidecar.store.errors import (
     StoreWriteError,
     WriterClosedError,
 )
-from acp_sidecar.store.reader import read_header
+from acp_sidecar.store.reader import check_session_id, open_regular, read_header
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    GapRecord,
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
@@ -62,7 +66,7 @@ FsyncPolicy: TypeAlias = Literal["turn", "record", "never"]
 
 FSYNC_POLICIES: Final[tuple[FsyncPolicy, ...]] = get_args(FsyncPolicy)
 
-_OPEN_FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+_OPEN_FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
 _TAIL_BLOCK: Final = 64 * 1024
 
 
@@ -96,18 +100,16 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def _committed_size(path: Path, size: int) -> int:
-    """The length of ``path`` up to and including its last ``\\n`` (``size`` = its length)."""
-    with open(path, "rb") as stream:
-        end = size
-        while end > 0:
-            start = max(0, end - _TAIL_BLOCK)
-            stream.seek(start)
-            block = stream.read(end - start)
-            newline = block.rfind(b"\n")
-            if newline >= 0:
-                return start + newline + 1
-            end = start
+def _committed_size(fd: int, size: int) -> int:
+    """The length of the file up to and including its last ``\\n`` (``size`` = its length)."""
+    end = size
+    while end > 0:
+        start = max(0, end - _TAIL_BLOCK)
+        block = os.pread(fd, end - start, start)
+        newline = block.rfind(b"\n")
+        if newline >= 0:
+            return start + newline + 1
+        end = start
     return 0
 
 
@@ -167,7 +169,9 @@ class SessionWriter:
         return writer
 
     @classmethod
-    def reopen(cls, path: Path, *, fsync: FsyncPolicy = "turn") -> SessionWriter:
+    def reopen(
+        cls, path: Path, *, fsync: FsyncPolicy = "turn", session_id: str | None = None
+    ) -> SessionWriter:
         """Open the existing log at ``path`` to append to it (after ``session/load``).
 
         A torn last line (a crash mid-write) is cut off, with a warning, before anything is
@@ -176,17 +180,22 @@ class SessionWriter:
         Raises:
             FileNotFoundError: no log at ``path``.
             SessionLockedError: another process is writing to it.
+            SessionLogUnsafeError: a link or not a regular file, not readable and writable by
+                this process, or its header names another session than ``session_id``.
             CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
         """
         if fsync not in FSYNC_POLICIES:
             raise ValueError(f"fsync policy must be one of {FSYNC_POLICIES}, not {fsync!r}")
-        fd = os.open(path, _OPEN_FLAGS)
+        # Read and write through one descriptor, so the file checked is the file appended to.
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND)
         try:
             _lock(fd, path)
-            with open(path, "rb") as stream:
+            with os.fdopen(os.dup(fd), "rb") as stream:
+                stream.seek(0)
                 header = read_header(stream, path)
+            check_session_id(header, session_id, path)
             size = os.fstat(fd).st_size
-            committed = _committed_size(path, size)
+            committed = _committed_size(fd, size)
             if committed != size:
                 logger.warning(
                     "session log %s: cut off a torn last record (%d bytes) before appending",
@@ -237,6 +246,10 @@ class SessionWriter:
         """Append a notice: the sidecar's own word to the user, kept out of the model's
         history (the agent message being streamed is written first)."""
         self.append(NoticeRecord(text=text))
+
+    def gap(self, reason: str) -> None:
+        """Append a gap marker: records were lost before this point (``reason``: why)."""
+        self.append(GapRecord(reason=reason))
 
     def tool_call(self, call_id: str, name: str, arguments: object) -> None:
         """Append a tool call (``arguments`` as parsed JSON; ``None`` if they were not JSON).

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    GapRecord,
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
@@ -56,6 +57,7 @@ RECORDS: list[Record] = [
     ModeChangeRecord(mode="architect"),
     TurnEndRecord(stop_reason="end_turn"),
     NoticeRecord(text="The model endpoint failed with HTTP 500."),
+    GapRecord(reason="could not append to session log: [Errno 28] No space left on device"),
 ]
 
 

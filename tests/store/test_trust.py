@@ -1,0 +1,99 @@
+"""The store trusts nothing it finds: links, another session's header, repeated lines, a newer
+record anywhere in the log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from acp_sidecar.store import (
+    AgentMessageRecord,
+    GapRecord,
+    SessionLogUnsafeError,
+    SessionStore,
+    ToolCallRecord,
+    ToolResultRecord,
+    UnsupportedVersionError,
+)
+from tests.store.conftest import CWD, ok_result
+
+
+def stored(store: SessionStore, session_id: str = "s1") -> Path:
+    with store.create(session_id, CWD) as log:
+        log.user_message([{"type": "text", "text": "hi"}])
+        log.tool_call("call-1", "run", {"cmd": "ls"})
+        log.tool_result(ok_result("call-1"))
+        log.agent_text("done")
+        log.end_turn("end_turn")
+    return store.path_of(session_id)
+
+
+def test_a_symlinked_log_is_neither_read_nor_appended_to(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    path = stored(store)
+    outside = tmp_path / "outside.jsonl"
+    path.rename(outside)
+    path.symlink_to(outside)
+    before = outside.read_bytes()
+    with pytest.raises(SessionLogUnsafeError, match="is a symbolic link"):
+        store.open_log("s1")
+    with pytest.raises(SessionLogUnsafeError, match="is a symbolic link"):
+        store.reopen("s1")
+    assert outside.read_bytes() == before
+    assert not store.exists("s1") and store.list().sessions == ()
+
+
+def test_a_header_naming_another_session_is_refused(store: SessionStore) -> None:
+    path = stored(store)
+    path.rename(store.path_of("s2"))
+    with pytest.raises(SessionLogUnsafeError, match="holds session 's1', not 's2'"):
+        store.open_log("s2")
+    with pytest.raises(SessionLogUnsafeError, match="holds session 's1', not 's2'"):
+        store.reopen("s2")
+    assert store.list().sessions == ()
+
+
+def test_repeated_lines_and_call_ids_are_skipped(store: SessionStore) -> None:
+    path = stored(store)
+    with store.open_log("s1") as log:
+        expected = list(log)
+    lines = path.read_bytes().splitlines(keepends=True)
+    # Every line doubled; the call and its result again later, and the agent text again
+    # later (a non-adjacent text repeat is the user's or agent's own, and is kept).
+    path.write_bytes(b"".join([*(line for line in lines for _ in range(2)), *lines[2:5]]))
+    with store.open_log("s1") as log:
+        records = list(log)
+    assert records == [*expected, AgentMessageRecord(text="done")]
+    assert sum(isinstance(r, ToolCallRecord) for r in records) == 1
+    assert sum(isinstance(r, ToolResultRecord) for r in records) == 1
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        b'{"v":2,"type":"agent_message","text":"x"}\n',
+        b'{"v":1,"type":"agent_message","text":"x","v":2}\n',  # JSON lets the last key win
+    ],
+)
+def test_a_newer_record_anywhere_is_found_before_reading(store: SessionStore, newer: bytes) -> None:
+    path = stored(store)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join([*lines[:3], newer, *lines[3:]]))
+    with store.open_log("s1") as log, pytest.raises(UnsupportedVersionError, match="line 4"):
+        log.check_versions()
+    path.write_bytes(b"".join(lines))
+    with store.open_log("s1") as log:
+        log.check_versions()
+        assert len(list(log)) == 5  # still iterable from the first record
+
+
+def test_a_gap_marker_is_written_and_read_back(store: SessionStore) -> None:
+    stored(store)
+    with store.reopen("s1") as log:
+        log.gap("could not append: [Errno 28] No space left on device")
+    with store.open_log("s1") as log:
+        assert list(log)[-1] == GapRecord(
+            reason="could not append: [Errno 28] No space left on device"
+        )
