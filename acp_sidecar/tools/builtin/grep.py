@@ -2,7 +2,8 @@
 
 Invariants:
 - The files searched are those :func:`~.walk.walk_files` yields under ``path`` (.gitignore
-  respected, ``.git`` and symlinks skipped), filtered by ``glob``; a ``path`` naming a file
+  respected, ``.git`` and symlinks skipped, every directory entered checked against the
+  workspace boundary), filtered by ``glob``; a ``path`` naming a file
   searches that file even if it is ignored. See :mod:`.search` for what a match is and why
   ripgrep and the Python engine agree.
 - Output: each file (relative to the workspace root) on its own line, then its matching lines
@@ -88,13 +89,17 @@ def ripgrep() -> str | None:
 
 
 def _candidates(
-    root: str, base: WorkspacePath, matcher: GlobMatcher | None, cancelled: Callable[[], bool]
+    root: str,
+    base: WorkspacePath,
+    matcher: GlobMatcher | None,
+    boundary: str | None,
+    cancelled: Callable[[], bool],
 ) -> Iterator[Candidate]:
     # Ignore rules are read from the workspace root down, unless the search is outside it.
     walk_root = root if is_inside(base.path, root) else base.path
     cut = len(relative_to(base.path, walk_root))
     cut += 1 if cut else 0
-    for entry in walk_files(walk_root, base.path, cancelled=cancelled):
+    for entry in walk_files(walk_root, base.path, boundary=boundary, cancelled=cancelled):
         below = entry.rel[cut:]
         if matcher is not None and not matcher.matches(below):
             continue
@@ -107,10 +112,11 @@ def _candidates_of(
     base: WorkspacePath,
     info: os.stat_result,
     matcher: GlobMatcher | None,
+    boundary: str | None,
     cancelled: Callable[[], bool],
 ) -> Iterable[Candidate]:
     if stat.S_ISDIR(info.st_mode):
-        return _candidates(root, base, matcher, cancelled)
+        return _candidates(root, base, matcher, boundary, cancelled)
     return [Candidate(base.path, base.shown, os.path.basename(base.path))]
 
 
@@ -139,6 +145,7 @@ async def search(
     ctx = tool_context(execution)
     base = resolve_path(ctx, args.path or ".")
     root = workspace_root(ctx)
+    boundary = None if ctx.allow_outside_workspace else os.path.realpath(root)
     info = await asyncio.to_thread(stat_path, base)
     cancelled = ThreadCancel(execution.signal)
     try:
@@ -158,7 +165,9 @@ async def search(
             def stopped() -> bool:
                 return cancelled() or walk_stop.is_set()
 
-            feed = BatchFeed(_candidates_of(root, base, info, matcher, stopped), walk_stop)
+            feed = BatchFeed(
+                _candidates_of(root, base, info, matcher, boundary, stopped), walk_stop
+            )
             feed.start()
             try:
                 result = await rg_search(
@@ -174,7 +183,7 @@ async def search(
                 ), base
             finally:
                 await feed.close()
-        candidates = _candidates_of(root, base, info, matcher, cancelled)
+        candidates = _candidates_of(root, base, info, matcher, boundary, cancelled)
         result = await asyncio.to_thread(
             python_search, candidates, regex, max_results, cancelled=cancelled
         )
