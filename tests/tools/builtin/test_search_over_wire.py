@@ -23,16 +23,18 @@ DEPTH = 1600
 
 
 @asynccontextmanager
-async def sidecar(tmp_path: Path) -> AsyncIterator[WireClient]:
+async def sidecar(
+    tmp_path: Path,
+) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
     """A sidecar whose ``PATH`` has no ripgrep, so grep runs its Python engine."""
     empty = tmp_path / "empty-path"
     empty.mkdir()
     async with spawned(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as (
         wire,
-        _process,
+        process,
     ):
         await wire.initialize()
-        yield wire
+        yield wire, process
 
 
 async def open_session(wire: WireClient, cwd: Path) -> str:
@@ -68,7 +70,7 @@ async def test_glob_through_a_symlinked_parent_is_refused(tmp_path: Path) -> Non
     workspace.mkdir()
     (workspace / "linkdir").symlink_to(outside, target_is_directory=True)
     (workspace / "mine.txt").write_text("x")
-    async with sidecar(tmp_path) as wire:
+    async with sidecar(tmp_path) as (wire, _process):
         session = await open_session(wire, workspace)
         card = await run(wire, session, '/glob {"pattern": "linkdir/sub/*"}')
         assert card["status"] == "failed"
@@ -109,7 +111,7 @@ async def test_grep_and_glob_walk_a_tree_1600_directories_deep(tmp_path: Path) -
     (workspace / "top.txt").write_text("a needle on top\n")
     deep = make_deep_tree(workspace)
     try:
-        async with sidecar(tmp_path) as wire:
+        async with sidecar(tmp_path) as (wire, _process):
             session = await open_session(wire, workspace)
             card = await run(wire, session, '/glob {"pattern": "**/*.txt"}')
             assert card["status"] == "completed", card
