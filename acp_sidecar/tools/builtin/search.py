@@ -54,9 +54,11 @@ bundles included), and a bound on its memory. At least the block size (so a line
 inside one block is never longer)."""
 KEEP_CHARS = 1000
 """The characters of a matching line a result keeps (more than any output shows)."""
-MATCH_TIMEOUT_S = 1.0
-"""The longest one match call may run: the bound on how late cancellation is noticed."""
-SLOW_LINES_LIMIT = 3
+MATCH_TIMEOUT_S = 0.5
+"""The longest one match call may run: the bound on how late cancellation is noticed (a
+sane pattern takes milliseconds on a whole block; one that takes this long on one line
+backtracks catastrophically)."""
+SLOW_LINES_LIMIT = 5
 """Lines on which the pattern may time out before the search gives up."""
 
 

@@ -44,8 +44,8 @@ def cpu_seconds(pid: int) -> float:
 async def test_a_redos_grep_freezes_no_other_session_and_cancel_stops_it(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    # Two bad lines: under the new engine the search goes on for seconds before giving up.
-    (workspace / "bad.txt").write_text(("a" * REDOS_LENGTH + "!\n") * 2)
+    # Four bad lines: the new engine spends 2 s on them (0.5 s each) before it finishes.
+    (workspace / "bad.txt").write_text(("a" * REDOS_LENGTH + "!\n") * 4)
     async with sidecar(tmp_path) as (wire, process):
         slow = await open_session(wire, workspace)
         other = await open_session(wire, workspace)
@@ -82,13 +82,13 @@ async def test_a_pattern_too_slow_on_every_line_gives_up_with_a_clear_error(
 ) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    (workspace / "bad.txt").write_text(("a" * REDOS_LENGTH + "!\n") * 5)
+    (workspace / "bad.txt").write_text(("a" * REDOS_LENGTH + "!\n") * 7)
     async with sidecar(tmp_path) as (wire, _process):
         session = await open_session(wire, workspace)
         card = await run(wire, session, f'/grep {{"pattern": "{REDOS_PATTERN}"}}', timeout=30)
         assert card["status"] == "failed"
         text = text_of(card)
-        assert "bad.txt:1, bad.txt:2, bad.txt:3" in text
+        assert "bad.txt:1, bad.txt:2, bad.txt:3, bad.txt:4, bad.txt:5)" in text
         assert "backtracks catastrophically" in text
 
 
