@@ -1,13 +1,13 @@
 """Soak: a hostile ``grep`` against a live sidecar, over the wire: stall, cancel, memory.
 
-Run: ``.venv/bin/python benchmarks/soak_search.py [--length 25] [--lines 3] [--baseline REV]``
+Run: ``.venv/bin/python benchmarks/soak_search.py [--length 25] [--lines 4] [--baseline REV]``
 
 The sidecar runs as a subprocess with a ``PATH`` without ripgrep, so its pure-Python grep
 engine runs (ripgrep's regex engine is linear-time and would hide all of this). Measured:
 
 - **ReDoS**: session A greps ``(a|a)+$`` over ``--lines`` lines of ``--length`` ``a``s (each
   extra ``a`` doubles a backtracking engine's work). While it runs, session B sends
-  ``session/set_mode`` requests back to back for ``--probe`` seconds: the *server stall* is
+  ``session/set_mode`` requests back to back for ``--probe`` seconds (1): the *server stall* is
   the longest of their round trips (a healthy server answers in milliseconds). Then A is
   cancelled: the *cancel latency* is the time to A's ``cancelled`` answer, and *busy after
   cancel* the time until the sidecar's CPU use drops to idle (the search really stopped).
@@ -131,6 +131,7 @@ async def start(source: str, scratch: str) -> Client:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
         env=env,
+        cwd=scratch,  # not the repository: ``-m`` puts the cwd first on sys.path
         limit=1 << 28,
     )
     client = Client(process)
@@ -211,8 +212,8 @@ def export_revision(revision: str, into: str) -> str:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--length", type=int, default=25, help="a's per bad line")
-    parser.add_argument("--lines", type=int, default=3, help="bad lines")
-    parser.add_argument("--probe", type=float, default=3.0, help="seconds of probing")
+    parser.add_argument("--lines", type=int, default=4, help="bad lines")
+    parser.add_argument("--probe", type=float, default=1.0, help="seconds of probing")
     parser.add_argument("--long-mib", type=int, default=256, help="MiB of the long line")
     parser.add_argument("--baseline", metavar="REV", help="git revision to compare against")
     options = parser.parse_args()

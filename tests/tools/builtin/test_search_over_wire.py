@@ -2,6 +2,8 @@
 
 - A glob whose literal start goes through a symlink out of the workspace is refused.
 - A tree 1,600 directories deep is walked (no ``RecursionError``), by both tools.
+- A glob that backtracks on long names (``*a*a*a*a*a*a*b``: ``re`` took 50 s on a name of
+  100 ``a``s, holding the GIL) does not freeze the server.
 
 Every grep here runs the pure-Python engine: the sidecar gets a ``PATH`` without ripgrep
 (whose regex engine is linear-time, so it would hide what these tests are about).
@@ -124,3 +126,16 @@ async def test_grep_and_glob_walk_a_tree_1600_directories_deep(tmp_path: Path) -
             assert "[2 matching lines in 2 files.]" in text
     finally:
         remove_deep_tree(workspace)
+
+
+async def test_a_backtracking_glob_does_not_freeze_the_server(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / ("a" * 120)).write_text("x")
+    async with sidecar(tmp_path) as (wire, _process):
+        session = await open_session(wire, workspace)
+        card = await run(wire, session, '/glob {"pattern": "*a*a*a*a*a*a*b"}', timeout=5)
+        assert card["status"] == "completed", card
+        assert text_of(card) == "No files match '*a*a*a*a*a*a*b' in the workspace."
+        card = await run(wire, session, '/grep {"pattern": "x", "glob": "*a*a*a*a*a*a*b"}', 5)
+        assert card["status"] == "completed", card
