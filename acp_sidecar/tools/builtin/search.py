@@ -326,6 +326,15 @@ class _Scan:
                 encoding = sniff_encoding(head)
                 if encoding is None or encoding.codec.startswith("utf-32"):
                     return None
+                if encoding.codec == "utf-8" and len(head) < BLOCK_BYTES:
+                    # Most files are small: one read got it whole, and no line of it can be
+                    # over the cap (a block is at most the cap).
+                    more = stream.read(BLOCK_BYTES)
+                    if not more:
+                        text = head[len(encoding.bom) :].decode("utf-8", "replace")
+                        self.search_text(text, 1, False)
+                        return self.out
+                    head += more
                 line = 1
                 for block, cut in _line_blocks(_chunks(stream, head, encoding)):
                     if len(self.out) >= limit or self.cancelled():
