@@ -1,6 +1,6 @@
 """Benchmark: ``grep`` over a tree of 10,000 files, beside ``grep -r`` and ``rg``.
 
-Run: ``.venv/bin/python benchmarks/bench_grep.py [--files 10000] [--rounds 7]``
+Run: ``.venv/bin/python benchmarks/bench_grep.py [--files 10000] [--rounds 7] [--baseline REV]``
 
 Builds a tree of ``--files`` small source-like files (about 2 KB each, in 100 directories,
 with a .gitignore), then times, in the same run and round-robin:
@@ -12,6 +12,11 @@ with a .gitignore), then times, in the same run and round-robin:
 The pattern matches about 1,200 lines in 1,000 files, under ``max_results`` (2,000), so every
 contender reads the whole tree. Our figures include the walk with .gitignore rules, which
 ``grep -r`` does not do. Prints medians in ms. The machine is shared and noisy: trust medians.
+
+``--baseline REV`` adds the pure-Python engine of git revision ``REV`` (its ``acp_sidecar``
+exported to a temporary directory) beside this tree's, each timed in a fresh child process,
+alternating round by round, and prints the ratio of their medians: what a change to the
+engine costs, measured in the same run.
 """
 
 from __future__ import annotations
@@ -23,9 +28,11 @@ import random
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import attrs
 
@@ -95,13 +102,56 @@ def run_command(command: list[str], cwd: str) -> int:
     return done.stdout.count(b"\n")
 
 
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+async def child_time(root: str) -> None:
+    """``--child ROOT``: one warm-up, then one timed pure-Python grep; prints milliseconds."""
+    registry = ToolRegistry()
+    registry.register(grep_tool)
+    grep_module.ripgrep = lambda: None
+    await run_tool(registry, Workspace(cwd=root))
+    started = time.perf_counter()
+    matches = await run_tool(registry, Workspace(cwd=root))
+    print(f"{(time.perf_counter() - started) * 1000:.3f} {matches}")
+
+
+def export_revision(revision: str, into: str) -> str:
+    """The ``acp_sidecar`` package of ``revision``, exported below ``into``."""
+    archive = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "archive", revision, "acp_sidecar"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
+    return into
+
+
+def child_run(source: str, root: str) -> tuple[float, int]:
+    """Time one pure-Python grep with the ``acp_sidecar`` found in ``source``."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", root],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": source},
+        text=True,
+    )
+    elapsed, matches = done.stdout.split()
+    return float(elapsed) / 1000, int(matches)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--baseline", metavar="REV", help="git revision to compare against")
+    parser.add_argument("--child", metavar="ROOT", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.child:
+        await child_time(options.child)
+        return
     rg = shutil.which("rg")
-    with tempfile.TemporaryDirectory() as root:
+    with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as old:
         build_tree(root, options.files)
         registry = ToolRegistry()
         registry.register(grep_tool)
@@ -124,6 +174,11 @@ async def main() -> None:
         )
         if rg is not None:
             contenders["rg -n"] = lambda: run_command([rg, "-n", PATTERN], root)
+        timed_by_child: dict[str, str] = {}
+        if options.baseline:
+            export_revision(options.baseline, old)
+            timed_by_child[f"Python engine, {options.baseline} (child)"] = old
+            timed_by_child["Python engine, this tree (child)"] = str(REPOSITORY)
         times: dict[str, list[float]] = {name: [] for name in contenders}
         counts: dict[str, int] = {}
         for _round in range(options.rounds + 1):  # the first round warms the page cache
@@ -137,12 +192,17 @@ async def main() -> None:
                 counts[name] = outcome
                 if _round:
                     times[name].append(elapsed)
+            if _round:  # a child warms up itself
+                for name, source in timed_by_child.items():
+                    elapsed, counts[name] = child_run(source, root)
+                    times.setdefault(name, []).append(elapsed)
     print(f"tree: {options.files:,} files; pattern {PATTERN!r}; {options.rounds} rounds")
-    for name in contenders:
-        print(
-            f"{name:32} median {statistics.median(times[name]) * 1000:8.1f} ms "
-            f"({counts[name]} matching lines)"
-        )
+    medians = {name: statistics.median(found) for name, found in times.items()}
+    for name in times:
+        print(f"{name:40} median {medians[name] * 1000:8.1f} ms ({counts[name]} matching lines)")
+    if timed_by_child:
+        before, after = (medians[name] for name in timed_by_child)
+        print(f"Python engine, this tree / {options.baseline}: {after / before:.2f}x")
 
 
 if __name__ == "__main__":

@@ -103,6 +103,12 @@ class InvalidRegexError(ToolError):
     code: ClassVar[str] = "INVALID_REGEX"
 
 
+class PatternTooSlowError(ToolError):
+    """``grep``: the pattern backtracks catastrophically (it timed out on several lines)."""
+
+    code: ClassVar[str] = "PATTERN_TOO_SLOW"
+
+
 class SpawnError(ToolError):
     """``bash``: the shell could not be started."""
 

@@ -6,6 +6,9 @@ Invariants:
 - The walk is :func:`~.walk.walk_files` (.gitignore respected; ``.git`` and symlinks
   skipped), started at the pattern's literal leading directories so ``src/**`` only walks
   ``src``. Only files are listed, relative to the workspace root.
+- Those leading directories get the workspace boundary check like any path: a start whose
+  real path is outside the workspace (``linkdir/sub/*`` with ``linkdir`` a symlink out) is
+  refused with ``OUTSIDE_WORKSPACE``, unless the session allows outside paths.
 - Order: most recently modified first, ties by path; at most :data:`MAX_FILES`, with a note
   saying how many matched. No match is a result, not an error.
 """
@@ -71,7 +74,7 @@ def _check_pattern(pattern: str) -> str:
 
 
 def _find(
-    root: str, base: WorkspacePath, pattern: str, cancelled: ThreadCancel
+    root: str, base: WorkspacePath, pattern: str, boundary: str | None, cancelled: ThreadCancel
 ) -> list[tuple[float, str]]:
     matcher = GlobMatcher(pattern)
     start = os.path.join(base.path, literal_prefix(pattern))
@@ -81,11 +84,12 @@ def _find(
     cut = len(relative_to(base.path, walk_root))
     cut += 1 if cut else 0
     found: list[tuple[float, str]] = []
-    for entry in walk_files(walk_root, os.path.normpath(start), cancelled=cancelled):
+    walk = walk_files(walk_root, os.path.normpath(start), boundary=boundary, cancelled=cancelled)
+    for entry in walk:
         if not matcher.matches(entry.rel[cut:]):
             continue
         try:
-            modified = entry.entry.stat().st_mtime if entry.entry else os.stat(entry.path).st_mtime
+            modified = os.stat(entry.path, follow_symlinks=False).st_mtime
         except OSError:
             continue
         found.append((modified, entry.rel if walk_root == root else shown_path(entry.path, root)))
@@ -103,9 +107,11 @@ async def execute_glob(args: GlobArgs, execution: ToolExecution) -> ToolOutput:
     ctx = tool_context(execution)
     base = resolve_path(ctx, args.path or ".")
     await asyncio.to_thread(require_directory, base)
+    root = workspace_root(ctx)
+    boundary = None if ctx.allow_outside_workspace else os.path.realpath(root)
     cancelled = ThreadCancel(execution.signal)
     try:
-        found = await asyncio.to_thread(_find, workspace_root(ctx), base, pattern, cancelled)
+        found = await asyncio.to_thread(_find, root, base, pattern, boundary, cancelled)
     finally:
         cancelled.close()
     where = "the workspace" if args.path is None else base.shown

@@ -6,6 +6,9 @@ Invariants:
   class; ``{a,b}`` alternatives expand (nested too, at most :data:`MAX_ALTERNATIVES`); a
   backslash escapes the next character. ``*`` also matches names starting with a dot.
 - A pattern matches a whole path, never a prefix of it.
+- Matching cannot freeze the sidecar: ``*a*a*a*b`` backtracks polynomially on a long name
+  (minutes for a 100-character one), so matching runs with the ``regex`` package without
+  the interpreter lock and stops after :data:`MATCH_TIMEOUT_S` with ``PATTERN_TOO_SLOW``.
 """
 
 from __future__ import annotations
@@ -13,8 +16,15 @@ from __future__ import annotations
 import itertools
 import re
 
+import regex
+
+from acp_sidecar.tools.builtin.errors import PatternTooSlowError
+
 MAX_ALTERNATIVES = 256
 """How many patterns a ``{…}`` expansion may produce."""
+
+MATCH_TIMEOUT_S = 0.5
+"""The longest one path may take to match (a sane glob takes microseconds)."""
 
 _GLOB_CHARS = frozenset("*?[{\\")
 
@@ -125,18 +135,41 @@ class GlobMatcher:
             else:
                 whole.append(glob_to_regex(option))
         try:
-            self._whole = re.compile("|".join(f"(?:{w})" for w in whole)) if whole else None
-            self._name = re.compile("|".join(f"(?:{n})" for n in names)) if names else None
-        except re.error as exc:
+            self._whole = _compile(whole)
+            self._name = _compile(names)
+        except (re.error, regex.error) as exc:
             raise ValueError(f"invalid glob {pattern!r}: {exc}") from exc
 
     def matches(self, path: str) -> bool:
-        """Whether relative ``path`` (``/``-separated) matches."""
-        if self._whole is not None and self._whole.fullmatch(path):
-            return True
-        if self._name is not None:
-            return self._name.fullmatch(path.rsplit("/", 1)[-1]) is not None
+        """Whether relative ``path`` (``/``-separated) matches.
+
+        Raises:
+            PatternTooSlowError: matching ``path`` took longer than :data:`MATCH_TIMEOUT_S`.
+        """
+        try:
+            if self._whole is not None and _fullmatch(self._whole, path):
+                return True
+            if self._name is not None:
+                return _fullmatch(self._name, path.rsplit("/", 1)[-1])
+        except TimeoutError:
+            raise PatternTooSlowError(
+                f"The glob {self.pattern!r} took more than {MATCH_TIMEOUT_S:g} s to match "
+                f"{path!r}: runs of '*' separated by the same letters backtrack on long names. "
+                "Simplify the glob."
+            ) from None
         return False
+
+
+def _compile(sources: list[str]) -> regex.Pattern[str] | None:
+    if not sources:
+        return None
+    joined = "|".join(f"(?:{source})" for source in sources)
+    re.compile(joined)  # the syntax promised is re's (the sources are re.escape'd anyway)
+    return regex.compile(joined, regex.VERSION0)
+
+
+def _fullmatch(pattern: regex.Pattern[str], path: str) -> bool:
+    return pattern.fullmatch(path, concurrent=True, timeout=MATCH_TIMEOUT_S) is not None
 
 
 def literal_prefix(pattern: str) -> str:

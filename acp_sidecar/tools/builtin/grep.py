@@ -2,7 +2,8 @@
 
 Invariants:
 - The files searched are those :func:`~.walk.walk_files` yields under ``path`` (.gitignore
-  respected, ``.git`` and symlinks skipped), filtered by ``glob``; a ``path`` naming a file
+  respected, ``.git`` and symlinks skipped, every directory entered checked against the
+  workspace boundary), filtered by ``glob``; a ``path`` naming a file
   searches that file even if it is ignored. See :mod:`.search` for what a match is and why
   ripgrep and the Python engine agree.
 - Output: each file (relative to the workspace root) on its own line, then its matching lines
@@ -34,6 +35,8 @@ from acp_sidecar.tools.builtin.paths import (
 )
 from acp_sidecar.tools.builtin.ripgrep import BatchFeed, RipgrepRejected, rg_search
 from acp_sidecar.tools.builtin.search import (
+    MATCH_TIMEOUT_S,
+    MAX_LINE_BYTES,
     Candidate,
     SearchResult,
     ThreadCancel,
@@ -88,13 +91,17 @@ def ripgrep() -> str | None:
 
 
 def _candidates(
-    root: str, base: WorkspacePath, matcher: GlobMatcher | None, cancelled: Callable[[], bool]
+    root: str,
+    base: WorkspacePath,
+    matcher: GlobMatcher | None,
+    boundary: str | None,
+    cancelled: Callable[[], bool],
 ) -> Iterator[Candidate]:
     # Ignore rules are read from the workspace root down, unless the search is outside it.
     walk_root = root if is_inside(base.path, root) else base.path
     cut = len(relative_to(base.path, walk_root))
     cut += 1 if cut else 0
-    for entry in walk_files(walk_root, base.path, cancelled=cancelled):
+    for entry in walk_files(walk_root, base.path, boundary=boundary, cancelled=cancelled):
         below = entry.rel[cut:]
         if matcher is not None and not matcher.matches(below):
             continue
@@ -107,10 +114,11 @@ def _candidates_of(
     base: WorkspacePath,
     info: os.stat_result,
     matcher: GlobMatcher | None,
+    boundary: str | None,
     cancelled: Callable[[], bool],
 ) -> Iterable[Candidate]:
     if stat.S_ISDIR(info.st_mode):
-        return _candidates(root, base, matcher, cancelled)
+        return _candidates(root, base, matcher, boundary, cancelled)
     return [Candidate(base.path, base.shown, os.path.basename(base.path))]
 
 
@@ -126,7 +134,7 @@ async def search(
 ) -> tuple[SearchResult, WorkspacePath]:
     """Validate ``args`` and run the search; ``engine`` forces ``"rg"`` or ``"python"``."""
     try:
-        regex, rg_ok = compile_pattern(args.pattern, case_insensitive=args.case_insensitive)
+        pattern = compile_pattern(args.pattern, case_insensitive=args.case_insensitive)
     except Exception as exc:  # re.error, or RecursionError/OverflowError on huge patterns
         raise InvalidRegexError(f"Invalid regular expression {args.pattern!r}: {exc}.") from exc
     max_results = _max_results(args)
@@ -139,6 +147,7 @@ async def search(
     ctx = tool_context(execution)
     base = resolve_path(ctx, args.path or ".")
     root = workspace_root(ctx)
+    boundary = None if ctx.allow_outside_workspace else os.path.realpath(root)
     info = await asyncio.to_thread(stat_path, base)
     cancelled = ThreadCancel(execution.signal)
     try:
@@ -152,17 +161,24 @@ async def search(
         rg = ripgrep() if engine != "python" else None
         if engine == "rg" and rg is None:
             raise RuntimeError("ripgrep is not on PATH")
-        if rg is not None and (rg_ok or engine == "rg"):
+        if rg is not None and (pattern.rg_ok or engine == "rg"):
             walk_stop = threading.Event()
 
             def stopped() -> bool:
                 return cancelled() or walk_stop.is_set()
 
-            feed = BatchFeed(_candidates_of(root, base, info, matcher, stopped), walk_stop)
+            feed = BatchFeed(
+                _candidates_of(root, base, info, matcher, boundary, stopped), walk_stop
+            )
             feed.start()
             try:
                 result = await rg_search(
-                    rg, feed.batches(), directory, regex, max_results, signal=execution.signal
+                    rg,
+                    feed.batches(),
+                    directory,
+                    pattern.source,
+                    max_results,
+                    signal=execution.signal,
                 )
                 return result, base
             except RipgrepRejected:
@@ -170,13 +186,13 @@ async def search(
                 if engine == "rg":
                     raise
                 return await asyncio.to_thread(
-                    python_search, feed.replay(), regex, max_results, cancelled=cancelled
+                    python_search, feed.replay(), pattern, max_results, cancelled=cancelled
                 ), base
             finally:
                 await feed.close()
-        candidates = _candidates_of(root, base, info, matcher, cancelled)
+        candidates = _candidates_of(root, base, info, matcher, boundary, cancelled)
         result = await asyncio.to_thread(
-            python_search, candidates, regex, max_results, cancelled=cancelled
+            python_search, candidates, pattern, max_results, cancelled=cancelled
         )
         return result, base
     finally:
@@ -187,14 +203,19 @@ def render(result: SearchResult, args: GrepArgs, base: WorkspacePath) -> str:
     """The model-facing text of a search result."""
     if not result.files:
         where = "the workspace" if args.path is None else base.shown
-        return f"No matches for {args.pattern!r} in {where}."
+        return f"No matches for {args.pattern!r} in {where}." + _notes(result)
     blocks: list[str] = []
     for found in result.files:
         lines = [found.shown]
         for match in found.lines:
             text = match.text
-            if len(text) > MAX_LINE_CHARS:
-                text = f"{text[:MAX_LINE_CHARS]} … [line cut: {len(text):,} characters]"
+            if match.cut:
+                text = (
+                    f"{text[:MAX_LINE_CHARS]} … [line cut: longer than {MAX_LINE_BYTES:,} "
+                    "bytes, only its start was searched]"
+                )
+            elif match.chars > MAX_LINE_CHARS:
+                text = f"{text[:MAX_LINE_CHARS]} … [line cut: {match.chars:,} characters]"
             lines.append(f"{match.line}: {text}")
         blocks.append("\n".join(lines))
     count, files = result.count, len(result.files)
@@ -206,7 +227,24 @@ def render(result: SearchResult, args: GrepArgs, base: WorkspacePath) -> str:
         )
     else:
         footer = f"[{_matches(count)} in {files} file{'s' if files != 1 else ''}.]"
-    return "\n\n".join(blocks) + "\n\n" + footer
+    return "\n\n".join(blocks) + "\n\n" + footer + _notes(result)
+
+
+def _notes(result: SearchResult) -> str:
+    """What was not searched, said after the results (empty when everything was)."""
+    notes = ""
+    if result.cut_lines:
+        notes += (
+            f"\n[{result.cut_lines:,} line{'s' if result.cut_lines != 1 else ''} longer than "
+            f"{MAX_LINE_BYTES:,} bytes: only the first {MAX_LINE_BYTES:,} bytes of each were "
+            "searched.]"
+        )
+    if result.slow_lines:
+        notes += (
+            f"\n[Not searched, the pattern took over {MATCH_TIMEOUT_S:g} s on each (it "
+            f"backtracks catastrophically; simplify it): {', '.join(result.slow_lines)}.]"
+        )
+    return notes
 
 
 def _matches(count: int) -> str:

@@ -130,7 +130,7 @@ class _RecordParser:
                 break
             path = os.fsdecode(bytes(buffer[start:nul]))
             text = bytes(buffer[colon + 1 : end]).decode("utf-8", "replace")
-            line = LineMatch(int(buffer[nul + 1 : colon]), text.removesuffix("\r"))
+            line = LineMatch.of(int(buffer[nul + 1 : colon]), text.removesuffix("\r"))
             self.found.setdefault(path, []).append(line)
             start = end + 1
         del buffer[:start]

@@ -14,24 +14,52 @@ Invariants — both engines give the same result for the same candidate files:
 - The pattern is Python ``re`` syntax. ripgrep is used only for patterns it accepts and
   reads alike; any pattern it rejects runs in Python instead (lookarounds, backreferences,
   ``\\Z``…), and patterns whose meaning differs (``(?x)``, POSIX-like ``[[:…:]]`` that Python
-  warns about) go straight to Python. Remaining difference: on bytes that are not valid UTF-8,
-  ripgrep matches raw bytes while Python matches U+FFFD.
+  warns about) go straight to Python. Remaining differences: on bytes that are not valid UTF-8,
+  ripgrep matches raw bytes while Python matches U+FFFD; on lines longer than
+  :data:`MAX_LINE_BYTES`, ripgrep searches the whole line (see below).
+- The Python engine never blocks the server and stops soon after cancel: it matches with the
+  ``regex`` package (``re``-compatible ``VERSION0`` syntax) with ``concurrent=True``, which
+  releases the GIL, and a timeout of :data:`MATCH_TIMEOUT_S` per call; cancellation is
+  polled between calls. A line on which the pattern times out is not searched and the
+  result says so; after :data:`SLOW_LINES_LIMIT` such lines the search gives up with
+  ``PATTERN_TOO_SLOW`` (catastrophic backtracking: ``(a|a)+$``). ripgrep's engine is
+  linear-time, so it needs neither.
+- Memory per line is bounded in the Python engine: files are read in blocks, and a line
+  longer than :data:`MAX_LINE_BYTES` is searched in its first :data:`MAX_LINE_BYTES` only
+  (the rest of it is skipped unread into memory; the result counts such lines). Each
+  result line keeps at most :data:`KEEP_CHARS` characters of its text (and its length).
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
 
 import attrs
+import regex
 
-from acp_sidecar.tools.builtin.textfile import sniff_encoding
+from acp_sidecar.tools.builtin.errors import PatternTooSlowError
+from acp_sidecar.tools.builtin.textfile import Encoding, sniff_encoding
 from acp_sidecar.tools.cancel import CancelSignal
 
 BLOCK_BYTES = 1024 * 1024
-"""The Python engine reads files in blocks of about this size, cut at line ends."""
+"""The Python engine reads files in blocks of this size, cut at line ends."""
+MAX_LINE_BYTES = 8 * BLOCK_BYTES
+"""The bytes of one line the Python engine searches: far above real source lines (minified
+bundles included), and a bound on its memory. At least the block size (so a line that ends
+inside one block is never longer)."""
+KEEP_CHARS = 1000
+"""The characters of a matching line a result keeps (more than any output shows)."""
+MATCH_TIMEOUT_S = 0.5
+"""The longest one match call may run: the bound on how late cancellation is noticed (a
+sane pattern takes milliseconds on a whole block; one that takes this long on one line
+backtracks catastrophically)."""
+SLOW_LINES_LIMIT = 5
+"""Lines on which the pattern may time out before the search gives up."""
 
 
 @attrs.frozen
@@ -51,7 +79,16 @@ class LineMatch:
     line: int
     """1-based line number."""
     text: str
-    """The line, without its line ending."""
+    """The line, without its line ending, cut at :data:`KEEP_CHARS` characters."""
+    chars: int
+    """The length of the line (as searched) in characters."""
+    cut: bool = False
+    """The line is longer than :data:`MAX_LINE_BYTES`: only its start was searched."""
+
+    @classmethod
+    def of(cls, line: int, text: str, *, cut: bool = False) -> LineMatch:
+        """The match of line number ``line``, whose whole text is ``text``."""
+        return cls(line, text[:KEEP_CHARS], len(text), cut)
 
 
 @attrs.frozen
@@ -67,23 +104,43 @@ class SearchResult:
     """There are more matching lines than were returned."""
     engine: str
     """``"rg"`` or ``"python"``."""
+    cut_lines: int = 0
+    """Lines searched only in their first :data:`MAX_LINE_BYTES` (Python engine)."""
+    slow_lines: tuple[str, ...] = ()
+    """``file:line`` of the lines not searched because the pattern timed out on them."""
 
     @property
     def count(self) -> int:
         return sum(len(f.lines) for f in self.files)
 
 
-def compile_pattern(pattern: str, *, case_insensitive: bool) -> tuple[re.Pattern[str], bool]:
-    """The compiled pattern, and whether ripgrep may run it (see the module invariants).
+@attrs.frozen
+class Pattern:
+    """A grep pattern, compiled for each engine."""
+
+    source: re.Pattern[str]
+    """As ``re`` reads it: the syntax the tool promises; ripgrep is given its text."""
+    engine: regex.Pattern[str]
+    """As the Python engine runs it (``regex``, ``VERSION0``: the ``re`` syntax)."""
+    rg_ok: bool
+    """ripgrep may run it (see the module invariants)."""
+
+
+def compile_pattern(pattern: str, *, case_insensitive: bool) -> Pattern:
+    """The pattern compiled for both engines.
 
     Raises:
         re.error: the pattern is not valid Python ``re`` syntax.
+        regex.error: the ``regex`` package does not accept it (rare: it reads ``re`` syntax).
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        regex = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
-    rg_ok = not caught and "(?x" not in pattern and not (regex.flags & re.VERBOSE)
-    return regex, rg_ok
+        source = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
+        engine = regex.compile(
+            pattern, regex.VERSION0 | (regex.IGNORECASE if case_insensitive else 0)
+        )
+    rg_ok = not caught and "(?x" not in pattern and not (source.flags & re.VERBOSE)
+    return Pattern(source, engine, rg_ok)
 
 
 _CONTEXTUAL = re.compile(r"\(\?<?[=!]")
@@ -127,106 +184,201 @@ def _lines_of(text: str) -> list[str]:
     return lines
 
 
-def _search_text(
-    text: str,
-    first_line: int,
-    regex: re.Pattern[str],
-    line_local: bool,
-    limit: int,
-    out: list[LineMatch],
-) -> None:
-    if not line_local:
-        for offset, content in enumerate(_lines_of(text)):
-            if len(out) >= limit:
-                return
-            if regex.search(content):
-                out.append(LineMatch(first_line + offset, content.removesuffix("\r")))
+def _chunks(stream: BinaryIO, head: bytes, encoding: Encoding) -> Iterator[bytes]:
+    """The file's content after its BOM, as UTF-8, in blocks of at most :data:`BLOCK_BYTES`."""
+    if encoding.codec == "utf-8":
+        yield head[len(encoding.bom) :]
+        while chunk := stream.read(BLOCK_BYTES):
+            yield chunk
         return
-    # The whole text is searched in C; only the lines it lands on are checked one by one.
-    size = len(text)
-    position = counted = 0
-    line = first_line
-    while len(out) < limit:
-        found = regex.search(text, position)
-        if found is None:
-            return
-        start = text.rfind("\n", 0, found.start()) + 1
-        if start >= size:
-            return  # the empty "line" after a final newline is not a line
-        end = text.find("\n", start)
-        end = size if end < 0 else end
-        line += text.count("\n", counted, start)
-        counted = start
-        content = text[start:end]
-        if regex.search(content):
-            out.append(LineMatch(line, content.removesuffix("\r")))
-        position = end + 1
-        if position > size:
-            return
+    # UTF-16: decoded a half block at a time, so each UTF-8 block stays under a block.
+    decoder = codecs.getincrementaldecoder(encoding.codec)("replace")
+    data = head[len(encoding.bom) :]
+    while data:
+        yield decoder.decode(data).encode("utf-8", "surrogatepass")
+        data = stream.read(BLOCK_BYTES // 2)
+    yield decoder.decode(b"", final=True).encode("utf-8", "surrogatepass")
 
 
-def search_file(
-    path: str, regex: re.Pattern[str], line_local: bool, limit: int
-) -> list[LineMatch] | None:
-    """Up to ``limit`` matching lines of one file; ``None`` when it is binary or unreadable."""
-    out: list[LineMatch] = []
-    try:
-        with open(path, "rb", buffering=0) as stream:
-            # Most files are small: one read gets them whole.
-            head = stream.read(BLOCK_BYTES)
-            encoding = sniff_encoding(head)
-            if encoding is None or encoding.codec.startswith("utf-32"):
-                return None
-            if encoding.codec != "utf-8":
-                data = (head + stream.readall())[len(encoding.bom) :]
-                _search_text(
-                    data.decode(encoding.codec, "replace"), 1, regex, line_local, limit, out
+def _line_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """Blocks of whole lines, in order, with whether the block is one line cut short.
+
+    A line longer than :data:`MAX_LINE_BYTES` comes as its first :data:`MAX_LINE_BYTES` alone
+    (``True``); the rest of it is read past, never held. Memory: two blocks at most.
+    """
+    pending = bytearray()  # the start of an unfinished line: it holds no newline
+    skipping = False  # reading past the rest of a line that was cut
+    for chunk in chunks:
+        if skipping:
+            newline = chunk.find(b"\n")
+            if newline < 0:
+                continue
+            chunk, skipping = chunk[newline + 1 :], False
+        last = chunk.rfind(b"\n")
+        if last < 0:
+            pending += chunk
+            if len(pending) > MAX_LINE_BYTES:
+                yield bytes(pending[:MAX_LINE_BYTES]), True
+                pending.clear()
+                skipping = True
+            continue
+        first = chunk.find(b"\n")
+        if len(pending) + first > MAX_LINE_BYTES:
+            # pending holds at most MAX_LINE_BYTES (it would have been cut above).
+            yield bytes(pending) + chunk[: MAX_LINE_BYTES - len(pending)], True
+            pending.clear()
+            chunk, last = chunk[first + 1 :], last - first - 1
+            if last < 0:
+                pending += chunk
+                continue
+            yield chunk[: last + 1], False
+        else:
+            yield bytes(pending) + chunk[: last + 1], False
+        pending = bytearray(chunk[last + 1 :])
+    if pending and not skipping:
+        yield bytes(pending), False
+
+
+class _Scan:
+    """One Python-engine search: its pattern, its limits and what it found so far."""
+
+    def __init__(self, pattern: Pattern, limit: int, cancelled: Callable[[], bool]) -> None:
+        self.regex = pattern.engine
+        self.line_local = _line_local(pattern.source.pattern)
+        self.limit = limit
+        self.cancelled = cancelled
+        self.cut_lines = 0
+        self.slow_lines: list[str] = []
+        self.shown = ""
+        self.out: list[LineMatch] = []
+
+    def _search(self, text: str, position: int = 0) -> regex.Match[str] | None:
+        """``regex.search`` with the GIL released and the timeout (which it raises)."""
+        return self.regex.search(text, position, concurrent=True, timeout=MATCH_TIMEOUT_S)
+
+    def _each_line(self, text: str, first_line: int, cut: bool) -> None:
+        for offset, content in enumerate(_lines_of(text)):
+            if len(self.out) >= self.limit or self.cancelled():
+                return
+            try:
+                found = self._search(content)
+            except TimeoutError:
+                self._slow(first_line + offset)
+                continue
+            if found:
+                self.out.append(
+                    LineMatch.of(first_line + offset, content.removesuffix("\r"), cut=cut)
                 )
-                return out
-            pending = head[len(encoding.bom) :]
-            line = 1
-            done = False
-            while not done and len(out) < limit:
-                more = stream.read(BLOCK_BYTES)
-                if more:
-                    pending += more
-                    cut = pending.rfind(b"\n")
-                    if cut < 0:
-                        continue  # one long line: read on
-                    block, pending = pending[: cut + 1], pending[cut + 1 :]
-                else:
-                    block, pending, done = pending, b"", True
-                _search_text(block.decode("utf-8", "replace"), line, regex, line_local, limit, out)
-                if not done:
-                    line += block.count(b"\n")
-    except OSError:
-        return None
-    return out
+
+    def _slow(self, line: int) -> None:
+        self.slow_lines.append(f"{self.shown}:{line}")
+        if len(self.slow_lines) >= SLOW_LINES_LIMIT:
+            raise PatternTooSlowError(
+                f"The pattern took more than {MATCH_TIMEOUT_S:g} s on each of "
+                f"{len(self.slow_lines)} lines ({', '.join(self.slow_lines)}), so grep gave up. "
+                "It backtracks catastrophically: nested quantifiers such as (a+)+ or "
+                "alternatives that overlap such as (a|a)+ try exponentially many ways. "
+                "Simplify the pattern."
+            )
+
+    def search_text(self, text: str, first_line: int, cut: bool) -> None:
+        """Search whole lines ``text`` (numbered from ``first_line``) into :attr:`out`."""
+        if cut or not self.line_local:
+            self._each_line(text, first_line, cut)
+            return
+        # The whole text is searched in C; only the lines it lands on are checked one by one.
+        size = len(text)
+        position = counted = 0
+        line = first_line
+        while len(self.out) < self.limit and not self.cancelled():
+            try:
+                found = self._search(text, position)
+            except TimeoutError:
+                # Too slow over the block: go on line by line, to find which line it is.
+                line += text.count("\n", counted, position)
+                self._each_line(text[position:], line, False)
+                return
+            if found is None:
+                return
+            start = text.rfind("\n", 0, found.start()) + 1
+            if start >= size:
+                return  # the empty "line" after a final newline is not a line
+            end = text.find("\n", start)
+            end = size if end < 0 else end
+            line += text.count("\n", counted, start)
+            counted = start
+            content = text[start:end]
+            try:
+                if self._search(content):
+                    self.out.append(LineMatch.of(line, content.removesuffix("\r")))
+            except TimeoutError:
+                self._slow(line)
+            position = end + 1
+            if position > size:
+                return
+
+    def search_file(self, candidate: Candidate, limit: int) -> list[LineMatch] | None:
+        """Up to ``limit`` matching lines of one file; ``None`` when binary or unreadable."""
+        self.shown, self.limit, self.out = candidate.shown, limit, []
+        try:
+            with open(candidate.path, "rb", buffering=0) as stream:
+                head = stream.read(BLOCK_BYTES)
+                encoding = sniff_encoding(head)
+                if encoding is None or encoding.codec.startswith("utf-32"):
+                    return None
+                if encoding.codec == "utf-8" and len(head) < BLOCK_BYTES:
+                    # Most files are small: one read got it whole, and no line of it can be
+                    # over the cap (a block is at most the cap).
+                    more = stream.read(BLOCK_BYTES)
+                    if not more:
+                        text = head[len(encoding.bom) :].decode("utf-8", "replace")
+                        self.search_text(text, 1, False)
+                        return self.out
+                    head += more
+                line = 1
+                for block, cut in _line_blocks(_chunks(stream, head, encoding)):
+                    if len(self.out) >= limit or self.cancelled():
+                        break
+                    self.search_text(block.decode("utf-8", "replace"), line, cut)
+                    self.cut_lines += cut
+                    line += 1 if cut else block.count(b"\n")
+        except OSError:
+            return None
+        return self.out
 
 
 def python_search(
     candidates: Iterable[Candidate],
-    regex: re.Pattern[str],
+    pattern: Pattern,
     max_results: int,
     *,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> SearchResult:
-    """Search ``candidates`` in order (blocking; run it in a thread)."""
-    line_local = _line_local(regex.pattern)
+    """Search ``candidates`` in order (blocking; run it in a thread).
+
+    Raises:
+        PatternTooSlowError: the pattern timed out on :data:`SLOW_LINES_LIMIT` lines.
+    """
+    scan = _Scan(pattern, max_results + 1, cancelled)
     files: list[FileMatches] = []
     count = 0
+
+    def result(truncated: bool) -> SearchResult:
+        kept = tuple(f for f in files if f.lines)
+        return SearchResult(kept, truncated, "python", scan.cut_lines, tuple(scan.slow_lines))
+
     for candidate in candidates:
         if cancelled():
             break
-        found = search_file(candidate.path, regex, line_local, max_results - count + 1)
+        found = scan.search_file(candidate, max_results - count + 1)
         if not found:
             continue
         if count + len(found) > max_results:
             files.append(FileMatches(candidate.shown, tuple(found[: max_results - count])))
-            return SearchResult(tuple(f for f in files if f.lines), True, "python")
+            return result(True)
         files.append(FileMatches(candidate.shown, tuple(found)))
         count += len(found)
-    return SearchResult(tuple(files), False, "python")
+    return result(False)
 
 
 class ThreadCancel:

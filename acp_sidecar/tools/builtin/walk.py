@@ -10,6 +10,14 @@ Invariants:
   walked. Global excludes and ``.git/info/exclude`` are not read.
 - Each entry is judged on its own path: a walk started inside an ignored directory (an
   explicit search path) still visits it, as ripgrep does for paths given to it.
+- The workspace boundary holds for every directory read: the start's real path (read from
+  the opened directory) must lie inside the boundary, else :class:`OutsideWorkspaceError`
+  (a start reached *through* a symlinked parent is refused like any path that resolves
+  out); every directory below it is opened with ``O_NOFOLLOW`` and entered only if its
+  ``..`` is the directory it was listed in (device and inode), so a directory swapped for a
+  symlink, or moved, between listing and entering is skipped, never followed out.
+- Iterative, with one directory open at a time: any depth is walked (no recursion limit, no
+  descriptor per level). A path longer than the system allows (``ENAMETOOLONG``) is skipped.
 - Unreadable directories and .gitignore files are skipped silently.
 """
 
@@ -21,6 +29,9 @@ from collections.abc import Callable, Iterator
 
 import attrs
 import pathspec
+
+from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError
+from acp_sidecar.tools.builtin.paths import is_inside
 
 _NAMED_GROUP = re.compile(r"\(\?P<[^>]+>")
 
@@ -65,10 +76,13 @@ class IgnoreFile:
         return None
 
 
-def load_ignore_file(directory: str) -> IgnoreFile | None:
-    """The .gitignore of ``directory``, or ``None`` when it has none (or it is unreadable)."""
+def load_ignore_file(directory: str, *, dir_fd: int | None = None) -> IgnoreFile | None:
+    """The .gitignore of ``directory`` (or of the open directory ``dir_fd``), or ``None`` when
+    it has none (or it is unreadable, or a symlink)."""
+    path = ".gitignore" if dir_fd is not None else os.path.join(directory, ".gitignore")
     try:
-        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+        with open(fd, encoding="utf-8", errors="replace") as f:
             rules = IgnoreFile(f.read().splitlines())
     except (OSError, ValueError):
         return None
@@ -83,11 +97,11 @@ class WalkEntry:
     """Absolute path."""
     rel: str
     """Path relative to the walk's root, ``/``-separated."""
-    entry: os.DirEntry[str] | None = attrs.field(default=None, eq=False)
-    """The directory entry (for a cheap ``stat``); ``None`` for a file given directly."""
 
 
 _Rules = tuple[tuple[str, IgnoreFile], ...]
+_Identity = tuple[int, int]
+"""A directory's device and inode."""
 
 
 def _ignored(rules: _Rules, rel: str, is_dir: bool) -> bool:
@@ -107,13 +121,29 @@ def relative_to(path: str, root: str) -> str:
     return "" if path == root else os.path.relpath(path, root).replace(os.sep, "/")
 
 
+def _real_path_of(fd: int, path: str) -> str:
+    """Where the open directory ``fd`` (opened as ``path``) really is."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")  # exact: the directory that was opened
+    except OSError:
+        return os.path.realpath(path)  # no /proc: resolve the name again
+
+
 def walk_files(
-    root: str, start: str | None = None, *, cancelled: Callable[[], bool] = lambda: False
+    root: str,
+    start: str | None = None,
+    *,
+    boundary: str | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> Iterator[WalkEntry]:
     """The files under ``start`` (default ``root``), .gitignore rules read from ``root`` down.
 
-    ``start`` must be ``root`` or a directory inside it. ``cancelled`` is polled once per
-    directory; when it returns true the walk stops.
+    ``start`` must be ``root`` or a directory inside it. ``boundary`` is the real path of the
+    workspace root when the walk must stay inside it (``None``: no boundary). ``cancelled``
+    is polled once per directory; when it returns true the walk stops.
+
+    Raises:
+        OutsideWorkspaceError: the real path of ``start`` is outside ``boundary``.
     """
     start = root if start is None else start
     rules: _Rules = ()
@@ -125,36 +155,102 @@ def walk_files(
         if rule is not None:
             rules = (*rules, (prefix, rule))
         directory, prefix = os.path.join(directory, part), _join(prefix, part)
-    yield from _walk(start, rel_start, rules, cancelled)
-
-
-def _walk(
-    directory: str, prefix: str, rules: _Rules, cancelled: Callable[[], bool]
-) -> Iterator[WalkEntry]:
-    if cancelled():
-        return
-    rule = load_ignore_file(directory)
-    if rule is not None:
-        rules = (*rules, (prefix, rule))
     try:
-        with os.scandir(directory) as scan:
-            entries = sorted(scan, key=lambda e: e.name)
+        # The start may itself be a symlink the boundary check accepted: follow it.
+        fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
         return
-    for entry in entries:
-        if entry.name == ".git":
+    try:
+        if boundary is not None:
+            real = _real_path_of(fd, start)
+            if not is_inside(real, boundary):
+                raise OutsideWorkspaceError(
+                    f"{rel_start or start} resolves through a symbolic link to {real}, which is "
+                    f"outside the workspace ({root}). Only paths inside the workspace can be used."
+                )
+        listed = _list(fd, start, rel_start, rules)
+    finally:
+        os.close(fd)
+    if listed is not None:
+        yield from _walk(listed, cancelled)
+
+
+@attrs.frozen
+class _Listing:
+    """One directory read: what the walk needs to go on from it."""
+
+    path: str
+    prefix: str
+    rules: _Rules
+    identity: _Identity
+    entries: list[tuple[str, bool]]
+    """``(name, is_dir)`` of its files and directories (not ignored), sorted by name."""
+
+
+def _list(fd: int, path: str, prefix: str, rules: _Rules) -> _Listing | None:
+    """The listing of the open directory ``fd``; ``None`` if it cannot be read."""
+    rule = load_ignore_file(path, dir_fd=fd)
+    if rule is not None:
+        rules = (*rules, (prefix, rule))
+    entries: list[tuple[str, bool]] = []
+    try:
+        info = os.fstat(fd)
+        with os.scandir(fd) as scan:
+            for entry in scan:
+                if entry.name == ".git":
+                    continue
+                try:
+                    if entry.is_symlink():
+                        continue
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    is_file = not is_dir and entry.is_file(follow_symlinks=False)
+                except OSError:
+                    continue
+                if (is_dir or is_file) and not _ignored(rules, _join(prefix, entry.name), is_dir):
+                    entries.append((entry.name, is_dir))
+    except OSError:
+        return None
+    entries.sort()
+    return _Listing(path, prefix, rules, (info.st_dev, info.st_ino), entries)
+
+
+def _enter(path: str, prefix: str, parent: _Listing) -> _Listing | None:
+    """The listing of subdirectory ``path`` of ``parent``, if it still is one."""
+    try:
+        # O_NOFOLLOW: a directory swapped for a symlink since it was listed is not entered.
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        # Reached by name, so a parent swapped for a symlink could lead elsewhere: its ".."
+        # must be the directory it was listed in (directories cannot be hard-linked).
+        up = os.stat("..", dir_fd=fd)
+        if (up.st_dev, up.st_ino) != parent.identity:
+            return None
+        return _list(fd, path, prefix, parent.rules)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _walk(top: _Listing, cancelled: Callable[[], bool]) -> Iterator[WalkEntry]:
+    # A stack of (directory, position in its entries): depth first, in name order.
+    stack: list[tuple[_Listing, int]] = [(top, 0)]
+    if cancelled():
+        return
+    while stack:
+        listing, position = stack.pop()
+        if position >= len(listing.entries):
             continue
-        try:
-            if entry.is_symlink():
-                continue
-            is_dir = entry.is_dir(follow_symlinks=False)
-            is_file = not is_dir and entry.is_file(follow_symlinks=False)
-        except OSError:
+        stack.append((listing, position + 1))
+        name, is_dir = listing.entries[position]
+        path, rel = os.path.join(listing.path, name), _join(listing.prefix, name)
+        if not is_dir:
+            yield WalkEntry(path, rel)
             continue
-        rel = _join(prefix, entry.name)
-        if not (is_dir or is_file) or _ignored(rules, rel, is_dir):
-            continue
-        if is_dir:
-            yield from _walk(entry.path, rel, rules, cancelled)
-        else:
-            yield WalkEntry(entry.path, rel, entry)
+        if cancelled():
+            return
+        below = _enter(path, rel, listing)
+        if below is not None:
+            stack.append((below, 0))

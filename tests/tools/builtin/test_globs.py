@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from acp_sidecar.tools.builtin import globs as globs_module
+from acp_sidecar.tools.builtin.errors import PatternTooSlowError
 from acp_sidecar.tools.builtin.globs import GlobMatcher, expand_braces, literal_prefix
 
 
@@ -55,3 +57,10 @@ def test_the_literal_prefix_is_where_a_walk_can_start() -> None:
     assert literal_prefix("**/*.rs") == ""
     assert literal_prefix("*.rs") == ""
     assert literal_prefix("a/{b,c}/d") == "a"
+
+
+def test_a_glob_that_takes_too_long_on_a_path_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(globs_module, "MATCH_TIMEOUT_S", 1e-9)
+    matcher = GlobMatcher("*a*a*a*a*a*a*b")
+    with pytest.raises(PatternTooSlowError, match=r"took more than 1e-09 s to match 'aaa"):
+        matcher.matches("a" * 100)

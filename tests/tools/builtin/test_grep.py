@@ -19,6 +19,7 @@ from acp_sidecar.tools import (
 )
 from acp_sidecar.tools.builtin import grep as grep_module
 from acp_sidecar.tools.builtin import ripgrep as ripgrep_module
+from acp_sidecar.tools.builtin import search as search_module
 from acp_sidecar.tools.builtin.grep import GrepArgs, grep_tool, search
 
 from .helpers import Workspace, failure, meta, outcome, run, text
@@ -262,3 +263,35 @@ async def test_ripgrep_and_python_give_the_same_results(
                 pattern,
                 path,
             )
+
+
+# --- the Python engine's limits ----------------------------------------------------------------
+
+
+async def test_a_line_the_pattern_is_too_slow_on_is_skipped_and_named(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grep_module, "ripgrep", lambda: None)
+    workspace.put("bad.txt", "aa\n" + "a" * 30 + "!\naaa\n")
+    result = await run(registry, workspace, "grep", {"pattern": "(a|a)+$"})
+    assert text(result) == (
+        "bad.txt\n1: aa\n3: aaa\n\n[2 matching lines in 1 file.]\n"
+        "[Not searched, the pattern took over 0.5 s on each (it backtracks catastrophically; "
+        "simplify it): bad.txt:2.]"
+    )
+
+
+async def test_a_line_over_the_cap_is_searched_in_its_start_and_counted(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grep_module, "ripgrep", lambda: None)
+    monkeypatch.setattr(search_module, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(search_module, "BLOCK_BYTES", 16)  # at most the cap, as in real use
+    monkeypatch.setattr(grep_module, "MAX_LINE_BYTES", 64)
+    workspace.put("long.txt", "x" * 60 + "hit" + "y" * 100 + "hit\nhit\n" + "z" * 70 + "hit\n")
+    result = await run(registry, workspace, "grep", {"pattern": "hit"})
+    assert text(result) == (
+        "long.txt\n1: " + "x" * 60 + "hity … [line cut: longer than 64 bytes, only its "
+        "start was searched]\n2: hit\n\n[2 matching lines in 1 file.]\n"
+        "[2 lines longer than 64 bytes: only the first 64 bytes of each were searched.]"
+    )
