@@ -26,6 +26,7 @@ from acp_sidecar.protocol.session import (
     SessionInfo,
 )
 from acp_sidecar.protocol.updates import CurrentModeUpdate
+from acp_sidecar.server.cwd import check_cwd
 from acp_sidecar.server.session import Session
 
 if TYPE_CHECKING:
@@ -59,10 +60,7 @@ async def session_load(ls: AcpServer, params: LoadSessionRequest) -> LoadSession
 
     store = _store(ls, "session/load")
     session_id = params.session_id
-    if not os.path.isabs(params.cwd):
-        raise AcpError.invalid_params(
-            f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
-        )
+    check_cwd(params.cwd, must_exist=False)
     loaded = ls.sessions.get(session_id)
     if loaded is not None and loaded.running is not None:
         raise AcpError.invalid_request(
