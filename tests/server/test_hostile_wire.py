@@ -74,6 +74,10 @@ async def test_session_new_refuses_a_cwd_that_is_no_usable_directory(tmp_path: P
             assert error["message"].startswith("Invalid params: cwd: ")
             assert reason in error["message"], error
             assert len(error["message"]) < 300  # the path is quoted shortened, if at all
+        # session/load checks the same, but existence: the stored session's cwd decides.
+        load = {"sessionId": "x", "cwd": "/" + "d" * (256 * KiB), "mcpServers": []}
+        error = await client.error("session/load", load)
+        assert error["code"] == INVALID_PARAMS and "4096" in error["message"], error
         assert await client.new_session(str(tmp_path))
         await still_serving(client)
 
