@@ -197,7 +197,12 @@ class Fuzzer:
     """Generates cases from one seed and checks every answer."""
 
     def __init__(self, seed: int, workspace: Path, store: Path, stderr: Path) -> None:
+        # The cases come from ``rng`` alone, so a seed gives the same sequence of cases; what
+        # depends on timing (which requests are in flight, the permission dialogs) draws from
+        # the other two.
         self.rng = random.Random(seed)
+        self.pick = random.Random(seed + 1)
+        self.answers = random.Random(seed + 2)
         self.workspace = workspace
         self.store = store
         self.stderr = stderr
@@ -321,7 +326,7 @@ class Fuzzer:
         return None
 
     def answer_agent(self, msg_id: Any) -> None:
-        rng = self.rng
+        rng = self.answers
         choice = rng.random()
         if choice < 0.1 and self.agent_pending:
             # A client request reusing the pending id first: it must be answered on its own.
@@ -349,7 +354,7 @@ class Fuzzer:
     # ---- cases ----
 
     def session(self) -> str:
-        return self.rng.choice(self.sessions) if self.sessions else "no-session"
+        return self.pick.choice(self.sessions) if self.sessions else "no-session"
 
     def valid_request(self) -> dict[str, Any]:
         rng = self.rng
@@ -467,8 +472,9 @@ class Fuzzer:
 
     def case_stray(self) -> None:
         rng = self.rng
-        pool = self.client_pending or [self.fresh_id()]
-        msg_id = rng.choice(pool) if rng.random() < 0.7 else self.fresh_id()
+        fresh = self.fresh_id()  # drawn every time: later ids must not depend on timing
+        pool = self.client_pending or [fresh]
+        msg_id = self.pick.choice(pool) if rng.random() < 0.7 else fresh
         body = rng.choice(
             [
                 {"result": rng.choice(JUNK)},
@@ -494,7 +500,7 @@ class Fuzzer:
                 "params": {"sessionId": self.session()},
             }
         elif kind == 2:
-            target = rng.choice(self.client_pending) if self.client_pending else 0
+            target = self.pick.choice(self.client_pending) if self.client_pending else 0
             message = {
                 "jsonrpc": "2.0",
                 "id": self.fresh_id(),
