@@ -322,18 +322,20 @@ def run_serve(parser: argparse.ArgumentParser | None, args: argparse.Namespace) 
 
     harden_process()  # first: before any code of a driver or a tool runs (see the module)
 
-    driver_factory = None
-    if args.driver:
-        from acp_sidecar.agent.driver import load_driver_factory
-
-        try:
-            driver_factory = load_driver_factory(args.driver)
-        except (ValueError, ImportError, AttributeError) as exc:
-            assert parser is not None
-            parser.error(f"--driver {args.driver}: {exc}")
-
     def make_server() -> AcpServer:
+        # Called once the wire is taken: what user modules (--driver, --tools) print at
+        # import goes to stderr, never onto the wire.
         from acp_sidecar.tools.environment import ChildEnvironment, configure_child_environment
+
+        driver_factory = None
+        if args.driver:
+            from acp_sidecar.agent.driver import load_driver_factory
+
+            try:
+                driver_factory = load_driver_factory(args.driver)
+            except (ValueError, ImportError, AttributeError) as exc:
+                assert parser is not None
+                parser.error(f"--driver {args.driver}: {exc}")
 
         configure_child_environment(ChildEnvironment.from_env(pass_env=args.pass_env or ()))
         tools = tools_provider(args)

@@ -41,3 +41,7 @@ FS_WRITE_TEXT_FILE: Final = "fs/write_text_file"
 # Either direction, protocol level.
 CANCEL_REQUEST: Final = "$/cancel_request"
 """Cancel an outstanding request by id (the receiver may ignore it)."""
+
+CLIENT_NOTIFICATIONS: Final = frozenset({SESSION_CANCEL, CANCEL_REQUEST})
+"""What the client may send the agent as a notification (no ``id``); every other method the
+client sends is a request, and a request without an ``id`` is not run."""

@@ -11,7 +11,10 @@ Invariants:
   ``-32601``), no MCP transports (``mcpServers`` are accepted and ignored, with a log line),
   no auth methods, prompt content as the driver accepts it.
 - Every request but ``initialize`` is refused (``-32600``) until ``initialize`` succeeded;
-  notifications before it are ignored.
+  notifications before it are ignored. ``initialize`` succeeds once per connection; a
+  second one is refused (``-32600``) and the first capabilities stay.
+- A new session's ``cwd`` is an existing absolute directory of bounded length
+  (:mod:`acp_sidecar.server.cwd`), else ``-32602``.
 - An unknown ``sessionId`` is answered ``-32002`` naming the session.
 """
 
@@ -20,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import os
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -77,6 +79,7 @@ from acp_sidecar.protocol.session import (
 )
 from acp_sidecar.protocol.updates import AgentMessageChunk, SessionNotification, SessionUpdate
 from acp_sidecar.server.client import ClientProxy
+from acp_sidecar.server.cwd import check_cwd
 from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.held import HeldLogs
 from acp_sidecar.server.loading import session_list, session_load
@@ -357,7 +360,16 @@ def decode_params(raw: Any, params_type: type[Any]) -> Any:
 
 
 async def initialize(ls: AcpServer, params: InitializeRequest) -> InitializeResponse:
-    """Negotiate the version (we speak 1 whatever is asked; the client decides) and capabilities."""
+    """Negotiate the version (we speak 1 whatever is asked; the client decides) and capabilities.
+
+    Once per connection: a second ``initialize`` is refused and the first capabilities stay
+    (sessions and turns in flight were set up under them).
+    """
+    if ls.initialized:
+        raise AcpError.invalid_request(
+            "Invalid request: initialize was already called on this connection; "
+            "the capabilities it gave stay in force"
+        )
     ls.client_capabilities = params.client_capabilities
     ls.initialized = True
     return InitializeResponse(
@@ -381,10 +393,7 @@ async def authenticate(ls: AcpServer, params: AuthenticateRequest) -> Authentica
 
 async def session_new(ls: AcpServer, params: NewSessionRequest) -> NewSessionResponse:
     """Create a session working in the absolute directory ``cwd``."""
-    if not os.path.isabs(params.cwd):
-        raise AcpError.invalid_params(
-            f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
-        )
+    check_cwd(params.cwd, must_exist=True)
     if params.mcp_servers:
         logger.info("ignoring %d MCP server(s): MCP is not supported", len(params.mcp_servers))
     session_id = uuid.uuid4().hex

@@ -9,7 +9,8 @@ Invariants:
 - The client's answer is decoded into the typed response. ``null`` is a valid answer wherever
   the response type has no required field (``fs/write_text_file``): clients answer it, and
   the SDKs send it for a handler that returns nothing; it decodes like ``{}``. An answer that
-  does not decode is raised as ``-32603``.
+  does not decode, or is not a JSON-RPC response at all (both ``result`` and ``error``, a
+  malformed ``error``), is raised as ``-32603`` at once: the call fails, nothing waits.
 - A JSON-RPC error from the client is raised as :class:`AcpError` whose message is the
   client's own, with the detail SDKs put in ``data`` ("Internal error: Permission denied
   for …"), on one line and bounded: that is what the user sees on the card.
@@ -41,6 +42,7 @@ from acp_sidecar.protocol.methods import (
     FS_WRITE_TEXT_FILE,
     SESSION_REQUEST_PERMISSION,
 )
+from acp_sidecar.server.transport import MalformedAnswerError
 from acp_sidecar.text import first_line
 from acp_sidecar.tools.errors import ToolCancelledError
 
@@ -122,6 +124,10 @@ class ClientProxy:
             raise
         except JsonRpcException as exc:
             raise client_error(method, exc.code, exc.message, exc.data) from None
+        except MalformedAnswerError as exc:
+            raise AcpError.internal_error(
+                f"the client's answer to {method} is malformed: {exc}"
+            ) from None
         finally:
             if remove is not None:
                 remove()

@@ -9,6 +9,14 @@ Invariants:
   background job, never one thread per line.
 - Every message reaches the wire in one ``write`` of the whole line, from the event loop
   thread only, so concurrent senders can never interleave bytes.
+- Back-pressure: when more than :data:`WRITE_HIGH_WATER` bytes wait for the client to read
+  them, the writer reports it (:meth:`WireWriter.on_backlog`) and the server stops reading
+  input until they drop under :data:`WRITE_LOW_WATER`. A client that writes and never reads
+  therefore holds the process to what it had read by then (one read chunk, the requests in
+  it and their answers), not to all it sends. While reading is paused the end of input is not
+  seen either: it is, as soon as the client reads (or its end of the pipe breaks).
+- An exception from ``on_line`` costs that line only: it is logged and the splitter's state
+  stays whole, so the lines after it are cut as usual.
 """
 
 from __future__ import annotations
@@ -28,7 +36,9 @@ DEFAULT_LINE_LIMIT = 64 * 1024 * 1024
 
 READ_CHUNK = 256 * 1024
 WRITE_HIGH_WATER = 1024 * 1024
+"""Output waiting for the client above which input is no longer read (1 MiB)."""
 WRITE_LOW_WATER = 256 * 1024
+"""Output waiting for the client under which input is read again (256 KiB)."""
 YIELD_EVERY = 256
 """A streaming sender yields to the event loop at least once in this many messages, so that
 incoming messages (``session/cancel``) are read even while a driver streams without pause."""
@@ -67,12 +77,12 @@ class LineSplitter:
                 else:
                     self._pending += data[start:newline]
                     line, self._pending = self._pending, bytearray()
-                    self._on_line(line)
+                    self._deliver(line)
             elif newline - start > self._limit:
                 self._refuse()
                 self._discarding = False
             else:
-                self._on_line(data[start:newline])
+                self._deliver(data[start:newline])
             start = newline + 1
         if start < len(data) and not self._discarding:
             if len(self._pending) + len(data) - start > self._limit:
@@ -84,14 +94,23 @@ class LineSplitter:
         """The stream ended: a last line without a newline still counts."""
         if self._pending and not self._discarding:
             line, self._pending = self._pending, bytearray()
-            self._on_line(line)
+            self._deliver(line)
         self._pending = bytearray()
         self._discarding = False
+
+    def _deliver(self, line: bytes | bytearray) -> None:
+        try:
+            self._on_line(line)
+        except Exception:
+            logger.exception("handling a line failed")
 
     def _refuse(self) -> None:
         self._pending = bytearray()
         self._discarding = True
-        self._on_oversized()
+        try:
+            self._on_oversized()
+        except Exception:
+            logger.exception("refusing an oversized line failed")
 
 
 class _PipeReadProtocol(asyncio.Protocol):
@@ -124,10 +143,12 @@ class WireReader:
         transport: asyncio.ReadTransport | None,
         protocol: _PipeReadProtocol | None,
         task: asyncio.Task[None] | None,
+        flowing: asyncio.Event,
     ) -> None:
         self._transport = transport
         self._protocol = protocol
         self._task = task
+        self._flowing = flowing
 
     @classmethod
     async def open(
@@ -143,12 +164,32 @@ class WireReader:
         loop = asyncio.get_running_loop()
         splitter = LineSplitter(on_line, on_oversized, limit)
         pipe = open(fd, "rb", buffering=0)  # noqa: SIM115 - the reader owns it until EOF
+        flowing = asyncio.Event()
+        flowing.set()
         if not is_pollable(fd):
-            task = loop.create_task(_read_chunks(pipe, splitter, on_eof), name="wire-reader")
-            return cls(None, None, task)
+            task = loop.create_task(
+                _read_chunks(pipe, splitter, on_eof, flowing), name="wire-reader"
+            )
+            return cls(None, None, task, flowing)
         protocol = _PipeReadProtocol(splitter, on_eof)
         transport, _ = await loop.connect_read_pipe(lambda: protocol, pipe)
-        return cls(transport, protocol, None)
+        return cls(transport, protocol, None, flowing)
+
+    def pause(self) -> None:
+        """Read nothing more until :meth:`resume` (the client is behind on our output)."""
+        if self._flowing.is_set():
+            logger.debug("the client is not reading; input paused")
+        self._flowing.clear()
+        if self._transport is not None:
+            self._transport.pause_reading()
+
+    def resume(self) -> None:
+        """Read again after :meth:`pause`."""
+        if not self._flowing.is_set():
+            logger.debug("input resumed")
+        self._flowing.set()
+        if self._transport is not None:
+            self._transport.resume_reading()
 
     def close(self) -> None:
         """Stop reading; nothing read from now on is dispatched."""
@@ -166,12 +207,15 @@ def is_pollable(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
-async def _read_chunks(pipe: BinaryIO, splitter: LineSplitter, on_eof: Callable[[], None]) -> None:
+async def _read_chunks(
+    pipe: BinaryIO, splitter: LineSplitter, on_eof: Callable[[], None], flowing: asyncio.Event
+) -> None:
     # Regular files and /dev/null cannot be polled: one background job reads large chunks.
     loop = asyncio.get_running_loop()
     fd = pipe.fileno()
     try:
         while True:
+            await flowing.wait()
             chunk = await loop.run_in_executor(None, os.read, fd, READ_CHUNK)
             if not chunk:
                 break
@@ -198,15 +242,21 @@ class _PipeWriteProtocol(asyncio.BaseProtocol):
         self._resumed: asyncio.Future[None] | None = None
         self.paused = False
         self.lost = False
+        self.on_high: Callable[[], None] | None = None
+        self.on_low: Callable[[], None] | None = None
 
     def pause_writing(self) -> None:
         self.paused = True
+        if self.on_high is not None:
+            self.on_high()
 
     def resume_writing(self) -> None:
         self.paused = False
         if self._resumed is not None and not self._resumed.done():
             self._resumed.set_result(None)
         self._resumed = None
+        if self.on_low is not None:
+            self.on_low()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if exc is not None:
@@ -266,6 +316,14 @@ class WireWriter:
         transport, _ = await loop.connect_write_pipe(lambda: protocol, pipe)
         transport.set_write_buffer_limits(high=WRITE_HIGH_WATER, low=WRITE_LOW_WATER)
         return cls(transport, protocol)
+
+    def on_backlog(self, high: Callable[[], None], low: Callable[[], None]) -> None:
+        """Call ``high`` when more than :data:`WRITE_HIGH_WATER` bytes wait for the client,
+        and ``low`` when they drop under :data:`WRITE_LOW_WATER` again (or the wire is lost).
+        A regular file never waits."""
+        if self._protocol is not None:
+            self._protocol.on_high = high
+            self._protocol.on_low = low
 
     @property
     def closed(self) -> bool:

@@ -31,6 +31,7 @@ from acp_sidecar.protocol.session import (
     SessionInfo,
 )
 from acp_sidecar.protocol.updates import CurrentModeUpdate
+from acp_sidecar.server.cwd import check_cwd
 from acp_sidecar.server.session import Session
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ async def _load(
     )
 
     session_id = params.session_id
+    check_cwd(params.cwd, must_exist=False)
     loaded = ls.sessions.get(session_id)
     if loaded is not None and loaded.running is not None:
         raise AcpError.invalid_request(

@@ -4,6 +4,8 @@ Invariants:
 - Stdout is the wire. :func:`take_stdio` keeps private duplicates of fds 0 and 1 for the
   protocol, then points fd 1 and ``sys.stdout`` at stderr and fd 0 at ``/dev/null``: neither
   a stray ``print`` nor a child process can write into the protocol stream or read from it.
+- Input is read only while the client keeps up with our output (see
+  :mod:`acp_sidecar.server.framing`, back-pressure): memory stays bounded whatever it sends.
 - Logs go to stderr or ``--log-file``, never to the wire; pygls's own loggers stay at ERROR
   unless DEBUG is asked for (pygls would otherwise log every message).
 - Shutdown — stdin at end of file, SIGTERM, SIGHUP or SIGINT, or the client closing our stdout —
@@ -97,6 +99,7 @@ async def serve(
         stop.set,
         limit=line_limit,
     )
+    wire.on_backlog(reader.pause, reader.resume)  # never read ahead of the client
     signals: list[signal.Signals] = []
     # SIGHUP (the editor's terminal went away) is a request to stop, like SIGTERM.
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) if handle_signals else ():

@@ -1,19 +1,33 @@
 """ACP's JSON-RPC over NDJSON, on pygls's ``JsonRPCProtocol`` machinery.
 
-pygls keeps what it is good at: the handler table (``fm``), request ids and the futures of
-agent→client requests (``send_request`` / ``_handle_response``), running handlers as tasks,
-and ``$/cancel_request`` bookkeeping (``_request_futures``). This subclass replaces what is
-LSP-specific: Content-Length framing becomes one JSON object per line, incoming messages are
-checked against JSON-RPC 2.0 before dispatch, and outgoing messages are encoded compactly,
-once, without per-message logging.
+pygls keeps what it is good at: the handler table (``fm``), running the client's requests as
+tasks, and ``$/cancel_request`` bookkeeping for them (``_request_futures``). This subclass
+replaces what is LSP-specific: Content-Length framing becomes one JSON object per line,
+incoming messages are checked against JSON-RPC 2.0 before dispatch, and outgoing messages are
+encoded compactly, once, without per-message logging.
 
 Invariants:
-- Every line that is not empty gets exactly one outcome: dispatched, or answered with
-  ``-32700`` (not JSON, not UTF-8) or ``-32600`` (not a JSON-RPC message; a line over the
-  limit) with the request's id when it could be read, else ``id: null``.
+- Every line that is not empty gets exactly one outcome: dispatched, dropped with a log line
+  (a notification the agent does not take, a response nobody waits for), or answered with
+  ``-32700`` (not JSON, not UTF-8, ``NaN``/``Infinity``, an integer of more than
+  :data:`MAX_INT_DIGITS` digits) or ``-32600`` (not a JSON-RPC message, an ``id`` that is not
+  a string, a 64-bit integer or null, a line over the limit) with the request's id when it
+  could be read, else ``id: null``. No exception escapes to the line reader.
 - Every request gets exactly one response; a handler that raises answers ``-32603`` and a
-  request cancelled by ``$/cancel_request`` answers ``-32800``.
-- An encoded message is valid UTF-8 and contains no raw newline.
+  request cancelled by ``$/cancel_request`` answers ``-32800``. A notification is never
+  answered, and only the methods ACP defines as notifications (:data:`CLIENT_NOTIFICATIONS`)
+  are acted on: a request method sent without an ``id`` is logged and not run. A
+  notification method sent with an ``id`` (``session/cancel``) is acted on, then answered
+  ``-32600`` saying it is a notification.
+- Agent→client requests live in their own table (:attr:`AcpJsonRpcProtocol.outgoing`), apart
+  from the client's requests: a response is matched against it alone, so neither a stray
+  response nor a client request reusing one of our ids can reach another request's future.
+  An answer that carries both ``result`` and ``error``, neither, or a malformed ``error``
+  fails the waiting request at once (:class:`MalformedAnswerError`).
+- An encoded message is valid UTF-8 and contains no raw newline. An error's message is cut
+  to :data:`MAX_ERROR_MESSAGE` characters and its ``data`` dropped past
+  :data:`MAX_ERROR_DATA` bytes (errors echo what the client sent); a response over
+  :data:`MAX_RESPONSE_BYTES` is answered ``-32603`` instead.
 """
 
 from __future__ import annotations
@@ -22,19 +36,22 @@ import asyncio
 import contextvars
 import json
 import logging
+import math
 import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException
-from pygls.protocol.json_rpc import JsonRPCProtocol, JsonRPCRequestMessage, MsgId
+from pygls.protocol.json_rpc import JsonRPCProtocol, MsgId
 
 from acp_sidecar.protocol.errors import (
     INTERNAL_ERROR,
     AcpError,
 )
-from acp_sidecar.protocol.methods import CANCEL_REQUEST
+from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS
+from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
     from acp_sidecar.server.framing import WireWriter
@@ -42,6 +59,18 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 JSONRPC = "2.0"
+
+MAX_INT_DIGITS = 4300
+"""The longest integer read from the wire, in characters (Python's own conversion limit);
+a longer one is a parse error rather than an error text about interpreter settings."""
+MAX_ERROR_MESSAGE = 1000
+"""The most characters of an error message sent (messages quote what the client sent)."""
+MAX_ERROR_DATA = 8 * 1024
+"""The most bytes of an error's encoded ``data``; larger ``data`` is left out."""
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""The largest response sent (16 MiB); a larger answer becomes ``-32603``."""
+INT64 = range(-(2**63), 2**63)
+"""What an integer request id may be (the schema's ``RequestId`` is ``int64``)."""
 
 # Messages are trees built by ``to_wire`` and the handlers: no cycles to look for (a cycle
 # would still fail, with RecursionError, which callers catch like ValueError).
@@ -51,6 +80,48 @@ _ENCODER = json.JSONEncoder(
 _ASCII_ENCODER = json.JSONEncoder(
     ensure_ascii=True, separators=(",", ":"), allow_nan=False, check_circular=False
 )
+
+
+class _NotJson(ValueError):
+    """A number JSON does not have (``NaN``, ``Infinity``, an overflowing float) or one too
+    long to read; ``str()`` is the parse error shown to the client."""
+
+
+def _parse_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON value")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJson(f"the number {shorten(text, 40)} is out of range")
+    return value
+
+
+def _parse_int(text: str) -> int:
+    too_long = _NotJson(
+        f"an integer of {len(text)} characters is longer than the {MAX_INT_DIGITS} read"
+    )
+    if len(text) > MAX_INT_DIGITS:
+        raise too_long
+    try:
+        return int(text)
+    except ValueError:  # a lower limit set for this interpreter (PYTHONINTMAXSTRDIGITS)
+        raise too_long from None
+
+
+def decode_line(line: bytes | bytearray) -> Any:
+    """The JSON value of one line; strict JSON (no ``NaN``/``Infinity``, bounded integers).
+
+    Raises ``UnicodeDecodeError``, ``ValueError`` (``json.JSONDecodeError``, :class:`_NotJson`)
+    or ``RecursionError``.
+    """
+    return json.loads(
+        line.decode("utf-8"),
+        parse_constant=_parse_constant,
+        parse_float=_parse_float,
+        parse_int=_parse_int,
+    )
 
 
 def encode_message(message: dict[str, Any]) -> bytes:
@@ -79,12 +150,41 @@ def error_object(exc: BaseException) -> dict[str, Any]:
     return {"code": INTERNAL_ERROR, "message": f"Internal error: {type(exc).__name__}: {exc}"}
 
 
-def _is_request_id(value: object) -> bool:
+def bounded_error(error: dict[str, Any]) -> dict[str, Any]:
+    """``error`` with its message cut to :data:`MAX_ERROR_MESSAGE` characters and its
+    ``data`` left out when it encodes to more than :data:`MAX_ERROR_DATA` bytes (or not at
+    all)."""
+    message = error.get("message")
+    bounded = dict(error)
+    if isinstance(message, str) and len(message) > MAX_ERROR_MESSAGE:
+        bounded["message"] = shorten(message, MAX_ERROR_MESSAGE)
+    if "data" in bounded:
+        try:
+            size = len(_ASCII_ENCODER.encode(bounded["data"]))
+        except (ValueError, TypeError, RecursionError):
+            size = MAX_ERROR_DATA + 1
+        if size > MAX_ERROR_DATA:
+            del bounded["data"]
+    return bounded
+
+
+def is_request_id(value: object) -> bool:
+    """Whether ``value`` can be a JSON-RPC request id: a string, a 64-bit integer or null."""
     return (
         value is None
         or isinstance(value, str)
-        or (isinstance(value, int) and not isinstance(value, bool))
+        or (isinstance(value, int) and not isinstance(value, bool) and value in INT64)
     )
+
+
+def shown_id(msg_id: object) -> str:
+    """A request id as a log line shows it (ids can be long)."""
+    return shorten(repr(msg_id), 80)
+
+
+class MalformedAnswerError(Exception):
+    """The client answered one of our requests with something that is not a response (both
+    ``result`` and ``error``, neither, or an ``error`` that is not an error object)."""
 
 
 class AcpJsonRpcProtocol(JsonRPCProtocol):
@@ -93,24 +193,30 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.wire: WireWriter | None = None
+        self.outgoing: dict[MsgId, tuple[str, Future[Any]]] = {}
+        """Agent→client requests waiting for an answer: id → (method, future)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = threading.get_ident()
 
     # ---- incoming ---------------------------------------------------------------------
 
     def receive_line(self, line: bytes | bytearray) -> None:
-        """Handle one NDJSON line (without its newline)."""
+        """Handle one NDJSON line (without its newline); never raises."""
         if not line or line.isspace():
             return
         try:
-            message = json.loads(line.decode("utf-8"))
+            message = decode_line(line)
         except UnicodeDecodeError:
             self.send_error(None, AcpError.parse_error("Parse error: the line is not UTF-8"))
             return
         except (ValueError, RecursionError) as exc:
             self.send_error(None, AcpError.parse_error(f"Parse error: {_short(exc)}"))
             return
-        self.receive_message(message)
+        try:
+            self.receive_message(message)
+        except Exception:
+            # A bug must cost one message, not the reader: the next line is read as usual.
+            logger.exception("handling a message failed")
 
     def receive_oversized_line(self, limit: int) -> None:
         """A line longer than the reader's limit was skipped unread."""
@@ -130,12 +236,16 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             return
         has_id = "id" in message
         msg_id: Any = message.get("id")  # str | int | None once checked (None: a null id)
-        reply_id = msg_id if has_id and _is_request_id(msg_id) else None
+        valid_id = has_id and is_request_id(msg_id)
+        reply_id = msg_id if valid_id else None
+        if valid_id and "method" not in message and msg_id in self.outgoing:
+            self._receive_answer(msg_id, message)
+            return
         if message.get("jsonrpc") != JSONRPC:
             self._invalid(reply_id, '"jsonrpc" must be "2.0"')
             return
-        if has_id and not _is_request_id(msg_id):
-            self._invalid(None, '"id" must be a string, an integer or null')
+        if has_id and not valid_id:
+            self._invalid(None, '"id" must be a string, a 64-bit integer or null')
             return
         if "method" in message:
             method = message["method"]
@@ -144,13 +254,18 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
                 self._invalid(reply_id, '"method" must be a string')
             elif params is not None and not isinstance(params, (dict, list)):
                 self._invalid(reply_id, '"params" must be an object')
-            elif has_id:
-                contextvars.copy_context().run(self._handle_request, msg_id, method, params)
-            else:
+            elif not has_id:
                 self._receive_notification(method, params)
+            elif method in CLIENT_NOTIFICATIONS:
+                # Acted on all the same (session/cancel is the user's stop button), but a
+                # notification has no answer to give: say what was wrong.
+                self._receive_notification(method, params)
+                self._invalid(msg_id, f"{method} is a notification; send it without an id")
+            else:
+                contextvars.copy_context().run(self._handle_request, msg_id, method, params)
             return
         if has_id and ("result" in message) != ("error" in message):
-            self._receive_response(msg_id, message)
+            logger.info("dropped a response to %s: no request of ours is waiting", shown_id(msg_id))
             return
         self._invalid(reply_id, "neither a request, a notification nor a response")
 
@@ -160,80 +275,104 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
     def _receive_notification(self, method: str, params: Any) -> None:
         if method == CANCEL_REQUEST:
             request_id: Any = params.get("requestId") if isinstance(params, dict) else None
-            if isinstance(params, dict) and "requestId" in params and _is_request_id(request_id):
+            if isinstance(params, dict) and "requestId" in params and is_request_id(request_id):
                 self._handle_cancel_notification(request_id)
             else:
                 logger.warning("ignored %s without a valid requestId", CANCEL_REQUEST)
             return
+        if method not in CLIENT_NOTIFICATIONS:
+            # JSON-RPC: no id, no answer. A request method is not run without one (it would
+            # act with nobody told the outcome).
+            logger.warning("ignored a notification of %s: not a notification method", method)
+            return
         contextvars.copy_context().run(self._handle_notification, method, params)
 
-    def _receive_response(self, msg_id: MsgId, message: dict[str, Any]) -> None:
-        if msg_id not in self._request_futures:
-            logger.debug("dropped a response to unknown or abandoned request %r", msg_id)
+    def _receive_answer(self, msg_id: MsgId, message: dict[str, Any]) -> None:
+        """The client's answer to our request ``msg_id``: resolve, fail or reject it."""
+        method, future = self.outgoing.pop(msg_id)
+        if future.done():  # abandoned meanwhile
             return
         error = message.get("error")
-        if error is None and "error" not in message:
-            self._handle_response(msg_id, message.get("result"))
+        if message.get("jsonrpc") != JSONRPC:
+            reason = '"jsonrpc" is not "2.0"'
+        elif "result" in message and "error" in message:
+            reason = "it carries both a result and an error"
+        elif "result" in message:
+            future.set_result(message["result"])
             return
-        if not (
+        elif "error" not in message:
+            reason = "it carries neither a result nor an error"
+        elif (
             isinstance(error, dict)
             and isinstance(error.get("code"), int)
             and isinstance(error.get("message"), str)
         ):
-            error = {"code": INTERNAL_ERROR, "message": f"malformed error response: {error!r}"}
-        from lsprotocol.types import ResponseError  # already imported by pygls
-
-        self._handle_response(
-            msg_id, None, ResponseError(error["code"], error["message"], error.get("data"))
+            future.set_exception(
+                JsonRpcException(error["message"], error["code"], error.get("data"))
+            )
+            return
+        else:
+            reason = "its error is not an object with an integer code and a string message"
+        logger.warning(
+            "the client's answer to %s %s is malformed: %s", method, shown_id(msg_id), reason
         )
-
-    def _handle_response(self, msg_id: MsgId, result: Any = None, error: Any = None) -> None:
-        self._result_types.pop(msg_id, None)
-        super()._handle_response(msg_id, result, error)
+        future.set_exception(MalformedAnswerError(reason))
 
     # ---- handler outcomes ---------------------------------------------------------------
 
     def _send_handler_result(self, future: Future[Any], *, msg_id: MsgId) -> None:
         self._request_futures.pop(msg_id, None)
         if future.cancelled():
-            self.send_error(msg_id, AcpError.request_cancelled(f"Request {msg_id!r} was cancelled"))
+            self.send_error(
+                msg_id, AcpError.request_cancelled(f"Request {shown_id(msg_id)} was cancelled")
+            )
             return
         exc = future.exception()
         if exc is None:
             self._send_response(msg_id, result=future.result())
             return
         if not isinstance(exc, (AcpError, JsonRpcException)):
-            logger.error("request %r failed", msg_id, exc_info=exc)
+            logger.error("request %s failed", shown_id(msg_id), exc_info=exc)
         self._send_response(msg_id, error=error_object(exc))
 
     # ---- outgoing -----------------------------------------------------------------------
 
     def send_error(self, msg_id: MsgId | None, error: AcpError) -> None:
         """Answer ``msg_id`` (``None`` when it could not be read) with ``error``."""
-        self.write_message({"jsonrpc": JSONRPC, "id": msg_id, "error": error.to_json()})
+        self._send_response(msg_id, error=error.to_json())
 
-    def _send_response(self, msg_id: MsgId, result: Any = None, error: Any = None) -> None:
+    def _send_response(self, msg_id: MsgId | None, result: Any = None, error: Any = None) -> None:
         if error is not None:
             if not isinstance(error, dict):  # pygls's own ResponseError (method not found)
                 error = error_object(JsonRpcException(error.message, error.code, error.data))
-            message: dict[str, Any] = {"jsonrpc": JSONRPC, "id": msg_id, "error": error}
+            message: dict[str, Any] = {
+                "jsonrpc": JSONRPC,
+                "id": msg_id,
+                "error": bounded_error(error),
+            }
         else:
             message = {"jsonrpc": JSONRPC, "id": msg_id, "result": result}
         try:
             line = encode_message(message)
         except (ValueError, TypeError, RecursionError) as exc:
-            logger.error("the answer to request %r cannot be encoded: %s", msg_id, exc)
-            line = encode_message(
-                {
-                    "jsonrpc": JSONRPC,
-                    "id": msg_id,
-                    "error": {
-                        "code": INTERNAL_ERROR,
-                        "message": f"Internal error: the result cannot be encoded: {_short(exc)}",
-                    },
-                }
+            logger.error("the answer to request %s cannot be encoded: %s", shown_id(msg_id), exc)
+            line = self._internal_error_line(
+                msg_id, f"Internal error: the result cannot be encoded: {_short(exc)}"
+            )
+        if len(line) > MAX_RESPONSE_BYTES:
+            logger.error(
+                "the answer to request %s is %d bytes; refused", shown_id(msg_id), len(line)
+            )
+            line = self._internal_error_line(
+                msg_id,
+                f"Internal error: the answer is {len(line)} bytes, over the limit of "
+                f"{MAX_RESPONSE_BYTES} bytes for one message",
             )
         self.write_line(line)
+
+    def _internal_error_line(self, msg_id: MsgId | None, text: str) -> bytes:
+        error = {"code": INTERNAL_ERROR, "message": text}
+        return encode_message({"jsonrpc": JSONRPC, "id": msg_id, "error": error})
 
     def notify(self, method: str, params: Any | None = None) -> None:
         """Send a notification; ``params`` is a wire dict (or ``None``)."""
@@ -242,14 +381,35 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             message["params"] = params
         self.write_message(message)
 
+    def send_request(
+        self,
+        method: str,
+        params: Any | None = None,
+        callback: Callable[[Any], None] | None = None,
+        msg_id: MsgId | None = None,
+    ) -> Future[Any]:
+        """Send an agent→client request; the future resolves with the client's ``result``,
+        or fails with :class:`JsonRpcException` (its error) or :class:`MalformedAnswerError`.
+        """
+        if callback is not None:
+            raise TypeError("await the returned future instead of passing a callback")
+        if msg_id is None:
+            msg_id = self.next_request_id()
+        message: dict[str, Any] = {"jsonrpc": JSONRPC, "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        future: Future[Any] = Future()
+        self.outgoing[msg_id] = (method, future)
+        try:
+            self.write_message(message)
+        except BaseException:
+            del self.outgoing[msg_id]
+            raise
+        return future
+
     def _send_data(self, data: Any) -> None:
-        # Only pygls's ``send_request`` still comes this way, with its request envelope.
-        if not isinstance(data, JsonRPCRequestMessage):
-            raise TypeError(f"cannot send {type(data).__name__} on the wire")
-        message = {"jsonrpc": JSONRPC, "id": data.id, "method": data.method}
-        if data.params is not None:
-            message["params"] = data.params
-        self.write_message(message)
+        # Everything is sent by the methods above; pygls's own paths must not write.
+        raise TypeError(f"cannot send {type(data).__name__} on the wire")
 
     def write_message(self, message: dict[str, Any]) -> None:
         """Encode and write one message (raises if it cannot be encoded)."""
@@ -275,11 +435,8 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
     # ---- agent → client requests ----------------------------------------------------------
 
     def next_request_id(self) -> str:
-        """A fresh id for an agent→client request.
-
-        pygls keeps the futures of both directions in one table, keyed by id; a random id
-        cannot collide with the client's own (counters, as SDKs use, would).
-        """
+        """A fresh id for an agent→client request (random: easy to tell from the client's
+        own ids in a log, though the two never share a table)."""
         return uuid.uuid4().hex
 
     def handler_tasks(self) -> list[asyncio.Future[Any]]:
@@ -291,16 +448,18 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         """Cancel every request in flight, both directions (at shutdown)."""
         for msg_id, future in list(self._request_futures.items()):
             if not future.done():
-                logger.debug("cancelling request %r", msg_id)
+                logger.debug("cancelling request %s", shown_id(msg_id))
                 future.cancel()
+        for _method, answer in self.outgoing.values():
+            answer.cancel()
+        self.outgoing.clear()
 
     def abandon_request(self, msg_id: MsgId) -> None:
         """Stop waiting for the answer to ``msg_id`` and tell the client to cancel it."""
-        future = self._request_futures.pop(msg_id, None)
-        self._result_types.pop(msg_id, None)
-        if future is None:
+        entry = self.outgoing.pop(msg_id, None)
+        if entry is None:
             return
-        future.cancel()
+        entry[1].cancel()
         self.notify(CANCEL_REQUEST, {"requestId": msg_id})
 
 
@@ -309,4 +468,11 @@ def _short(exc: BaseException, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-__all__ = ["AcpJsonRpcProtocol", "encode_message", "error_object"]
+__all__ = [
+    "AcpJsonRpcProtocol",
+    "MalformedAnswerError",
+    "decode_line",
+    "encode_message",
+    "error_object",
+    "is_request_id",
+]

@@ -43,6 +43,7 @@ def cli(*args: str, store: Path, timeout: float = 60) -> subprocess.CompletedPro
 async def stored(tmp_path: Path) -> tuple[Path, str, list[dict[str, object]]]:
     """A stored session, and the exact updates session/load sends for it."""
     store = tmp_path / "sessions"
+    (tmp_path / "ws").mkdir()  # session/new takes an existing directory only
     cwd = str(tmp_path / "ws")
     server = AcpServer(
         tools=ToolsProvider(builtins=False, entry_points=False, extra=TOOLS),

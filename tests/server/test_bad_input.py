@@ -19,9 +19,10 @@ from tests.server.wire import WireClient
 
 
 async def assert_still_serving(wire: WireClient) -> None:
-    """A following initialize and session/new both work."""
-    result = await wire.initialize()
-    assert result["protocolVersion"] == 1
+    """A following initialize (when none succeeded yet) and session/new both work."""
+    if not wire.initialized:
+        result = await wire.initialize()
+        assert result["protocolVersion"] == 1
     assert await wire.new_session()
 
 
@@ -193,6 +194,23 @@ async def test_a_result_that_cannot_be_encoded_is_an_internal_error(
 
 async def _answer_nan(params: object) -> object:
     return {"value": float("nan")}
+
+
+async def test_an_answer_over_16_mib_is_an_internal_error(
+    connection: tuple[WireClient, AcpServer],
+) -> None:
+    """Issue 11 §6: what one response may carry is bounded."""
+    wire, server = connection
+    await wire.initialize()
+    server.protocol.fm.features["_test/huge"] = _answer_huge
+    response = await wire.request("_test/huge", {})
+    assert response["error"]["code"] == INTERNAL_ERROR
+    assert str(16 * 1024 * 1024) in response["error"]["message"]
+    await assert_still_serving(wire)
+
+
+async def _answer_huge(params: object) -> object:
+    return {"blob": "x" * (17 * 1024 * 1024)}
 
 
 async def test_string_and_null_request_ids_are_echoed(wire: WireClient) -> None:

@@ -87,9 +87,9 @@ async def test_a_50_mib_line_is_handled_with_bounded_memory() -> None:
         baseline = peak_rss(process.pid)
         blob = "x" * (50 * MiB)
         response = await client.request(
-            "initialize", {"protocolVersion": 1, "_meta": {"blob": blob}}, msg_id="big"
+            "session/new", {"cwd": "/tmp", "mcpServers": [], "_meta": {"blob": blob}}, msg_id="big"
         )
-        assert response["result"]["protocolVersion"] == 1
+        assert "sessionId" in response["result"]
         grown = peak_rss(process.pid) - baseline
         assert await client.new_session()
         client.close()

@@ -56,6 +56,7 @@ async def record_a_session(wire: WireClient, cwd: str) -> tuple[str, list[dict[s
 
 
 async def test_load_replays_every_card_as_it_was_shown_live(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()  # session/new takes an existing directory only
     cwd = str(tmp_path / "ws")
     async with served(server(tmp_path)) as (wire, _server):
         session, live = await record_a_session(wire, cwd)
@@ -90,6 +91,7 @@ async def test_load_replays_every_card_as_it_was_shown_live(tmp_path: Path) -> N
 
 
 async def test_list_pages_newest_first_with_titles(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()  # session/new takes an existing directory only
     cwd = str(tmp_path / "ws")
     async with served(server(tmp_path)) as (wire, _server):
         await wire.initialize()
@@ -112,6 +114,7 @@ async def test_list_pages_newest_first_with_titles(tmp_path: Path) -> None:
 
 
 async def test_load_errors(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()  # session/new takes an existing directory only
     cwd = str(tmp_path / "ws")
     async with served(server(tmp_path)) as (wire, _server):
         session, _live = await record_a_session(wire, cwd)
@@ -141,6 +144,7 @@ async def test_load_errors(tmp_path: Path) -> None:
 
 
 async def test_a_session_open_in_another_process_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()  # session/new takes an existing directory only
     cwd = str(tmp_path / "ws")
     async with served(server(tmp_path)) as (wire, _server):
         session, _live = await record_a_session(wire, cwd)
@@ -193,6 +197,7 @@ async def test_capabilities_with_a_store(first: WireClient) -> None:
 
 
 async def test_a_mode_chosen_before_the_first_prompt_is_stored(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()  # session/new takes an existing directory only
     cwd = str(tmp_path / "ws")
     async with served(server(tmp_path)) as (wire, _server):
         await wire.initialize()

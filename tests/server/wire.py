@@ -38,6 +38,8 @@ class WireClient:
         self.agent_requests: list[dict[str, Any]] = []
         self.received: list[dict[str, Any]] = []
         self.valid_lines: set[bytes] = set()
+        self.initialized = False
+        """Whether an ``initialize`` of this client succeeded (it is refused a second time)."""
 
     # ---- writing ----
 
@@ -138,6 +140,7 @@ class WireClient:
     async def initialize(self, **capabilities: Any) -> dict[str, Any]:
         params = {"protocolVersion": 1, "clientCapabilities": capabilities}
         result: dict[str, Any] = await self.result("initialize", params)
+        self.initialized = True
         return result
 
     async def new_session(self, cwd: str = "/tmp") -> str:
