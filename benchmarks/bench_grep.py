@@ -36,9 +36,14 @@ from pathlib import Path
 
 import attrs
 
-from acp_sidecar.tools import ToolExecutionInput, ToolRegistry
-from acp_sidecar.tools.builtin import grep as grep_module
-from acp_sidecar.tools.builtin import grep_tool
+REPOSITORY = Path(__file__).resolve().parents[1]
+# Appended, not inserted: a ``--child`` must import the ``acp_sidecar`` its PYTHONPATH names.
+sys.path.append(str(REPOSITORY))
+
+from acp_sidecar.tools import ToolExecutionInput, ToolRegistry  # noqa: E402
+from acp_sidecar.tools.builtin import grep as grep_module  # noqa: E402
+from acp_sidecar.tools.builtin import grep_tool  # noqa: E402
+from benchmarks.sidecar_process import export_revision  # noqa: E402
 
 PATTERN = r"needle_\d+"
 WORDS = [
@@ -102,9 +107,6 @@ def run_command(command: list[str], cwd: str) -> int:
     return done.stdout.count(b"\n")
 
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-
-
 async def child_time(root: str) -> None:
     """``--child ROOT``: one warm-up, then one timed pure-Python grep; prints milliseconds."""
     registry = ToolRegistry()
@@ -114,17 +116,6 @@ async def child_time(root: str) -> None:
     started = time.perf_counter()
     matches = await run_tool(registry, Workspace(cwd=root))
     print(f"{(time.perf_counter() - started) * 1000:.3f} {matches}")
-
-
-def export_revision(revision: str, into: str) -> str:
-    """The ``acp_sidecar`` package of ``revision``, exported below ``into``."""
-    archive = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "archive", revision, "acp_sidecar"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
-    return into
 
 
 def child_run(source: str, root: str) -> tuple[float, int]:

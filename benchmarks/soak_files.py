@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import itertools
 import json
 import os
 import shutil
@@ -41,35 +40,22 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-MiB = 1024 * 1024
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.sidecar_process import MiB, Pipes, peak_rss, start_sidecar  # noqa: E402
 
 
-class Sidecar:
+class Sidecar(Pipes):
     """A sidecar subprocess with one session in auto mode, spoken to in raw NDJSON."""
 
     def __init__(self, process: asyncio.subprocess.Process, workspace: Path) -> None:
-        self.process = process
+        super().__init__(process)
         self.workspace = workspace
-        self.ids = itertools.count(1)
         self.session = ""
 
     @classmethod
     async def start(cls, workspace: Path) -> Sidecar:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "acp_sidecar",
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            cwd=ROOT,
-            env={
-                **os.environ,
-                "PYTHONPATH": str(ROOT),
-                "ACP_SIDECAR_STORE": str(workspace.parent / "store"),
-            },
-            limit=256 * MiB,
-        )
+        process = await start_sidecar(env={"ACP_SIDECAR_STORE": str(workspace.parent / "store")})
         sidecar = cls(process, workspace)
         await sidecar.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         result = await sidecar.request("session/new", {"cwd": str(workspace), "mcpServers": []})
@@ -77,23 +63,14 @@ class Sidecar:
         await sidecar.request("session/set_mode", {"sessionId": sidecar.session, "modeId": "auto"})
         return sidecar
 
-    async def send(self, method: str, params: Any) -> int:
-        msg_id = next(self.ids)
-        line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        assert self.process.stdin is not None
-        self.process.stdin.write(line.encode() + b"\n")
-        await self.process.stdin.drain()
-        return msg_id
-
     async def request(self, method: str, params: Any) -> Any:
-        msg_id = await self.send(method, params)
+        msg_id = await self.send_request(method, params)
         updates: list[dict[str, Any]] = []
         return (await self._until(msg_id, updates))["result"]
 
     async def _until(self, msg_id: int, updates: list[dict[str, Any]]) -> dict[str, Any]:
-        assert self.process.stdout is not None
         while True:
-            line = await self.process.stdout.readline()
+            line = await self.stdout.readline()
             if not line:
                 raise RuntimeError("the sidecar closed its output")
             message = json.loads(line)
@@ -104,7 +81,7 @@ class Sidecar:
 
     async def call(self, text: str) -> tuple[str, str]:
         """Run one slash command; the final card's status and text."""
-        msg_id = await self.send(
+        msg_id = await self.send_request(
             "session/prompt",
             {"sessionId": self.session, "prompt": [{"type": "text", "text": text}]},
         )
@@ -121,7 +98,7 @@ class Sidecar:
 
     def start_prompt(self, text: str) -> asyncio.Task[int]:
         return asyncio.ensure_future(
-            self.send(
+            self.send_request(
                 "session/prompt",
                 {"sessionId": self.session, "prompt": [{"type": "text", "text": text}]},
             )
@@ -135,13 +112,6 @@ class Sidecar:
 
 def command(tool: str, **args: Any) -> str:
     return f"/{tool} {json.dumps(args)}"
-
-
-def peak_rss(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmHWM")
 
 
 # --- 1. the swap race -------------------------------------------------------------------------

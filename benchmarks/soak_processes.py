@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import os
 import signal
@@ -30,9 +29,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from acp_sidecar.tools.builtin.reaper import CallProcesses, snapshot
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from acp_sidecar.tools.builtin.reaper import CallProcesses, snapshot  # noqa: E402
+from benchmarks.sidecar_process import Pipes, start_sidecar  # noqa: E402
+
 SETTLE_S = 1.0
 """How long a daemon gets to be gone after its call's answer (the fix ends it before)."""
 WARM_UP = 20
@@ -80,45 +82,21 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-class Sidecar:
+class Sidecar(Pipes):
     """The sidecar on pipes, with just enough of a client for this soak."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.ids = itertools.count(1)
 
     @classmethod
     async def start(cls, store: Path, *, baseline: bool) -> Sidecar:
-        code = ["-c", BASELINE] if baseline else ["-m", "acp_sidecar"]
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *code,
-            "--store",
-            str(store),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            limit=64 * 1024 * 1024,
-        )
-        return cls(process)
-
-    async def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        await self.process.stdin.drain()
+        program = ("-c", BASELINE) if baseline else ("-m", "acp_sidecar")
+        return cls(await start_sidecar("--store", str(store), program=program))
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
-        msg_id = next(self.ids)
-        await self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        return await self.answer(msg_id)
+        return await self.answer(await self.send_request(method, params))
 
     async def answer(self, msg_id: int) -> Any:
         """Read until the answer to ``msg_id`` (updates are skipped)."""
-        assert self.process.stdout is not None
         while True:
-            line = await asyncio.wait_for(self.process.stdout.readline(), 60)
+            line = await asyncio.wait_for(self.stdout.readline(), 60)
             if not line:
                 raise RuntimeError("the sidecar closed its output")
             message = json.loads(line)
@@ -134,15 +112,11 @@ class Sidecar:
         return session_id
 
     async def prompt(self, session_id: str, text: str) -> int:
-        msg_id = next(self.ids)
         params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
-        message = {"jsonrpc": "2.0", "id": msg_id, "method": "session/prompt", "params": params}
-        await self.send(message)
-        return msg_id
+        return await self.send_request("session/prompt", params)
 
     async def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
+        self.stdin.close()
         try:
             await asyncio.wait_for(self.process.wait(), 10)
         except TimeoutError:
@@ -175,7 +149,7 @@ async def trial(sidecar: Sidecar, session: str, work: Path, n: int, ending: str)
         msg_id = await sidecar.prompt(session, f"!{start}; sleep 1000")
         while not pid_file.exists():
             await asyncio.sleep(0.01)
-        await sidecar.send(
+        await sidecar.write_message(
             {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}
         )
         await sidecar.answer(msg_id)

@@ -27,7 +27,6 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,18 +34,23 @@ from pathlib import Path
 from typing import Any
 
 REPOSITORY = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPOSITORY))
+
+from benchmarks.sidecar_process import (  # noqa: E402
+    Pipes,
+    export_revision,
+    peak_rss,
+    start_sidecar,
+)
+
 PATTERN = "(a|a)+$"
 
 
-class Client:
+class Client(Pipes):
     """A minimal ACP client: responses matched to requests by id, updates counted."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
-        assert process.stdin is not None and process.stdout is not None
-        self.process = process
-        self.stdin = process.stdin
-        self.stdout = process.stdout
-        self.ids = itertools.count(1)
+        super().__init__(process)
         self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.cards: asyncio.Queue[str] = asyncio.Queue()
         self.reader = asyncio.ensure_future(self._read())
@@ -62,16 +66,12 @@ class Client:
                 if update["sessionUpdate"] == "tool_call":
                     self.cards.put_nowait(message["params"]["sessionId"])
 
-    async def send(self, message: dict[str, Any]) -> None:
-        self.stdin.write(json.dumps(message).encode() + b"\n")
-        await self.stdin.drain()
-
     def request(self, method: str, params: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
         msg_id = next(self.ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[msg_id] = future
         message = {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
-        sending = asyncio.ensure_future(self.send(message))
+        sending = asyncio.ensure_future(self.write_message(message))
         self.sending.add(sending)
         sending.add_done_callback(self.sending.discard)
         return future
@@ -96,13 +96,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def peak_rss(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
 async def until_idle(pid: int, limit: float = 120.0) -> float:
     """Seconds until a 200 ms window in which ``pid`` used under 20 ms of CPU."""
     started = time.monotonic()
@@ -117,22 +110,10 @@ async def until_idle(pid: int, limit: float = 120.0) -> float:
 async def start(source: str, scratch: str) -> Client:
     empty = os.path.join(scratch, "empty-path")
     os.makedirs(empty, exist_ok=True)
-    env = {
-        **os.environ,
-        "PATH": empty,
-        "PYTHONPATH": source,
-        "ACP_SIDECAR_STORE": os.path.join(scratch, "store"),
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=env,
+    process = await start_sidecar(
+        code=source,
         cwd=scratch,  # not the repository: ``-m`` puts the cwd first on sys.path
-        limit=1 << 28,
+        env={"PATH": empty, "ACP_SIDECAR_STORE": os.path.join(scratch, "store")},
     )
     client = Client(process)
     await client.result("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
@@ -166,7 +147,7 @@ async def redos(source: str, workspace: str, scratch: str, probe: float) -> dict
             rtts.append(time.monotonic() - sent)
         still_running = not turn.done()
         cancelled = time.monotonic()
-        await client.send(
+        await client.write_message(
             {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": slow}}
         )
         answer = await turn
@@ -197,16 +178,6 @@ async def long_line(source: str, workspace: str, scratch: str) -> dict[str, floa
         return {"seconds": time.monotonic() - started, "rss_growth": peak_rss(pid) - baseline}
     finally:
         await stop(client)
-
-
-def export_revision(revision: str, into: str) -> str:
-    archive = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "archive", revision, "acp_sidecar"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
-    return into
 
 
 async def main() -> None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import os
 import random
@@ -42,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from acp_sidecar.server.held import MAX_HELD, MIN_HELD  # noqa: E402
 from acp_sidecar.store import SessionLog  # noqa: E402
+from benchmarks.sidecar_process import Pipes, start_sidecar  # noqa: E402
 
 CODE = ROOT
 """The checkout the sidecar runs from (``--code``: e.g. an older commit, for a baseline)."""
@@ -49,15 +49,11 @@ NOT_RECORDED = "this session is not being recorded"
 LONG_COMMAND = "!for i in $(seq 1 100000); do echo line $i; sleep 0.002; done"
 
 
-class Client:
+class Client(Pipes):
     """A minimal NDJSON client of one sidecar subprocess."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
-        assert process.stdin is not None and process.stdout is not None
-        self.process = process
-        self.stdin = process.stdin
-        self.stdout = process.stdout
-        self.ids = itertools.count(1)
+        super().__init__(process)
         self.warnings = 0
         self.updates = 0
         self.last_status = ""
@@ -70,28 +66,7 @@ class Client:
                 _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
 
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "acp_sidecar",
-            "--store",
-            str(store),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            cwd=CODE,
-            env={**os.environ, "PYTHONPATH": str(CODE)},
-            limit=64 * 1024 * 1024,
-            preexec_fn=limit,
-        )
-        return cls(process)
-
-    async def send(self, method: str, params: dict[str, Any]) -> int:
-        msg_id = next(self.ids)
-        message = {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
-        self.stdin.write(json.dumps(message).encode() + b"\n")
-        await self.stdin.drain()
-        return msg_id
+        return cls(await start_sidecar("--store", str(store), code=CODE, preexec_fn=limit))
 
     async def receive(self) -> dict[str, Any]:
         line = await asyncio.wait_for(self.stdout.readline(), 60)
@@ -114,7 +89,7 @@ class Client:
                 return message
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return await self.response(await self.send(method, params))
+        return await self.response(await self.send_request(method, params))
 
     async def initialize(self) -> None:
         await self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
@@ -181,7 +156,7 @@ async def sigkill_trials(trials: int, work: Path) -> None:
                 answered += 1
             else:
                 failed_turns += 1
-        await client.send(
+        await client.send_request(
             "session/prompt",
             {"sessionId": session, "prompt": [{"type": "text", "text": LONG_COMMAND}]},
         )

@@ -44,7 +44,6 @@ import json
 import os
 import random
 import selectors
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.acp_schema import SchemaViolation, validate_agent_message  # noqa: E402
+from tests.server.wire import popen_sidecar  # noqa: E402
 
 MiB = 1024 * 1024
 TRANSCRIPT = os.environ.get("SOAK_TRANSCRIPT")
@@ -118,19 +118,9 @@ class Sidecar:
 
     def __init__(self, workspace: Path, store: Path, stderr: Path) -> None:
         self.stderr_file = stderr.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "acp_sidecar", "serve", "--store", str(store)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr_file,
-            cwd=workspace,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        self.process, self.stdin, self.stdout = popen_sidecar(
+            "serve", "--store", str(store), stderr=self.stderr_file, cwd=workspace
         )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.stdin = self.process.stdin.fileno()
-        self.stdout = self.process.stdout.fileno()
-        os.set_blocking(self.stdin, False)
-        os.set_blocking(self.stdout, False)
         self.unsent = bytearray()
         self.partial = bytearray()
         self.selector = selectors.DefaultSelector()

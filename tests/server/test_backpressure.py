@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import os
 import selectors
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from acp_sidecar.protocol import METHOD_NOT_FOUND
 from tests.acp_schema import validate_agent_message
+from tests.server.wire import popen_sidecar
 
-ROOT = Path(__file__).resolve().parents[2]
 MiB = 1024 * 1024
 FLOOD_SECONDS = 3.0
 RSS_GROWTH_BOUND = 50 * MiB
@@ -42,19 +40,9 @@ class RawPeer:
 
     def __init__(self, store: Path, log: Path) -> None:
         self.stderr = log.open("wb")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "acp_sidecar", "serve", "--store", str(store)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        self.process, self.stdin, self.stdout = popen_sidecar(
+            "serve", "--store", str(store), stderr=self.stderr
         )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.stdin = self.process.stdin.fileno()
-        self.stdout = self.process.stdout.fileno()
-        os.set_blocking(self.stdin, False)
-        os.set_blocking(self.stdout, False)
         self.unsent = b""
         self.received = bytearray()
         self.methods: dict[Any, str] = {}

@@ -14,12 +14,13 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from asyncio.subprocess import Process
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
-from tests.server.wire import WireClient, spawned
+from tests.server.wire import WireClient, initialized
 
 BOUND = 20.0
 """Generous: each wait ends as soon as its condition holds."""
@@ -86,15 +87,9 @@ def killed_afterwards(*paths: Path) -> Iterator[None]:
                 os.kill(int(path.read_text()), signal.SIGKILL)
 
 
-@asynccontextmanager
-async def console(store: Path) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
+def console(store: Path) -> AbstractAsyncContextManager[tuple[WireClient, Process]]:
     """A sidecar with the console driver, initialized."""
-    async with spawned("--store", str(store / "store"), stderr=asyncio.subprocess.DEVNULL) as (
-        client,
-        process,
-    ):
-        await client.initialize()
-        yield client, process
+    return initialized("--store", str(store / "store"), stderr=asyncio.subprocess.DEVNULL)
 
 
 async def auto_session(client: WireClient, cwd: Path) -> str:

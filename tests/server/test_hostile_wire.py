@@ -169,16 +169,23 @@ async def test_nan_and_infinity_are_parse_errors(number: str) -> None:
         await still_serving(client)
 
 
+async def error_for_an_id_of(client: WireClient, digits: int) -> dict[str, Any]:
+    """The error answering a ``session/list`` whose id is ``digits`` nines (it has no id)."""
+    await client.send_line(
+        b'{"jsonrpc": "2.0", "id": %b, "method": "session/list"}' % (b"9" * digits)
+    )
+    answer = await client.receive()
+    assert answer["id"] is None
+    error: dict[str, Any] = answer["error"]
+    return error
+
+
 async def test_an_id_of_5000_digits_gets_a_clean_parse_error() -> None:
     async with script_sidecar() as (client, _process):
         await client.initialize()
-        await client.send_line(
-            b'{"jsonrpc": "2.0", "id": %b, "method": "session/list"}' % (b"9" * 5000)
-        )
-        answer = await client.receive()
-        assert answer["id"] is None
-        assert answer["error"]["code"] == PARSE_ERROR
-        message = answer["error"]["message"]
+        error = await error_for_an_id_of(client, 5000)
+        assert error["code"] == PARSE_ERROR
+        message = error["message"]
         assert "4300" in message and "5000" in message
         assert "sys." not in message and "int_max_str_digits" not in message
         await still_serving(client)
@@ -187,13 +194,9 @@ async def test_an_id_of_5000_digits_gets_a_clean_parse_error() -> None:
 async def test_an_id_beyond_64_bits_is_an_invalid_request() -> None:
     async with script_sidecar() as (client, _process):
         await client.initialize()
-        await client.send_line(
-            b'{"jsonrpc": "2.0", "id": %b, "method": "session/list"}' % (b"9" * 30)
-        )
-        answer = await client.receive()
-        assert answer["id"] is None
-        assert answer["error"]["code"] == INVALID_REQUEST
-        assert "64-bit" in answer["error"]["message"]
+        error = await error_for_an_id_of(client, 30)
+        assert error["code"] == INVALID_REQUEST
+        assert "64-bit" in error["message"]
         await still_serving(client)
 
 

@@ -9,9 +9,8 @@ import json
 import os
 import resource
 import shutil
-import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -21,37 +20,29 @@ from acp_sidecar.protocol.errors import INTERNAL_ERROR
 from acp_sidecar.store import SessionStore
 from tests import unprivileged
 from tests.cards import tool_cards
-from tests.server.wire import READ_LIMIT, ROOT, WireClient
+from tests.server.wire import WireClient, spawned
 
 GAP = "Some of this session was not recorded"
 NOT_RECORDED = "this session is not being recorded"
 
 
-@asynccontextmanager
-async def sidecar(
-    *args: str,
-    preexec: Callable[[], None] | None = None,
-    argv: list[str] | None = None,
-    env: dict[str, str] | None = None,
-) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
-    """``python -m acp_sidecar ARGS`` (or ``argv``) with ``preexec`` run in the child."""
-    process = await asyncio.create_subprocess_exec(
-        *(argv or [sys.executable, "-m", "acp_sidecar", *args]),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
+def sidecar(
+    *args: str, preexec: Callable[[], None] | None = None
+) -> AbstractAsyncContextManager[tuple[WireClient, asyncio.subprocess.Process]]:
+    """``python -m acp_sidecar ARGS`` with ``preexec`` run in the child."""
+    return spawned(*args, stderr=asyncio.subprocess.DEVNULL, preexec_fn=preexec)
+
+
+def nobodys_sidecar(
+    store: Path,
+) -> AbstractAsyncContextManager[tuple[WireClient, asyncio.subprocess.Process]]:
+    """The sidecar on ``store`` as ``nobody`` (see :mod:`tests.unprivileged`)."""
+    return spawned(
+        argv=unprivileged.command("--store", str(store)),
+        env=unprivileged.environment(),
+        inherit_env=False,
         stderr=asyncio.subprocess.DEVNULL,
-        cwd=ROOT,
-        env=env or {**os.environ, "PYTHONPATH": str(ROOT)},
-        limit=READ_LIMIT,
-        preexec_fn=preexec,
     )
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        yield WireClient(process.stdout, process.stdin), process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def finish(wire: WireClient, process: asyncio.subprocess.Process) -> None:
@@ -230,8 +221,7 @@ async def test_a_log_that_could_not_be_created_is_created_once_it_can_be(tmp_pat
         store = shared / "store"
         store.mkdir(mode=0o755)  # root's: nobody cannot create a log in it yet
         (shared / "a.txt").write_text("alpha\n")
-        argv = unprivileged.command("--store", str(store))
-        async with sidecar(argv=argv, env=unprivileged.environment()) as (wire, process):
+        async with nobodys_sidecar(store) as (wire, process):
             await wire.initialize()
             session = await wire.new_session(str(shared))
             while NOT_RECORDED not in texts_of(wire.updates):  # told, with no prompt
@@ -374,8 +364,7 @@ async def test_a_log_this_process_cannot_write_is_refused_clearly(tmp_path: Path
         session = await recorded_session(store, shared)
         os.chown(store, unprivileged.NOBODY, unprivileged.NOBODY)
         (store / f"{session}.jsonl").chmod(0o644)  # root's, readable by nobody, not writable
-        argv = unprivileged.command("--store", str(store))
-        async with sidecar(argv=argv, env=unprivileged.environment()) as (wire, process):
+        async with nobodys_sidecar(store) as (wire, process):
             await wire.initialize()
             error = (await load(wire, session, str(shared)))["error"]
             assert error["code"] == INTERNAL_ERROR

@@ -10,11 +10,12 @@ import asyncio
 import itertools
 import json
 import os
+import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.stdio import serve
@@ -204,21 +205,30 @@ async def served(server: AcpServer | None = None) -> AsyncIterator[tuple[WireCli
 
 
 async def start_sidecar(
-    *args: str, env: dict[str, str] | None = None, stderr: int = asyncio.subprocess.PIPE
+    *args: str,
+    env: dict[str, str] | None = None,
+    stderr: int = asyncio.subprocess.PIPE,
+    preexec_fn: Callable[[], None] | None = None,
+    argv: Sequence[str] | None = None,
+    inherit_env: bool = True,
 ) -> tuple[WireClient, asyncio.subprocess.Process]:
     """``python -m acp_sidecar ARGS`` as a subprocess (this repository on ``PYTHONPATH``),
-    and the client end of its stdio."""
+    and the client end of its stdio.
+
+    ``env`` is added to this process's environment, or is the whole of the child's when
+    ``inherit_env`` is false (as :mod:`tests.unprivileged` wants). ``argv`` replaces the
+    command (e.g. :func:`tests.unprivileged.command`); ``preexec_fn`` runs in the child before
+    the sidecar starts (resource limits)."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})} if inherit_env else env
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        *args,
+        *(argv or [sys.executable, "-m", "acp_sidecar", *args]),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=stderr,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        env=environment,
         limit=READ_LIMIT,
+        preexec_fn=preexec_fn,
     )
     assert process.stdin is not None and process.stdout is not None
     return WireClient(process.stdout, process.stdin), process
@@ -226,13 +236,53 @@ async def start_sidecar(
 
 @asynccontextmanager
 async def spawned(
-    *args: str, env: dict[str, str] | None = None, stderr: int = asyncio.subprocess.PIPE
+    *args: str,
+    env: dict[str, str] | None = None,
+    stderr: int = asyncio.subprocess.PIPE,
+    preexec_fn: Callable[[], None] | None = None,
+    argv: Sequence[str] | None = None,
+    inherit_env: bool = True,
 ) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
     """:func:`start_sidecar`, killed on the way out if it is still running."""
-    client, process = await start_sidecar(*args, env=env, stderr=stderr)
+    client, process = await start_sidecar(
+        *args, env=env, stderr=stderr, preexec_fn=preexec_fn, argv=argv, inherit_env=inherit_env
+    )
     try:
         yield client, process
     finally:
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+@asynccontextmanager
+async def initialized(
+    *args: str,
+    env: dict[str, str] | None = None,
+    stderr: int = asyncio.subprocess.PIPE,
+) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
+    """:func:`spawned`, with the client's ``initialize`` done."""
+    async with spawned(*args, env=env, stderr=stderr) as (client, process):
+        await client.initialize()
+        yield client, process
+
+
+def popen_sidecar(
+    *args: str, stderr: IO[bytes], cwd: Path = ROOT
+) -> tuple[subprocess.Popen[bytes], int, int]:
+    """``python -m acp_sidecar ARGS`` as a subprocess (this repository on ``PYTHONPATH``), and
+    the descriptors of its stdin and stdout, non-blocking: for a client that writes and reads
+    on its own schedule (``os.write``/``os.read``, a selector)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "acp_sidecar", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin.fileno(), process.stdout.fileno()
+    os.set_blocking(stdin, False)
+    os.set_blocking(stdout, False)
+    return process, stdin, stdout

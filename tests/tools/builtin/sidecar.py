@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from tests.server.wire import READ_LIMIT, ROOT, WireClient
+from tests.server.wire import WireClient, spawned
 
 
 @attrs.frozen
@@ -37,29 +35,14 @@ async def auto_sidecar(
     capabilities: dict[str, Any] | None = None,
 ) -> AsyncIterator[Sidecar]:
     """A sidecar subprocess with one session in ``workspace``, in auto mode; killed at exit."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        limit=READ_LIMIT,
-        preexec_fn=preexec_fn,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    client = WireClient(process.stdout, process.stdin)
-    try:
+    async with spawned(stderr=asyncio.subprocess.DEVNULL, preexec_fn=preexec_fn) as (
+        client,
+        process,
+    ):
         await client.initialize(**(capabilities or {}))
         session = await client.new_session(str(workspace))
         await client.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
         yield Sidecar(client, process, session)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 def command(tool: str, **args: Any) -> str:

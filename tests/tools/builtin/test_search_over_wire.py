@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.server.wire import WireClient, spawned
+from tests.server.wire import WireClient, initialized
 
 DEPTH = 1600
 """Nested directories: deeper than Python's default recursion limit (1,000)."""
@@ -31,12 +31,8 @@ async def sidecar(
     """A sidecar whose ``PATH`` has no ripgrep, so grep runs its Python engine."""
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    async with spawned(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as (
-        wire,
-        process,
-    ):
-        await wire.initialize()
-        yield wire, process
+    async with initialized(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as pair:
+        yield pair
 
 
 async def open_session(wire: WireClient, cwd: Path) -> str:
