@@ -6,13 +6,15 @@ Invariants:
 - In a file whose lines end in CRLF, the model's ``\\n`` line breaks (in ``old_string`` and
   ``new_string``) are matched and written as CRLF, so an edit never mixes line endings in.
 - A UTF-8 file is edited as bytes: matched, spliced and written back without being decoded,
-  so every byte outside the replaced spans (undecodable ones and the BOM included) is kept
-  as it was. Other encodings (UTF-16/32 with a BOM) are decoded, edited and encoded back in
-  the same codec with the same BOM (a Latin-1 file stays Latin-1; a ``new_string`` it cannot
-  hold is refused). The write is atomic, or goes through the editor (which then decides).
+  so every byte outside the replaced spans (the BOM included) is kept as it was. Other
+  encodings (Latin-1 — any file that is not valid UTF-8 as a whole, see
+  :func:`~.textfile.text_encoding` — and UTF-16/32 with a BOM) are decoded losslessly,
+  edited and encoded back in the same codec with the same BOM (a ``new_string`` the encoding
+  cannot hold is refused). The write is atomic, or goes through the editor (which decides).
 - A file read from disk is replaced only if it is unchanged (size, mtime, inode) just before
   the rename; otherwise the call fails with ``FILE_CHANGED`` and the other writer's change
-  is kept (an append racing the rename itself is carried over to the new file).
+  is kept. An append racing the rename itself (the old file still starts with the bytes
+  that were read) is carried over to the new file; any other change in that instant is not.
 - The result card shows each changed region with :data:`~.diffs.CONTEXT_LINES` lines of
   context, computed from the replaced spans (linear in the file's size), stored in meta.
 - When the user is asked for permission, the card shows the same: the whole changed lines
@@ -45,7 +47,7 @@ from acp_sidecar.tools.builtin.errors import (
 from acp_sidecar.tools.builtin.paths import WorkspacePath, resolve_path
 from acp_sidecar.tools.builtin.textfile import (
     Encoding,
-    FileStamp,
+    Snapshot,
     atomic_write,
     editor_read,
     editor_write,
@@ -120,9 +122,9 @@ def _positions(data: bytes, needle: bytes, limit: int | None = None) -> list[int
 
 
 def _utf8(text: str, param: str) -> bytes:
-    # Surrogate escapes stand for the undecodable bytes of a file: they encode back to them.
+    # Strict: a lone surrogate would write a byte that is no character into a UTF-8 file.
     try:
-        return text.encode("utf-8", "surrogateescape")
+        return text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ToolArgsError([f"/{param}: contains unpaired surrogate characters"]) from exc
 
@@ -190,8 +192,8 @@ class _Loaded:
     encoding: Encoding
     raw: bool
     """``data`` is the file's bytes as they are on disk (BOM included)."""
-    stamp: FileStamp | None = None
-    """The disk file's stamp when it was read from disk (``None``: read through the editor)."""
+    snapshot: Snapshot | None = None
+    """The disk file as it was read (``None``: read through the editor)."""
 
 
 def _transcoded(text: str) -> bytes:
@@ -212,15 +214,16 @@ async def _load(args: EditArgs, execution: ToolExecution) -> _Loaded:
         text = await editor_read(files, target)
         return _Loaded(target, _transcoded(text), sniffed, raw=False)
     data, encoding, stamp = await asyncio.to_thread(read_bytes, target, verb="edited")
+    snapshot = Snapshot(stamp, data)
     if encoding.codec == "utf-8":
-        return _Loaded(target, data, encoding, raw=True, stamp=stamp)
+        return _Loaded(target, data, encoding, raw=True, snapshot=snapshot)
     try:
         text = data[len(encoding.bom) :].decode(encoding.codec)
     except UnicodeDecodeError as exc:
         raise BinaryFileError(
             f"{target.shown} is a binary file; only text files can be edited."
         ) from exc
-    return _Loaded(target, _transcoded(text), encoding, raw=False, stamp=stamp)
+    return _Loaded(target, _transcoded(text), encoding, raw=False, snapshot=snapshot)
 
 
 async def _store(
@@ -229,7 +232,7 @@ async def _store(
     target, encoding = loaded.target, loaded.encoding
     files = tool_context(execution).files
     if loaded.raw and not (files is not None and files.can_write):
-        await asyncio.to_thread(atomic_write, target, pieces, expected=loaded.stamp)
+        await asyncio.to_thread(atomic_write, target, pieces, expected=loaded.snapshot)
         return
     joined = b"".join(pieces)
     if loaded.raw:
@@ -246,7 +249,7 @@ async def _store(
         raise ToolArgsError(
             [f"/new_string: cannot be encoded as {encoding.label} (the file's encoding): {exc}"]
         ) from exc
-    await asyncio.to_thread(atomic_write, target, data, expected=loaded.stamp)
+    await asyncio.to_thread(atomic_write, target, data, expected=loaded.snapshot)
 
 
 @attrs.frozen

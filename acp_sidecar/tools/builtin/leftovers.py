@@ -2,16 +2,22 @@
 
 An atomic write puts the new content in ``.<name>.<pid>-<12 hex>.tmp`` beside the file and
 renames it over the file. A process killed in between (SIGKILL, a power cut) leaves that
-temporary behind; the next write into the same directory removes it.
+temporary behind; a later write into the same directory removes it.
 
 Invariants:
-- Only names of our own pattern are ever removed: ``.<name>.<pid>-<12 hex>.tmp``, or the
-  pid-less ``.<name>.<12 hex>.tmp`` that earlier versions made — and only regular files.
-- Only stale ones: the process whose pid the name carries is gone (on this machine), or the
-  file has not been modified for :data:`STALE_SECONDS` (which also covers names without a
-  pid, a pid reused since, and writers on other machines sharing the directory). A temporary
-  another live writer is filling is left alone.
-- Cleaning is best effort and never fails the write that triggered it.
+- A temporary's name is at most 226 bytes: the file's name is cut to :data:`_NAME_KEPT`
+  bytes (on a character boundary), so any legal name (255 bytes) can be written.
+- Only names of our own pattern are ever removed: ``.<name>.<pid>-<12 hex>.tmp`` with a pid
+  of 1 to 10 digits, or the pid-less ``.<name>.<12 hex>.tmp`` that earlier versions made —
+  and only regular files.
+- Only stale ones: the file has not been modified for :data:`STALE_SECONDS` (one hour), or
+  for :data:`DEAD_PID_SECONDS` (ten minutes) while no process has its pid on this machine.
+  A pid that is gone *here* alone proves nothing — the writer may be on another machine
+  sharing the directory (NFS) or in another PID namespace (a container) — so a temporary
+  another live writer is filling (its modification time keeps moving) is left alone.
+- Cleaning is best effort: no name in the directory, however odd, fails the write that
+  triggered it. A process lists a directory at most once per :data:`CLEAN_INTERVAL`
+  (:func:`clean_now_and_then`), so writes into a huge directory do not each pay a listing.
 """
 
 from __future__ import annotations
@@ -21,20 +27,46 @@ import os
 import re
 import secrets
 import stat
+import threading
 import time
 
 STALE_SECONDS = 3600
 """A temporary untouched for this long is stale whatever its pid says (one hour)."""
 
-_NAME_KEPT = 200
-"""Characters of the file's name kept in its temporary's (names are limited to 255 bytes)."""
+DEAD_PID_SECONDS = 600
+"""A temporary untouched for this long is stale when its pid is gone here (ten minutes)."""
 
-_OURS = re.compile(r"\..+\.(?:(?P<pid>[0-9]+)-)?[0-9a-f]{12}\.tmp", re.DOTALL)
+CLEAN_INTERVAL = 60.0
+"""Seconds between two cleanings of one directory by one process."""
+
+_NAME_KEPT = 200
+"""Bytes of the file's name kept in its temporary's (names are limited to 255 bytes)."""
+
+_OURS = re.compile(r"\..+\.(?:(?P<pid>[0-9]{1,10})-)?[0-9a-f]{12}\.tmp", re.DOTALL)
+
+_REMEMBERED = 4096
+"""Directories whose last cleaning time is kept; past that, the record starts over."""
+
+_cleaned: dict[tuple[int, int], float] = {}
+_cleaned_lock = threading.Lock()
+
+
+def _cut(name: str) -> str:
+    """``name`` cut to at most :data:`_NAME_KEPT` bytes on the file system, whole characters."""
+    if len(os.fsencode(name)) <= _NAME_KEPT:
+        return name
+    kept, size = [], 0
+    for character in name:
+        size += len(os.fsencode(character))
+        if size > _NAME_KEPT:
+            break
+        kept.append(character)
+    return "".join(kept)
 
 
 def temporary_name(name: str) -> str:
     """A fresh temporary name for a write of ``name`` by this process."""
-    return f".{name[:_NAME_KEPT]}.{os.getpid()}-{secrets.token_hex(6)}.tmp"
+    return f".{_cut(name)}.{os.getpid()}-{secrets.token_hex(6)}.tmp"
 
 
 def _alive(pid: int) -> bool:
@@ -44,8 +76,8 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:
-        return True  # it exists, it is just not ours to signal
+    except (OSError, OverflowError, ValueError):
+        return True  # it exists and is not ours to signal, or is no pid we can ask about
     return True
 
 
@@ -54,10 +86,11 @@ def is_stale(name: str, info: os.stat_result, now: float) -> bool:
     found = _OURS.fullmatch(name)
     if found is None or not stat.S_ISREG(info.st_mode):
         return False
-    if now - info.st_mtime >= STALE_SECONDS:
+    age = now - info.st_mtime
+    if age >= STALE_SECONDS:
         return True
     pid = found.group("pid")
-    return pid is not None and not _alive(int(pid))
+    return age >= DEAD_PID_SECONDS and pid is not None and not _alive(int(pid))
 
 
 def clean(directory_fd: int) -> int:
@@ -73,7 +106,8 @@ def clean(directory_fd: int) -> int:
             for entry in entries:
                 if not entry.name.startswith(".") or not entry.name.endswith(".tmp"):
                     continue
-                with contextlib.suppress(OSError):
+                # One odd entry must not stop the others, nor the write that is cleaning.
+                with contextlib.suppress(OSError, OverflowError, ValueError):
                     info = entry.stat(follow_symlinks=False)
                     if is_stale(entry.name, info, now):
                         os.unlink(entry.name, dir_fd=directory_fd)
@@ -83,3 +117,30 @@ def clean(directory_fd: int) -> int:
     finally:
         os.close(listing)
     return removed
+
+
+def clean_now_and_then(directory_fd: int) -> int:
+    """:func:`clean` the directory unless this process did in the last :data:`CLEAN_INTERVAL`.
+
+    A temporary becomes stale only minutes after it was last written, so cleaning more often
+    finds nothing more; it would only list a big directory again at every write.
+    """
+    try:
+        info = os.fstat(directory_fd)
+    except OSError:
+        return 0
+    key, now = (info.st_dev, info.st_ino), time.monotonic()
+    with _cleaned_lock:
+        last = _cleaned.get(key)
+        if last is not None and now - last < CLEAN_INTERVAL:
+            return 0
+        if len(_cleaned) >= _REMEMBERED:
+            _cleaned.clear()
+        _cleaned[key] = now
+    return clean(directory_fd)
+
+
+def forget_cleanings() -> None:
+    """Forget which directories were cleaned when (the next write into any cleans it)."""
+    with _cleaned_lock:
+        _cleaned.clear()

@@ -7,8 +7,12 @@ Invariants:
   chunks and holds at most :data:`LINE_BYTES_KEPT` bytes of any line, so a huge file — or a
   gigabyte-long line — costs one pass and the memory of a chunk and the window. The reading
   thread checks cancellation once per chunk and stops when the call ends.
-- A BOM-less file that is not UTF-8 at all (judged on its first 8 KiB) is decoded as
-  Latin-1 and says so; stray undecodable bytes in UTF-8 text are shown as U+FFFD.
+- The encoding is decided as ``write`` and ``edit`` decide it
+  (:func:`~.textfile.text_encoding`): a file without a UTF-16/32 mark that is not valid UTF-8
+  as a whole is decoded as Latin-1 and says so, so what the model reads is exactly what a
+  write of it stores. Up to :data:`~.textfile.MAX_DOCUMENT_BYTES` the whole file is checked
+  first, in a streaming pass of its own (chunks, no more memory); a larger file, which no
+  write loads, is judged on its first 8 KiB, and stray bytes later in it are shown as U+FFFD.
 - A file with other hard links is read, with a note in the text, ``other_links`` in meta
   and the count in the result card's title (the other names may be outside the workspace).
 - When the editor serves reads, the text is the editor's (unsaved changes included); the
@@ -31,15 +35,14 @@ from acp_sidecar.tools.builtin.errors import BinaryFileError
 from acp_sidecar.tools.builtin.paths import WorkspacePath, resolve_path
 from acp_sidecar.tools.builtin.textfile import (
     LATIN1,
+    MAX_DOCUMENT_BYTES,
     SNIFF_BYTES,
-    UTF8,
     Encoding,
     editor_read,
-    looks_legacy,
     open_file,
     require_file,
-    sniff_encoding,
     sniff_file,
+    text_encoding,
 )
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
@@ -259,16 +262,53 @@ def _transcoded(stream: BinaryIO, codec: str) -> Iterator[bytes]:
     yield decoder.decode(b"", final=True).encode("utf-8", "surrogatepass")
 
 
+def _valid_utf8(stream: BinaryIO, skip: int, cancelled: Callable[[], bool]) -> bool:
+    """Whether the rest of ``stream`` after ``skip`` bytes is valid UTF-8 (one pass in chunks)."""
+    stream.seek(skip)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for chunk in _chunks(stream):
+            if cancelled():
+                raise ToolCancelledError("the read was cancelled")
+            decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _encoding(
+    stream: BinaryIO, size: int, target: WorkspacePath, cancelled: Callable[[], bool]
+) -> Encoding:
+    """The file's encoding, decided on the whole file as ``write`` and ``edit`` decide it."""
+    head = stream.read(SNIFF_BYTES)
+    sniffed = text_encoding(head, valid_utf8=True)
+    if sniffed is None:
+        raise BinaryFileError(f"{target.shown} is a binary file; only text files can be read.")
+    if sniffed.codec != "utf-8":
+        return sniffed
+    if size <= MAX_DOCUMENT_BYTES:
+        valid = _valid_utf8(stream, len(sniffed.bom), cancelled)
+    else:  # no write loads it: the head decides; a character cut at its end is no evidence
+        cut = len(head) == SNIFF_BYTES
+        valid = _valid_head(head[len(sniffed.bom) :], cut=cut)
+    return sniffed if valid else LATIN1
+
+
+def _valid_head(head: bytes, *, cut: bool) -> bool:
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        decoder.decode(head, final=not cut)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _read_disk(
     target: WorkspacePath, start: int, limit: int, cancelled: Callable[[], bool]
 ) -> _Outcome:
     with open_file(target) as (stream, info):
-        head = stream.read(SNIFF_BYTES)
-        encoding = sniff_encoding(head)
-        if encoding is None:
-            raise BinaryFileError(f"{target.shown} is a binary file; only text files can be read.")
-        if encoding == UTF8 and looks_legacy(head, complete=len(head) < SNIFF_BYTES):
-            encoding = LATIN1
+        encoding = _encoding(stream, info.st_size, target, cancelled)
         stream.seek(len(encoding.bom))
         if encoding.codec in ("utf-8", "latin-1"):
             count = _utf8_chars if encoding.codec == "utf-8" else len
@@ -416,9 +456,9 @@ read_tool = define_tool(
         f"than {MAX_LINE_CHARS:,} characters are cut. A footer tells you when there is more "
         "and which offset continues. When the editor has the file open, you read its current "
         "contents, unsaved changes included. Binary files are refused; a file that is not "
-        "UTF-8 at all is decoded as Latin-1, and stray undecodable bytes in UTF-8 text are "
-        "shown as U+FFFD. A note says when the file has other hard links. The line-number "
-        "prefix is not part of the file: leave it out of edit's old_string."
+        "valid UTF-8 is decoded as Latin-1 (and edit and write keep it Latin-1). A note says "
+        "when the file has other hard links. The line-number prefix is not part of the file: "
+        "leave it out of edit's old_string."
     ),
     parameters=ReadArgs,
     execute=execute_read,

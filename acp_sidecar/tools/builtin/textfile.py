@@ -3,25 +3,30 @@
 Invariants:
 - A file is *binary* when its first 8 KiB contain a NUL byte and it does not start with a
   UTF-16/UTF-32 byte-order mark (the rule ``read``, ``edit``, ``write`` and ``grep`` share).
-- A BOM-less file that is not valid UTF-8 and holds no valid multi-byte UTF-8 sequence is
-  Latin-1 (:func:`looks_legacy`; every byte is a character, so nothing is lost). ``write`` and
-  ``edit`` decide on the whole file; ``read``, which streams, on its first 8 KiB.
-- Decoding keeps what encoding back needs: the BOM, the codec, and for UTF-8 files every
-  undecodable byte (as a surrogate escape), so ``encode_document(decode_document(b))`` gives
-  ``b`` back byte for byte. Encoding is strict otherwise: text a Latin-1 or UTF-16 file cannot
-  hold is refused, never written in another encoding. Text shown to the model or stored in
-  meta goes through :func:`printable` first (undecodable bytes become U+FFFD).
+- A file without a UTF-16/32 mark that is not valid UTF-8 *as a whole* is Latin-1
+  (:func:`text_encoding`), its UTF-8 mark if any included: every byte is one character, so
+  the decoded text is exactly the file and nothing is lost writing it back. ``read``,
+  ``write`` and ``edit`` decide on the whole file (``read`` with a streaming pre-pass, for
+  files up to :data:`MAX_DOCUMENT_BYTES`; a larger file, which no write loads, is judged on
+  its first 8 KiB), so they agree.
+- Decoding is lossless: ``encode_document(decode_document(b))`` gives ``b`` back byte for
+  byte, and no decoding with replacement characters is ever written back. Encoding is strict:
+  text a Latin-1 or UTF-16 file cannot hold is refused, never written in another encoding.
 - Local I/O never follows a link after the boundary check: files are opened, stat-ed, created
   and renamed relative to their directory's descriptor reached by :mod:`.confined`; a path
   that changed under the call fails it with ``PATH_CHANGED``.
 - :func:`atomic_write` never leaves a half-written file: the data goes to a temporary file in
   the same directory, is flushed to disk, takes the old file's mode, and replaces the file with
   one rename. On any failure the temporary file and the directories the write created are
-  removed and the original is intact; stale temporaries of killed writes are removed by the
-  next write into the directory (:mod:`.leftovers`). Given the stamp the file was read with,
+  removed and the original is intact; stale temporaries of killed writes are removed by a
+  later write into the directory (:mod:`.leftovers`). Given the snapshot the file was read as,
   it refuses to replace a file that changed since (``FILE_CHANGED``), checked on the open
-  file just before the rename; bytes appended to the old file in the instant between that
-  check and the rename are appended to the new one (nothing an ``echo >>`` writes is lost).
+  file just before the rename. Bytes appended to the old file in the instant between that
+  check and the rename are appended to the new one, through the temporary's own descriptor
+  (never by opening the name again), and only when the old file's first bytes are still
+  exactly the bytes that were read (a pure append); any other change in that instant stays
+  in the replaced file. The temporary is created ``0600`` when it replaces a file, and gets
+  that file's mode only once its content is complete.
 - Every ``OSError`` is mapped to a built-in error with a message naming the path as shown.
 """
 
@@ -89,7 +94,7 @@ class Encoding:
 
 UTF8 = Encoding("utf-8")
 LATIN1 = Encoding("latin-1")
-"""A BOM-less file that is not UTF-8 (:func:`looks_legacy`): every byte is one character."""
+"""A file that is not valid UTF-8 (:func:`text_encoding`): every byte is one character."""
 
 
 @attrs.frozen
@@ -97,10 +102,8 @@ class TextDocument:
     """A decoded text file."""
 
     text: str
-    """The text; for UTF-8 files undecodable bytes are kept as surrogate escapes."""
+    """The text: exactly the file's characters (it encodes back to the same bytes)."""
     encoding: Encoding
-    lossy: bool = False
-    """The file had bytes that are not valid in its encoding (kept, but shown as U+FFFD)."""
 
 
 def sniff_encoding(head: bytes) -> Encoding | None:
@@ -117,17 +120,10 @@ def sniff_encoding(head: bytes) -> Encoding | None:
 
 def decode_document(data: bytes) -> TextDocument | None:
     """Decode a whole file losslessly; ``None`` when it is binary."""
-    encoding = _whole_file_encoding(data)
+    encoding = text_encoding(data)
     if encoding is None:
         return None
     body = data[len(encoding.bom) :]
-    if encoding == LATIN1:
-        return TextDocument(body.decode("latin-1"), encoding)
-    if encoding.codec == "utf-8":
-        try:
-            return TextDocument(body.decode("utf-8"), encoding)
-        except UnicodeDecodeError:
-            return TextDocument(body.decode("utf-8", "surrogateescape"), encoding, lossy=True)
     try:
         return TextDocument(body.decode(encoding.codec), encoding)
     except UnicodeDecodeError:
@@ -135,13 +131,16 @@ def decode_document(data: bytes) -> TextDocument | None:
 
 
 def encode_document(text: str, encoding: Encoding) -> bytes:
-    """The bytes of ``text`` in ``encoding`` (undecodable UTF-8 bytes restored)."""
-    errors = "surrogateescape" if encoding.codec == "utf-8" else "strict"
-    return encoding.bom + text.encode(encoding.codec, errors)
+    """The bytes of ``text`` in ``encoding``.
+
+    Raises:
+        UnicodeEncodeError: the encoding cannot hold ``text`` (or it has lone surrogates).
+    """
+    return encoding.bom + text.encode(encoding.codec)
 
 
 def printable(text: str) -> str:
-    """``text`` with surrogate escapes (undecodable bytes) replaced by U+FFFD."""
+    """``text`` with lone surrogates replaced by U+FFFD (safe to show and to store as JSON)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -301,31 +300,28 @@ def open_file(target: WorkspacePath) -> Iterator[tuple[BinaryIO, os.stat_result]
         yield stream, info
 
 
-def looks_legacy(data: bytes, *, complete: bool) -> bool:
-    """Whether BOM-less text ``data`` is in a legacy 8-bit encoding rather than UTF-8.
+def text_encoding(data: bytes, *, valid_utf8: bool | None = None) -> Encoding | None:
+    """The encoding of a whole file's ``data`` (``None``: binary).
 
-    It is when it is not valid UTF-8 and holds no valid multi-byte UTF-8 sequence at all (a
-    UTF-8 file with a few stray bytes stays UTF-8). ``complete=False``: ``data`` is a head that
-    may end inside a character.
+    A file without a UTF-16/32 mark that is not valid UTF-8 is :data:`LATIN1`, the bytes of a
+    UTF-8 mark included: Latin-1 maps every byte to one character, so decoding never loses a
+    byte and never invents one. ``valid_utf8``: whether the whole file is valid UTF-8 after
+    its mark, when the caller has checked that itself (``data`` is then only its head).
     """
-    if not complete:
-        data = data.rstrip(_HIGH_BYTES)  # a character cut at the end is no evidence
+    encoding = sniff_encoding(data[:SNIFF_BYTES])
+    if encoding is None or encoding.codec != "utf-8":
+        return encoding
+    if valid_utf8 is None:
+        valid_utf8 = _valid_utf8(data[len(encoding.bom) :])
+    return encoding if valid_utf8 else LATIN1
+
+
+def _valid_utf8(data: bytes) -> bool:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        # Each undecodable byte becomes one escape; a valid sequence, one character of 2-4.
-        return len(data.decode("utf-8", "surrogateescape")) == len(data)
-    return False
-
-
-_HIGH_BYTES = bytes(range(0x80, 0x100))
-
-
-def _whole_file_encoding(data: bytes) -> Encoding | None:
-    encoding = sniff_encoding(data[:SNIFF_BYTES])
-    if encoding == UTF8 and looks_legacy(data, complete=True):
-        return LATIN1
-    return encoding
+        return False
+    return True
 
 
 def read_bytes(target: WorkspacePath, *, verb: str) -> tuple[bytes, Encoding, FileStamp]:
@@ -355,7 +351,7 @@ def read_bytes(target: WorkspacePath, *, verb: str) -> tuple[bytes, Encoding, Fi
             f"{target.shown} changed while it was being read (another program is writing to "
             "it): the file changed; read it again."
         )
-    encoding = _whole_file_encoding(data)
+    encoding = text_encoding(data)
     if encoding is None:
         raise BinaryFileError(f"{target.shown} is a binary file; only text files can be {verb}.")
     return data, encoding, stamp
@@ -406,16 +402,25 @@ def _write_all(fd: int, chunks: Chunks) -> None:
             view = view[written:]
 
 
+@attrs.frozen
+class Snapshot:
+    """A file as an edit read it: its stamp and its bytes (what the edit may replace)."""
+
+    stamp: FileStamp
+    data: bytes
+
+
 def atomic_write(
-    target: WorkspacePath, data: bytes | Chunks, *, expected: FileStamp | None = None
+    target: WorkspacePath, data: bytes | Chunks, *, expected: Snapshot | None = None
 ) -> None:
     """Replace (or create) ``target`` with ``data`` atomically, keeping an old file's mode.
 
     ``data`` is the content, or a sequence of pieces that make it up. Missing parent
     directories are created, and removed again when the write fails. Stale temporary files of
-    earlier writes into the same directory are cleaned up first (:mod:`.leftovers`). With
-    ``expected``, the file must still have that stamp just before it is replaced. Blocking;
-    run it in a thread.
+    earlier writes into the same directory are cleaned up first, at most once a minute per
+    directory (:mod:`.leftovers`). With ``expected``, the file must still have that stamp
+    just before it is replaced, and what was appended to it in the instant of the rename is
+    carried over (:func:`_carry_over_appends`). Blocking; run it in a thread.
 
     Raises:
         PermissionDeniedError: the file is read-only or its directory is not writable.
@@ -425,7 +430,7 @@ def atomic_write(
     """
     directory, name = _split(target)
     with confined.directory(directory, target.shown, create=True) as anchor:
-        leftovers.clean(anchor.fd)
+        leftovers.clean_now_and_then(anchor.fd)
         _replace_in(anchor, name, target, data, expected)
 
 
@@ -434,20 +439,22 @@ def _replace_in(
     name: str,
     target: WorkspacePath,
     data: bytes | Chunks,
-    expected: FileStamp | None,
+    expected: Snapshot | None,
 ) -> None:
     info = _regular(_lstat_in(anchor, name, target), target)
-    if expected is not None and (info is None or FileStamp.of(info) != expected):
+    if expected is not None and (info is None or FileStamp.of(info) != expected.stamp):
         raise _file_changed(target)
     if info is not None and not os.access(name, os.W_OK, dir_fd=anchor.fd):
         raise PermissionDeniedError(f"Permission denied: {target.shown} is read-only.")
     temporary = leftovers.temporary_name(name)
     try:
-        # 0o666 lets the umask decide a new file's mode, as any editor's save would.
+        # A new file: 0o666 lets the umask decide its mode, as any editor's save would (the
+        # temporary is no more open than the file will be). Replacing a file: 0o600 until the
+        # content is complete, so a 0600 file's new content never sits in a wider temporary.
         fd = os.open(
             temporary,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-            0o666,
+            os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o666 if info is None else 0o600,
             dir_fd=anchor.fd,
         )
     except PermissionError as exc:
@@ -456,44 +463,46 @@ def _replace_in(
         ) from exc
     except OSError as exc:
         raise FileIOError(f"Cannot write {target.shown}: {exc.strerror or exc}.") from exc
+    # The temporary stays open through the rename: a carried-over append goes through this
+    # descriptor, so it can only ever land in the file this call wrote.
     try:
         try:
             _write_all(fd, [data] if isinstance(data, bytes) else data)
             os.fsync(fd)
             if info is not None:
-                os.fchmod(fd, stat.S_IMODE(info.st_mode))
                 if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
                     with contextlib.suppress(OSError):  # only a privileged user can
                         os.fchown(fd, info.st_uid, info.st_gid)
-        finally:
-            os.close(fd)
-        replaced = None if expected is None else _unchanged(anchor, name, target, expected)
-        try:
-            os.replace(temporary, name, src_dir_fd=anchor.fd, dst_dir_fd=anchor.fd)
-        except BaseException:
-            if replaced is not None:
-                os.close(replaced)
+                os.fchmod(fd, stat.S_IMODE(info.st_mode))  # after fchown, which clears set-id
+            replaced = None if expected is None else _unchanged(anchor, name, target, expected)
+            try:
+                os.replace(temporary, name, src_dir_fd=anchor.fd, dst_dir_fd=anchor.fd)
+            except BaseException:
+                if replaced is not None:
+                    os.close(replaced)
+                raise
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=anchor.fd)
+            if isinstance(exc, OSError):
+                reason = "no space left on device" if exc.errno == errno.ENOSPC else exc.strerror
+                raise FileIOError(
+                    f"Cannot write {target.shown}: {reason or exc}. The file was left unchanged."
+                ) from exc
             raise
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary, dir_fd=anchor.fd)
-        if isinstance(exc, OSError):
-            reason = "no space left on device" if exc.errno == errno.ENOSPC else exc.strerror
-            raise FileIOError(
-                f"Cannot write {target.shown}: {reason or exc}. The file was left unchanged."
-            ) from exc
-        raise
-    if replaced is not None and expected is not None:
-        try:
-            _carry_over_appends(replaced, expected.size, anchor, name)
-        except OSError:
-            pass  # the new content is in place; a racing append is all that can be lost
-        finally:
-            os.close(replaced)
+        if replaced is not None and expected is not None:
+            try:
+                _carry_over_appends(replaced, expected.data, fd)
+            except OSError:
+                pass  # the new content is in place; a racing append is all that can be lost
+            finally:
+                os.close(replaced)
+    finally:
+        os.close(fd)
 
 
 def _unchanged(
-    anchor: confined.Directory, name: str, target: WorkspacePath, expected: FileStamp
+    anchor: confined.Directory, name: str, target: WorkspacePath, expected: Snapshot
 ) -> int:
     """The file about to be replaced, open, after checking it still has the ``expected`` stamp.
 
@@ -503,35 +512,49 @@ def _unchanged(
         fd = os.open(name, _READ_FLAGS, dir_fd=anchor.fd)
     except FileNotFoundError as exc:
         raise _file_changed(target) from exc
-    if FileStamp.of(os.fstat(fd)) != expected:
+    if FileStamp.of(os.fstat(fd)) != expected.stamp:
         os.close(fd)
         raise _file_changed(target)
     return fd
 
 
-def _carry_over_appends(replaced: int, size: int, anchor: confined.Directory, name: str) -> None:
+_COMPARE_BYTES = 1 << 20
+
+
+def _starts_with(fd: int, data: bytes) -> bool:
+    """Whether the file open as ``fd`` starts with ``data`` (compared a chunk at a time)."""
+    view = memoryview(data)
+    for at in range(0, len(view), _COMPARE_BYTES):
+        piece = view[at : at + _COMPARE_BYTES]
+        if os.pread(fd, len(piece), at) != piece:
+            return False
+    return True
+
+
+def _carry_over_appends(replaced: int, before: bytes, written: int) -> None:
     """Append to the new file what was appended to the replaced one after the check.
 
     A writer appending (``echo >>``) in the instant between the check and the rename writes
-    to the file that was just replaced; its bytes past the checked ``size`` are still
+    to the file that was just replaced; its bytes past the ``before`` content are still
     readable through the open descriptor and belong after the new content, as if the append
-    had come after the edit. Repeated while the replaced file still grows.
+    had come after the edit. They are carried over only when the replaced file still starts
+    with exactly ``before`` — a program that truncated and rewrote it in that instant did not
+    append, and its content is not glued to ours — and only through ``written``, the new
+    file's own descriptor (the name may already be another program's file, or a FIFO).
+    Repeated while the replaced file still grows.
     """
-    done = size
+    done = len(before)
     for _ in range(3):
         end = os.fstat(replaced).st_size
         if end <= done:
             return
+        if not _starts_with(replaced, before):
+            return
         tail = os.pread(replaced, end - done, done)
         if not tail:
             return
-        fd = os.open(
-            name, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=anchor.fd
-        )
-        try:
-            _write_all(fd, [tail])
-        finally:
-            os.close(fd)
+        os.lseek(written, 0, os.SEEK_END)
+        _write_all(written, [tail])
         done += len(tail)
 
 

@@ -212,19 +212,54 @@ async def test_a_killed_write_leaves_a_temporary_that_the_next_write_removes(
     else:
         raise AssertionError("the write always finished before the kill")
     killed = temporaries(workspace)
-    # Beside it: a live writer's temporary (this process's pid, fresh), an old pid-less one
-    # of an earlier version (two hours old), and a file that only looks similar.
+    # The killed write's pid is gone, but a gone pid alone proves nothing (the writer may be
+    # on another machine or in a container): its temporary is stale once left for a while.
+    untouched = time.time() - leftovers.DEAD_PID_SECONDS - 60
+    for name in killed:
+        os.utime(workspace / name, (untouched, untouched))
+    # Beside it: a live writer's temporary (this process's pid, fresh), one of a pid gone
+    # here but fresh (another machine's, filling now), an old pid-less one of an earlier
+    # version (two hours old), a file that only looks similar, and a pid no system has.
     live = f".other.txt.{os.getpid()}-0123456789ab.tmp"
+    remote = f".remote.txt.{_gone_pid()}-0123456789ab.tmp"
     old = ".older.txt.0123456789ab.tmp"
+    huge = ".x.99999999999-abcdef012345.tmp"
     (workspace / live).write_text("in progress")
+    (workspace / remote).write_text("in progress elsewhere")
     (workspace / old).write_text("left by an older version")
+    (workspace / huge).write_text("")
     two_hours_ago = time.time() - 2 * leftovers.STALE_SECONDS
     os.utime(workspace / old, (two_hours_ago, two_hours_ago))
     (workspace / ".notes.tmp").write_text("not ours")
     async with auto_sidecar(workspace) as sidecar:
-        status, _text = await call(sidecar, command("write", path="small.txt", content="hi\n"))
-    assert status == "completed"
-    assert temporaries(workspace) == sorted([live, ".notes.tmp"]), killed
+        status, text = await call(sidecar, command("write", path="small.txt", content="hi\n"))
+    assert status == "completed", text
+    assert temporaries(workspace) == sorted([live, remote, huge, ".notes.tmp"]), killed
+
+
+def _gone_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+async def test_odd_and_long_names_break_no_write(tmp_path: Path) -> None:
+    """As found: a name with an 11-digit pid failed every write in its directory
+    (OverflowError), and a legal 240-byte name (120 × é) could not be written at all."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / ".x.99999999999-abcdef012345.tmp").write_text("")
+    long = "é" * 120
+    async with auto_sidecar(workspace) as sidecar:
+        for path in ("a.txt", long):
+            status, text = await call(sidecar, command("write", path=path, content="hi\n"))
+            assert status == "completed", text
+            status, text = await call(
+                sidecar, command("edit", path=path, old_string="hi", new_string="ho")
+            )
+            assert status == "completed", text
+    assert (workspace / "a.txt").read_text() == "ho\n"
+    assert (workspace / long).read_text() == "ho\n"
 
 
 def _limit_file_size() -> None:
@@ -272,6 +307,33 @@ async def test_a_latin1_file_stays_latin1_through_edit_and_write(tmp_path: Path)
         assert status == "failed"
         assert "cannot be encoded as latin-1 (the file's encoding)" in text
     assert menu.read_bytes() == "crème brûlée\n".encode("latin-1")
+
+
+async def test_a_latin1_file_with_an_accidental_utf8_pair_round_trips(tmp_path: Path) -> None:
+    """As found: "CAFÉ\u00a0!" is C9 A0, a valid UTF-8 pair, so the file counted as UTF-8;
+    read showed U+FFFD for every other accent and a write of it stored EF BF BD for each. And
+    read judged the first 8 KiB, write the whole file: a read-then-write converted it."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    menu = workspace / "menu.txt"
+    head = "Grüße aus Köln\n" * 600  # over 8 KiB of Latin-1 before the pair
+    original = (head + "Le café est prêt.\nCAFÉ\u00a0!\n").encode("latin-1")
+    menu.write_bytes(original)
+    async with auto_sidecar(workspace) as sidecar:
+        status, text = await call(sidecar, command("read", path="menu.txt", offset=601))
+        assert text == (
+            "   601\tLe café est prêt.\n   602\tCAFÉ\u00a0!\n"
+            "[Lines 601–602 of 602; end of file.]\n[Decoded from latin-1.]"
+        )
+        edit = command("edit", path="menu.txt", old_string="prêt", new_string="prête")
+        status, text = await call(sidecar, edit)
+        assert status == "completed", text
+        expected = original.replace("prêt".encode("latin-1"), "prête".encode("latin-1"))
+        assert menu.read_bytes() == expected
+        content = head + "Le café est prête.\nCAFÉ\u00a0!\nÀ bientôt.\n"
+        status, text = await call(sidecar, command("write", path="menu.txt", content=content))
+        assert status == "completed", text
+    assert menu.read_bytes() == content.encode("latin-1")
 
 
 # --- the editor's fs/* route ------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import codecs
+import contextlib
 import errno
 import os
 import stat
@@ -394,3 +396,84 @@ async def test_an_append_in_the_instant_of_the_replace_is_carried_over(
     )
     assert not result.is_error, result
     assert workspace.get("log.txt") == b"counter 1\nappended\n"
+
+
+async def test_an_append_racing_an_atomic_save_does_not_land_in_the_other_programs_file(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As found: the tail was appended by opening the name again, after another program's
+    atomic save had put its own file there."""
+    path = workspace.put("notes.txt", "old\n")
+    real_replace = os.replace
+
+    def replace_then_another_program_saves(*args: Any, **kwargs: Any) -> None:
+        with open(path, "ab") as appender:  # after the last check: it lands in the old file
+            appender.write(b"LOGLINE\n")
+        real_replace(*args, **kwargs)
+        other = workspace.put("other.tmp", "EDITOR SAVE\n")
+        real_replace(other, path)
+
+    monkeypatch.setattr(os, "replace", replace_then_another_program_saves)
+    result = await run(
+        registry, workspace, "edit", {"path": "notes.txt", "old_string": "old", "new_string": "new"}
+    )
+    assert not result.is_error, result
+    assert workspace.get("notes.txt") == b"EDITOR SAVE\n"
+
+
+async def test_a_rewrite_in_place_racing_the_replace_is_not_taken_for_an_append(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As found: any growth of the replaced file was appended, so a tool that truncated and
+    rewrote it in place got its new content's tail glued to the edit's."""
+    path = workspace.put("m.py", "x = 1\n")
+    held = os.open(path, os.O_WRONLY)  # a formatter that opened the file to rewrite it in place
+    real_replace = os.replace
+
+    def replace_while_a_tool_rewrites(*args: Any, **kwargs: Any) -> None:
+        real_replace(*args, **kwargs)
+        os.ftruncate(held, 0)
+        os.pwrite(held, b"x = 1  # reformatted by tool\n", 0)
+
+    monkeypatch.setattr(os, "replace", replace_while_a_tool_rewrites)
+    try:
+        result = await run(
+            registry, workspace, "edit", {"path": "m.py", "old_string": "1", "new_string": "2"}
+        )
+    finally:
+        os.close(held)
+    assert not result.is_error, result
+    assert workspace.get("m.py") == b"x = 2\n"
+
+
+async def test_a_fifo_put_in_the_files_place_does_not_block_the_carry_over(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As found: the carry-over opened the name for writing; a FIFO there blocked forever."""
+    path = workspace.put("log.txt", "counter 0\n")
+    fifo = workspace.path("fifo")
+    real_replace = os.replace
+
+    def replace_then_a_fifo_takes_the_name(*args: Any, **kwargs: Any) -> None:
+        with open(path, "a") as appender:
+            appender.write("appended\n")
+        real_replace(*args, **kwargs)
+        os.mkfifo(fifo)
+        real_replace(fifo, path)
+
+    monkeypatch.setattr(os, "replace", replace_then_a_fifo_takes_the_name)
+    try:
+        result = await asyncio.wait_for(
+            run(
+                registry,
+                workspace,
+                "edit",
+                {"path": "log.txt", "old_string": "0", "new_string": "1"},
+            ),
+            timeout=10,
+        )
+    finally:
+        with contextlib.suppress(OSError):  # release a writer blocked on the FIFO, if any
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+    assert not result.is_error, result
+    assert stat.S_ISFIFO(os.lstat(path).st_mode)

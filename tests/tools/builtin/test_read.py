@@ -85,14 +85,32 @@ async def test_utf16_with_a_bom_is_decoded_and_says_so(
     assert text(result) == "     1\théllo\n     2\twörld\n[Decoded from utf-16-le with BOM.]"
 
 
-async def test_stray_bytes_in_utf8_text_are_shown_as_replacement_and_say_so(
+async def test_a_file_that_is_not_valid_utf8_as_a_whole_is_read_as_latin1(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
+    """Mixed bytes are shown as Latin-1, never as U+FFFD: what the model reads is exactly
+    what a write of it stores (a write of U+FFFD would destroy the bytes)."""
     workspace.put("mixed.txt", "naïve\n".encode() + "café\n".encode("latin-1"))
     result = await run(registry, workspace, "read", {"path": "mixed.txt"})
+    assert text(result) == "     1\tna\u00c3\u00afve\n     2\tcafé\n[Decoded from latin-1.]"
+
+
+async def test_the_whole_file_decides_not_its_head(
+    workspace: Workspace, registry: ToolRegistry
+) -> None:
+    """As found: read decided on the first 8 KiB, write and edit on the whole file."""
+    late = b"ascii\n" * 1500 + "café\n".encode("latin-1")  # ASCII head, Latin-1 after it
+    workspace.put("late.txt", late)
+    result = await run(registry, workspace, "read", {"path": "late.txt", "offset": 1501})
     assert text(result) == (
-        "     1\tnaïve\n     2\tcaf\ufffd\n"
-        "[The file is not valid UTF-8; undecodable bytes are shown as U+FFFD (�).]"
+        "  1501\tcafé\n[Lines 1501–1501 of 1501; end of file.]\n[Decoded from latin-1.]"
+    )
+    # Latin-1 in the head, one accidental valid UTF-8 pair (É + NBSP = C9 A0) after it.
+    pair = ("Grüße aus Köln\n" * 600).encode("latin-1") + "CAFÉ\u00a0!\n".encode("latin-1")
+    workspace.put("pair.txt", pair)
+    result = await run(registry, workspace, "read", {"path": "pair.txt", "offset": 601})
+    assert text(result) == (
+        "   601\tCAFÉ\u00a0!\n[Lines 601–601 of 601; end of file.]\n[Decoded from latin-1.]"
     )
 
 

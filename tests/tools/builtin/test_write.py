@@ -276,3 +276,44 @@ async def test_a_large_rewrite_keeps_only_the_changed_regions_in_meta(
             "line 20002\nline 20003\n",
         },
     )
+
+
+async def test_a_private_files_new_content_never_sits_in_a_wider_temporary(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As found: a 0600 file's new content was written to a 0644 temporary (umask 022)."""
+    path = workspace.put(".env", "API_KEY=old\n")
+    os.chmod(path, 0o600)
+    modes: list[int] = []
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:  # the content is complete; the rename has not happened yet
+        modes.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    previous = os.umask(0o022)
+    try:
+        result = await run(
+            registry, workspace, "write", {"path": ".env", "content": "API_KEY=secret\n"}
+        )
+    finally:
+        os.umask(previous)
+    assert not result.is_error, result
+    assert modes == [0o600]
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+async def test_what_read_showed_of_a_latin1_file_writes_back_byte_for_byte(
+    workspace: Workspace, registry: ToolRegistry
+) -> None:
+    """As found: one accidental valid UTF-8 pair (É + NBSP) made the file UTF-8 with U+FFFD
+    for every other accent, and writing that back stored EF BF BD for each."""
+    original = "Le café est prêt.\nCAFÉ\u00a0!\nÀ bientôt, élève.\n".encode("latin-1")
+    workspace.put("menu.txt", original)
+    shown = await run(registry, workspace, "read", {"path": "menu.txt"})
+    lines = [line.split("\t", 1)[1] for line in text(shown).splitlines() if "\t" in line]
+    content = "".join(f"{line}\n" for line in lines).replace("prêt", "prête")
+    result = await run(registry, workspace, "write", {"path": "menu.txt", "content": content})
+    assert not result.is_error, result
+    assert workspace.get("menu.txt") == original.replace(b"pr\xeat", b"pr\xeate")
