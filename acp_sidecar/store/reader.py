@@ -28,7 +28,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,9 +76,6 @@ def read_header(stream: BinaryIO, path: Path) -> HeaderRecord:
 
 _CURRENT_PREFIX = b'{"v":%d,' % SCHEMA_VERSION
 """How every line this version writes begins (the encoder puts ``"v"`` first)."""
-
-_V_KEY = re.compile(rb'"v"\s*:')
-"""A ``"v"`` key as JSON allows it to be spelled without escapes (whitespace before the colon)."""
 
 
 def open_regular(path: Path, flags: int) -> int:
@@ -166,10 +162,11 @@ class SessionLog:
     def check_versions(self) -> None:
         """Read the rest of the log once; raise for a record of a newer version anywhere.
 
-        Lines in this version's own form (``{"v":1,`` first, no other ``"v"`` key anywhere,
-        however spaced, and no ``\\u`` escape that could spell one) are recognized by their
-        bytes, so the check costs one read of the file, not a second decode; any other line is
-        decoded. The log can be iterated afterwards.
+        Lines in this version's own form are recognized by their bytes: ``{"v":1,`` first, the
+        bytes ``"v"`` nowhere else (so no second ``"v"`` key, however spaced before its colon)
+        and no ``\\u`` escape (that could spell one). The check then costs one read of the
+        file, not a second decode; any other line is decoded. The log can be iterated
+        afterwards.
 
         Raises:
             UnsupportedVersionError: a record is from a newer schema version.
@@ -182,11 +179,7 @@ class SessionLog:
             number += 1
             if not line.endswith(b"\n"):
                 continue  # a torn tail: dropped when iterating
-            if (
-                line.startswith(_CURRENT_PREFIX)
-                and b"\\u" not in line
-                and len(_V_KEY.findall(line)) == 1
-            ):
+            if line.startswith(_CURRENT_PREFIX) and line.count(b'"v"') == 1 and b"\\u" not in line:
                 continue  # our own form, with no second "v" key that JSON would let win
             try:
                 decode_line(line)
