@@ -3,13 +3,19 @@
 A log held open costs a file descriptor, and its writer's lock lives on that descriptor. A
 sidecar serving thousands of sessions must not hold thousands of descriptors (past the
 process's limit, new logs and the commands tools run fail with ``EMFILE``), so at most
-:attr:`HeldLogs.bound` logs are held; using one more releases the one used least recently —
-its pending text written, synced, unlocked and closed — and that session re-opens and re-locks
-its log on its next use (failing clearly if another process took the lock meanwhile).
+:attr:`HeldLogs.bound` logs are held; using one more releases the one used least recently among
+those with no turn running (or, when every one is mid-turn, the least recently used) — its
+pending text written, synced, unlocked and closed — and that session re-opens and re-locks its
+log on its next use (failing clearly if another process took the lock meanwhile). Preferring
+idle logs keeps a streaming turn's log open, so its message is not cut into one record per
+release, nor re-opened for every batch of text.
 
 Invariants:
 - :meth:`HeldLogs.touch` is called on the event loop's thread only; it never releases the
   log it was called for, so a session being written to is never closed under its writer.
+- :meth:`HeldLogs.replaying` bounds the ``session/load`` replays running at once to half the
+  bound (at least one): each holds a writer's and a reader's descriptor outside the held set
+  until it ends, so held logs and replays together stay within half the descriptor limit.
 - The bound is :func:`default_bound`: a quarter of the soft ``RLIMIT_NOFILE`` (at least 8, at
   most 256), leaving the rest to commands, MCP servers, reads and the wire.
 - :meth:`HeldLogs.loading` serialises ``session/load`` of one session id, so a second load
@@ -43,6 +49,10 @@ def default_bound() -> int:
 class HeldLog(Protocol):
     """A session's log that can be released (closed and unlocked) and opened again later."""
 
+    @property
+    def busy(self) -> bool:
+        """Whether a turn is writing to the log now (released last)."""
+
     def release(self) -> None:
         """Write what is pending, unlock and close the log; the next use opens it again."""
 
@@ -57,22 +67,32 @@ class HeldLogs:
             raise ValueError("at least one log must be holdable")
         self._held: OrderedDict[HeldLog, None] = OrderedDict()
         self._loads: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._replays = asyncio.Semaphore(max(1, self.bound // 2))
 
     def __len__(self) -> int:
         return len(self._held)
 
     def touch(self, log: HeldLog) -> None:
-        """``log`` was just used (and is open): release the least recently used beyond the bound."""
+        """``log`` was just used (and is open): beyond the bound, release the least recently
+        used with no turn running, else the least recently used — never ``log`` itself."""
         self._held[log] = None
         self._held.move_to_end(log)
         while len(self._held) > self.bound:
-            oldest = next(iter(self._held))
-            del self._held[oldest]
-            oldest.release()
+            others = [held for held in self._held if held is not log]
+            victim = next((held for held in others if not held.busy), others[0])
+            del self._held[victim]
+            victim.release()
 
     def forget(self, log: HeldLog) -> None:
         """``log`` was closed by its owner."""
         self._held.pop(log, None)
+
+    @asynccontextmanager
+    async def replaying(self) -> AsyncIterator[None]:
+        """Held while a log is replayed (its two descriptors open); at most half :attr:`bound`
+        at once (at least one), so many loads at once queue instead of exhausting descriptors."""
+        async with self._replays:
+            yield
 
     @asynccontextmanager
     async def loading(self, session_id: str) -> AsyncIterator[None]:

@@ -7,6 +7,9 @@ Invariants:
   take its lock and write the log (another sidecar holding it, or a log this process may not
   write, gets a clear error).
 - Every failure gives the log's lock back: a failed load leaves the session loadable.
+- Loads of different sessions at once are bounded (:meth:`HeldLogs.replaying`): each holds a
+  writer's and a reader's descriptor until it answers, so the rest wait their turn rather
+  than exhaust the descriptor limit.
 - Two loads of one session at once: the second waits for the first, then replays from the
   session the first loaded (both succeed).
 - The whole history is replayed as ``session/update`` notifications before ``session/load``
@@ -58,7 +61,8 @@ async def session_load(ls: AcpServer, params: LoadSessionRequest) -> LoadSession
         raise AcpError.invalid_params(
             f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
         )
-    async with ls.held_logs.loading(params.session_id):  # a second load waits for the first
+    # A second load of one session waits for the first; loads at once are bounded (two fds each).
+    async with ls.held_logs.loading(params.session_id), ls.held_logs.replaying():
         return await _load(ls, store, params)
 
 

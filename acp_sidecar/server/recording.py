@@ -16,8 +16,10 @@ Invariants:
   preceded by a gap marker saying records were lost, so replay shows the hole instead of
   leaving out what happened, and the user is told recording resumed.
 - The log is held open only while it is among the most recently used
-  (:class:`~acp_sidecar.server.held.HeldLogs`): released, it is re-opened and re-locked on its
-  next use. Failure reports go out on the event loop's thread only.
+  (:class:`~acp_sidecar.server.held.HeldLogs`, which releases logs with no turn running first:
+  :attr:`SessionRecorder.busy`): released, it is re-opened and re-locked on its next use. A
+  failure while releasing it (for another session) is told to this session's user at once
+  too. Failure reports go out on the event loop's thread only.
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ class SessionRecorder:
         self._opening = threading.Lock()
         """Held while the log is created, opened or released, by one thread at a time."""
         self._closed = False
+        self._turn = False
+        """Whether a turn is being recorded (its prompt written, not yet its end)."""
         if writer is not None:
             self._held.touch(self)
 
@@ -118,8 +122,16 @@ class SessionRecorder:
             self._held.touch(self)
         self._report()
 
+    @property
+    def busy(self) -> bool:
+        """Whether a turn is being recorded (:class:`HeldLogs` releases such logs last)."""
+        return self._turn
+
     def release(self) -> None:
-        """Write what is pending, sync, unlock and close the log; it re-opens on next use."""
+        """Write what is pending, sync, unlock and close the log; it re-opens on next use.
+
+        Called on the loop's thread (by :class:`HeldLogs` while another session is used, or
+        after a failed write); a failure is told to this session's user at once."""
         with self._opening:
             writer, self._writer = self._writer, None
         if writer is not None:
@@ -127,6 +139,7 @@ class SessionRecorder:
                 writer.close()
             except Exception as exc:
                 self._problem("could not write the session log before releasing it", exc)
+                self._report()
 
     def flush(self) -> None:
         """Make sure the log exists and holds everything recorded so far (for reading it)."""
@@ -148,6 +161,7 @@ class SessionRecorder:
 
     def prompt(self, blocks: Sequence[ContentBlock]) -> None:
         """Record the user's prompt as the ACP content-block JSON it arrived as."""
+        self._turn = True
         self._write(lambda w: w.user_message([to_wire(block) for block in blocks]))
 
     def update(self, update: SessionUpdate) -> None:
@@ -183,6 +197,7 @@ class SessionRecorder:
 
     def end_turn(self, stop_reason: str) -> None:
         """Record the turn's end (and sync, per the store's policy)."""
+        self._turn = False
         self._write(lambda w: w.end_turn(stop_reason))
 
     def close(self) -> None:

@@ -13,10 +13,11 @@ Invariants:
 - A log is opened without following a symbolic link (``O_NOFOLLOW``) and must be a regular
   file; when the session id is given, the header must name it. Otherwise
   :class:`SessionLogUnsafeError` — the store never reads (or appends to) a file elsewhere.
-- Duplicated records are skipped with a warning, so a copied line never draws a card twice: a
-  line byte-identical to the line before it, a ``tool_call`` whose ``callId`` was already
-  seen, and a ``tool_result`` for a call already answered. (A non-adjacent repeat of a text
-  record cannot be told from the user saying the same thing twice, and is kept.)
+- Duplicated tool records are skipped with a warning, so a copied line never draws a card
+  twice: a ``tool_call`` whose ``callId`` was already seen, and a ``tool_result`` for a call
+  already answered. Repeated text records are all kept, adjacent or not: they cannot be told
+  from the user retrying a prompt after a crash, or from one streamed message written in
+  several identical pieces (``"\n"``, a markdown rule) when its log was released mid-turn.
 - :meth:`SessionLog.check_versions` reads the whole log once and raises
   :class:`UnsupportedVersionError` for a newer record anywhere, so a caller can refuse a log
   before it sends a single update.
@@ -161,9 +162,11 @@ class SessionLog:
     def check_versions(self) -> None:
         """Read the rest of the log once; raise for a record of a newer version anywhere.
 
-        Lines in this version's own form (``{"v":1,`` first, no other ``"v"`` key anywhere)
-        are recognized by their bytes, so the check costs one read of the file, not a second
-        decode; any other line is decoded. The log can be iterated afterwards.
+        Lines in this version's own form are recognized by their bytes: ``{"v":1,`` first, the
+        bytes ``"v"`` nowhere else (so no second ``"v"`` key, however spaced before its colon)
+        and no ``\\u`` escape (that could spell one). The check then costs one read of the
+        file, not a second decode; any other line is decoded. The log can be iterated
+        afterwards.
 
         Raises:
             UnsupportedVersionError: a record is from a newer schema version.
@@ -176,7 +179,7 @@ class SessionLog:
             number += 1
             if not line.endswith(b"\n"):
                 continue  # a torn tail: dropped when iterating
-            if line.startswith(_CURRENT_PREFIX) and line.count(b'"v":') == 1:
+            if line.startswith(_CURRENT_PREFIX) and line.count(b'"v"') == 1 and b"\\u" not in line:
                 continue  # our own form, with no second "v" key that JSON would let win
             try:
                 decode_line(line)
@@ -199,7 +202,6 @@ class SessionLog:
         path = self.path
         number = 1
         damaged: tuple[int, str] | None = None  # reported once we know whether it was last
-        previous = b""
         calls: set[str] = set()
         answered: set[str] = set()
         for line in self._file:
@@ -212,10 +214,6 @@ class SessionLog:
             if not line.endswith(b"\n"):
                 damaged = (number, "no newline")
                 break
-            if line == previous:
-                logger.warning("session log %s line %d: skipped a repeated line", path, number)
-                continue
-            previous = line
             try:
                 record = decode_line(line)
             except NewerVersion as exc:

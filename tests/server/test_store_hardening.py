@@ -334,7 +334,7 @@ async def test_a_log_whose_header_names_another_session_is_refused(tmp_path: Pat
         await finish(wire, process)
 
 
-async def test_duplicated_lines_replay_each_card_and_message_once(tmp_path: Path) -> None:
+async def test_copied_tool_lines_replay_each_card_once(tmp_path: Path) -> None:
     store = tmp_path / "store"
     session = await recorded_session(store, tmp_path)
     path = store / f"{session}.jsonl"
@@ -347,13 +347,47 @@ async def test_duplicated_lines_replay_each_card_and_message_once(tmp_path: Path
     lines = path.read_bytes().splitlines(keepends=True)
     kinds = [json.loads(line)["type"] for line in lines]
     call, result = kinds.index("tool_call"), kinds.index("tool_result")
-    # Each line doubled in place, and the first call and result copied again at the end.
-    doubled = [line for line in lines for _ in range(2)] + [lines[call], lines[result]]
+    # Each call and result doubled in place, and the first call and result copied at the end.
+    tools = ("tool_call", "tool_result")
+    doubled = [
+        copy
+        for line, kind in zip(lines, kinds, strict=True)
+        for copy in [line] * (2 if kind in tools else 1)
+    ] + [lines[call], lines[result]]
     path.write_bytes(b"".join(doubled))
     async with sidecar("--store", str(store)) as (wire, process):
         await wire.initialize()
         assert "result" in await load(wire, session, str(tmp_path))
         assert session_updates(wire, session) == expected
+        await finish(wire, process)
+
+
+async def test_a_message_streamed_while_logs_are_released_replays_whole(tmp_path: Path) -> None:
+    # More sessions stream at once than logs are held: each release writes the pending text,
+    # so one message is stored in several identical pieces; every piece must come back.
+    store = tmp_path / "store"
+    nofile = limit(resource.RLIMIT_NOFILE, 32)  # 8 logs held at most
+    script = ("serve", "--driver", "tests.drivers:ScriptDriver")
+    async with sidecar(*script, "--store", str(store), preexec=nofile) as (wire, process):
+        await wire.initialize()
+        sessions = [await wire.new_session(str(tmp_path)) for _ in range(10)]
+        pending = {await wire.start_prompt(session, "flood 2000") for session in sessions}
+        while pending:
+            message = await wire.receive(60)
+            if message.get("method") == "session/update":
+                wire.updates.append(message)
+            elif message.get("id") in pending:
+                assert "result" in message, message
+                pending.discard(message["id"])
+        live = texts_of(session_updates(wire, sessions[0]))
+        assert live.count("chunk") == 2000
+        await finish(wire, process)
+    async with sidecar(*script, "--store", str(store)) as (wire, process):
+        await wire.initialize()
+        for session in sessions:
+            wire.updates.clear()
+            assert "result" in await load(wire, session, str(tmp_path))
+            assert texts_of(session_updates(wire, session)) == live, session
         await finish(wire, process)
 
 
@@ -377,3 +411,34 @@ async def test_a_log_this_process_cannot_write_is_refused_clearly(tmp_path: Path
 @pytest.fixture(autouse=True)
 def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ACP_SIDECAR_STORE", raising=False)
+
+
+async def test_many_loads_at_once_stay_within_the_descriptor_limit(tmp_path: Path) -> None:
+    # Each load holds a writer's and a reader's descriptor until it answers; 20 loads held
+    # back by a client not yet reading would need 40 at once, over the limit of 32.
+    store = SessionStore(tmp_path / "store")
+    sessions = [f"{n + 1:032x}" for n in range(20)]
+    for session in sessions:
+        with store.create(session, str(tmp_path)) as log:
+            log.user_message([{"type": "text", "text": "hi"}])
+            for n in range(40):  # over the pipe's buffer: the replay waits for the client
+                log.agent_text(f"{n:04d}" + "x" * 8188)
+                log.end_message()
+            log.end_turn("end_turn")
+    nofile = limit(resource.RLIMIT_NOFILE, 32)
+    async with sidecar("--store", str(store.directory), preexec=nofile) as (wire, process):
+        await wire.initialize()
+        params = [{"sessionId": s, "cwd": str(tmp_path), "mcpServers": []} for s in sessions]
+        pending = {await wire.send_request("session/load", p) for p in params}
+        await asyncio.sleep(1)  # every load has started and is held back by the full pipe
+        while pending:
+            message = await wire.receive(30)
+            if message.get("method") == "session/update":
+                wire.updates.append(message)
+            elif message.get("id") in pending:
+                assert "result" in message, message
+                pending.discard(message["id"])
+        expected = "".join(f"{n:04d}" + "x" * 8188 for n in range(40))
+        for session in sessions:
+            assert texts_of(session_updates(wire, session)) == expected, session
+        await finish(wire, process)

@@ -10,6 +10,7 @@ import pytest
 from acp_sidecar.store import (
     AgentMessageRecord,
     GapRecord,
+    History,
     SessionLogUnsafeError,
     SessionStore,
     ToolCallRecord,
@@ -55,19 +56,44 @@ def test_a_header_naming_another_session_is_refused(store: SessionStore) -> None
     assert store.list().sessions == ()
 
 
-def test_repeated_lines_and_call_ids_are_skipped(store: SessionStore) -> None:
+def test_repeated_call_ids_are_skipped_and_repeated_text_kept(store: SessionStore) -> None:
     path = stored(store)
     with store.open_log("s1") as log:
         expected = list(log)
     lines = path.read_bytes().splitlines(keepends=True)
-    # Every line doubled; the call and its result again later, and the agent text again
-    # later (a non-adjacent text repeat is the user's or agent's own, and is kept).
-    path.write_bytes(b"".join([*(line for line in lines for _ in range(2)), *lines[2:5]]))
+    # The call and its result doubled in place and again later; the agent text doubled in
+    # place and again later: text is kept (it is the user's or agent's own), cards are not.
+    call, result, text = lines[2], lines[3], lines[4]
+    path.write_bytes(b"".join([*lines[:3], call, result, result, text, *lines[4:], call, text]))
     with store.open_log("s1") as log:
         records = list(log)
-    assert records == [*expected, AgentMessageRecord(text="done")]
+    done = AgentMessageRecord(text="done")
+    assert records == [*expected[:3], done, *expected[3:], done]
     assert sum(isinstance(r, ToolCallRecord) for r in records) == 1
     assert sum(isinstance(r, ToolResultRecord) for r in records) == 1
+
+
+def test_a_prompt_retried_after_a_crash_is_kept_twice(store: SessionStore) -> None:
+    # The process died right after recording the prompt; the user loads and sends it again.
+    prompt = [{"type": "text", "text": "fix the failing test"}]
+    crashed = store.create("s1", CWD)
+    crashed.user_message(prompt)
+    crashed.close()
+    with store.reopen("s1") as log:
+        log.user_message(prompt)
+        log.agent_text("Done.")
+        log.end_turn("end_turn")
+    with store.open_log("s1") as log:
+        kinds = [type(r).__name__ for r in log]
+    assert kinds == [
+        "UserMessageRecord",
+        "UserMessageRecord",
+        "AgentMessageRecord",
+        "TurnEndRecord",
+    ]
+    with store.open_log("s1") as log:
+        items = list(History(log))
+    assert [type(i).__name__ for i in items] == kinds[:3]
 
 
 @pytest.mark.parametrize(
@@ -75,6 +101,8 @@ def test_repeated_lines_and_call_ids_are_skipped(store: SessionStore) -> None:
     [
         b'{"v":2,"type":"agent_message","text":"x"}\n',
         b'{"v":1,"type":"agent_message","text":"x","v":2}\n',  # JSON lets the last key win
+        b'{"v":1,"type":"agent_message","text":"x","v" :2}\n',  # spaced before the colon
+        b'{"v":1,"type":"agent_message","text":"x","\\u0076":2}\n',  # "v" spelled escaped
     ],
 )
 def test_a_newer_record_anywhere_is_found_before_reading(store: SessionStore, newer: bytes) -> None:
