@@ -121,7 +121,11 @@ class Pattern:
     source: re.Pattern[str]
     """As ``re`` reads it: the syntax the tool promises; ripgrep is given its text."""
     engine: regex.Pattern[str]
-    """As the Python engine runs it (``regex``, ``VERSION0``: the ``re`` syntax)."""
+    """As the Python engine runs it on one line (``regex``, ``VERSION0``: the ``re`` syntax)."""
+    block: regex.Pattern[str]
+    """The same with ``MULTILINE``, to search a block of whole lines at once: ``^`` and ``$``
+    then match at each line's start and end, as they do on the line alone (see
+    :func:`_line_local`)."""
     rg_ok: bool
     """ripgrep may run it (see the module invariants)."""
 
@@ -136,21 +140,26 @@ def compile_pattern(pattern: str, *, case_insensitive: bool) -> Pattern:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         source = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
-        engine = regex.compile(
-            pattern, regex.VERSION0 | (regex.IGNORECASE if case_insensitive else 0)
-        )
+        flags = regex.VERSION0 | (regex.IGNORECASE if case_insensitive else 0)
+        engine = regex.compile(pattern, flags)
+        block = regex.compile(pattern, flags | regex.MULTILINE)
     rg_ok = not caught and "(?x" not in pattern and not (source.flags & re.VERBOSE)
-    return Pattern(source, engine, rg_ok)
+    return Pattern(source, engine, block, rg_ok)
 
 
 _CONTEXTUAL = re.compile(r"\(\?<?[=!]")
+_MULTILINE_OFF = re.compile(r"\(\?[a-zA-Z]*-[a-zA-Z]*m")
 
 
 def _line_local(pattern: str) -> bool:
-    """Whether every match of ``pattern`` inside a line is also a match of it in the whole
-    text at the same place — true unless it has anchors or lookarounds (``\\b``, ``\\B`` are
-    fine: a newline is a non-word character, like the edge of a string)."""
-    if _CONTEXTUAL.search(pattern):
+    """Whether every match of ``pattern`` inside a line is also a match of it, compiled with
+    ``MULTILINE``, in the whole text at the same place. True unless it has lookarounds (they
+    would see the neighbouring lines), ``\\A`` or ``\\Z`` (the edges of the text, not of a
+    line) or turns ``MULTILINE`` off (``(?-m:…)``). ``^`` and ``$`` are fine: with
+    ``MULTILINE`` they match after and before each ``\\n`` (``$`` not before a ``\\r``, as on
+    the line alone); so are ``\\b`` and ``\\B``: a newline is a non-word character, like the
+    edge of a string."""
+    if _CONTEXTUAL.search(pattern) or _MULTILINE_OFF.search(pattern):
         return False
     index = 0
     while index < len(pattern):
@@ -168,8 +177,6 @@ def _line_local(pattern: str) -> bool:
                 index += 1
             while index < len(pattern) and pattern[index] != "]":
                 index += 2 if pattern[index] == "\\" else 1
-        elif char in "^$":
-            return False
         index += 1
     return True
 
@@ -244,6 +251,7 @@ class _Scan:
 
     def __init__(self, pattern: Pattern, limit: int, cancelled: Callable[[], bool]) -> None:
         self.regex = pattern.engine
+        self.block = pattern.block
         self.line_local = _line_local(pattern.source.pattern)
         self.limit = limit
         self.cancelled = cancelled
@@ -253,8 +261,13 @@ class _Scan:
         self.out: list[LineMatch] = []
 
     def _search(self, text: str, position: int = 0) -> regex.Match[str] | None:
-        """``regex.search`` with the GIL released and the timeout (which it raises)."""
+        """``regex.search`` of one line with the GIL released and the timeout (which it
+        raises)."""
         return self.regex.search(text, position, concurrent=True, timeout=MATCH_TIMEOUT_S)
+
+    def _search_block(self, text: str, position: int) -> regex.Match[str] | None:
+        """The same over a block of lines, with ``MULTILINE``."""
+        return self.block.search(text, position, concurrent=True, timeout=MATCH_TIMEOUT_S)
 
     def _each_line(self, text: str, first_line: int, cut: bool) -> None:
         for offset, content in enumerate(_lines_of(text)):
@@ -292,7 +305,7 @@ class _Scan:
         line = first_line
         while len(self.out) < self.limit and not self.cancelled():
             try:
-                found = self._search(text, position)
+                found = self._search_block(text, position)
             except TimeoutError:
                 # Too slow over the block: go on line by line, to find which line it is.
                 line += text.count("\n", counted, position)
