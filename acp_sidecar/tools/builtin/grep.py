@@ -65,7 +65,8 @@ class GrepArgs:
     pattern: Annotated[
         str,
         "A regular expression in Python re syntax, matched against each line (e.g. "
-        r"'def \w+\(', 'TODO|FIXME'). Escape regex characters to search for them literally.",
+        r"'def \w+\(', 'TODO|FIXME'). Escape regex characters to search for them literally. "
+        r"POSIX classes such as [[:alpha:]] are refused: write [A-Za-z], \d, \s or \w.",
     ]
     path: Annotated[
         str | None,

@@ -11,12 +11,20 @@ Invariants — both engines give the same result for the same candidate files:
 - Results are files in walk order, lines ascending; at most ``max_results`` lines, and
   ``truncated`` says whether there were more. Both engines stop reading early once they
   know there are more (see :mod:`.ripgrep` for how ripgrep does it).
-- The pattern is Python ``re`` syntax. ripgrep is used only for patterns it accepts and
-  reads alike; any pattern it rejects runs in Python instead (lookarounds, backreferences,
-  ``\\Z``…), and patterns whose meaning differs (``(?x)``, POSIX-like ``[[:…:]]`` that Python
-  warns about) go straight to Python. Remaining differences: on bytes that are not valid UTF-8,
-  ripgrep matches raw bytes while Python matches U+FFFD; on lines longer than
-  :data:`MAX_LINE_BYTES`, ripgrep searches the whole line (see below).
+- The pattern is Python ``re`` syntax, but for two things where ``re`` and the engines part:
+  POSIX classes inside a set (``[[:alpha:]]``, ``[^[:digit:]]``) are refused
+  (:class:`PosixClassError`: ``re`` reads ``[[:alpha:]]`` as the set ``[:alph`` then ``]``,
+  the ``regex`` package as Unicode letters, ripgrep as ASCII letters); and ``\\w``, ``\\b``,
+  ``\\d``, ``\\s`` and case-insensitive matching follow Unicode as ripgrep and ``regex`` do,
+  not ``re``'s ``str`` methods (combining marks are ``\\w``, ``²`` and ``¼`` are not;
+  ``\\x1c``-``\\x1f`` are not ``\\s``; ``(?i)i`` does not match ``ı``).
+  ripgrep is used only for patterns it accepts and reads alike; any pattern it rejects runs in
+  Python instead (lookarounds, backreferences, ``\\Z``…), and patterns whose meaning differs
+  (``(?x)``, nested-looking sets ``[[`` that Python warns about) go straight to Python.
+  Remaining differences: on bytes that are not valid UTF-8, ripgrep matches raw bytes while
+  Python matches U+FFFD; ``(?i)i`` matches ``İ`` in Python, not in ripgrep (which folds case
+  by Unicode's simple folding only); on lines longer than :data:`MAX_LINE_BYTES`, ripgrep
+  searches the whole line (see below).
 - The Python engine never blocks the server and stops soon after cancel: it matches with the
   ``regex`` package (``re``-compatible ``VERSION0`` syntax) with ``concurrent=True``, which
   releases the GIL, and a timeout of :data:`MATCH_TIMEOUT_S` per call; cancellation is
@@ -130,13 +138,54 @@ class Pattern:
     """ripgrep may run it (see the module invariants)."""
 
 
+class PosixClassError(ValueError):
+    """The pattern has a POSIX class inside a set, which the engines and ``re`` read apart."""
+
+
+# What the regex package takes for one (its parser, parse_posix_class): a property name, maybe
+# qualified by ":" or "=" and a value that is not blank, then ":]".
+_POSIX_CLASS = re.compile(
+    r"\[:\^?[A-Za-z0-9 &_.-]*(?:[:=][A-Za-z0-9 &_./-]*[A-Za-z0-9&_./-][A-Za-z0-9 &_./-]*)?:\]"
+)
+
+
+def _posix_class(pattern: str) -> str | None:
+    """The first POSIX class (``[:alpha:]``) inside a set of ``pattern``, as ``regex`` would
+    read it; ``None`` when there is none."""
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            index += 1
+            if pattern[index : index + 1] == "^":
+                index += 1
+            if pattern[index : index + 1] == "]":
+                index += 1
+            while index < len(pattern) and pattern[index] != "]":
+                if found := _POSIX_CLASS.match(pattern, index):
+                    return found.group()
+                index += 2 if pattern[index] == "\\" else 1
+        index += 1
+    return None
+
+
 def compile_pattern(pattern: str, *, case_insensitive: bool) -> Pattern:
     """The pattern compiled for both engines.
 
     Raises:
         re.error: the pattern is not valid Python ``re`` syntax.
+        PosixClassError: it has a POSIX class in a set (see the module invariants).
         regex.error: the ``regex`` package does not accept it (rare: it reads ``re`` syntax).
     """
+    if (posix := _posix_class(pattern)) is not None:
+        raise PosixClassError(
+            f"POSIX classes such as {posix} are not supported: Python re syntax reads "
+            "[[:alpha:]] as a set of the characters '[:alph' followed by ']', not as letters. "
+            r"Write the characters instead: [A-Za-z], [0-9] or \d, \s, \w"
+        )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         source = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
