@@ -107,7 +107,7 @@ def _candidates(
         if matcher is not None and not matcher.matches(below):
             continue
         shown = entry.rel if walk_root == root else shown_path(entry.path, root)
-        yield Candidate(entry.path, shown, below)
+        yield Candidate(entry.path, shown, below, entry.inode)
 
 
 def _candidates_of(

@@ -3,6 +3,9 @@
 Invariants — both engines give the same result for the same candidate files:
 - The candidate files come from one place (:func:`~.walk.walk_files` and the ``glob`` filter),
   not from the engines, so ignore rules cannot differ; the engines only read contents.
+- The Python engine reads a walked file only if it is the one the walk listed: opened without
+  following a symlink, without blocking, a regular file with the listed inode; a file swapped
+  since is skipped. ripgrep is given paths: it opens them itself.
 - A line is the text between ``\\n`` characters, ``\\r`` included (so ``$`` does not match
   before the ``\\r`` of a CRLF line, as in grep and ripgrep); a UTF-8 BOM is skipped, a UTF-16
   file with a BOM is decoded. The ``\\r`` is dropped from the text shown.
@@ -41,7 +44,9 @@ Invariants — both engines give the same result for the same candidate files:
 from __future__ import annotations
 
 import codecs
+import os
 import re
+import stat
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -80,6 +85,10 @@ class Candidate:
     """How the results name it."""
     below: str
     """Its path relative to the directory searched (what ripgrep is given)."""
+    inode: int | None = None
+    """The inode the walk listed it with: the Python engine reads the file only if it opens
+    that one, without following a symlink (``None``: a path given by the user, opened as it
+    is)."""
 
 
 @attrs.frozen
@@ -383,7 +392,10 @@ class _Scan:
         """Up to ``limit`` matching lines of one file; ``None`` when binary or unreadable."""
         self.shown, self.limit, self.out = candidate.shown, limit, []
         try:
-            with open(candidate.path, "rb", buffering=0) as stream:
+            fd = _open(candidate)
+            if fd is None:
+                return None
+            with open(fd, "rb", buffering=0) as stream:
                 head = stream.read(BLOCK_BYTES)
                 encoding = sniff_encoding(head)
                 if encoding is None or encoding.codec.startswith("utf-32"):
@@ -407,6 +419,28 @@ class _Scan:
         except OSError:
             return None
         return self.out
+
+
+def _open(candidate: Candidate) -> int | None:
+    """A descriptor of the candidate's file; ``None`` when it is no longer the file the walk
+    listed (swapped for a symlink, a FIFO, another file) and must not be read."""
+    if candidate.inode is None:
+        return os.open(candidate.path, os.O_RDONLY | os.O_CLOEXEC)
+    # O_NOFOLLOW: not through a symlink swapped in; O_NONBLOCK: a FIFO swapped in opens
+    # without waiting for a writer (and is then refused as not the listed file).
+    fd = os.open(candidate.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    # The inode alone: the listing gives no device without a stat per file, and overlay file
+    # systems give a file a device of its layer. Inodes are unique on one file system, so
+    # only a swap onto another one could meet the same number.
+    if not stat.S_ISREG(info.st_mode) or info.st_ino != candidate.inode:
+        os.close(fd)
+        return None
+    return fd
 
 
 def python_search(

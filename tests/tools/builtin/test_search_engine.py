@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from acp_sidecar.tools.builtin import search as search_module
-from acp_sidecar.tools.builtin.search import Candidate, compile_pattern, python_search
+from acp_sidecar.tools.builtin.search import (
+    Candidate,
+    SearchResult,
+    compile_pattern,
+    python_search,
+)
+from acp_sidecar.tools.builtin.walk import walk_files
 
 # Anchors, \r before the line end, empty lines, patterns that cross lines in a block, and the
 # few the block search must leave to line-by-line matching.
@@ -87,3 +95,58 @@ def test_an_anchored_pattern_is_searched_over_whole_blocks(
     path.write_text("".join(f"    value_{i} = compute()\n" for i in range(2000)) + "def zz():\n")
     assert found_lines(path, pattern) == [2001]
     assert line_by_line == []
+
+
+def _walked(root: Path) -> list[Candidate]:
+    return [
+        Candidate(entry.path, entry.rel, entry.rel, entry.inode) for entry in walk_files(str(root))
+    ]
+
+
+def test_a_file_swapped_for_a_symlink_after_the_walk_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("token=hunter2\n")
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("token=public\n")
+    (root / "b.txt").write_text("token=public\n")
+    candidates = _walked(root)
+    # Between the walk and the read: one file becomes a symlink out, one another file.
+    (root / "a.txt").unlink()
+    (root / "a.txt").symlink_to(outside / "secret.txt")
+    (root / "new.txt").write_text("token=swapped\n")
+    (root / "new.txt").replace(root / "b.txt")
+    result = python_search(candidates, compile_pattern("token", case_insensitive=False), 10)
+    assert result.files == ()
+
+
+def test_a_file_swapped_for_a_fifo_after_the_walk_does_not_block(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("token\n")
+    candidates = _walked(tmp_path)
+    (tmp_path / "a.txt").unlink()
+    os.mkfifo(tmp_path / "a.txt")  # opened for reading, it would wait for a writer forever
+    done = threading.Event()
+    found: list[SearchResult] = []
+
+    def search() -> None:
+        found.append(python_search(candidates, compile_pattern("t", case_insensitive=False), 1))
+        done.set()
+
+    threading.Thread(target=search, daemon=True).start()
+    if not done.wait(10):
+        with open(tmp_path / "a.txt", "wb"):  # release the blocked reader
+            pass
+        pytest.fail("grep blocked on a FIFO swapped in after the walk")
+    assert found[0].files == ()
+
+
+def test_files_the_walk_listed_are_read(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("token\n")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "b.txt").write_text("x\ntoken\n")
+    result = python_search(_walked(tmp_path), compile_pattern("token", case_insensitive=False), 10)
+    assert [(f.shown, [line.line for line in f.lines]) for f in result.files] == [
+        ("a.txt", [1]),
+        ("d/b.txt", [2]),
+    ]
