@@ -1,6 +1,7 @@
 """Benchmark: ``grep`` over a tree of 10,000 files, beside ``grep -r`` and ``rg``.
 
-Run: ``.venv/bin/python benchmarks/bench_grep.py [--files 10000] [--rounds 7] [--baseline REV]``
+Run: ``.venv/bin/python benchmarks/bench_grep.py [--files 10000] [--rounds 7] [--baseline REV]
+[--anchored]``
 
 Builds a tree of ``--files`` small source-like files (about 2 KB each, in 100 directories,
 with a .gitignore), then times, in the same run and round-robin:
@@ -8,6 +9,9 @@ with a .gitignore), then times, in the same run and round-robin:
 - our ``grep`` tool through a real ``ToolRegistry`` with ripgrep on PATH (when present),
 - the same with ripgrep hidden, so the pure-Python engine runs,
 - ``grep -rn PATTERN .`` and ``rg -n PATTERN`` (when present) as subprocesses.
+
+``--anchored`` searches ``^    needle_\\d+ = True$`` instead, the same lines but for the
+comments: anchors that the Python engine must not make it search line by line.
 
 The pattern matches about 1,200 lines in 1,000 files, under ``max_results`` (2,000), so every
 contender reads the whole tree. Our figures include the walk with .gitignore rules, which
@@ -46,6 +50,7 @@ from acp_sidecar.tools.builtin import grep_tool  # noqa: E402
 from benchmarks.sidecar_process import export_revision  # noqa: E402
 
 PATTERN = r"needle_\d+"
+ANCHORED = r"^    needle_\d+ = True$"
 WORDS = [
     "alpha",
     "beta",
@@ -121,7 +126,13 @@ async def child_time(root: str) -> None:
 def child_run(source: str, root: str) -> tuple[float, int]:
     """Time one pure-Python grep with the ``acp_sidecar`` found in ``source``."""
     done = subprocess.run(
-        [sys.executable, __file__, "--child", root],
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            root,
+            *(["--anchored"] if PATTERN == ANCHORED else []),
+        ],
         capture_output=True,
         check=True,
         env={**os.environ, "PYTHONPATH": source},
@@ -136,8 +147,12 @@ async def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--baseline", metavar="REV", help="git revision to compare against")
+    parser.add_argument("--anchored", action="store_true", help=f"search {ANCHORED!r}")
     parser.add_argument("--child", metavar="ROOT", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.anchored:
+        global PATTERN
+        PATTERN = ANCHORED
     if options.child:
         await child_time(options.child)
         return
@@ -161,7 +176,7 @@ async def main() -> None:
             contenders["grep tool (ripgrep engine)"] = lambda: run_tool(registry, workspace)
         contenders["grep tool (pure Python engine)"] = ours_python
         contenders["grep -rn (GNU grep)"] = lambda: run_command(
-            ["grep", "-rnE", r"needle_[0-9]+", "."], root
+            ["grep", "-rnP", PATTERN, "."], root
         )
         if rg is not None:
             contenders["rg -n"] = lambda: run_command([rg, "-n", PATTERN], root)

@@ -65,7 +65,8 @@ class GrepArgs:
     pattern: Annotated[
         str,
         "A regular expression in Python re syntax, matched against each line (e.g. "
-        r"'def \w+\(', 'TODO|FIXME'). Escape regex characters to search for them literally.",
+        r"'def \w+\(', 'TODO|FIXME'). Escape regex characters to search for them literally. "
+        r"POSIX classes such as [[:alpha:]] are refused: write [A-Za-z], \d, \s or \w.",
     ]
     path: Annotated[
         str | None,
@@ -106,7 +107,7 @@ def _candidates(
         if matcher is not None and not matcher.matches(below):
             continue
         shown = entry.rel if walk_root == root else shown_path(entry.path, root)
-        yield Candidate(entry.path, shown, below)
+        yield Candidate(entry.path, shown, below, entry.inode)
 
 
 def _candidates_of(

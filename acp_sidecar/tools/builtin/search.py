@@ -3,6 +3,9 @@
 Invariants — both engines give the same result for the same candidate files:
 - The candidate files come from one place (:func:`~.walk.walk_files` and the ``glob`` filter),
   not from the engines, so ignore rules cannot differ; the engines only read contents.
+- The Python engine reads a walked file only if it is the one the walk listed: opened without
+  following a symlink, without blocking, a regular file with the listed inode; a file swapped
+  since is skipped. ripgrep is given paths: it opens them itself.
 - A line is the text between ``\\n`` characters, ``\\r`` included (so ``$`` does not match
   before the ``\\r`` of a CRLF line, as in grep and ripgrep); a UTF-8 BOM is skipped, a UTF-16
   file with a BOM is decoded. The ``\\r`` is dropped from the text shown.
@@ -11,12 +14,20 @@ Invariants — both engines give the same result for the same candidate files:
 - Results are files in walk order, lines ascending; at most ``max_results`` lines, and
   ``truncated`` says whether there were more. Both engines stop reading early once they
   know there are more (see :mod:`.ripgrep` for how ripgrep does it).
-- The pattern is Python ``re`` syntax. ripgrep is used only for patterns it accepts and
-  reads alike; any pattern it rejects runs in Python instead (lookarounds, backreferences,
-  ``\\Z``…), and patterns whose meaning differs (``(?x)``, POSIX-like ``[[:…:]]`` that Python
-  warns about) go straight to Python. Remaining differences: on bytes that are not valid UTF-8,
-  ripgrep matches raw bytes while Python matches U+FFFD; on lines longer than
-  :data:`MAX_LINE_BYTES`, ripgrep searches the whole line (see below).
+- The pattern is Python ``re`` syntax, but for two things where ``re`` and the engines part:
+  POSIX classes inside a set (``[[:alpha:]]``, ``[^[:digit:]]``) are refused
+  (:class:`PosixClassError`: ``re`` reads ``[[:alpha:]]`` as the set ``[:alph`` then ``]``,
+  the ``regex`` package as Unicode letters, ripgrep as ASCII letters); and ``\\w``, ``\\b``,
+  ``\\d``, ``\\s`` and case-insensitive matching follow Unicode as ripgrep and ``regex`` do,
+  not ``re``'s ``str`` methods (combining marks are ``\\w``, ``²`` and ``¼`` are not;
+  ``\\x1c``-``\\x1f`` are not ``\\s``; ``(?i)i`` does not match ``ı``).
+  ripgrep is used only for patterns it accepts and reads alike; any pattern it rejects runs in
+  Python instead (lookarounds, backreferences, ``\\Z``…), and patterns whose meaning differs
+  (``(?x)``, nested-looking sets ``[[`` that Python warns about) go straight to Python.
+  Remaining differences: on bytes that are not valid UTF-8, ripgrep matches raw bytes while
+  Python matches U+FFFD; ``(?i)i`` matches ``İ`` in Python, not in ripgrep (which folds case
+  by Unicode's simple folding only); on lines longer than :data:`MAX_LINE_BYTES`, ripgrep
+  searches the whole line (see below).
 - The Python engine never blocks the server and stops soon after cancel: it matches with the
   ``regex`` package (``re``-compatible ``VERSION0`` syntax) with ``concurrent=True``, which
   releases the GIL, and a timeout of :data:`MATCH_TIMEOUT_S` per call; cancellation is
@@ -33,7 +44,9 @@ Invariants — both engines give the same result for the same candidate files:
 from __future__ import annotations
 
 import codecs
+import os
 import re
+import stat
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -72,6 +85,10 @@ class Candidate:
     """How the results name it."""
     below: str
     """Its path relative to the directory searched (what ripgrep is given)."""
+    inode: int | None = None
+    """The inode the walk listed it with: the Python engine reads the file only if it opens
+    that one, without following a symlink (``None``: a path given by the user, opened as it
+    is)."""
 
 
 @attrs.frozen
@@ -121,9 +138,47 @@ class Pattern:
     source: re.Pattern[str]
     """As ``re`` reads it: the syntax the tool promises; ripgrep is given its text."""
     engine: regex.Pattern[str]
-    """As the Python engine runs it (``regex``, ``VERSION0``: the ``re`` syntax)."""
+    """As the Python engine runs it on one line (``regex``, ``VERSION0``: the ``re`` syntax)."""
+    block: regex.Pattern[str]
+    """The same with ``MULTILINE``, to search a block of whole lines at once: ``^`` and ``$``
+    then match at each line's start and end, as they do on the line alone (see
+    :func:`_line_local`)."""
     rg_ok: bool
     """ripgrep may run it (see the module invariants)."""
+
+
+class PosixClassError(ValueError):
+    """The pattern has a POSIX class inside a set, which the engines and ``re`` read apart."""
+
+
+# What the regex package takes for one (its parser, parse_posix_class): a property name, maybe
+# qualified by ":" or "=" and a value that is not blank, then ":]".
+_POSIX_CLASS = re.compile(
+    r"\[:\^?[A-Za-z0-9 &_.-]*(?:[:=][A-Za-z0-9 &_./-]*[A-Za-z0-9&_./-][A-Za-z0-9 &_./-]*)?:\]"
+)
+
+
+def _posix_class(pattern: str) -> str | None:
+    """The first POSIX class (``[:alpha:]``) inside a set of ``pattern``, as ``regex`` would
+    read it; ``None`` when there is none."""
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            index += 1
+            if pattern[index : index + 1] == "^":
+                index += 1
+            if pattern[index : index + 1] == "]":
+                index += 1
+            while index < len(pattern) and pattern[index] != "]":
+                if found := _POSIX_CLASS.match(pattern, index):
+                    return found.group()
+                index += 2 if pattern[index] == "\\" else 1
+        index += 1
+    return None
 
 
 def compile_pattern(pattern: str, *, case_insensitive: bool) -> Pattern:
@@ -131,26 +186,38 @@ def compile_pattern(pattern: str, *, case_insensitive: bool) -> Pattern:
 
     Raises:
         re.error: the pattern is not valid Python ``re`` syntax.
+        PosixClassError: it has a POSIX class in a set (see the module invariants).
         regex.error: the ``regex`` package does not accept it (rare: it reads ``re`` syntax).
     """
+    if (posix := _posix_class(pattern)) is not None:
+        raise PosixClassError(
+            f"POSIX classes such as {posix} are not supported: Python re syntax reads "
+            "[[:alpha:]] as a set of the characters '[:alph' followed by ']', not as letters. "
+            r"Write the characters instead: [A-Za-z], [0-9] or \d, \s, \w"
+        )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         source = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
-        engine = regex.compile(
-            pattern, regex.VERSION0 | (regex.IGNORECASE if case_insensitive else 0)
-        )
+        flags = regex.VERSION0 | (regex.IGNORECASE if case_insensitive else 0)
+        engine = regex.compile(pattern, flags)
+        block = regex.compile(pattern, flags | regex.MULTILINE)
     rg_ok = not caught and "(?x" not in pattern and not (source.flags & re.VERBOSE)
-    return Pattern(source, engine, rg_ok)
+    return Pattern(source, engine, block, rg_ok)
 
 
 _CONTEXTUAL = re.compile(r"\(\?<?[=!]")
+_MULTILINE_OFF = re.compile(r"\(\?[a-zA-Z]*-[a-zA-Z]*m")
 
 
 def _line_local(pattern: str) -> bool:
-    """Whether every match of ``pattern`` inside a line is also a match of it in the whole
-    text at the same place — true unless it has anchors or lookarounds (``\\b``, ``\\B`` are
-    fine: a newline is a non-word character, like the edge of a string)."""
-    if _CONTEXTUAL.search(pattern):
+    """Whether every match of ``pattern`` inside a line is also a match of it, compiled with
+    ``MULTILINE``, in the whole text at the same place. True unless it has lookarounds (they
+    would see the neighbouring lines), ``\\A`` or ``\\Z`` (the edges of the text, not of a
+    line) or turns ``MULTILINE`` off (``(?-m:…)``). ``^`` and ``$`` are fine: with
+    ``MULTILINE`` they match after and before each ``\\n`` (``$`` not before a ``\\r``, as on
+    the line alone); so are ``\\b`` and ``\\B``: a newline is a non-word character, like the
+    edge of a string."""
+    if _CONTEXTUAL.search(pattern) or _MULTILINE_OFF.search(pattern):
         return False
     index = 0
     while index < len(pattern):
@@ -168,8 +235,6 @@ def _line_local(pattern: str) -> bool:
                 index += 1
             while index < len(pattern) and pattern[index] != "]":
                 index += 2 if pattern[index] == "\\" else 1
-        elif char in "^$":
-            return False
         index += 1
     return True
 
@@ -244,6 +309,7 @@ class _Scan:
 
     def __init__(self, pattern: Pattern, limit: int, cancelled: Callable[[], bool]) -> None:
         self.regex = pattern.engine
+        self.block = pattern.block
         self.line_local = _line_local(pattern.source.pattern)
         self.limit = limit
         self.cancelled = cancelled
@@ -253,8 +319,13 @@ class _Scan:
         self.out: list[LineMatch] = []
 
     def _search(self, text: str, position: int = 0) -> regex.Match[str] | None:
-        """``regex.search`` with the GIL released and the timeout (which it raises)."""
+        """``regex.search`` of one line with the GIL released and the timeout (which it
+        raises)."""
         return self.regex.search(text, position, concurrent=True, timeout=MATCH_TIMEOUT_S)
+
+    def _search_block(self, text: str, position: int) -> regex.Match[str] | None:
+        """The same over a block of lines, with ``MULTILINE``."""
+        return self.block.search(text, position, concurrent=True, timeout=MATCH_TIMEOUT_S)
 
     def _each_line(self, text: str, first_line: int, cut: bool) -> None:
         for offset, content in enumerate(_lines_of(text)):
@@ -292,7 +363,7 @@ class _Scan:
         line = first_line
         while len(self.out) < self.limit and not self.cancelled():
             try:
-                found = self._search(text, position)
+                found = self._search_block(text, position)
             except TimeoutError:
                 # Too slow over the block: go on line by line, to find which line it is.
                 line += text.count("\n", counted, position)
@@ -321,7 +392,10 @@ class _Scan:
         """Up to ``limit`` matching lines of one file; ``None`` when binary or unreadable."""
         self.shown, self.limit, self.out = candidate.shown, limit, []
         try:
-            with open(candidate.path, "rb", buffering=0) as stream:
+            fd = _open(candidate)
+            if fd is None:
+                return None
+            with open(fd, "rb", buffering=0) as stream:
                 head = stream.read(BLOCK_BYTES)
                 encoding = sniff_encoding(head)
                 if encoding is None or encoding.codec.startswith("utf-32"):
@@ -345,6 +419,28 @@ class _Scan:
         except OSError:
             return None
         return self.out
+
+
+def _open(candidate: Candidate) -> int | None:
+    """A descriptor of the candidate's file; ``None`` when it is no longer the file the walk
+    listed (swapped for a symlink, a FIFO, another file) and must not be read."""
+    if candidate.inode is None:
+        return os.open(candidate.path, os.O_RDONLY | os.O_CLOEXEC)
+    # O_NOFOLLOW: not through a symlink swapped in; O_NONBLOCK: a FIFO swapped in opens
+    # without waiting for a writer (and is then refused as not the listed file).
+    fd = os.open(candidate.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    # The inode alone: the listing gives no device without a stat per file, and overlay file
+    # systems give a file a device of its layer. Inodes are unique on one file system, so
+    # only a swap onto another one could meet the same number.
+    if not stat.S_ISREG(info.st_mode) or info.st_ino != candidate.inode:
+        os.close(fd)
+        return None
+    return fd
 
 
 def python_search(

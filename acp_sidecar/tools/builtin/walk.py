@@ -19,6 +19,8 @@ Invariants:
 - Iterative, with one directory open at a time: any depth is walked (no recursion limit, no
   descriptor per level). A path longer than the system allows (``ENAMETOOLONG``) is skipped.
 - Unreadable directories and .gitignore files are skipped silently.
+- Each file comes with the inode it had when listed (:attr:`WalkEntry.inode`), so a reader
+  can refuse a file swapped since (the grep Python engine does).
 """
 
 from __future__ import annotations
@@ -97,6 +99,9 @@ class WalkEntry:
     """Absolute path."""
     rel: str
     """Path relative to the walk's root, ``/``-separated."""
+    inode: int | None = None
+    """The file's inode when it was listed: whoever opens it by path can check it still is
+    that file (``None``: unknown)."""
 
 
 _Rules = tuple[tuple[str, IgnoreFile], ...]
@@ -183,8 +188,8 @@ class _Listing:
     prefix: str
     rules: _Rules
     identity: _Identity
-    entries: list[tuple[str, bool]]
-    """``(name, is_dir)`` of its files and directories (not ignored), sorted by name."""
+    entries: list[tuple[str, bool, int]]
+    """``(name, is_dir, inode)`` of its files and directories (not ignored), sorted by name."""
 
 
 def _list(fd: int, path: str, prefix: str, rules: _Rules) -> _Listing | None:
@@ -192,7 +197,7 @@ def _list(fd: int, path: str, prefix: str, rules: _Rules) -> _Listing | None:
     rule = load_ignore_file(path, dir_fd=fd)
     if rule is not None:
         rules = (*rules, (prefix, rule))
-    entries: list[tuple[str, bool]] = []
+    entries: list[tuple[str, bool, int]] = []
     try:
         info = os.fstat(fd)
         with os.scandir(fd) as scan:
@@ -207,7 +212,8 @@ def _list(fd: int, path: str, prefix: str, rules: _Rules) -> _Listing | None:
                 except OSError:
                     continue
                 if (is_dir or is_file) and not _ignored(rules, _join(prefix, entry.name), is_dir):
-                    entries.append((entry.name, is_dir))
+                    # The inode comes with the listing, without a stat (as ``d_ino``).
+                    entries.append((entry.name, is_dir, entry.inode()))
     except OSError:
         return None
     entries.sort()
@@ -244,10 +250,10 @@ def _walk(top: _Listing, cancelled: Callable[[], bool]) -> Iterator[WalkEntry]:
         if position >= len(listing.entries):
             continue
         stack.append((listing, position + 1))
-        name, is_dir = listing.entries[position]
+        name, is_dir, inode = listing.entries[position]
         path, rel = os.path.join(listing.path, name), _join(listing.prefix, name)
         if not is_dir:
-            yield WalkEntry(path, rel)
+            yield WalkEntry(path, rel, inode)
             continue
         if cancelled():
             return

@@ -64,3 +64,30 @@ def test_a_glob_that_takes_too_long_on_a_path_is_refused(monkeypatch: pytest.Mon
     matcher = GlobMatcher("*a*a*a*a*a*a*b")
     with pytest.raises(PatternTooSlowError, match=r"took more than 1e-09 s to match 'aaa"):
         matcher.matches("a" * 100)
+
+
+@pytest.mark.parametrize(
+    "pattern", ["*a*a*a*a*a*a*b", "**/*a*b", "src/**/x/**/*.py", "**/**", "{*.py,a*b*c}"]
+)
+def test_a_glob_that_can_backtrack_is_matched_under_the_timeout(
+    pattern: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(globs_module, "MATCH_TIMEOUT_S", 1e-9)
+    matcher = GlobMatcher(pattern)
+    with pytest.raises(PatternTooSlowError):
+        matcher.matches("/".join(["a" * 60] * 30) + "a")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path"),
+    [("**/*.py", "src/pkg/mod.py"), ("src/**/t?st_*.py", "src/a/b/test_x.py"), ("*/*/*", "a/b/c")],
+)
+def test_a_glob_that_cannot_backtrack_is_matched_without_the_timeout(
+    pattern: str, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timeout costs ten times the match (the ``regex`` package, the lock released)."""
+    monkeypatch.setattr(globs_module, "MATCH_TIMEOUT_S", 1e-9)
+    matcher = GlobMatcher(pattern)
+    for _ in range(20):
+        assert matcher.matches(path)
+        assert not matcher.matches(path + "/x")

@@ -139,6 +139,29 @@ async def test_an_invalid_regex(workspace: Workspace, registry: ToolRegistry) ->
     )
 
 
+@pytest.mark.parametrize(
+    "pattern", ["[[:alpha:]]+", "[^[:digit:]]", "x[a[:space:]]", "[[:^word:]]"]
+)
+async def test_a_posix_class_is_refused(
+    workspace: Workspace, registry: ToolRegistry, engine: str, pattern: str
+) -> None:
+    """re reads [[:alpha:]] as the set '[:alph' then ']'; regex as letters: refused, not guessed."""
+    workspace.put("a.txt", "abc:]\n5\n")
+    code, message = failure(await run(registry, workspace, "grep", {"pattern": pattern}))
+    assert code == "INVALID_REGEX"
+    assert message.startswith(f"Invalid regular expression {pattern!r}: POSIX classes such as [:")
+    assert message.endswith(r"Write the characters instead: [A-Za-z], [0-9] or \d, \s, \w.")
+
+
+async def test_sets_re_and_the_engines_read_alike_are_not_refused(
+    workspace: Workspace, registry: ToolRegistry, engine: str
+) -> None:
+    workspace.put("a.txt", "[a]\n=\n:\n")
+    for pattern, lines in [(r"\[[:alpha:]]", "1: [a]"), ("[[=a=]]", "1: [a]"), ("[:-]+$", "3: :")]:
+        result = text(await run(registry, workspace, "grep", {"pattern": pattern}))
+        assert result.split("\n")[1:2] == [lines], (pattern, result)
+
+
 @pytest.mark.parametrize("value", [0, -1, 2001])
 async def test_max_results_out_of_range(
     workspace: Workspace, registry: ToolRegistry, value: int
@@ -189,6 +212,8 @@ async def test_cards(project: Workspace, registry: ToolRegistry) -> None:
 def _varied_tree(workspace: Workspace) -> None:
     rng = random.Random(5)
     words = ["foo", "bar", "baz", "Hello", "end", "x|y", "a.c", "abc", "café", "  ", "\t", "123"]
+    # where re's classes and case folding differ from Unicode's (which both engines follow)
+    words += ["cafe\u0301", "x²", "\x1c", "ı", "ǅ"]
     for index in range(60):
         lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) for _ in range(30)]
         newline = "\r\n" if index % 7 == 0 else "\n"
@@ -226,6 +251,11 @@ PATTERNS = [
     r"^\s*$",
     r"\t",
     "Hello",
+    r"\w+\b",
+    r"\s\S",
+    r"\d",
+    "(?i)i",
+    "(?i)ǆ",
 ]
 
 
