@@ -8,11 +8,17 @@ encoded compactly, once, without per-message logging.
 
 Invariants:
 - Every line that is not empty gets exactly one outcome: dispatched, dropped with a log line
-  (a notification the agent does not take, a response nobody waits for), or answered with
+  (a notification the agent does not take, anything with an ``id`` and no ``method`` that
+  is not a well-formed answer to one of our requests), or answered with
   ``-32700`` (not JSON, not UTF-8, ``NaN``/``Infinity``, an integer of more than
   :data:`MAX_INT_DIGITS` digits) or ``-32600`` (not a JSON-RPC message, an ``id`` that is not
   a string, a 64-bit integer or null, a line over the limit) with the request's id when it
-  could be read, else ``id: null``. No exception escapes to the line reader.
+  could be read, else ``id: null``. A message with an ``id`` and no ``method`` is never
+  answered, however malformed: its id may be one of the client's own requests in flight,
+  which must get one response only. No exception escapes to the line reader.
+- Log lines caused by the client's input are bounded: ids and method names are cut short
+  (:func:`shown_id`, :func:`shown_method`) and each kind of warning is rate-limited
+  (:mod:`acp_sidecar.server.throttle`).
 - Every request gets exactly one response; a handler that raises answers ``-32603`` and a
   request cancelled by ``$/cancel_request`` answers ``-32800``. A notification is never
   answered, and only the methods ACP defines as notifications (:data:`CLIENT_NOTIFICATIONS`)
@@ -23,7 +29,9 @@ Invariants:
   from the client's requests: a response is matched against it alone, so neither a stray
   response nor a client request reusing one of our ids can reach another request's future.
   An answer that carries both ``result`` and ``error``, neither, or a malformed ``error``
-  fails the waiting request at once (:class:`MalformedAnswerError`).
+  fails the waiting request at once (:class:`MalformedAnswerError`); a member that is
+  ``null`` beside the other (``"error": null`` beside a result, ``"result": null`` beside an
+  error object) counts as absent.
 - An encoded message is valid UTF-8 and contains no raw newline. An error's message is cut
   to :data:`MAX_ERROR_MESSAGE` characters and its ``data`` dropped past
   :data:`MAX_ERROR_DATA` bytes (errors echo what the client sent); a response over
@@ -51,6 +59,7 @@ from acp_sidecar.protocol.errors import (
     AcpError,
 )
 from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS
+from acp_sidecar.server.throttle import Throttle
 from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
@@ -182,6 +191,20 @@ def shown_id(msg_id: object) -> str:
     return shorten(repr(msg_id), 80)
 
 
+def shown_method(method: str) -> str:
+    """A method name the client sent, as a log line shows it (it can be megabytes long)."""
+    return shorten(repr(method), 80)
+
+
+_THROTTLE = Throttle()
+
+
+def throttled(level: int, kind: str, message: str, *args: object) -> None:
+    """Log a line the client's input causes, at most at :mod:`~acp_sidecar.server.throttle`'s
+    rate for its ``kind``."""
+    _THROTTLE.log(logger, level, kind, message, *args)
+
+
 class MalformedAnswerError(Exception):
     """The client answered one of our requests with something that is not a response (both
     ``result`` and ``error``, neither, or an ``error`` that is not an error object)."""
@@ -220,7 +243,9 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
 
     def receive_oversized_line(self, limit: int) -> None:
         """A line longer than the reader's limit was skipped unread."""
-        logger.warning("refused a line longer than %d bytes", limit)
+        throttled(
+            logging.WARNING, "an oversized line", "refused a line longer than %d bytes", limit
+        )
         self.send_error(
             None,
             AcpError.invalid_request(
@@ -241,10 +266,10 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         if valid_id and "method" not in message and msg_id in self.outgoing:
             self._receive_answer(msg_id, message)
             return
-        if message.get("jsonrpc") != JSONRPC:
+        if message.get("jsonrpc") != JSONRPC and "method" in message:
             self._invalid(reply_id, '"jsonrpc" must be "2.0"')
             return
-        if has_id and not valid_id:
+        if has_id and not valid_id and "method" in message:
             self._invalid(None, '"id" must be a string, a 64-bit integer or null')
             return
         if "method" in message:
@@ -264,10 +289,17 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             else:
                 contextvars.copy_context().run(self._handle_request, msg_id, method, params)
             return
-        if has_id and ("result" in message) != ("error" in message):
-            logger.info("dropped a response to %s: no request of ours is waiting", shown_id(msg_id))
+        if has_id:
+            # Shaped like a response: answering it would hand the client a second response
+            # to its own request of that id (the first one settles an SDK client's call).
+            throttled(
+                logging.INFO,
+                "a response nobody waits for",
+                "dropped a response to %s: no request of ours is waiting",
+                shown_id(msg_id),
+            )
             return
-        self._invalid(reply_id, "neither a request, a notification nor a response")
+        self._invalid(None, "neither a request, a notification nor a response")
 
     def _invalid(self, reply_id: MsgId | None, reason: str) -> None:
         self.send_error(reply_id, AcpError.invalid_request(f"Invalid request: {reason}"))
@@ -278,12 +310,22 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             if isinstance(params, dict) and "requestId" in params and is_request_id(request_id):
                 self._handle_cancel_notification(request_id)
             else:
-                logger.warning("ignored %s without a valid requestId", CANCEL_REQUEST)
+                throttled(
+                    logging.WARNING,
+                    "a cancel without a requestId",
+                    "ignored %s without a valid requestId",
+                    CANCEL_REQUEST,
+                )
             return
         if method not in CLIENT_NOTIFICATIONS:
             # JSON-RPC: no id, no answer. A request method is not run without one (it would
             # act with nobody told the outcome).
-            logger.warning("ignored a notification of %s: not a notification method", method)
+            throttled(
+                logging.WARNING,
+                "a notification of a request method",
+                "ignored a notification of %s: not a notification method",
+                shown_method(method),
+            )
             return
         contextvars.copy_context().run(self._handle_notification, method, params)
 
@@ -293,11 +335,14 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         if future.done():  # abandoned meanwhile
             return
         error = message.get("error")
+        # Some JSON-RPC libraries always send both members, the unused one null: a null
+        # error beside a result, or a null result beside a proper error, counts as absent.
+        has_error = error is not None
         if message.get("jsonrpc") != JSONRPC:
             reason = '"jsonrpc" is not "2.0"'
-        elif "result" in message and "error" in message:
+        elif "result" in message and has_error and message["result"] is not None:
             reason = "it carries both a result and an error"
-        elif "result" in message:
+        elif "result" in message and not has_error:
             future.set_result(message["result"])
             return
         elif "error" not in message:
@@ -313,8 +358,13 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             return
         else:
             reason = "its error is not an object with an integer code and a string message"
-        logger.warning(
-            "the client's answer to %s %s is malformed: %s", method, shown_id(msg_id), reason
+        throttled(
+            logging.WARNING,
+            "a malformed answer",
+            "the client's answer to %s %s is malformed: %s",
+            method,
+            shown_id(msg_id),
+            reason,
         )
         future.set_exception(MalformedAnswerError(reason))
 
