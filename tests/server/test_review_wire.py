@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -145,3 +146,77 @@ def test_nothing_is_counted_at_a_level_not_logged() -> None:
     for _ in range(throttle.BURST * 2):
         limiter.log(logger, logging.WARNING, "kind", "quiet")
     assert not limiter._kinds
+
+
+# ---- the client's answers are read while our output is backed up -------------------------------
+
+
+async def test_an_answer_written_while_output_is_backed_up_is_read() -> None:
+    """As found: a client that finishes writing a 2 MiB ``fs/read_text_file`` answer before
+    it reads on, while another session streams, deadlocked — our output passed 1 MiB, input
+    paused, the client's write stalled, neither side moved."""
+    async with served() as (client, server):
+        await client.initialize(fs={"readTextFile": True, "writeTextFile": False})
+        reading = await client.new_session()
+        streaming = await client.new_session()
+        read_turn = await client.start_prompt(reading, "read /tmp/big.txt")
+        asked = await client.next_agent_request()
+        assert asked["method"] == "fs/read_text_file"
+        client.reader._transport.pause_reading()  # type: ignore[attr-defined]
+        flood_turn = await client.start_prompt(streaming, "flood 200000")
+        wire = server.protocol.wire
+        assert wire is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while wire._transport.get_write_buffer_size() < 1024 * 1024:
+            assert loop.time() < deadline, "the flood never backed up"
+            await asyncio.sleep(0.01)
+        content = "x" * (2 * MiB)
+        answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"content": content}}
+        client.writer.write(json.dumps(answer).encode() + b"\n")
+        await asyncio.wait_for(client.writer.drain(), 5)  # it deadlocked here
+        # Reading on, the client gets both turns' ends; the read saw the whole answer.
+        client.reader._transport.resume_reading()  # type: ignore[attr-defined]
+        await client.notify("session/cancel", {"sessionId": streaming})
+        assert (await client.next_response(read_turn, timeout=30))["result"] == {
+            "stopReason": "end_turn"
+        }
+        assert (await client.next_response(flood_turn, timeout=30))["result"]["stopReason"] in {
+            "cancelled",
+            "end_turn",
+        }
+        assert f"read: {content}" in client.texts()
+
+
+async def test_requests_sent_while_output_is_backed_up_are_held_then_answered_in_order() -> None:
+    async with served() as (client, server):
+        await client.initialize()
+        streaming = await client.new_session()
+        client.reader._transport.pause_reading()  # type: ignore[attr-defined]
+        flood_turn = await client.start_prompt(streaming, "flood 200000")
+        wire = server.protocol.wire
+        assert wire is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while wire._transport.get_write_buffer_size() < 1024 * 1024:
+            assert loop.time() < deadline, "the flood never backed up"
+            await asyncio.sleep(0.01)
+        ids = [
+            await client.send_request("session/new", {"cwd": "/tmp", "mcpServers": []})
+            for _ in range(5)
+        ]
+        await client.notify("session/cancel", {"sessionId": streaming})
+        while server.protocol.held_input_bytes < 5 * 1024:
+            assert loop.time() < deadline, "the requests were not held"
+            await asyncio.sleep(0.01)
+        client.reader._transport.resume_reading()  # type: ignore[attr-defined]
+        answers: dict[Any, dict[str, Any]] = {}
+        while len(answers) < len(ids) + 1:
+            message = await client.receive(30)
+            if "method" not in message:
+                answers[message["id"]] = message
+        assert answers[flood_turn]["result"] == {"stopReason": "cancelled"}
+        assert all("sessionId" in answers[msg_id]["result"] for msg_id in ids)
+        answered = [m["id"] for m in client.received if m.get("id") in ids and "method" not in m]
+        assert answered == ids
+        assert server.protocol.held_input_bytes == 0
