@@ -84,7 +84,8 @@ from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.held import HeldLogs
 from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
-from acp_sidecar.server.transport import AcpJsonRpcProtocol
+from acp_sidecar.server.transport import AcpJsonRpcProtocol, shown_id, throttled
+from acp_sidecar.text import shorten
 from acp_sidecar.tools.cancel import CancelSignal
 
 logger = logging.getLogger(__name__)
@@ -250,12 +251,23 @@ class AcpServer(JsonRPCServer):
 
                 def run_notification(ls: AcpServer, raw: Any) -> None:
                     if gated and not ls.initialized:
-                        logger.warning("ignored %s before initialize", feature_name)
+                        throttled(
+                            logging.WARNING,
+                            "a notification before initialize",
+                            "ignored %s before initialize",
+                            feature_name,
+                        )
                         return
                     try:
                         params = decode_params(raw, params_type)
                     except AcpError as exc:  # a notification has no answer: log it
-                        logger.warning("ignored %s: %s", feature_name, exc.message)
+                        throttled(
+                            logging.WARNING,
+                            "a notification with wrong params",
+                            "ignored %s: %s",
+                            feature_name,
+                            shorten(exc.message, 300),
+                        )
                         return
                     handler(ls, params)
 
@@ -272,9 +284,14 @@ class AcpServer(JsonRPCServer):
         """Cancel the running turn of ``session_id``, if there is one."""
         session = self.sessions.get(session_id)
         if session is None:
-            logger.warning("session/cancel for unknown session %s", session_id)
+            throttled(
+                logging.WARNING,
+                "a cancel for an unknown session",
+                "session/cancel for unknown session %s",
+                shown_id(session_id),
+            )
         elif not session.cancel("session/cancel"):
-            logger.debug("session/cancel with no turn running in %s", session_id)
+            logger.debug("session/cancel with no turn running in %s", shown_id(session_id))
 
     def session(self, session_id: str) -> Session:
         """The session ``session_id``, or ``-32002`` naming it."""

@@ -43,7 +43,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_REQUEST_PERMISSION,
 )
 from acp_sidecar.server.transport import MalformedAnswerError
-from acp_sidecar.text import first_line
+from acp_sidecar.text import first_line, shorten
 from acp_sidecar.tools.errors import ToolCancelledError
 
 if TYPE_CHECKING:
@@ -159,5 +159,5 @@ def client_error(method: str, code: int, message: object, data: Any) -> AcpError
         text = f"{text}: {detail}"
     shown = first_line(text, CLIENT_ERROR_SHOWN)
     if shown != text:
-        logger.info("the client answered %s with error %s: %s", method, code, text)
+        logger.info("the client answered %s with error %s: %s", method, code, shorten(text, 2000))
     return AcpError(code, shown, data)

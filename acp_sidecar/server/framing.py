@@ -10,11 +10,12 @@ Invariants:
 - Every message reaches the wire in one ``write`` of the whole line, from the event loop
   thread only, so concurrent senders can never interleave bytes.
 - Back-pressure: when more than :data:`WRITE_HIGH_WATER` bytes wait for the client to read
-  them, the writer reports it (:meth:`WireWriter.on_backlog`) and the server stops reading
-  input until they drop under :data:`WRITE_LOW_WATER`. A client that writes and never reads
-  therefore holds the process to what it had read by then (one read chunk, the requests in
-  it and their answers), not to all it sends. While reading is paused the end of input is not
-  seen either: it is, as soon as the client reads (or its end of the pipe breaks).
+  them, the writer reports it (:meth:`WireWriter.on_backlog`), and again when they drop under
+  :data:`WRITE_LOW_WATER`; the server then holds new requests and, past its limit, pauses
+  the reader (:meth:`WireReader.pause`). A client that writes and never reads therefore holds
+  the process to what it had read by then, not to all it sends. While reading is paused the
+  end of input is not seen either: it is, as soon as the client reads (or its end of the pipe
+  breaks).
 - An exception from ``on_line`` costs that line only: it is logged and the splitter's state
   stays whole, so the lines after it are cut as usual.
 """
@@ -36,9 +37,9 @@ DEFAULT_LINE_LIMIT = 64 * 1024 * 1024
 
 READ_CHUNK = 256 * 1024
 WRITE_HIGH_WATER = 1024 * 1024
-"""Output waiting for the client above which input is no longer read (1 MiB)."""
+"""Output waiting for the client above which new requests are held (1 MiB)."""
 WRITE_LOW_WATER = 256 * 1024
-"""Output waiting for the client under which input is read again (256 KiB)."""
+"""Output waiting for the client under which held requests are handled (256 KiB)."""
 YIELD_EVERY = 256
 """A streaming sender yields to the event loop at least once in this many messages, so that
 incoming messages (``session/cancel``) are read even while a driver streams without pause."""

@@ -8,11 +8,17 @@ encoded compactly, once, without per-message logging.
 
 Invariants:
 - Every line that is not empty gets exactly one outcome: dispatched, dropped with a log line
-  (a notification the agent does not take, a response nobody waits for), or answered with
+  (a notification the agent does not take, anything with an ``id`` and no ``method`` that
+  is not a well-formed answer to one of our requests), or answered with
   ``-32700`` (not JSON, not UTF-8, ``NaN``/``Infinity``, an integer of more than
   :data:`MAX_INT_DIGITS` digits) or ``-32600`` (not a JSON-RPC message, an ``id`` that is not
   a string, a 64-bit integer or null, a line over the limit) with the request's id when it
-  could be read, else ``id: null``. No exception escapes to the line reader.
+  could be read, else ``id: null``. A message with an ``id`` and no ``method`` is never
+  answered, however malformed: its id may be one of the client's own requests in flight,
+  which must get one response only. No exception escapes to the line reader.
+- Log lines caused by the client's input are bounded: ids and method names are cut short
+  (:func:`shown_id`, :func:`shown_method`) and each kind of warning is rate-limited
+  (:mod:`acp_sidecar.server.throttle`).
 - Every request gets exactly one response; a handler that raises answers ``-32603`` and a
   request cancelled by ``$/cancel_request`` answers ``-32800``. A notification is never
   answered, and only the methods ACP defines as notifications (:data:`CLIENT_NOTIFICATIONS`)
@@ -23,7 +29,16 @@ Invariants:
   from the client's requests: a response is matched against it alone, so neither a stray
   response nor a client request reusing one of our ids can reach another request's future.
   An answer that carries both ``result`` and ``error``, neither, or a malformed ``error``
-  fails the waiting request at once (:class:`MalformedAnswerError`).
+  fails the waiting request at once (:class:`MalformedAnswerError`); a member that is
+  ``null`` beside the other (``"error": null`` beside a result, ``"result": null`` beside an
+  error object) counts as absent.
+- Input is paced by output (:meth:`AcpJsonRpcProtocol.pace_input`): while the client is
+  behind on our output, an answer to one of our requests and a ``session/cancel`` or
+  ``$/cancel_request`` notification are acted on at once (a turn may be waiting for the
+  answer; the client may be finishing that write before it reads on); every other line is
+  held, in order, as bytes, and handled once the client catches up (a cancel is also held,
+  to act again after the lines before it). Past :data:`HELD_INPUT_LIMIT` held, input is
+  paused until the held lines are handled. End of input waits for them too.
 - An encoded message is valid UTF-8 and contains no raw newline. An error's message is cut
   to :data:`MAX_ERROR_MESSAGE` characters and its ``data`` dropped past
   :data:`MAX_ERROR_DATA` bytes (errors echo what the client sent); a response over
@@ -33,6 +48,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import json
 import logging
@@ -50,7 +66,8 @@ from acp_sidecar.protocol.errors import (
     INTERNAL_ERROR,
     AcpError,
 )
-from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS
+from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS, SESSION_CANCEL
+from acp_sidecar.server.throttle import Throttle
 from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
@@ -69,6 +86,14 @@ MAX_ERROR_DATA = 8 * 1024
 """The most bytes of an error's encoded ``data``; larger ``data`` is left out."""
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """The largest response sent (16 MiB); a larger answer becomes ``-32603``."""
+HELD_INPUT_LIMIT = 4 * 1024 * 1024
+"""Bytes of input held back while the client is behind on our output (4 MiB) above which
+input is no longer read."""
+HELD_LINE_COST = 1024
+"""What holding one line costs on top of its bytes (its place in the queue, and the error
+a malformed line will be answered with)."""
+URGENT_NOTIFICATIONS = frozenset({SESSION_CANCEL, CANCEL_REQUEST})
+"""Notifications acted on at once even while the client is behind on our output."""
 INT64 = range(-(2**63), 2**63)
 """What an integer request id may be (the schema's ``RequestId`` is ``int64``)."""
 
@@ -182,6 +207,20 @@ def shown_id(msg_id: object) -> str:
     return shorten(repr(msg_id), 80)
 
 
+def shown_method(method: str) -> str:
+    """A method name the client sent, as a log line shows it (it can be megabytes long)."""
+    return shorten(repr(method), 80)
+
+
+_THROTTLE = Throttle()
+
+
+def throttled(level: int, kind: str, message: str, *args: object) -> None:
+    """Log a line the client's input causes, at most at :mod:`~acp_sidecar.server.throttle`'s
+    rate for its ``kind``."""
+    _THROTTLE.log(logger, level, kind, message, *args)
+
+
 class MalformedAnswerError(Exception):
     """The client answered one of our requests with something that is not a response (both
     ``result`` and ``error``, neither, or an ``error`` that is not an error object)."""
@@ -197,13 +236,124 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         """Agent→client requests waiting for an answer: id → (method, future)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = threading.get_ident()
+        self._backed_up = False
+        self._held: collections.deque[bytes | bytearray | None] = collections.deque()
+        """Lines held back while the client is behind on our output (``None``: an
+        oversized line, skipped, whose error answer is still owed)."""
+        self._held_bytes = 0
+        self._input_paused = False
+        self._pause_input: Callable[[], None] = _nothing
+        self._resume_input: Callable[[], None] = _nothing
+        self._drain_scheduled = False
+        self._oversized_limit = 0
+        self._after_held: Callable[[], None] | None = None
+
+    # ---- pacing input by output -------------------------------------------------------
+
+    def pace_input(self, pause: Callable[[], None], resume: Callable[[], None]) -> None:
+        """How to stop and restart reading input once :data:`HELD_INPUT_LIMIT` is held."""
+        self._pause_input = pause
+        self._resume_input = resume
+
+    def output_backed_up(self) -> None:
+        """The client is behind on our output: hold what would answer it, read on."""
+        self._backed_up = True
+
+    def output_caught_up(self) -> None:
+        """The client caught up: handle what was held (soon, not inside the writer)."""
+        self._backed_up = False
+        if self._held and not self._drain_scheduled and self._loop is not None:
+            self._drain_scheduled = True
+            self._loop.call_soon(self._drain_held)
+
+    def after_held_input(self, then: Callable[[], None]) -> None:
+        """Call ``then`` once every held line is handled (now, when none is): the end of
+        input must not drop requests read before it."""
+        if self._held:
+            self._after_held = then
+        else:
+            then()
+
+    @property
+    def held_input_bytes(self) -> int:
+        """What the held lines cost now (see :data:`HELD_LINE_COST`)."""
+        return self._held_bytes
+
+    def _drain_held(self) -> None:
+        self._drain_scheduled = False
+        while self._held and not self._backed_up:
+            line = self._held.popleft()
+            self._held_bytes -= HELD_LINE_COST + (0 if line is None else len(line))
+            if line is None:
+                self._refuse_oversized()
+            else:
+                self._receive_line_now(line)
+        if self._held:
+            return
+        if self._input_paused:
+            self._input_paused = False
+            self._resume_input()
+        then, self._after_held = self._after_held, None
+        if then is not None:
+            then()
+
+    def _hold(self, line: bytes | bytearray | None) -> None:
+        self._held.append(line)
+        self._held_bytes += HELD_LINE_COST + (0 if line is None else len(line))
+        if self._held_bytes >= HELD_INPUT_LIMIT and not self._input_paused:
+            logger.debug("the client is not reading; input paused")
+            self._input_paused = True
+            self._pause_input()
+
+    def _holding(self) -> bool:
+        # Once anything is held, later lines queue behind it: requests keep their order.
+        return self._backed_up or bool(self._held)
+
+    def _is_urgent(self, message: Any) -> bool:
+        """An answer to one of our requests, or a cancel notification: a turn may be
+        waiting for it, and acting on it writes nothing (or one cancelled answer)."""
+        if not isinstance(message, dict):
+            return False
+        if "method" not in message:
+            msg_id = message.get("id")
+            return is_request_id(msg_id) and msg_id in self.outgoing
+        method = message["method"]
+        return "id" not in message and isinstance(method, str) and method in URGENT_NOTIFICATIONS
 
     # ---- incoming ---------------------------------------------------------------------
 
     def receive_line(self, line: bytes | bytearray) -> None:
-        """Handle one NDJSON line (without its newline); never raises."""
+        """Handle one NDJSON line (without its newline); never raises.
+
+        While the client is behind on our output, only an answer to one of our requests and
+        a cancel notification are handled at once; the rest is held, in order, until it
+        catches up, and input stops being read once :data:`HELD_INPUT_LIMIT` is held.
+        """
         if not line or line.isspace():
             return
+        if self._holding():
+            try:
+                message = decode_line(line)
+            except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+                message = None
+            if not self._is_urgent(message):
+                self._hold(bytes(line))
+                return
+            if "method" in message and self._held:
+                # A cancel acts now, and again after the held lines before it: a prompt it
+                # was sent to stop may be among them (cancelling twice changes nothing).
+                self._hold(bytes(line))
+            self._receive_decoded(message)
+            return
+        self._receive_line_now(line)
+
+    def _receive_decoded(self, message: Any) -> None:
+        try:
+            self.receive_message(message)
+        except Exception:
+            logger.exception("handling a message failed")
+
+    def _receive_line_now(self, line: bytes | bytearray) -> None:
         try:
             message = decode_line(line)
         except UnicodeDecodeError:
@@ -220,7 +370,17 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
 
     def receive_oversized_line(self, limit: int) -> None:
         """A line longer than the reader's limit was skipped unread."""
-        logger.warning("refused a line longer than %d bytes", limit)
+        self._oversized_limit = limit
+        if self._holding():
+            self._hold(None)
+            return
+        self._refuse_oversized()
+
+    def _refuse_oversized(self) -> None:
+        limit = self._oversized_limit
+        throttled(
+            logging.WARNING, "an oversized line", "refused a line longer than %d bytes", limit
+        )
         self.send_error(
             None,
             AcpError.invalid_request(
@@ -241,10 +401,10 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         if valid_id and "method" not in message and msg_id in self.outgoing:
             self._receive_answer(msg_id, message)
             return
-        if message.get("jsonrpc") != JSONRPC:
+        if message.get("jsonrpc") != JSONRPC and "method" in message:
             self._invalid(reply_id, '"jsonrpc" must be "2.0"')
             return
-        if has_id and not valid_id:
+        if has_id and not valid_id and "method" in message:
             self._invalid(None, '"id" must be a string, a 64-bit integer or null')
             return
         if "method" in message:
@@ -264,10 +424,17 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             else:
                 contextvars.copy_context().run(self._handle_request, msg_id, method, params)
             return
-        if has_id and ("result" in message) != ("error" in message):
-            logger.info("dropped a response to %s: no request of ours is waiting", shown_id(msg_id))
+        if has_id:
+            # Shaped like a response: answering it would hand the client a second response
+            # to its own request of that id (the first one settles an SDK client's call).
+            throttled(
+                logging.INFO,
+                "a response nobody waits for",
+                "dropped a response to %s: no request of ours is waiting",
+                shown_id(msg_id),
+            )
             return
-        self._invalid(reply_id, "neither a request, a notification nor a response")
+        self._invalid(None, "neither a request, a notification nor a response")
 
     def _invalid(self, reply_id: MsgId | None, reason: str) -> None:
         self.send_error(reply_id, AcpError.invalid_request(f"Invalid request: {reason}"))
@@ -278,12 +445,22 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             if isinstance(params, dict) and "requestId" in params and is_request_id(request_id):
                 self._handle_cancel_notification(request_id)
             else:
-                logger.warning("ignored %s without a valid requestId", CANCEL_REQUEST)
+                throttled(
+                    logging.WARNING,
+                    "a cancel without a requestId",
+                    "ignored %s without a valid requestId",
+                    CANCEL_REQUEST,
+                )
             return
         if method not in CLIENT_NOTIFICATIONS:
             # JSON-RPC: no id, no answer. A request method is not run without one (it would
             # act with nobody told the outcome).
-            logger.warning("ignored a notification of %s: not a notification method", method)
+            throttled(
+                logging.WARNING,
+                "a notification of a request method",
+                "ignored a notification of %s: not a notification method",
+                shown_method(method),
+            )
             return
         contextvars.copy_context().run(self._handle_notification, method, params)
 
@@ -293,11 +470,14 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         if future.done():  # abandoned meanwhile
             return
         error = message.get("error")
+        # Some JSON-RPC libraries always send both members, the unused one null: a null
+        # error beside a result, or a null result beside a proper error, counts as absent.
+        has_error = error is not None
         if message.get("jsonrpc") != JSONRPC:
             reason = '"jsonrpc" is not "2.0"'
-        elif "result" in message and "error" in message:
+        elif "result" in message and has_error and message["result"] is not None:
             reason = "it carries both a result and an error"
-        elif "result" in message:
+        elif "result" in message and not has_error:
             future.set_result(message["result"])
             return
         elif "error" not in message:
@@ -313,8 +493,13 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             return
         else:
             reason = "its error is not an object with an integer code and a string message"
-        logger.warning(
-            "the client's answer to %s %s is malformed: %s", method, shown_id(msg_id), reason
+        throttled(
+            logging.WARNING,
+            "a malformed answer",
+            "the client's answer to %s %s is malformed: %s",
+            method,
+            shown_id(msg_id),
+            reason,
         )
         future.set_exception(MalformedAnswerError(reason))
 
@@ -461,6 +646,10 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             return
         entry[1].cancel()
         self.notify(CANCEL_REQUEST, {"requestId": msg_id})
+
+
+def _nothing() -> None:
+    pass
 
 
 def _short(exc: BaseException, limit: int = 200) -> str:
