@@ -32,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from acp_sidecar.tools.builtin import reaper  # noqa: E402
 from acp_sidecar.tools.builtin.reaper import CallProcesses, snapshot  # noqa: E402
 from benchmarks.sidecar_process import Pipes, start_sidecar  # noqa: E402
 
@@ -234,12 +235,48 @@ async def run(args: argparse.Namespace) -> None:
     scan = CallProcesses()
     scan.started(os.getpid())
     rounds = 200
-    started = time.perf_counter()
-    for _ in range(rounds):
-        scan.members()
-    each = (time.perf_counter() - started) / rounds
     count = len(snapshot() or {})
-    print(f"one scan for a call's processes: {each * 1000:.2f} ms with {count} processes running")
+    for label, walk in (("whole /proc (baseline)", False), ("sidecar's tree", True)):
+        reaper._tree_walk = walk
+        started = time.perf_counter()
+        for _ in range(rounds):
+            scan.members()
+        each = (time.perf_counter() - started) / rounds
+        print(
+            f"one scan for a call's processes, {label}: {each * 1000:.2f} ms "
+            f"with {count} processes running"
+        )
+    reaper._tree_walk = False
+    print(f"longest event-loop stall during a call's end: {await end_stall() * 1000:.1f} ms")
+
+
+async def end_stall() -> float:
+    """The longest the event loop stood still while a call ended (a 1 ms ticker beside it)."""
+    call = CallProcesses()
+    shell = await asyncio.create_subprocess_exec(
+        "sh",
+        "-c",
+        "trap '' TERM; sleep 30",
+        env=call.environment(dict(os.environ)),
+        start_new_session=True,
+    )
+    call.started(shell.pid)
+    await asyncio.sleep(0.1)
+    gaps = [0.0]
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            gaps.append(now - last - 0.001)
+            last = now
+
+    ticking = asyncio.create_task(ticker())
+    await call.end(grace=1.0)
+    ticking.cancel()
+    await shell.wait()
+    return max(gaps)
 
 
 def main() -> None:

@@ -10,7 +10,10 @@
 - **Child subreaper** (Linux ``prctl(PR_SET_CHILD_SUBREAPER, 1)``). A process whose parent
   exits — a command's double-forked daemon — is re-parented to the sidecar rather than to
   init, so the end of a call can still find and end it
-  (:mod:`acp_sidecar.tools.builtin.reaper`).
+  (:mod:`acp_sidecar.tools.builtin.reaper`). Being one, the sidecar also inherits orphans
+  that nobody waits for: a sweeper thread reaps the zombies among its children that stay
+  zombies for seconds (the rule and its limit: the reaper module), and the call scans walk
+  the sidecar's own tree instead of all of ``/proc``.
 
 Elsewhere (macOS, the BSDs) there is no ``prctl``: both are skipped and the skip is logged.
 There is no ``/proc/<pid>/fd`` to open there, and attaching to another process is the
@@ -25,6 +28,8 @@ import logging
 import sys
 
 import attrs
+
+from acp_sidecar.tools.builtin import reaper
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +69,11 @@ def harden_process() -> Hardening:
             "child subreaper (daemons that leave a command's session are not tracked)"
         )
         return Hardening(not_dumpable=False, subreaper=False)
-    return Hardening(
+    hardening = Hardening(
         not_dumpable=_prctl(PR_SET_DUMPABLE, 0),
         subreaper=_prctl(PR_SET_CHILD_SUBREAPER, 1),
     )
+    if hardening.subreaper:
+        reaper.use_tree_walk()
+        reaper.start_sweeper()
+    return hardening

@@ -23,6 +23,20 @@ Invariants:
   watcher): only a zombie that is the call's, a child of the sidecar (re-parented), and not
   the call's shell (asyncio waits for that one) is reaped here. One that is not dead yet is
   kept in a process-wide list and reaped by a later call's end.
+- Orphans nobody reaps (:func:`sweep_orphans`): a process anything else in the sidecar
+  started (ripgrep, git, an MCP server) may leave a grandchild that is re-parented to the
+  sidecar and dies there. The rule: a zombie child of the sidecar is reaped once it has been
+  seen a zombie, with the same start time, by two sweeps at least :data:`ORPHAN_AGE_S`
+  apart. An owner waiting for its child (asyncio's child watcher blocked in ``waitpid(pid)``,
+  a pidfd watcher, ``subprocess.run``) collects it the moment it dies, long before that. The
+  reap goes through a pidfd checked against the start time, so a reused pid is never reaped.
+  The sweep runs at each call's end and every :data:`SWEEP_S` in a daemon thread
+  (:func:`start_sweeper`, started by the hardening once the sidecar is a subreaper). Limit:
+  a ``subprocess.Popen`` owner that only asks for its child's status more than
+  :data:`ORPHAN_AGE_S` after it died finds it reaped (``Popen`` then reports exit code 0).
+- The scans walk the sidecar's own tree (``/proc/<pid>/task/*/children``) when it is a
+  subreaper — every process of a call stays in it — instead of listing all of ``/proc``; the
+  end of a call runs them in a worker thread, so the event loop never waits for one.
 - Without ``/proc`` (other platforms), only the call's process group is ended, as before.
 
 Limits (also in SECURITY.md): a process that leaves the call's session *and* scrubs its
@@ -30,8 +44,7 @@ environment (``env -i``), or makes itself non-dumpable (``ssh-agent``), or chang
 (``sudo``), and whose parent has exited, is not recognised; nor is anything another service
 starts on the command's behalf (``systemd-run``, ``at``, a D-Bus activation). A re-parented
 daemon that exits on its own while the call still runs cannot be told apart from other
-children afterwards and stays a zombie (no memory, one process-table entry) until the sidecar
-exits.
+children afterwards: the orphan sweep reaps it, :data:`ORPHAN_AGE_S` after it died.
 """
 
 from __future__ import annotations
@@ -41,13 +54,21 @@ import contextlib
 import os
 import secrets
 import signal as signals
+import threading
+import time
 from collections.abc import Mapping
 
 import attrs
 
 CALL_VARIABLE = "ACP_SIDECAR_CALL"
 """The environment variable that carries a call's token into everything it starts."""
-POLL_S = 0.02
+POLL_S = 0.05
+"""How often the grace checks whether the call's processes are gone (each check is a scan)."""
+SWEEP_S = 1.0
+"""How often the sweeper thread looks for orphaned zombies."""
+ORPHAN_AGE_S = 5.0
+"""How long a zombie child of the sidecar must stay one before :func:`sweep_orphans` reaps
+it: an owner that waits for it has long collected it by then."""
 KILL_ROUNDS = 50
 """SIGKILL rounds (each followed by a fresh scan) before giving up on a process that forks
 faster than it is killed."""
@@ -58,6 +79,12 @@ registry gives a cancelled call 2 s in all: 1 s of SIGTERM grace, then this)."""
 _adopted: set[tuple[int, int]] = set()
 """Processes of calls, killed or found dead, that no end of a call has seen reaped yet:
 ``(pid, start time)``. Each end of a call reaps the ones now dead children of the sidecar."""
+
+_zombies_seen: dict[tuple[int, int], float] = {}
+"""Zombie children of the sidecar, ``(pid, start time)``, with when a sweep first saw them."""
+_sweep_lock = threading.Lock()
+_tree_walk = False
+"""Whether scans walk the sidecar's tree (it is a subreaper: nothing of a call leaves it)."""
 
 
 @attrs.frozen
@@ -109,6 +136,98 @@ def snapshot() -> dict[int, ProcessInfo] | None:
             if info is not None:
                 table[info.pid] = info
     return table
+
+
+def _children(pid: int) -> list[int]:
+    """The children of ``pid`` (of all its threads); [] when it is gone."""
+    found: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", "rb") as children_file:
+                found.extend(int(child) for child in children_file.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def tree(root: int) -> dict[int, ProcessInfo]:
+    """``root``'s descendants, by pid, walking ``/proc/<pid>/task/*/children``."""
+    table: dict[int, ProcessInfo] = {}
+    queue = [root]
+    while queue:
+        for child in _children(queue.pop()):
+            if child not in table and child != root:
+                info = read_process(child)
+                if info is not None:
+                    table[child] = info
+                    queue.append(child)
+    return table
+
+
+def use_tree_walk() -> bool:
+    """Scan the sidecar's own tree from now on (call once it is a subreaper); whether the
+    kernel shows children lists (``CONFIG_PROC_CHILDREN``)."""
+    global _tree_walk
+    _tree_walk = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+    return _tree_walk
+
+
+def sweep_orphans(now: float | None = None) -> int:
+    """Reap the zombie children of the sidecar that stayed zombies across sweeps at least
+    :data:`ORPHAN_AGE_S` apart (module docstring); how many were reaped."""
+    now = time.monotonic() if now is None else now
+    me = os.getpid()
+    reaped = 0
+    with _sweep_lock:
+        zombies: set[tuple[int, int]] = set()
+        for pid in _children(me):
+            info = read_process(pid)
+            if info is not None and info.dead and info.parent == me:
+                zombies.add((pid, info.started))
+        for key in list(_zombies_seen):
+            if key not in zombies:
+                del _zombies_seen[key]  # collected by its owner, or reaped
+        for key in zombies:
+            first = _zombies_seen.setdefault(key, now)
+            if now - first >= ORPHAN_AGE_S and _reap_exactly(*key):
+                del _zombies_seen[key]
+                reaped += 1
+    return reaped
+
+
+def _reap_exactly(pid: int, started: int) -> bool:
+    """Reap the zombie ``pid`` if it is still the process started at ``started``."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return False  # gone (or no pidfds: then never reap by a pid that may be reused)
+    try:
+        info = read_process(pid)
+        if info is None or info.started != started or not info.dead:
+            return False
+        os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG)
+        return True
+    except ChildProcessError:
+        return False  # its owner was quicker
+    finally:
+        os.close(pidfd)
+
+
+def start_sweeper() -> threading.Thread:
+    """Run :func:`sweep_orphans` every :data:`SWEEP_S` in a daemon thread."""
+
+    def sweep_forever() -> None:
+        while True:
+            time.sleep(SWEEP_S)
+            sweep_orphans()
+
+    thread = threading.Thread(target=sweep_forever, name="orphan-sweeper", daemon=True)
+    thread.start()
+    return thread
 
 
 def descendants(table: Mapping[int, ProcessInfo], root: int) -> list[ProcessInfo]:
@@ -225,7 +344,7 @@ class CallProcesses:
 
     def members(self) -> list[ProcessInfo] | None:
         """The call's processes now, dead ones included; None without ``/proc``."""
-        table = snapshot()
+        table = tree(os.getpid()) if _tree_walk else snapshot()
         if table is None:
             return None
         leader = table.get(self.leader) if self.leader is not None else None
@@ -266,24 +385,26 @@ class CallProcesses:
     async def end(self, grace: float) -> None:
         """SIGTERM every live process of the call, SIGKILL what is left after ``grace``;
         then reap what was killed (waiting at most :data:`SETTLE_S` for it to die)."""
-        _reap(_adopted)
+        # The scans read /proc, process by process: in a worker thread, not on the loop.
+        await asyncio.to_thread(_reap, _adopted)
         loop = asyncio.get_running_loop()
-        if self._signal_all(signals.SIGTERM):
+        if await asyncio.to_thread(self._signal_all, signals.SIGTERM):
             deadline = loop.time() + grace
             while True:
                 await asyncio.sleep(POLL_S)
-                if not self._any_live():
+                if not await asyncio.to_thread(self._any_live):
                     break
                 if loop.time() >= deadline:
                     for _ in range(KILL_ROUNDS):
-                        if not self._signal_all(signals.SIGKILL):
+                        if not await asyncio.to_thread(self._signal_all, signals.SIGKILL):
                             break
                         await asyncio.sleep(POLL_S)
                     break
         self._ended = True
         deadline = loop.time() + SETTLE_S
-        while _reap(self._pending) and loop.time() < deadline:
+        while await asyncio.to_thread(_reap, self._pending) and loop.time() < deadline:
             await asyncio.sleep(POLL_S)
+        await asyncio.to_thread(sweep_orphans)
 
     def _any_live(self) -> bool:
         members = self.members()
