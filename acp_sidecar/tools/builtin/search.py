@@ -50,7 +50,7 @@ import stat
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 import attrs
 import regex
@@ -158,13 +158,20 @@ _POSIX_CLASS = re.compile(
 )
 
 
-def _posix_class(pattern: str) -> str | None:
-    """The first POSIX class (``[:alpha:]``) inside a set of ``pattern``, as ``regex`` would
-    read it; ``None`` when there is none."""
+Position = Literal["escape", "in_set", "plain"]
+"""What a place of a regular expression is, to the scans below."""
+
+
+def _positions(pattern: str) -> Iterator[tuple[Position, int]]:
+    """Each place of ``pattern`` that matters to a scan, in order: ``"escape"`` for a backslash
+    outside a set (the escaped character is skipped), ``"in_set"`` for each place inside a
+    set's body (after ``[``, ``^`` and a leading ``]``; an escape there counts as one place),
+    ``"plain"`` for any other character outside a set."""
     index = 0
     while index < len(pattern):
         char = pattern[index]
         if char == "\\":
+            yield "escape", index
             index += 2
             continue
         if char == "[":
@@ -174,10 +181,19 @@ def _posix_class(pattern: str) -> str | None:
             if pattern[index : index + 1] == "]":
                 index += 1
             while index < len(pattern) and pattern[index] != "]":
-                if found := _POSIX_CLASS.match(pattern, index):
-                    return found.group()
+                yield "in_set", index
                 index += 2 if pattern[index] == "\\" else 1
+        else:
+            yield "plain", index
         index += 1
+
+
+def _posix_class(pattern: str) -> str | None:
+    """The first POSIX class (``[:alpha:]``) inside a set of ``pattern``, as ``regex`` would
+    read it; ``None`` when there is none."""
+    for position, index in _positions(pattern):
+        if position == "in_set" and (found := _POSIX_CLASS.match(pattern, index)):
+            return found.group()
     return None
 
 
@@ -219,24 +235,10 @@ def _line_local(pattern: str) -> bool:
     edge of a string."""
     if _CONTEXTUAL.search(pattern) or _MULTILINE_OFF.search(pattern):
         return False
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            if pattern[index + 1 : index + 2] in ("A", "Z"):
-                return False
-            index += 2
-            continue
-        if char == "[":
-            index += 1
-            if pattern[index : index + 1] == "^":
-                index += 1
-            if pattern[index : index + 1] == "]":
-                index += 1
-            while index < len(pattern) and pattern[index] != "]":
-                index += 2 if pattern[index] == "\\" else 1
-        index += 1
-    return True
+    return not any(
+        position == "escape" and pattern[index + 1 : index + 2] in ("A", "Z")
+        for position, index in _positions(pattern)
+    )
 
 
 # --- the Python engine ------------------------------------------------------------------------
