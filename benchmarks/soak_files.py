@@ -17,8 +17,10 @@ slash commands for the tools) in auto mode, in a temporary workspace:
    each, like ``echo >>``) while ``edit`` keeps rewriting a counter line; prints the edits,
    those refused with FILE_CHANGED, and the appended lines lost (must be 0).
 4. **Killed writes** — ``--kills`` times: a 48 MiB ``write`` whose sidecar is SIGKILLed while
-   its temporary exists (each new sidecar's write cleans the stale ones before it); prints
-   the temporaries present after the kills, then after one more write (must be 0).
+   its temporary exists; prints
+   the temporaries present after the kills, after one more write at once (kept: a dead
+   writer's temporary is stale only after ten minutes), and after one more write once they
+   are that old (must be 0).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from acp_sidecar.tools.builtin.leftovers import DEAD_PID_SECONDS  # noqa: E402
 from benchmarks.sidecar_process import MiB, Pipes, peak_rss, start_sidecar  # noqa: E402
 
 
@@ -308,18 +311,32 @@ async def killed_writes(base: Path, kills: int) -> None:
         (workspace / "big.txt").unlink(missing_ok=True)
     left = temporaries(workspace)
     left_mib = sum(p.stat().st_size for p in left) / MiB
-    sidecar = await Sidecar.start(workspace)
-    try:
-        status, _text = await sidecar.call(command("write", path="small.txt", content="hi\n"))
-    finally:
-        await sidecar.close()
-    after = temporaries(workspace)
+    after_young = await one_more_write(workspace)
+    # Stand for the ten minutes after which a dead writer's temporary counts as stale.
+    aged = time.time() - DEAD_PID_SECONDS - 1
+    for path in temporaries(workspace):
+        os.utime(path, (aged, aged))
+    after_stale = await one_more_write(workspace)
     print(f"4. killed writes: {kills} SIGKILLs mid-write ({caught} caught with a temporary)")
     print(
-        f"   temporaries present after the kills {len(left)} ({left_mib:.0f} MiB; each "
-        f"sidecar's write removed its predecessors'); after one more write ({status}): "
-        f"{len(after)}"
+        f"   temporaries present after the kills {len(left)} ({left_mib:.0f} MiB); after one "
+        f"more write at once {after_young} (kept: younger than {DEAD_PID_SECONDS // 60} "
+        f"minutes); once {DEAD_PID_SECONDS // 60} minutes old, after one more write "
+        f"{after_stale} (must be 0)"
     )
+
+
+async def one_more_write(workspace: Path) -> int:
+    """How many temporaries are left after a fresh sidecar writes one small file there."""
+    sidecar = await Sidecar.start(workspace)
+    try:
+        # New content each time: a write that changes nothing does not touch the disk.
+        content = f"{time.time_ns()}\n"
+        status, _text = await sidecar.call(command("write", path="small.txt", content=content))
+    finally:
+        await sidecar.close()
+    assert status == "completed", status
+    return len(temporaries(workspace))
 
 
 async def main() -> None:
