@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from acp_sidecar.server import throttle
+from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.throttle import Throttle
-from tests.server.wire import served, spawned
+from tests.server.wire import WireClient, served, spawned
 
 MiB = 1024 * 1024
 
@@ -151,6 +152,21 @@ def test_nothing_is_counted_at_a_level_not_logged() -> None:
 # ---- the client's answers are read while our output is backed up -------------------------------
 
 
+async def back_up_output(client: WireClient, server: AcpServer, session: str) -> Any:
+    """Stop reading, start a flood in ``session`` and wait until over 1 MiB of the sidecar's
+    output waits for the client; the flood's request id."""
+    client.reader._transport.pause_reading()  # type: ignore[attr-defined]
+    flood_turn = await client.start_prompt(session, "flood 200000")
+    wire = server.protocol.wire
+    assert wire is not None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while wire._transport.get_write_buffer_size() < 1024 * 1024:
+        assert loop.time() < deadline, "the flood never backed up"
+        await asyncio.sleep(0.01)
+    return flood_turn
+
+
 async def test_an_answer_written_while_output_is_backed_up_is_read() -> None:
     """As found: a client that finishes writing a 2 MiB ``fs/read_text_file`` answer before
     it reads on, while another session streams, deadlocked — our output passed 1 MiB, input
@@ -162,15 +178,7 @@ async def test_an_answer_written_while_output_is_backed_up_is_read() -> None:
         read_turn = await client.start_prompt(reading, "read /tmp/big.txt")
         asked = await client.next_agent_request()
         assert asked["method"] == "fs/read_text_file"
-        client.reader._transport.pause_reading()  # type: ignore[attr-defined]
-        flood_turn = await client.start_prompt(streaming, "flood 200000")
-        wire = server.protocol.wire
-        assert wire is not None
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10
-        while wire._transport.get_write_buffer_size() < 1024 * 1024:
-            assert loop.time() < deadline, "the flood never backed up"
-            await asyncio.sleep(0.01)
+        flood_turn = await back_up_output(client, server, streaming)
         content = "x" * (2 * MiB)
         answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"content": content}}
         client.writer.write(json.dumps(answer).encode() + b"\n")
@@ -192,15 +200,9 @@ async def test_requests_sent_while_output_is_backed_up_are_held_then_answered_in
     async with served() as (client, server):
         await client.initialize()
         streaming = await client.new_session()
-        client.reader._transport.pause_reading()  # type: ignore[attr-defined]
-        flood_turn = await client.start_prompt(streaming, "flood 200000")
-        wire = server.protocol.wire
-        assert wire is not None
+        flood_turn = await back_up_output(client, server, streaming)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 10
-        while wire._transport.get_write_buffer_size() < 1024 * 1024:
-            assert loop.time() < deadline, "the flood never backed up"
-            await asyncio.sleep(0.01)
         ids = [
             await client.send_request("session/new", {"cwd": "/tmp", "mcpServers": []})
             for _ in range(5)
