@@ -101,6 +101,18 @@ async def recorded_session(store: Path, cwd: Path) -> str:
 # ---- 9: a bounded number of held logs ------------------------------------------------------
 
 
+async def all_results(wire: WireClient, pending: set[Any], timeout: float) -> None:
+    """Read until every request in ``pending`` is answered with a result (updates are kept;
+    ``timeout`` is for each message)."""
+    while pending:
+        message = await wire.receive(timeout)
+        if message.get("method") == "session/update":
+            wire.updates.append(message)
+        elif message.get("id") in pending:
+            assert "result" in message, message
+            pending.discard(message["id"])
+
+
 async def test_sessions_past_the_descriptor_limit_are_all_recorded_and_loadable(
     tmp_path: Path,
 ) -> None:
@@ -372,13 +384,7 @@ async def test_a_message_streamed_while_logs_are_released_replays_whole(tmp_path
         await wire.initialize()
         sessions = [await wire.new_session(str(tmp_path)) for _ in range(10)]
         pending = {await wire.start_prompt(session, "flood 2000") for session in sessions}
-        while pending:
-            message = await wire.receive(60)
-            if message.get("method") == "session/update":
-                wire.updates.append(message)
-            elif message.get("id") in pending:
-                assert "result" in message, message
-                pending.discard(message["id"])
+        await all_results(wire, pending, timeout=60)
         live = texts_of(session_updates(wire, sessions[0]))
         assert live.count("chunk") == 2000
         await finish(wire, process)
@@ -431,13 +437,7 @@ async def test_many_loads_at_once_stay_within_the_descriptor_limit(tmp_path: Pat
         params = [{"sessionId": s, "cwd": str(tmp_path), "mcpServers": []} for s in sessions]
         pending = {await wire.send_request("session/load", p) for p in params}
         await asyncio.sleep(1)  # every load has started and is held back by the full pipe
-        while pending:
-            message = await wire.receive(30)
-            if message.get("method") == "session/update":
-                wire.updates.append(message)
-            elif message.get("id") in pending:
-                assert "result" in message, message
-                pending.discard(message["id"])
+        await all_results(wire, pending, timeout=30)
         expected = "".join(f"{n:04d}" + "x" * 8188 for n in range(40))
         for session in sessions:
             assert texts_of(session_updates(wire, session)) == expected, session
