@@ -4,7 +4,7 @@ Each is an ordinary :func:`~acp_sidecar.tools.define_tool` definition with attrs
 parameters, registered by default. Their names and parameters are a public contract.
 
 Invariants shared by all of them:
-- Every path goes through the workspace boundary (:mod:`.paths`); nothing outside the
+- Every path goes through the workspace boundary (:mod:`.files.paths`); nothing outside the
   session cwd is touched unless the session allows it.
 - Every expected failure is a :class:`~acp_sidecar.tools.ToolError` with a stable code
   (:mod:`.errors`, plus ``INVALID_ARGS`` for out-of-range arguments).

@@ -14,8 +14,8 @@ import pytest
 
 from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegistry
 from acp_sidecar.tools.builtin import edit as edit_module
-from acp_sidecar.tools.builtin import textfile
 from acp_sidecar.tools.builtin.edit import edit_tool
+from acp_sidecar.tools.builtin.files import textfile
 
 from .helpers import (
     FakeEditor,

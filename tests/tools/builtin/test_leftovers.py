@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_sidecar.tools.builtin import leftovers, textfile
-from acp_sidecar.tools.builtin.paths import WorkspacePath
+from acp_sidecar.tools.builtin.files import leftovers, textfile
+from acp_sidecar.tools.builtin.files.paths import WorkspacePath
 
 
 def target(directory: Path, name: str) -> WorkspacePath:

@@ -8,7 +8,7 @@ import pytest
 
 from acp_sidecar.tools import FileLocation, GenericCallView, GenericResultView, ToolRegistry
 from acp_sidecar.tools.builtin import read as read_module
-from acp_sidecar.tools.builtin.paths import WorkspacePath
+from acp_sidecar.tools.builtin.files.paths import WorkspacePath
 from acp_sidecar.tools.builtin.read import MAX_BYTES, present_read_call, read_tool
 from acp_sidecar.tools.errors import ToolCancelledError
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegistry
-from acp_sidecar.tools.builtin import textfile
+from acp_sidecar.tools.builtin.files import textfile
 from acp_sidecar.tools.builtin.write import write_tool
 
 from .helpers import (

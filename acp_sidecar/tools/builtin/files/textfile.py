@@ -42,7 +42,6 @@ from typing import BinaryIO, TypeAlias
 
 import attrs
 
-from acp_sidecar.tools.builtin import confined, leftovers
 from acp_sidecar.tools.builtin.errors import (
     BinaryFileError,
     EditorFileError,
@@ -54,7 +53,8 @@ from acp_sidecar.tools.builtin.errors import (
     PathNotFoundError,
     PermissionDeniedError,
 )
-from acp_sidecar.tools.builtin.paths import WorkspacePath
+from acp_sidecar.tools.builtin.files import confined, leftovers
+from acp_sidecar.tools.builtin.files.paths import WorkspacePath
 from acp_sidecar.tools.context import EditorFiles
 from acp_sidecar.tools.errors import ToolError
 

@@ -33,7 +33,7 @@ import attrs
 import pathspec
 
 from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError
-from acp_sidecar.tools.builtin.paths import is_inside
+from acp_sidecar.tools.builtin.files.paths import is_inside
 
 _NAMED_GROUP = re.compile(r"\(\?P<[^>]+>")
 
