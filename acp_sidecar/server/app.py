@@ -10,10 +10,6 @@ before ``initialize`` are refused, and the result is encoded. The handlers thems
 in :mod:`acp_sidecar.server.session` and the driver.
 
 Invariants:
-- Only what is implemented is advertised: ``loadSession`` and ``sessionCapabilities.list``
-  only when sessions are stored (otherwise ``session/load`` and ``session/list`` answer
-  ``-32601``), no MCP transports (``mcpServers`` are accepted and ignored, with a log line),
-  no auth methods, prompt content as the driver accepts it.
 - Every request but ``initialize`` is refused (``-32600``) until ``initialize`` succeeded;
   notifications before it are ignored, as are notifications whose params do not decode (a
   notification has no answer; both are logged, throttled).

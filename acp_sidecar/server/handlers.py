@@ -13,6 +13,10 @@ the encoding (see :mod:`acp_sidecar.server.app`). ``session/load`` and ``session
 Invariants:
 - :data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, and each
   handler's annotations are that method's params and result type (checked by the tests).
+- Only what is implemented is advertised: ``loadSession`` and ``sessionCapabilities.list``
+  only when sessions are stored (otherwise ``session/load`` and ``session/list`` answer
+  ``-32601``), no MCP transports (``mcpServers`` are accepted and ignored, with a log line),
+  no auth methods, prompt content as the driver accepts it.
 - ``initialize`` succeeds once per connection; a second one is refused (``-32600``) and the
   first capabilities stay.
 - A new session's ``cwd`` is an existing absolute directory of bounded length
