@@ -8,7 +8,7 @@ Invariants:
 - A UTF-8 file is edited as bytes: matched, spliced and written back without being decoded,
   so every byte outside the replaced spans (the BOM included) is kept as it was. Other
   encodings (Latin-1 — any file that is not valid UTF-8 as a whole, see
-  :func:`~.files.textfile.text_encoding` — and UTF-16/32 with a BOM) are decoded losslessly,
+  :func:`~.files.encoding.text_encoding` — and UTF-16/32 with a BOM) are decoded losslessly,
   edited and encoded back in the same codec with the same BOM (a ``new_string`` the encoding
   cannot hold is refused). The write is atomic, or goes through the editor (which decides).
 - A file read from disk is replaced only if it is unchanged (size, mtime, inode) just before
@@ -37,6 +37,7 @@ from acp_sidecar.tools.builtin.errors import (
     NoChangeError,
     NoMatchError,
 )
+from acp_sidecar.tools.builtin.files.atomic import Snapshot, atomic_write
 from acp_sidecar.tools.builtin.files.diffs import (
     StoredDiffs,
     bounded,
@@ -44,15 +45,11 @@ from acp_sidecar.tools.builtin.files.diffs import (
     diffs_to_meta,
     replacement_hunks,
 )
+from acp_sidecar.tools.builtin.files.encoding import Encoding, encode_document, printable
 from acp_sidecar.tools.builtin.files.paths import WorkspacePath, resolve_path
 from acp_sidecar.tools.builtin.files.textfile import (
-    Encoding,
-    Snapshot,
-    atomic_write,
     editor_read,
     editor_write,
-    encode_document,
-    printable,
     read_bytes,
     require_file,
     sniff_file,

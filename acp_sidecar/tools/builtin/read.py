@@ -8,7 +8,7 @@ Invariants:
   gigabyte-long line — costs one pass and the memory of a chunk and the window. The reading
   thread checks cancellation once per chunk and stops when the call ends.
 - The encoding is decided as ``write`` and ``edit`` decide it
-  (:func:`~.files.textfile.text_encoding`): a file without a UTF-16/32 mark that is not valid UTF-8
+  (:func:`~.files.encoding.text_encoding`): a file without a UTF-16/32 mark that is not valid UTF-8
   as a whole is decoded as Latin-1 and says so, so what the model reads is exactly what a
   write of it stores. Up to :data:`~.files.textfile.MAX_DOCUMENT_BYTES` the whole file is checked
   first, in a streaming pass of its own (chunks, no more memory); a larger file, which no
@@ -32,17 +32,14 @@ from typing import Annotated, BinaryIO
 import attrs
 
 from acp_sidecar.tools.builtin.errors import BinaryFileError
+from acp_sidecar.tools.builtin.files.encoding import LATIN1, SNIFF_BYTES, Encoding, text_encoding
 from acp_sidecar.tools.builtin.files.paths import WorkspacePath, resolve_path
 from acp_sidecar.tools.builtin.files.textfile import (
-    LATIN1,
     MAX_DOCUMENT_BYTES,
-    SNIFF_BYTES,
-    Encoding,
     editor_read,
     open_file,
     require_file,
     sniff_file,
-    text_encoding,
 )
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context

@@ -2,7 +2,9 @@
 
 - :mod:`.paths`: every path a tool touches is resolved and checked against the workspace here.
 - :mod:`.confined`: reaching a directory along a resolved path without following a symlink.
-- :mod:`.textfile`: sniffing, lossless decoding and atomic writes, on disk or via the editor.
+- :mod:`.encoding`: the binary sniff, a file's encoding, and decoding that round-trips.
+- :mod:`.textfile`: finding, opening and loading text files, on disk or via the editor.
+- :mod:`.atomic`: replacing a file on disk atomically.
 - :mod:`.leftovers`: the temporaries of atomic writes and cleaning up stale ones.
 - :mod:`.diffs`: the diff hunks that ``edit`` and ``write`` show on their cards.
 

@@ -56,7 +56,7 @@ import attrs
 import regex
 
 from acp_sidecar.tools.builtin.errors import PatternTooSlowError
-from acp_sidecar.tools.builtin.files.textfile import Encoding, sniff_encoding
+from acp_sidecar.tools.builtin.files.encoding import Encoding, sniff_encoding
 from acp_sidecar.tools.cancel import CancelSignal
 
 BLOCK_BYTES = 1024 * 1024

@@ -27,7 +27,7 @@ import signal as signals
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator
 
-from acp_sidecar.tools.builtin.files.textfile import SNIFF_BYTES, sniff_encoding
+from acp_sidecar.tools.builtin.files.encoding import SNIFF_BYTES, sniff_encoding
 from acp_sidecar.tools.builtin.search.grep_engine import (
     Candidate,
     FileMatches,
