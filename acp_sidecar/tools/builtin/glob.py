@@ -31,8 +31,7 @@ from acp_sidecar.tools.builtin.files.paths import (
 )
 from acp_sidecar.tools.builtin.files.textfile import require_directory
 from acp_sidecar.tools.builtin.search.glob_patterns import GlobMatcher, literal_prefix
-from acp_sidecar.tools.builtin.search.grep_engine import ThreadCancel
-from acp_sidecar.tools.builtin.search.walk import relative_to, walk_files
+from acp_sidecar.tools.builtin.search.walk import ThreadCancel, relative_to, walk_files
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool

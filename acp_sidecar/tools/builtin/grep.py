@@ -4,7 +4,7 @@ Invariants:
 - The files searched are those :func:`~.search.walk.walk_files` yields under ``path`` (.gitignore
   respected, ``.git`` and symlinks skipped, every directory entered checked against the
   workspace boundary), filtered by ``glob``; a ``path`` naming a file
-  searches that file even if it is ignored. See :mod:`.search.grep_engine` for what a match
+  searches that file even if it is ignored. See :mod:`.search.grep_match` for what a match
   is and why ripgrep and the Python engine agree.
 - Output: each file (relative to the workspace root) on its own line, then its matching lines
   as ``<line>: <text>`` (text cut at :data:`MAX_LINE_CHARS`), files in walk order; at most
@@ -37,14 +37,11 @@ from acp_sidecar.tools.builtin.search.glob_patterns import GlobMatcher
 from acp_sidecar.tools.builtin.search.grep_engine import (
     MATCH_TIMEOUT_S,
     MAX_LINE_BYTES,
-    Candidate,
-    SearchResult,
-    ThreadCancel,
-    compile_pattern,
     python_search,
 )
+from acp_sidecar.tools.builtin.search.grep_match import Candidate, SearchResult, compile_pattern
 from acp_sidecar.tools.builtin.search.ripgrep import BatchFeed, RipgrepRejected, rg_search
-from acp_sidecar.tools.builtin.search.walk import relative_to, walk_files
+from acp_sidecar.tools.builtin.search.walk import ThreadCancel, relative_to, walk_files
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
