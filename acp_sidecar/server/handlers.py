@@ -4,11 +4,11 @@ method's handler.
 A handler is ``handler(server, params) -> result``, in the manner of jedi-language-server: it
 gets the connection (:class:`~acp_sidecar.server.app.AcpServer`) and the decoded params, calls
 into the session and the driver, and returns the result value. A coroutine answers a request;
-a plain function handles a notification. The params and result types are the method's entry in
-:data:`acp_sidecar.protocol.methods.METHOD_TO_TYPES`; :class:`AcpServer` registers every entry
-of :data:`HANDLERS` when it is made, wrapping it in the decoding, the ``initialize`` gate and
-the encoding (see :mod:`acp_sidecar.server.app`). ``session/load`` and ``session/list`` live in
-:mod:`acp_sidecar.server.loading`.
+a plain function handles a notification. The params and result types are the method's entry
+in :data:`acp_sidecar.protocol.methods.METHOD_TO_TYPES`; the server registers every entry of
+:data:`HANDLERS` when it is made, wrapping it in the decoding, the ``initialize`` gate and
+the encoding (see :mod:`acp_sidecar.server.app`). ``session/load`` and ``session/list`` live
+in :mod:`acp_sidecar.server.loading`.
 
 Invariants:
 - :data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, and each
