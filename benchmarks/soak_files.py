@@ -44,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acp_sidecar.tools.builtin.leftovers import DEAD_PID_SECONDS  # noqa: E402
+from acp_sidecar.tools.builtin.files.leftovers import DEAD_PID_SECONDS  # noqa: E402
 from benchmarks.sidecar_process import MiB, Pipes, peak_rss, start_sidecar  # noqa: E402
 
 

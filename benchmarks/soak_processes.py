@@ -32,8 +32,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acp_sidecar.tools.builtin import reaper  # noqa: E402
-from acp_sidecar.tools.builtin.reaper import CallProcesses, snapshot  # noqa: E402
+from acp_sidecar.tools.builtin.shell import reaper  # noqa: E402
+from acp_sidecar.tools.builtin.shell.reaper import CallProcesses, snapshot  # noqa: E402
 from benchmarks.sidecar_process import Pipes, start_sidecar  # noqa: E402
 
 SETTLE_S = 1.0
@@ -43,7 +43,7 @@ ENDINGS = ("normal", "cancel", "timeout")
 
 BASELINE = """
 import asyncio, contextlib, os, signal, sys
-from acp_sidecar.tools.builtin import reaper
+from acp_sidecar.tools.builtin.shell import reaper
 
 def group_alive(pgid):
     for pid in [name for name in os.listdir("/proc") if name.isdigit()]:

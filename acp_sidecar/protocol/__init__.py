@@ -1,7 +1,8 @@
 """ACP v1 wire types (frozen attrs classes), the one cattrs converter, method names, errors.
 
 This package does no I/O and holds no state. Values are built from the classes below and
-cross the wire only through :func:`to_wire` / :func:`from_wire` (or :data:`converter`).
+cross the wire only through :func:`to_wire` / :func:`from_wire` (or :data:`converter`);
+:data:`METHOD_TO_TYPES` names each method's params and result type.
 """
 
 from acp_sidecar.protocol._base import WireType
@@ -66,6 +67,7 @@ from acp_sidecar.protocol.methods import (
     FS_READ_TEXT_FILE,
     FS_WRITE_TEXT_FILE,
     INITIALIZE,
+    METHOD_TO_TYPES,
     SESSION_CANCEL,
     SESSION_LIST,
     SESSION_LOAD,
@@ -74,6 +76,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_REQUEST_PERMISSION,
     SESSION_SET_MODE,
     SESSION_UPDATE,
+    MethodTypes,
 )
 from acp_sidecar.protocol.session import (
     CancelNotification,
@@ -132,6 +135,7 @@ __all__ = [
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
+    "METHOD_TO_TYPES",
     "PARSE_ERROR",
     "PROTOCOL_VERSION",
     "REQUEST_CANCELLED",
@@ -175,6 +179,7 @@ __all__ = [
     "LoadSessionRequest",
     "LoadSessionResponse",
     "McpCapabilities",
+    "MethodTypes",
     "NewSessionRequest",
     "NewSessionResponse",
     "PermissionOption",

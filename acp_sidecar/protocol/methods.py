@@ -1,10 +1,50 @@
-"""ACP v1 method names, exactly as they appear in the ``method`` field on the wire.
+"""ACP v1 method names, exactly as they appear in the ``method`` field on the wire, and the
+params and result type of each (:data:`METHOD_TO_TYPES`, after lsprotocol's table of the same
+name).
 
-Invariant: every constant equals an ``x-method`` value of the official v1 schema (the test
-suite checks this against the vendored copy).
+Invariants:
+- Every name constant equals an ``x-method`` value of the official v1 schema (the test suite
+  checks this against the vendored copy).
+- :data:`METHOD_TO_TYPES` has one entry per method constant, in either direction; a
+  notification's result type is ``None``. The server decodes a request's params with it and a
+  handler's annotations match it (both checked by the tests).
 """
 
+from collections.abc import Mapping
 from typing import Final
+
+import attrs
+
+from acp_sidecar.protocol._base import WireType
+from acp_sidecar.protocol.client import (
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    WriteTextFileRequest,
+    WriteTextFileResponse,
+)
+from acp_sidecar.protocol.initialize import (
+    AuthenticateRequest,
+    AuthenticateResponse,
+    InitializeRequest,
+    InitializeResponse,
+)
+from acp_sidecar.protocol.session import (
+    CancelNotification,
+    CancelRequestNotification,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptRequest,
+    PromptResponse,
+    SetSessionModeRequest,
+    SetSessionModeResponse,
+)
+from acp_sidecar.protocol.updates import SessionNotification
 
 # Client → agent requests (the agent answers them).
 INITIALIZE: Final = "initialize"
@@ -45,3 +85,35 @@ CANCEL_REQUEST: Final = "$/cancel_request"
 CLIENT_NOTIFICATIONS: Final = frozenset({SESSION_CANCEL, CANCEL_REQUEST})
 """What the client may send the agent as a notification (no ``id``); every other method the
 client sends is a request, and a request without an ``id`` is not run."""
+
+
+@attrs.frozen
+class MethodTypes:
+    """The wire types of one method: what its params decode to, what its answer encodes."""
+
+    params: type[WireType]
+    result: type[WireType] | None
+    """``None`` for a notification (it has no answer)."""
+
+
+METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
+    # Client → agent requests.
+    INITIALIZE: MethodTypes(InitializeRequest, InitializeResponse),
+    AUTHENTICATE: MethodTypes(AuthenticateRequest, AuthenticateResponse),
+    SESSION_NEW: MethodTypes(NewSessionRequest, NewSessionResponse),
+    SESSION_LOAD: MethodTypes(LoadSessionRequest, LoadSessionResponse),
+    SESSION_LIST: MethodTypes(ListSessionsRequest, ListSessionsResponse),
+    SESSION_PROMPT: MethodTypes(PromptRequest, PromptResponse),
+    SESSION_SET_MODE: MethodTypes(SetSessionModeRequest, SetSessionModeResponse),
+    # Client → agent notifications.
+    SESSION_CANCEL: MethodTypes(CancelNotification, None),
+    # Agent → client notifications.
+    SESSION_UPDATE: MethodTypes(SessionNotification, None),
+    # Agent → client requests.
+    SESSION_REQUEST_PERMISSION: MethodTypes(RequestPermissionRequest, RequestPermissionResponse),
+    FS_READ_TEXT_FILE: MethodTypes(ReadTextFileRequest, ReadTextFileResponse),
+    FS_WRITE_TEXT_FILE: MethodTypes(WriteTextFileRequest, WriteTextFileResponse),
+    # Either direction, protocol level.
+    CANCEL_REQUEST: MethodTypes(CancelRequestNotification, None),
+}
+"""The params and result type of every ACP method this package speaks, by method name."""

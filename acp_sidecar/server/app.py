@@ -1,20 +1,18 @@
-"""The ACP agent server: connection state, sessions, and thin pygls-style handlers.
+"""The ACP agent server: one connection's state (client capabilities, sessions, driver,
+store) and the registration of the handlers.
 
-A handler is ``async def handler(ls, params) -> result`` registered with
-``@server.feature(METHOD)``: :meth:`AcpServer.feature` decodes the params into the method's
-ACP type (``-32602`` naming the field), refuses requests before ``initialize``, and encodes
-the result. The work of a turn lives in :mod:`acp_sidecar.server.session` and the driver.
+Handlers are registered through one table, :data:`acp_sidecar.server.handlers.HANDLERS`:
+when an :class:`AcpServer` is made it registers each entry with pygls, wrapped so that the
+params are decoded into the method's type from
+:data:`acp_sidecar.protocol.methods.METHOD_TO_TYPES` (``-32602`` naming the field), requests
+before ``initialize`` are refused, and the result is encoded. The handlers themselves live in
+:mod:`acp_sidecar.server.handlers` (and :mod:`acp_sidecar.server.loading`); the work of a turn
+in :mod:`acp_sidecar.server.session` and the driver.
 
 Invariants:
-- Only what is implemented is advertised: ``loadSession`` and ``sessionCapabilities.list``
-  only when sessions are stored (otherwise ``session/load`` and ``session/list`` answer
-  ``-32601``), no MCP transports (``mcpServers`` are accepted and ignored, with a log line),
-  no auth methods, prompt content as the driver accepts it.
 - Every request but ``initialize`` is refused (``-32600``) until ``initialize`` succeeded;
-  notifications before it are ignored. ``initialize`` succeeds once per connection; a
-  second one is refused (``-32600``) and the first capabilities stay.
-- A new session's ``cwd`` is an existing absolute directory of bounded length
-  (:mod:`acp_sidecar.server.cwd`), else ``-32602``.
+  notifications before it are ignored, as are notifications whose params do not decode (a
+  notification has no answer; both are logged, throttled).
 - An unknown ``sessionId`` is answered ``-32002`` naming the session.
 """
 
@@ -23,66 +21,23 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pygls.server import JsonRPCServer
 
-from acp_sidecar import __version__
 from acp_sidecar.agent.driver import Driver, DriverFactory
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.bridge.modes import MODE_IDS, mode_state
-from acp_sidecar.protocol.content import (
-    AudioContentBlock,
-    ContentBlock,
-    EmbeddedResourceContentBlock,
-    ImageContentBlock,
-    TextContentBlock,
-)
+from acp_sidecar.protocol.content import TextContentBlock
 from acp_sidecar.protocol.converter import converter, from_wire, to_wire
 from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError, ProtocolParamsError
-from acp_sidecar.protocol.initialize import (
-    PROTOCOL_VERSION,
-    AgentCapabilities,
-    AuthenticateRequest,
-    AuthenticateResponse,
-    ClientCapabilities,
-    Implementation,
-    InitializeRequest,
-    InitializeResponse,
-    PromptCapabilities,
-    SessionCapabilities,
-    SessionListCapabilities,
-)
-from acp_sidecar.protocol.methods import (
-    AUTHENTICATE,
-    INITIALIZE,
-    SESSION_CANCEL,
-    SESSION_LIST,
-    SESSION_LOAD,
-    SESSION_NEW,
-    SESSION_PROMPT,
-    SESSION_SET_MODE,
-    SESSION_UPDATE,
-)
-from acp_sidecar.protocol.session import (
-    CancelNotification,
-    ListSessionsRequest,
-    LoadSessionRequest,
-    NewSessionRequest,
-    NewSessionResponse,
-    PromptRequest,
-    PromptResponse,
-    SetSessionModeRequest,
-    SetSessionModeResponse,
-)
+from acp_sidecar.protocol.initialize import ClientCapabilities
+from acp_sidecar.protocol.methods import INITIALIZE, METHOD_TO_TYPES, SESSION_UPDATE
 from acp_sidecar.protocol.updates import AgentMessageChunk, SessionNotification, SessionUpdate
 from acp_sidecar.server.client import ClientProxy
-from acp_sidecar.server.cwd import check_cwd
 from acp_sidecar.server.files import ClientFiles
+from acp_sidecar.server.handlers import HANDLERS
 from acp_sidecar.server.held import HeldLogs
-from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol, shown_id, throttled
 from acp_sidecar.text import shorten
@@ -96,22 +51,6 @@ if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import SessionStore
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-AGENT_INFO = Implementation(name="acp-sidecar", title="ACP Sidecar", version=__version__)
-
-PARAMS_TYPES: dict[str, type] = {
-    INITIALIZE: InitializeRequest,
-    AUTHENTICATE: AuthenticateRequest,
-    SESSION_NEW: NewSessionRequest,
-    SESSION_LOAD: LoadSessionRequest,
-    SESSION_LIST: ListSessionsRequest,
-    SESSION_PROMPT: PromptRequest,
-    SESSION_SET_MODE: SetSessionModeRequest,
-    SESSION_CANCEL: CancelNotification,
-}
-"""The ACP params type of each method this server handles."""
 
 
 class AcpServer(JsonRPCServer):
@@ -150,7 +89,7 @@ class AcpServer(JsonRPCServer):
         self._driver: Driver | None = None
         self._background: set[asyncio.Task[None]] = set()
         for method, handler in HANDLERS.items():
-            self.feature(method)(handler)
+            self._register(method, handler)
 
     @property
     def stores_sessions(self) -> bool:
@@ -225,56 +164,49 @@ class AcpServer(JsonRPCServer):
             self._driver = self.driver_factory()
         return self._driver
 
-    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
-        """Register an ACP handler ``handler(ls, params)`` for ``feature_name``.
+    def _register(self, method: str, handler: Callable[..., Any]) -> None:
+        """Register ``handler(server, params)`` for ``method`` with pygls.
 
-        The params type comes from :data:`PARAMS_TYPES` (``options`` is pygls's LSP options
-        slot and unused). A coroutine handler answers a request; a plain function handles a
-        notification.
+        The params type comes from :data:`METHOD_TO_TYPES`. A coroutine handler answers a
+        request; a plain function handles a notification.
         """
-        params_type = PARAMS_TYPES[feature_name]
-        gated = feature_name != INITIALIZE
+        params_type = METHOD_TO_TYPES[method].params
+        gated = method != INITIALIZE
 
-        def register(handler: F) -> F:
-            if inspect.iscoroutinefunction(handler):
+        if inspect.iscoroutinefunction(handler):
 
-                async def run_request(ls: AcpServer, raw: Any) -> Any:
-                    if gated and not ls.initialized:
-                        raise AcpError.invalid_request(
-                            f"Invalid request: {feature_name} before initialize"
-                        )
-                    result = await handler(ls, decode_params(raw, params_type))
-                    return None if result is None else to_wire(result)
+            async def run_request(server: AcpServer, raw: Any) -> Any:
+                if gated and not server.initialized:
+                    raise AcpError.invalid_request(f"Invalid request: {method} before initialize")
+                result = await handler(server, decode_params(raw, params_type))
+                return None if result is None else to_wire(result)
 
-                self.protocol.fm.feature(feature_name)(run_request)
-            else:
+            self.protocol.fm.feature(method)(run_request)
+        else:
 
-                def run_notification(ls: AcpServer, raw: Any) -> None:
-                    if gated and not ls.initialized:
-                        throttled(
-                            logging.WARNING,
-                            "a notification before initialize",
-                            "ignored %s before initialize",
-                            feature_name,
-                        )
-                        return
-                    try:
-                        params = decode_params(raw, params_type)
-                    except AcpError as exc:  # a notification has no answer: log it
-                        throttled(
-                            logging.WARNING,
-                            "a notification with wrong params",
-                            "ignored %s: %s",
-                            feature_name,
-                            shorten(exc.message, 300),
-                        )
-                        return
-                    handler(ls, params)
+            def run_notification(server: AcpServer, raw: Any) -> None:
+                if gated and not server.initialized:
+                    throttled(
+                        logging.WARNING,
+                        "a notification before initialize",
+                        "ignored %s before initialize",
+                        method,
+                    )
+                    return
+                try:
+                    params = decode_params(raw, params_type)
+                except AcpError as exc:  # a notification has no answer: log it
+                    throttled(
+                        logging.WARNING,
+                        "a notification with wrong params",
+                        "ignored %s: %s",
+                        method,
+                        shorten(exc.message, 300),
+                    )
+                    return
+                handler(server, params)
 
-                self.protocol.fm.feature(feature_name)(run_notification)
-            return handler
-
-        return register
+            self.protocol.fm.feature(method)(run_notification)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls reports every refused request here too; the answer already went out.
@@ -371,123 +303,3 @@ def decode_params(raw: Any, params_type: type[Any]) -> Any:
         return from_wire(raw, params_type)
     except ProtocolParamsError as exc:
         raise AcpError.invalid_params(f"Invalid params: {exc}") from None
-
-
-# ---- handlers ------------------------------------------------------------------------------
-
-
-async def initialize(ls: AcpServer, params: InitializeRequest) -> InitializeResponse:
-    """Negotiate the version (we speak 1 whatever is asked; the client decides) and capabilities.
-
-    Once per connection: a second ``initialize`` is refused and the first capabilities stay
-    (sessions and turns in flight were set up under them).
-    """
-    if ls.initialized:
-        raise AcpError.invalid_request(
-            "Invalid request: initialize was already called on this connection; "
-            "the capabilities it gave stay in force"
-        )
-    ls.client_capabilities = params.client_capabilities
-    ls.initialized = True
-    return InitializeResponse(
-        protocol_version=PROTOCOL_VERSION,
-        agent_capabilities=AgentCapabilities(
-            load_session=ls.stores_sessions,
-            prompt_capabilities=ls.driver.prompt_capabilities,
-            session_capabilities=SessionCapabilities(
-                list=SessionListCapabilities() if ls.stores_sessions else None
-            ),
-        ),
-        auth_methods=[],
-        agent_info=AGENT_INFO,
-    )
-
-
-async def authenticate(ls: AcpServer, params: AuthenticateRequest) -> AuthenticateResponse:
-    """No authentication is required: any method succeeds."""
-    return AuthenticateResponse()
-
-
-async def session_new(ls: AcpServer, params: NewSessionRequest) -> NewSessionResponse:
-    """Create a session working in the absolute directory ``cwd``."""
-    check_cwd(params.cwd, must_exist=True)
-    if params.mcp_servers:
-        logger.info("ignoring %d MCP server(s): MCP is not supported", len(params.mcp_servers))
-    session_id = uuid.uuid4().hex
-    session = Session(session_id=session_id, cwd=params.cwd)
-    session.recorder = ls.recorder_for(session_id, params.cwd, session.policy.mode)
-    ls.sessions[session_id] = session
-    if session.recorder is not None:
-        # Stored now, so a session that is never prompted can be loaded by id; after the
-        # answer is written and off the loop, so the cold start does not pay for it.
-        asyncio.get_running_loop().call_soon(ls.spawn, session.recorder.create_soon())
-    ls.announce_commands(session_id)
-    return NewSessionResponse(session_id=session_id, modes=mode_state(session.policy.mode))
-
-
-async def session_set_mode(ls: AcpServer, params: SetSessionModeRequest) -> SetSessionModeResponse:
-    """Switch the session's mode (``ask``, ``auto`` or ``read-only``)."""
-    session = ls.session(params.session_id)
-    mode = next((m for m in MODE_IDS if m == params.mode_id), None)
-    if mode is None:
-        known = ", ".join(MODE_IDS)
-        raise AcpError.invalid_params(
-            f"Invalid params: modeId: unknown mode {params.mode_id!r} (modes: {known})"
-        )
-    if session.policy.mode != mode:
-        session.policy.mode = mode
-        if session.recorder is not None:
-            session.recorder.mode_change(mode)
-    return SetSessionModeResponse()
-
-
-async def session_prompt(ls: AcpServer, params: PromptRequest) -> PromptResponse:
-    """Run one turn through the driver; answers with its stop reason."""
-    session = ls.session(params.session_id)
-    check_prompt_content(params.prompt, ls.driver.prompt_capabilities)
-    stop_reason = await session.run_turn(
-        ls.driver,
-        params.prompt,
-        ls.send_update,
-        ls.client,
-        ls.call_scope,
-        grace=ls.cancel_grace,
-    )
-    return PromptResponse(stop_reason=stop_reason)
-
-
-def session_cancel(ls: AcpServer, params: CancelNotification) -> None:
-    """Cancel the session's running turn; its prompt then answers ``cancelled``."""
-    # A prompt read just before this notification (same read) has a task that has not run
-    # yet, so its turn has not started: act one loop iteration later, after that task's first
-    # step has started the turn.
-    asyncio.get_running_loop().call_soon(ls.cancel_turn, params.session_id)
-
-
-def check_prompt_content(prompt: list[ContentBlock], accepted: PromptCapabilities) -> None:
-    """Refuse content the agent did not advertise (``-32602`` naming the block)."""
-    for index, block in enumerate(prompt):
-        match block:
-            case ImageContentBlock() if not accepted.image:
-                kind = "image"
-            case AudioContentBlock() if not accepted.audio:
-                kind = "audio"
-            case EmbeddedResourceContentBlock() if not accepted.embedded_context:
-                kind = "resource"
-            case _:
-                continue
-        raise AcpError.invalid_params(
-            f"Invalid params: prompt/{index}: {kind} content is not supported by this agent"
-        )
-
-
-HANDLERS: dict[str, Callable[..., Any]] = {
-    INITIALIZE: initialize,
-    AUTHENTICATE: authenticate,
-    SESSION_NEW: session_new,
-    SESSION_LOAD: session_load,
-    SESSION_LIST: session_list,
-    SESSION_PROMPT: session_prompt,
-    SESSION_SET_MODE: session_set_mode,
-    SESSION_CANCEL: session_cancel,
-}

@@ -10,7 +10,7 @@
 - **Child subreaper** (Linux ``prctl(PR_SET_CHILD_SUBREAPER, 1)``). A process whose parent
   exits — a command's double-forked daemon — is re-parented to the sidecar rather than to
   init, so the end of a call can still find and end it
-  (:mod:`acp_sidecar.tools.builtin.reaper`). Being one, the sidecar also inherits orphans
+  (:mod:`acp_sidecar.tools.builtin.shell.reaper`). Being one, the sidecar also inherits orphans
   that nobody waits for: a sweeper thread reaps the zombies among its children that stay
   zombies for seconds (the rule and its limit: the reaper module), and the call scans walk
   the sidecar's own tree instead of all of ``/proc``.
@@ -29,7 +29,7 @@ import sys
 
 import attrs
 
-from acp_sidecar.tools.builtin import reaper
+from acp_sidecar.tools.builtin.shell import reaper
 
 logger = logging.getLogger(__name__)
 

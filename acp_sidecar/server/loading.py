@@ -42,10 +42,10 @@ if TYPE_CHECKING:
     from acp_sidecar.store import SessionStore, SessionWriter
 
 
-def _store(ls: AcpServer, method: str) -> SessionStore:
-    if ls.store is None:
+def _store(server: AcpServer, method: str) -> SessionStore:
+    if server.store is None:
         raise AcpError.method_not_found(method)
-    return ls.store
+    return server.store
 
 
 def _not_found(session_id: str) -> AcpError:
@@ -54,20 +54,20 @@ def _not_found(session_id: str) -> AcpError:
     )
 
 
-async def session_load(ls: AcpServer, params: LoadSessionRequest) -> LoadSessionResponse:
+async def session_load(server: AcpServer, params: LoadSessionRequest) -> LoadSessionResponse:
     """Replay a stored session's history, then continue it."""
-    store = _store(ls, "session/load")
+    store = _store(server, "session/load")
     if not os.path.isabs(params.cwd):
         raise AcpError.invalid_params(
             f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
         )
     # A second load of one session waits for the first; loads at once are bounded (two fds each).
-    async with ls.held_logs.loading(params.session_id), ls.held_logs.replaying():
-        return await _load(ls, store, params)
+    async with server.held_logs.loading(params.session_id), server.held_logs.replaying():
+        return await _load(server, store, params)
 
 
 async def _load(
-    ls: AcpServer, store: SessionStore, params: LoadSessionRequest
+    server: AcpServer, store: SessionStore, params: LoadSessionRequest
 ) -> LoadSessionResponse:
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.replay import replay_updates
@@ -80,7 +80,7 @@ async def _load(
 
     session_id = params.session_id
     check_cwd(params.cwd, must_exist=False)
-    loaded = ls.sessions.get(session_id)
+    loaded = server.sessions.get(session_id)
     if loaded is not None and loaded.running is not None:
         raise AcpError.invalid_request(
             f"Invalid request: session {session_id} is running a prompt turn"
@@ -101,13 +101,13 @@ async def _load(
                         f"not {params.cwd}"
                     )
                 log.check_versions()  # a newer record anywhere refuses the log before any update
-                ctx = ls.card_context(header.cwd)
-                lookup = ls.tools.registry.get
+                ctx = server.card_context(header.cwd)
+                lookup = server.tools.registry.get
                 mode = None
                 for update in replay_updates(header, log, lookup, ctx):
                     if isinstance(update, CurrentModeUpdate):
                         mode = update.current_mode_id
-                    await ls.send_update(session_id, update)
+                    await server.send_update(session_id, update)
         except SessionNotFoundError:
             raise _not_found(session_id) from None
         except SessionLockedError as exc:
@@ -133,28 +133,28 @@ async def _load(
             policy = SessionPolicy(mode=known_mode(mode))
             loaded = Session(session_id=session_id, cwd=header.cwd, policy=policy)
             loaded.recorder = SessionRecorder(
-                ls.require_store,
+                server.require_store,
                 session_id,
                 header.cwd,
                 policy.mode,
-                held=ls.held_logs,
-                tell=lambda text: ls.tell(session_id, text),
+                held=server.held_logs,
+                tell=lambda text: server.tell(session_id, text),
                 writer=writer,
             )
-            ls.sessions[session_id] = loaded
+            server.sessions[session_id] = loaded
         loaded_now = True
     finally:
         if writer is not None and not loaded_now:  # every failure gives the lock back
             writer.close()
-    ls.announce_commands(session_id)  # a reloaded session keeps its slash commands
+    server.announce_commands(session_id)  # a reloaded session keeps its slash commands
     return LoadSessionResponse(modes=mode_state(loaded.policy.mode))
 
 
-async def session_list(ls: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:
+async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:
     """Stored sessions, newest first, optionally only those for ``cwd``; cursor paging."""
     from acp_sidecar.store import InvalidCursorError, format_timestamp
 
-    store = _store(ls, "session/list")
+    store = _store(server, "session/list")
     try:
         page = store.list(cwd=params.cwd, cursor=params.cursor)
     except InvalidCursorError as exc:

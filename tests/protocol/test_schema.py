@@ -102,11 +102,7 @@ def test_method_constants_are_the_schema_methods() -> None:
 
 def test_schema_methods_not_modelled_are_the_known_ones() -> None:
     """What ACP v1 defines that the sidecar deliberately does not model (yet)."""
-    modelled = {
-        getattr(methods, name)
-        for name in dir(methods)
-        if name.isupper() and not name.startswith("_")
-    }
+    modelled = set(methods.METHOD_TO_TYPES)
     assert schema_methods("agent", "Request") - modelled == {
         "logout",
         "session/close",
@@ -128,20 +124,27 @@ def test_schema_methods_not_modelled_are_the_known_ones() -> None:
     )
 
 
-def test_method_constants_name_their_params_types() -> None:
-    expected = {
-        methods.INITIALIZE: ("InitializeRequest", "InitializeResponse"),
-        methods.AUTHENTICATE: ("AuthenticateRequest", "AuthenticateResponse"),
-        methods.SESSION_NEW: ("NewSessionRequest", "NewSessionResponse"),
-        methods.SESSION_LOAD: ("LoadSessionRequest", "LoadSessionResponse"),
-        methods.SESSION_LIST: ("ListSessionsRequest", "ListSessionsResponse"),
-        methods.SESSION_PROMPT: ("PromptRequest", "PromptResponse"),
-        methods.SESSION_SET_MODE: ("SetSessionModeRequest", "SetSessionModeResponse"),
+def test_the_method_table_has_every_method_constant() -> None:
+    names = {
+        value
+        for name in dir(methods)
+        if name.isupper() and isinstance(value := getattr(methods, name), str)
     }
-    for method, (request, response) in expected.items():
-        assert schema_def_for("agent", method, "Request") == request
-        assert schema_def_for("agent", method, "Response") == response
-        assert hasattr(p, request) and hasattr(p, response)
+    assert set(methods.METHOD_TO_TYPES) == names
+
+
+def test_the_method_table_names_the_schema_types() -> None:
+    """Each method's params and result type is the schema's type for it, by name."""
+    sides = ("agent", "client", "protocol")
+    for method, types in methods.METHOD_TO_TYPES.items():
+        kind = "Notification" if types.result is None else "Request"
+        params = {schema_def_for(side, method, kind) for side in sides} - {None}
+        assert params == {types.params.__name__}, method
+        if types.result is not None:
+            results = {schema_def_for(side, method, "Response") for side in sides} - {None}
+            assert results == {types.result.__name__}, method
+        assert getattr(p, types.params.__name__) is types.params
+        assert types.result is None or getattr(p, types.result.__name__) is types.result
 
 
 def test_error_codes_are_the_schema_error_codes() -> None:

@@ -1,7 +1,7 @@
 """``bash``: run a shell command in the workspace, streaming its output to a terminal card.
 
 Invariants:
-- Two bounded copies of the output are kept (:class:`~.process.HeadTail`): the model's, at
+- Two bounded copies of the output are kept (:class:`~.shell.process.HeadTail`): the model's, at
   most :data:`MODEL_OUTPUT_CHARS` (head and tail, with a note of what was cut), and the
   card's, at most :data:`CARD_HEAD_CHARS` + :data:`CARD_TAIL_CHARS`, stored in meta.
 - The live stream is exactly the card copy's head: output is streamed while it fits in the
@@ -19,9 +19,9 @@ from typing import Annotated
 
 import attrs
 
-from acp_sidecar.tools.builtin.paths import resolve_path, workspace_root
-from acp_sidecar.tools.builtin.process import CommandOutcome, HeadTail, run_command
-from acp_sidecar.tools.builtin.textfile import require_directory
+from acp_sidecar.tools.builtin.files.paths import resolve_path, workspace_root
+from acp_sidecar.tools.builtin.files.textfile import require_directory
+from acp_sidecar.tools.builtin.shell.process import CommandOutcome, HeadTail, run_command
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool

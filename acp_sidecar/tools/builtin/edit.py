@@ -8,14 +8,14 @@ Invariants:
 - A UTF-8 file is edited as bytes: matched, spliced and written back without being decoded,
   so every byte outside the replaced spans (the BOM included) is kept as it was. Other
   encodings (Latin-1 — any file that is not valid UTF-8 as a whole, see
-  :func:`~.textfile.text_encoding` — and UTF-16/32 with a BOM) are decoded losslessly,
+  :func:`~.files.encoding.text_encoding` — and UTF-16/32 with a BOM) are decoded losslessly,
   edited and encoded back in the same codec with the same BOM (a ``new_string`` the encoding
   cannot hold is refused). The write is atomic, or goes through the editor (which decides).
 - A file read from disk is replaced only if it is unchanged (size, mtime, inode) just before
   the rename; otherwise the call fails with ``FILE_CHANGED`` and the other writer's change
   is kept. An append racing the rename itself (the old file still starts with the bytes
   that were read) is carried over to the new file; any other change in that instant is not.
-- The result card shows each changed region with :data:`~.diffs.CONTEXT_LINES` lines of
+- The result card shows each changed region with :data:`~.files.diffs.CONTEXT_LINES` lines of
   context, computed from the replaced spans (linear in the file's size), stored in meta.
 - When the user is asked for permission, the card shows the same: the whole changed lines
   with their context, planned against the file as it is at that moment
@@ -31,28 +31,25 @@ from typing import Annotated
 
 import attrs
 
-from acp_sidecar.tools.builtin.diffs import (
-    StoredDiffs,
-    bounded,
-    diff_result_view,
-    diffs_to_meta,
-    replacement_hunks,
-)
 from acp_sidecar.tools.builtin.errors import (
     AmbiguousMatchError,
     BinaryFileError,
     NoChangeError,
     NoMatchError,
 )
-from acp_sidecar.tools.builtin.paths import WorkspacePath, resolve_path
-from acp_sidecar.tools.builtin.textfile import (
-    Encoding,
-    Snapshot,
-    atomic_write,
+from acp_sidecar.tools.builtin.files.atomic import Snapshot, atomic_write
+from acp_sidecar.tools.builtin.files.diffs import (
+    StoredDiffs,
+    bounded,
+    diff_result_view,
+    diffs_to_meta,
+    replacement_hunks,
+)
+from acp_sidecar.tools.builtin.files.encoding import Encoding, encode_document, printable
+from acp_sidecar.tools.builtin.files.paths import WorkspacePath, resolve_path
+from acp_sidecar.tools.builtin.files.textfile import (
     editor_read,
     editor_write,
-    encode_document,
-    printable,
     read_bytes,
     require_file,
     sniff_file,

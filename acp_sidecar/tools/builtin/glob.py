@@ -2,8 +2,9 @@
 
 Invariants:
 - The pattern is matched against paths relative to ``path`` (default: the workspace root)
-  with the syntax of :mod:`.globs`: ``*.md`` is the top level only, ``**/*.md`` any depth.
-- The walk is :func:`~.walk.walk_files` (.gitignore respected; ``.git`` and symlinks
+  with the syntax of :mod:`.search.glob_patterns`: ``*.md`` is the top level only,
+  ``**/*.md`` any depth.
+- The walk is :func:`~.search.walk.walk_files` (.gitignore respected; ``.git`` and symlinks
   skipped), started at the pattern's literal leading directories so ``src/**`` only walks
   ``src``. Only files are listed, relative to the workspace root.
 - Those leading directories get the workspace boundary check like any path: a start whose
@@ -21,17 +22,16 @@ from typing import Annotated
 
 import attrs
 
-from acp_sidecar.tools.builtin.globs import GlobMatcher, literal_prefix
-from acp_sidecar.tools.builtin.paths import (
+from acp_sidecar.tools.builtin.files.paths import (
     WorkspacePath,
     is_inside,
     resolve_path,
     shown_path,
     workspace_root,
 )
-from acp_sidecar.tools.builtin.search import ThreadCancel
-from acp_sidecar.tools.builtin.textfile import require_directory
-from acp_sidecar.tools.builtin.walk import relative_to, walk_files
+from acp_sidecar.tools.builtin.files.textfile import require_directory
+from acp_sidecar.tools.builtin.search.glob_patterns import GlobMatcher, literal_prefix
+from acp_sidecar.tools.builtin.search.walk import ThreadCancel, relative_to, walk_files
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool

@@ -1,11 +1,11 @@
 """``grep``: search file contents with a regular expression, results grouped by file.
 
 Invariants:
-- The files searched are those :func:`~.walk.walk_files` yields under ``path`` (.gitignore
+- The files searched are those :func:`~.search.walk.walk_files` yields under ``path`` (.gitignore
   respected, ``.git`` and symlinks skipped, every directory entered checked against the
   workspace boundary), filtered by ``glob``; a ``path`` naming a file
-  searches that file even if it is ignored. See :mod:`.search` for what a match is and why
-  ripgrep and the Python engine agree.
+  searches that file even if it is ignored. See :mod:`.search.grep_match` for what a match
+  is and why ripgrep and the Python engine agree.
 - Output: each file (relative to the workspace root) on its own line, then its matching lines
   as ``<line>: <text>`` (text cut at :data:`MAX_LINE_CHARS`), files in walk order; at most
   ``max_results`` lines, with a note when there were more. No match is a result, not an error.
@@ -25,26 +25,23 @@ from typing import Annotated
 import attrs
 
 from acp_sidecar.tools.builtin.errors import BinaryFileError, InvalidRegexError
-from acp_sidecar.tools.builtin.globs import GlobMatcher
-from acp_sidecar.tools.builtin.paths import (
+from acp_sidecar.tools.builtin.files.paths import (
     WorkspacePath,
     is_inside,
     resolve_path,
     shown_path,
     workspace_root,
 )
-from acp_sidecar.tools.builtin.ripgrep import BatchFeed, RipgrepRejected, rg_search
-from acp_sidecar.tools.builtin.search import (
+from acp_sidecar.tools.builtin.files.textfile import existing_file, sniff_file, stat_path
+from acp_sidecar.tools.builtin.search.glob_patterns import GlobMatcher
+from acp_sidecar.tools.builtin.search.grep_engine import (
     MATCH_TIMEOUT_S,
     MAX_LINE_BYTES,
-    Candidate,
-    SearchResult,
-    ThreadCancel,
-    compile_pattern,
     python_search,
 )
-from acp_sidecar.tools.builtin.textfile import existing_file, sniff_file, stat_path
-from acp_sidecar.tools.builtin.walk import relative_to, walk_files
+from acp_sidecar.tools.builtin.search.grep_match import Candidate, SearchResult, compile_pattern
+from acp_sidecar.tools.builtin.search.ripgrep import BatchFeed, RipgrepRejected, rg_search
+from acp_sidecar.tools.builtin.search.walk import ThreadCancel, relative_to, walk_files
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool

@@ -9,7 +9,7 @@ Invariants:
   file) fails before anyone is asked.
 - On the local disk an existing file keeps its encoding and BOM (a Latin-1 file stays
   Latin-1; content its encoding cannot hold is refused) and its mode (see
-  :func:`~acp_sidecar.tools.builtin.textfile.atomic_write`); a new one is UTF-8 without BOM.
+  :func:`~acp_sidecar.tools.builtin.files.atomic.atomic_write`); a new one is UTF-8 without BOM.
   Missing parent directories are created, and removed again when the write fails. A binary
   file is never overwritten.
 - When the editor serves writes, the content goes through it (and the before-image through
@@ -24,8 +24,9 @@ from typing import Annotated, Any
 
 import attrs
 
-from acp_sidecar.tools.builtin.confined import remove_created
-from acp_sidecar.tools.builtin.diffs import (
+from acp_sidecar.tools.builtin.files.atomic import atomic_write
+from acp_sidecar.tools.builtin.files.confined import remove_created
+from acp_sidecar.tools.builtin.files.diffs import (
     META_TEXT_CAP,
     Hunk,
     bounded,
@@ -34,17 +35,13 @@ from acp_sidecar.tools.builtin.diffs import (
     file_diffs_from_meta,
     text_hunks,
 )
-from acp_sidecar.tools.builtin.paths import WorkspacePath, resolve_path
-from acp_sidecar.tools.builtin.textfile import (
-    UTF8,
-    Encoding,
-    atomic_write,
+from acp_sidecar.tools.builtin.files.encoding import UTF8, Encoding, encode_document, printable
+from acp_sidecar.tools.builtin.files.paths import WorkspacePath, resolve_path
+from acp_sidecar.tools.builtin.files.textfile import (
     editor_read,
     editor_write,
-    encode_document,
     existing_file,
     make_parents,
-    printable,
     read_document,
 )
 from acp_sidecar.tools.content import ToolOutput

@@ -16,14 +16,14 @@ from acp_sidecar.tools import (
     TerminalResultView,
     ToolRegistry,
 )
-from acp_sidecar.tools.builtin import process
 from acp_sidecar.tools.builtin.bash import (
     CARD_HEAD_CHARS,
     CARD_TAIL_CHARS,
     MODEL_OUTPUT_CHARS,
     bash_tool,
 )
-from acp_sidecar.tools.builtin.process import HeadTail
+from acp_sidecar.tools.builtin.shell import process
+from acp_sidecar.tools.builtin.shell.process import HeadTail
 
 from .helpers import RecordingSink, Workspace, failure, meta, outcome, run, text
 

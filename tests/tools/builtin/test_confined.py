@@ -24,7 +24,7 @@ import pytest
 
 from acp_sidecar.tools import ToolRegistry
 from acp_sidecar.tools.builtin import edit, read, write
-from acp_sidecar.tools.builtin.paths import WorkspacePath
+from acp_sidecar.tools.builtin.files.paths import WorkspacePath
 
 from .helpers import Workspace, failure, run
 from .sidecar import auto_sidecar, call, command

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp_sidecar.tools.builtin.diffs import Hunk, bounded, replacement_hunks, text_hunks
+from acp_sidecar.tools.builtin.files.diffs import Hunk, bounded, replacement_hunks, text_hunks
 
 TEXT = "".join(f"{i}\n" for i in range(1, 21))
 DATA = TEXT.encode()

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from acp_sidecar.tools.builtin import leftovers
+from acp_sidecar.tools.builtin.files import leftovers
 
 from .sidecar import auto_sidecar, call, card_title, command
 

@@ -14,8 +14,8 @@ import pytest
 
 from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegistry
 from acp_sidecar.tools.builtin import edit as edit_module
-from acp_sidecar.tools.builtin import textfile
 from acp_sidecar.tools.builtin.edit import edit_tool
+from acp_sidecar.tools.builtin.files import atomic
 
 from .helpers import (
     FakeEditor,
@@ -240,11 +240,11 @@ async def test_permission_denied(
 async def test_a_write_that_fails_midway_leaves_the_original(
     workspace: Workspace, registry: ToolRegistry, source: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def fail_midway(fd: int, chunks: textfile.Chunks) -> None:
+    def fail_midway(fd: int, chunks: atomic.Chunks) -> None:
         os.write(fd, bytes(chunks[0])[:10])
         raise OSError(errno.EIO, "Input/output error")
 
-    monkeypatch.setattr(textfile, "_write_all", fail_midway)
+    monkeypatch.setattr(atomic, "_write_all", fail_midway)
     before = tree_bytes(workspace.cwd)
     result = await run(
         registry, workspace, "edit", {"path": "a.txt", "old_string": "line 2\n", "new_string": ""}

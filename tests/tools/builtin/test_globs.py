@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from acp_sidecar.tools.builtin import globs as globs_module
 from acp_sidecar.tools.builtin.errors import PatternTooSlowError
-from acp_sidecar.tools.builtin.globs import GlobMatcher, expand_braces, literal_prefix
+from acp_sidecar.tools.builtin.search import glob_patterns as globs_module
+from acp_sidecar.tools.builtin.search.glob_patterns import (
+    GlobMatcher,
+    expand_braces,
+    literal_prefix,
+)
 
 
 def test_braces_expand_nested_and_literal() -> None:

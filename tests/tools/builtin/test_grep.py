@@ -18,9 +18,9 @@ from acp_sidecar.tools import (
     ToolRegistry,
 )
 from acp_sidecar.tools.builtin import grep as grep_module
-from acp_sidecar.tools.builtin import ripgrep as ripgrep_module
-from acp_sidecar.tools.builtin import search as search_module
 from acp_sidecar.tools.builtin.grep import GrepArgs, grep_tool, search
+from acp_sidecar.tools.builtin.search import grep_engine as search_module
+from acp_sidecar.tools.builtin.search import ripgrep as ripgrep_module
 
 from .helpers import Workspace, failure, meta, outcome, run, text
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_sidecar.tools.builtin import leftovers, textfile
-from acp_sidecar.tools.builtin.paths import WorkspacePath
+from acp_sidecar.tools.builtin.files import atomic, leftovers
+from acp_sidecar.tools.builtin.files.paths import WorkspacePath
 
 
 def target(directory: Path, name: str) -> WorkspacePath:
@@ -38,7 +38,7 @@ def test_a_name_with_a_huge_pid_breaks_no_write(tmp_path: Path) -> None:
         (tmp_path / name).write_text("")
         age(tmp_path / name, leftovers.DEAD_PID_SECONDS + 60)
     leftovers.forget_cleanings()
-    textfile.atomic_write(target(tmp_path, "a.txt"), b"hello")
+    atomic.atomic_write(target(tmp_path, "a.txt"), b"hello")
     assert (tmp_path / "a.txt").read_bytes() == b"hello"
     assert (tmp_path / ".x.99999999999-abcdef012345.tmp").exists()  # not of our pattern
 
@@ -62,7 +62,7 @@ def test_a_fresh_temporary_of_a_pid_not_alive_here_is_kept(tmp_path: Path) -> No
 def test_a_long_non_ascii_name_can_be_written(tmp_path: Path, character: str) -> None:
     """As found: the temporary kept 200 *characters*, 400+ bytes, over the 255-byte limit."""
     name = character * (250 // len(character.encode()))
-    textfile.atomic_write(target(tmp_path, name), b"hello")
+    atomic.atomic_write(target(tmp_path, name), b"hello")
     assert (tmp_path / name).read_bytes() == b"hello"
     assert os.listdir(tmp_path) == [name]
 
@@ -82,9 +82,9 @@ def test_a_directory_is_listed_at_most_once_a_minute(
     leftovers.forget_cleanings()
     (tmp_path / "sub").mkdir()
     for i in range(5):
-        textfile.atomic_write(target(tmp_path, f"f{i}.txt"), b"x")
-    textfile.atomic_write(target(tmp_path / "sub", "g.txt"), b"x")
+        atomic.atomic_write(target(tmp_path, f"f{i}.txt"), b"x")
+    atomic.atomic_write(target(tmp_path / "sub", "g.txt"), b"x")
     assert len(listed) == 2  # once per directory
     leftovers.forget_cleanings()
-    textfile.atomic_write(target(tmp_path, "f0.txt"), b"y")
+    atomic.atomic_write(target(tmp_path, "f0.txt"), b"y")
     assert len(listed) == 3

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_sidecar.tools.builtin import reaper
-from acp_sidecar.tools.builtin.reaper import CallProcesses
+from acp_sidecar.tools.builtin.shell import reaper
+from acp_sidecar.tools.builtin.shell.reaper import CallProcesses
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 
@@ -42,7 +42,7 @@ def test_orphans_of_a_child_that_is_no_call_are_reaped() -> None:
         """
         import os, subprocess, time
         from acp_sidecar.server.hardening import harden_process
-        from acp_sidecar.tools.builtin import reaper
+        from acp_sidecar.tools.builtin.shell import reaper
         reaper.SWEEP_S, reaper.ORPHAN_AGE_S = 0.1, 0.3
         assert harden_process().subreaper
         for _ in range(20):
@@ -70,7 +70,7 @@ def test_exit_codes_survive_the_sweep() -> None:
         """
         import asyncio, subprocess, threading
         from acp_sidecar.server.hardening import harden_process
-        from acp_sidecar.tools.builtin import reaper
+        from acp_sidecar.tools.builtin.shell import reaper
         reaper.SWEEP_S, reaper.ORPHAN_AGE_S = 0.002, 0.5
         assert harden_process().subreaper
         stop = threading.Event()

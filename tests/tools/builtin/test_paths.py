@@ -9,7 +9,7 @@ import pytest
 
 from acp_sidecar.tools import ToolArgsError, ToolRegistry
 from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError
-from acp_sidecar.tools.builtin.paths import resolve_path
+from acp_sidecar.tools.builtin.files.paths import resolve_path
 
 from .helpers import Workspace, failure, run, text, tree_bytes
 

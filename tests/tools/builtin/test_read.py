@@ -7,9 +7,10 @@ import codecs
 import pytest
 
 from acp_sidecar.tools import FileLocation, GenericCallView, GenericResultView, ToolRegistry
-from acp_sidecar.tools.builtin import read as read_module
-from acp_sidecar.tools.builtin.paths import WorkspacePath
-from acp_sidecar.tools.builtin.read import MAX_BYTES, present_read_call, read_tool
+from acp_sidecar.tools.builtin.files import line_window
+from acp_sidecar.tools.builtin.files.line_window import MAX_BYTES
+from acp_sidecar.tools.builtin.files.paths import WorkspacePath
+from acp_sidecar.tools.builtin.read import present_read_call, read_tool
 from acp_sidecar.tools.errors import ToolCancelledError
 
 from .helpers import FakeEditor, Workspace, deny_access, failure, meta, outcome, run, text
@@ -278,7 +279,7 @@ def test_the_call_presenter_defaults_to_line_1() -> None:
 
 def test_the_disk_reader_checks_cancellation_inside_its_loop(workspace: Workspace) -> None:
     # A gigantic line is read a chunk at a time; cancellation is seen at the next chunk.
-    path = workspace.put("huge.txt", b"a" * (8 * read_module.CHUNK_BYTES) + b"\n")
+    path = workspace.put("huge.txt", b"a" * (8 * line_window.CHUNK_BYTES) + b"\n")
     target = WorkspacePath(path, path, "huge.txt", workspace.cwd)
     polls: list[int] = []
 
@@ -287,5 +288,5 @@ def test_the_disk_reader_checks_cancellation_inside_its_loop(workspace: Workspac
         return len(polls) > 3
 
     with pytest.raises(ToolCancelledError):
-        read_module._read_disk(target, 1, 10, cancelled)
+        line_window.read_disk(target, 1, 10, cancelled)
     assert len(polls) == 4

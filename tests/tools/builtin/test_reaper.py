@@ -13,8 +13,8 @@ import os
 import signal
 from pathlib import Path
 
-from acp_sidecar.tools.builtin.process import run_command
-from acp_sidecar.tools.builtin.reaper import CALL_VARIABLE, CallProcesses, read_process
+from acp_sidecar.tools.builtin.shell.process import run_command
+from acp_sidecar.tools.builtin.shell.reaper import CALL_VARIABLE, CallProcesses, read_process
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.environment import child_environment
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_sidecar.tools.builtin import search as search_module
-from acp_sidecar.tools.builtin.search import _line_blocks
+from acp_sidecar.tools.builtin.search import grep_engine as search_module
+from acp_sidecar.tools.builtin.search.grep_engine import _line_blocks
 
 CAP = 8
 

@@ -11,14 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_sidecar.tools.builtin import search as search_module
-from acp_sidecar.tools.builtin.search import (
-    Candidate,
-    SearchResult,
-    compile_pattern,
-    python_search,
-)
-from acp_sidecar.tools.builtin.walk import walk_files
+from acp_sidecar.tools.builtin.search import grep_engine as search_module
+from acp_sidecar.tools.builtin.search.grep_engine import python_search
+from acp_sidecar.tools.builtin.search.grep_match import Candidate, SearchResult, compile_pattern
+from acp_sidecar.tools.builtin.search.walk import walk_files
 
 # Anchors, \r before the line end, empty lines, patterns that cross lines in a block, and the
 # few the block search must leave to line-by-line matching.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from acp_sidecar.tools.builtin.walk import walk_files
+from acp_sidecar.tools.builtin.search.walk import walk_files
 
 from .helpers import Workspace
 

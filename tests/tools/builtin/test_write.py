@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegistry
-from acp_sidecar.tools.builtin import textfile
+from acp_sidecar.tools.builtin.files import atomic
 from acp_sidecar.tools.builtin.write import write_tool
 
 from .helpers import (
@@ -162,14 +162,14 @@ async def test_a_write_that_fails_midway_leaves_the_original_byte_for_byte(
     original = bytes(range(1, 256)).replace(b"\x00", b"") * 1000 + b"\xff\xfe trailing\r\n"
     workspace.put("data.txt", original)
     before = tree_bytes(workspace.cwd)
-    real_write_all = textfile._write_all
+    real_write_all = atomic._write_all
 
-    def half_then_full_disk(fd: int, chunks: textfile.Chunks) -> None:
+    def half_then_full_disk(fd: int, chunks: atomic.Chunks) -> None:
         data = b"".join(chunks)
         real_write_all(fd, [data[: len(data) // 2]])
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(textfile, "_write_all", half_then_full_disk)
+    monkeypatch.setattr(atomic, "_write_all", half_then_full_disk)
     result = await run(
         registry, workspace, "write", {"path": "data.txt", "content": "new\n" * 9999}
     )

@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from acp_sidecar.tools.builtin.textfile import printable
+from acp_sidecar.tools.builtin.files.encoding import printable
 from acp_sidecar.tools.presentation import DiffResultView, FileDiff, ToolResult
 
 CONTEXT_LINES = 3

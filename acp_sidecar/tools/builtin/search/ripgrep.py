@@ -4,7 +4,7 @@ Invariants:
 - ripgrep never chooses files: it is given the walk's candidates as explicit paths, in
   batches (the first small, then four times larger, each under a command-line size bound),
   with ``--no-config --no-ignore --text`` so nothing but the pattern decides; the binary rule
-  is then applied to the files it matched (see :mod:`.search`).
+  is then applied to the files it matched (see :mod:`.grep_match`).
 - The walk runs in a worker thread (:class:`BatchFeed`) while ripgrep searches, and runs are
   pipelined: the next batch is searched while this one's results are taken. Once more than
   ``max_results`` lines are known, the walk is stopped and a run still going is killed. Each
@@ -27,8 +27,13 @@ import signal as signals
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator
 
-from acp_sidecar.tools.builtin.search import Candidate, FileMatches, LineMatch, SearchResult
-from acp_sidecar.tools.builtin.textfile import SNIFF_BYTES, sniff_encoding
+from acp_sidecar.tools.builtin.files.encoding import SNIFF_BYTES, sniff_encoding
+from acp_sidecar.tools.builtin.search.grep_match import (
+    Candidate,
+    FileMatches,
+    LineMatch,
+    SearchResult,
+)
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.environment import child_environment
 

@@ -10,7 +10,8 @@ opened, created, renamed and removed relative to the directory descriptor reache
 Invariants:
 - No symlink is followed during the walk. Symlinks inside the workspace keep working because
   the path was resolved before; a component that has become a symlink since then fails the
-  call with :class:`~.errors.PathChangedError` (nothing is read or written).
+  call with :class:`~acp_sidecar.tools.builtin.errors.PathChangedError` (nothing is read or
+  written).
 - A directory created on the way (``create=True``) is created with ``mkdirat`` relative to
   its parent's descriptor and recorded in :attr:`Directory.created`, so a failed write can
   remove exactly the directories it made (:func:`remove_created`), and no other.

@@ -21,19 +21,23 @@ Invariants:
 - Unreadable directories and .gitignore files are skipped silently.
 - Each file comes with the inode it had when listed (:attr:`WalkEntry.inode`), so a reader
   can refuse a file swapped since (the grep Python engine does).
+- A walk runs in a worker thread and polls ``cancelled`` once per directory;
+  :class:`ThreadCancel` is that flag, set from the call's cancel signal.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 
 import attrs
 import pathspec
 
 from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError
-from acp_sidecar.tools.builtin.paths import is_inside
+from acp_sidecar.tools.builtin.files.paths import is_inside
+from acp_sidecar.tools.cancel import CancelSignal
 
 _NAMED_GROUP = re.compile(r"\(\?P<[^>]+>")
 
@@ -260,3 +264,19 @@ def _walk(top: _Listing, cancelled: Callable[[], bool]) -> Iterator[WalkEntry]:
         below = _enter(path, rel, listing)
         if below is not None:
             stack.append((below, 0))
+
+
+class ThreadCancel:
+    """A cancel flag a worker thread can poll, set from a :class:`CancelSignal`."""
+
+    def __init__(self, signal: CancelSignal | None) -> None:
+        self._event = threading.Event()
+        self._remove = signal.add_callback(lambda _reason: self._event.set()) if signal else None
+
+    def __call__(self) -> bool:
+        return self._event.is_set()
+
+    def close(self) -> None:
+        """Stop listening to the signal."""
+        if self._remove is not None:
+            self._remove()

@@ -5,10 +5,10 @@ Invariants:
   leads its own process group; stdin is ``/dev/null``; stdout and stderr share one pipe; its
   environment is the sidecar's without the sidecar's secrets
   (:func:`~acp_sidecar.tools.environment.child_environment`), plus the call's tag
-  (:data:`~acp_sidecar.tools.builtin.reaper.CALL_VARIABLE`).
+  (:data:`~acp_sidecar.tools.builtin.shell.reaper.CALL_VARIABLE`).
 - When :func:`run_command` returns or raises — normal exit, timeout, cancellation, or the
   caller's task being cancelled — nothing the command started is left running, daemons that
-  left its session included (:class:`~acp_sidecar.tools.builtin.reaper.CallProcesses`, which
+  left its session included (:class:`~acp_sidecar.tools.builtin.shell.reaper.CallProcesses`, which
   also says what it cannot recognise): leftovers get SIGTERM, then SIGKILL after
   :data:`TERM_GRACE_S` (at once when the task is cancelled). Once they are gone the pipe is
   read until EOF, :data:`DRAIN_S` of silence, or :data:`DRAIN_MAX_S` (a process that could
@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 import attrs
 
 from acp_sidecar.tools.builtin.errors import SpawnError
-from acp_sidecar.tools.builtin.reaper import CallProcesses
+from acp_sidecar.tools.builtin.shell.reaper import CallProcesses
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.environment import child_environment
 

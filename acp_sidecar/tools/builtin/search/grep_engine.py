@@ -1,33 +1,10 @@
-"""What ``grep`` finds, and its pure-Python engine (ripgrep's is in :mod:`.ripgrep`).
+"""``grep``'s pure-Python engine (ripgrep's is :mod:`.ripgrep`; what both find is
+:mod:`.grep_match`).
 
-Invariants — both engines give the same result for the same candidate files:
-- The candidate files come from one place (:func:`~.walk.walk_files` and the ``glob`` filter),
-  not from the engines, so ignore rules cannot differ; the engines only read contents.
-- The Python engine reads a walked file only if it is the one the walk listed: opened without
-  following a symlink, without blocking, a regular file with the listed inode; a file swapped
-  since is skipped. ripgrep is given paths: it opens them itself.
-- A line is the text between ``\\n`` characters, ``\\r`` included (so ``$`` does not match
-  before the ``\\r`` of a CRLF line, as in grep and ripgrep); a UTF-8 BOM is skipped, a UTF-16
-  file with a BOM is decoded. The ``\\r`` is dropped from the text shown.
-- A file is skipped when it is binary by the shared rule (a NUL in the first 8 KiB and no
-  UTF-16/32 BOM); UTF-32 files are skipped too (ripgrep does not decode them).
-- Results are files in walk order, lines ascending; at most ``max_results`` lines, and
-  ``truncated`` says whether there were more. Both engines stop reading early once they
-  know there are more (see :mod:`.ripgrep` for how ripgrep does it).
-- The pattern is Python ``re`` syntax, but for two things where ``re`` and the engines part:
-  POSIX classes inside a set (``[[:alpha:]]``, ``[^[:digit:]]``) are refused
-  (:class:`PosixClassError`: ``re`` reads ``[[:alpha:]]`` as the set ``[:alph`` then ``]``,
-  the ``regex`` package as Unicode letters, ripgrep as ASCII letters); and ``\\w``, ``\\b``,
-  ``\\d``, ``\\s`` and case-insensitive matching follow Unicode as ripgrep and ``regex`` do,
-  not ``re``'s ``str`` methods (combining marks are ``\\w``, ``²`` and ``¼`` are not;
-  ``\\x1c``-``\\x1f`` are not ``\\s``; ``(?i)i`` does not match ``ı``).
-  ripgrep is used only for patterns it accepts and reads alike; any pattern it rejects runs in
-  Python instead (lookarounds, backreferences, ``\\Z``…), and patterns whose meaning differs
-  (``(?x)``, nested-looking sets ``[[`` that Python warns about) go straight to Python.
-  Remaining differences: on bytes that are not valid UTF-8, ripgrep matches raw bytes while
-  Python matches U+FFFD; ``(?i)i`` matches ``İ`` in Python, not in ripgrep (which folds case
-  by Unicode's simple folding only); on lines longer than :data:`MAX_LINE_BYTES`, ripgrep
-  searches the whole line (see below).
+Invariants:
+- It reads a walked file only if it is the one the walk listed: opened without following a
+  symlink, without blocking, a regular file with the listed inode; a file swapped since is
+  skipped. (ripgrep is given paths: it opens them itself.)
 - The Python engine never blocks the server and stops soon after cancel: it matches with the
   ``regex`` package (``re``-compatible ``VERSION0`` syntax) with ``concurrent=True``, which
   releases the GIL, and a timeout of :data:`MATCH_TIMEOUT_S` per call; cancellation is
@@ -37,27 +14,29 @@ Invariants — both engines give the same result for the same candidate files:
   linear-time, so it needs neither.
 - Memory per line is bounded in the Python engine: files are read in blocks, and a line
   longer than :data:`MAX_LINE_BYTES` is searched in its first :data:`MAX_LINE_BYTES` only
-  (the rest of it is skipped unread into memory; the result counts such lines). Each
-  result line keeps at most :data:`KEEP_CHARS` characters of its text (and its length).
+  (the rest of it is skipped unread into memory; the result counts such lines).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
-import re
 import stat
-import threading
-import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import BinaryIO, Literal
+from typing import BinaryIO
 
-import attrs
 import regex
 
 from acp_sidecar.tools.builtin.errors import PatternTooSlowError
-from acp_sidecar.tools.builtin.textfile import Encoding, sniff_encoding
-from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.builtin.files.encoding import Encoding, sniff_encoding
+from acp_sidecar.tools.builtin.search.grep_match import (
+    Candidate,
+    FileMatches,
+    LineMatch,
+    Pattern,
+    SearchResult,
+    line_local,
+)
 
 BLOCK_BYTES = 1024 * 1024
 """The Python engine reads files in blocks of this size, cut at line ends."""
@@ -65,183 +44,12 @@ MAX_LINE_BYTES = 8 * BLOCK_BYTES
 """The bytes of one line the Python engine searches: far above real source lines (minified
 bundles included), and a bound on its memory. At least the block size (so a line that ends
 inside one block is never longer)."""
-KEEP_CHARS = 1000
-"""The characters of a matching line a result keeps (more than any output shows)."""
 MATCH_TIMEOUT_S = 0.5
 """The longest one match call may run: the bound on how late cancellation is noticed (a
 sane pattern takes milliseconds on a whole block; one that takes this long on one line
 backtracks catastrophically)."""
 SLOW_LINES_LIMIT = 5
 """Lines on which the pattern may time out before the search gives up."""
-
-
-@attrs.frozen
-class Candidate:
-    """A file to search."""
-
-    path: str
-    """Absolute path."""
-    shown: str
-    """How the results name it."""
-    below: str
-    """Its path relative to the directory searched (what ripgrep is given)."""
-    inode: int | None = None
-    """The inode the walk listed it with: the Python engine reads the file only if it opens
-    that one, without following a symlink (``None``: a path given by the user, opened as it
-    is)."""
-
-
-@attrs.frozen
-class LineMatch:
-    line: int
-    """1-based line number."""
-    text: str
-    """The line, without its line ending, cut at :data:`KEEP_CHARS` characters."""
-    chars: int
-    """The length of the line (as searched) in characters."""
-    cut: bool = False
-    """The line is longer than :data:`MAX_LINE_BYTES`: only its start was searched."""
-
-    @classmethod
-    def of(cls, line: int, text: str, *, cut: bool = False) -> LineMatch:
-        """The match of line number ``line``, whose whole text is ``text``."""
-        return cls(line, text[:KEEP_CHARS], len(text), cut)
-
-
-@attrs.frozen
-class FileMatches:
-    shown: str
-    lines: tuple[LineMatch, ...]
-
-
-@attrs.frozen
-class SearchResult:
-    files: tuple[FileMatches, ...]
-    truncated: bool
-    """There are more matching lines than were returned."""
-    engine: str
-    """``"rg"`` or ``"python"``."""
-    cut_lines: int = 0
-    """Lines searched only in their first :data:`MAX_LINE_BYTES` (Python engine)."""
-    slow_lines: tuple[str, ...] = ()
-    """``file:line`` of the lines not searched because the pattern timed out on them."""
-
-    @property
-    def count(self) -> int:
-        return sum(len(f.lines) for f in self.files)
-
-
-@attrs.frozen
-class Pattern:
-    """A grep pattern, compiled for each engine."""
-
-    source: re.Pattern[str]
-    """As ``re`` reads it: the syntax the tool promises; ripgrep is given its text."""
-    engine: regex.Pattern[str]
-    """As the Python engine runs it on one line (``regex``, ``VERSION0``: the ``re`` syntax)."""
-    block: regex.Pattern[str]
-    """The same with ``MULTILINE``, to search a block of whole lines at once: ``^`` and ``$``
-    then match at each line's start and end, as they do on the line alone (see
-    :func:`_line_local`)."""
-    rg_ok: bool
-    """ripgrep may run it (see the module invariants)."""
-
-
-class PosixClassError(ValueError):
-    """The pattern has a POSIX class inside a set, which the engines and ``re`` read apart."""
-
-
-# What the regex package takes for one (its parser, parse_posix_class): a property name, maybe
-# qualified by ":" or "=" and a value that is not blank, then ":]".
-_POSIX_CLASS = re.compile(
-    r"\[:\^?[A-Za-z0-9 &_.-]*(?:[:=][A-Za-z0-9 &_./-]*[A-Za-z0-9&_./-][A-Za-z0-9 &_./-]*)?:\]"
-)
-
-
-Position = Literal["escape", "in_set", "plain"]
-"""What a place of a regular expression is, to the scans below."""
-
-
-def _positions(pattern: str) -> Iterator[tuple[Position, int]]:
-    """Each place of ``pattern`` that matters to a scan, in order: ``"escape"`` for a backslash
-    outside a set (the escaped character is skipped), ``"in_set"`` for each place inside a
-    set's body (after ``[``, ``^`` and a leading ``]``; an escape there counts as one place),
-    ``"plain"`` for any other character outside a set."""
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            yield "escape", index
-            index += 2
-            continue
-        if char == "[":
-            index += 1
-            if pattern[index : index + 1] == "^":
-                index += 1
-            if pattern[index : index + 1] == "]":
-                index += 1
-            while index < len(pattern) and pattern[index] != "]":
-                yield "in_set", index
-                index += 2 if pattern[index] == "\\" else 1
-        else:
-            yield "plain", index
-        index += 1
-
-
-def _posix_class(pattern: str) -> str | None:
-    """The first POSIX class (``[:alpha:]``) inside a set of ``pattern``, as ``regex`` would
-    read it; ``None`` when there is none."""
-    for position, index in _positions(pattern):
-        if position == "in_set" and (found := _POSIX_CLASS.match(pattern, index)):
-            return found.group()
-    return None
-
-
-def compile_pattern(pattern: str, *, case_insensitive: bool) -> Pattern:
-    """The pattern compiled for both engines.
-
-    Raises:
-        re.error: the pattern is not valid Python ``re`` syntax.
-        PosixClassError: it has a POSIX class in a set (see the module invariants).
-        regex.error: the ``regex`` package does not accept it (rare: it reads ``re`` syntax).
-    """
-    if (posix := _posix_class(pattern)) is not None:
-        raise PosixClassError(
-            f"POSIX classes such as {posix} are not supported: Python re syntax reads "
-            "[[:alpha:]] as a set of the characters '[:alph' followed by ']', not as letters. "
-            r"Write the characters instead: [A-Za-z], [0-9] or \d, \s, \w"
-        )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        source = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
-        flags = regex.VERSION0 | (regex.IGNORECASE if case_insensitive else 0)
-        engine = regex.compile(pattern, flags)
-        block = regex.compile(pattern, flags | regex.MULTILINE)
-    rg_ok = not caught and "(?x" not in pattern and not (source.flags & re.VERBOSE)
-    return Pattern(source, engine, block, rg_ok)
-
-
-_CONTEXTUAL = re.compile(r"\(\?<?[=!]")
-_MULTILINE_OFF = re.compile(r"\(\?[a-zA-Z]*-[a-zA-Z]*m")
-
-
-def _line_local(pattern: str) -> bool:
-    """Whether every match of ``pattern`` inside a line is also a match of it, compiled with
-    ``MULTILINE``, in the whole text at the same place. True unless it has lookarounds (they
-    would see the neighbouring lines), ``\\A`` or ``\\Z`` (the edges of the text, not of a
-    line) or turns ``MULTILINE`` off (``(?-m:…)``). ``^`` and ``$`` are fine: with
-    ``MULTILINE`` they match after and before each ``\\n`` (``$`` not before a ``\\r``, as on
-    the line alone); so are ``\\b`` and ``\\B``: a newline is a non-word character, like the
-    edge of a string."""
-    if _CONTEXTUAL.search(pattern) or _MULTILINE_OFF.search(pattern):
-        return False
-    return not any(
-        position == "escape" and pattern[index + 1 : index + 2] in ("A", "Z")
-        for position, index in _positions(pattern)
-    )
-
-
-# --- the Python engine ------------------------------------------------------------------------
 
 
 def _lines_of(text: str) -> list[str]:
@@ -312,7 +120,7 @@ class _Scan:
     def __init__(self, pattern: Pattern, limit: int, cancelled: Callable[[], bool]) -> None:
         self.regex = pattern.engine
         self.block = pattern.block
-        self.line_local = _line_local(pattern.source.pattern)
+        self.line_local = line_local(pattern.source.pattern)
         self.limit = limit
         self.cancelled = cancelled
         self.cut_lines = 0
@@ -477,19 +285,3 @@ def python_search(
         files.append(FileMatches(candidate.shown, tuple(found)))
         count += len(found)
     return result(False)
-
-
-class ThreadCancel:
-    """A cancel flag a worker thread can poll, set from a :class:`CancelSignal`."""
-
-    def __init__(self, signal: CancelSignal | None) -> None:
-        self._event = threading.Event()
-        self._remove = signal.add_callback(lambda _reason: self._event.set()) if signal else None
-
-    def __call__(self) -> bool:
-        return self._event.is_set()
-
-    def close(self) -> None:
-        """Stop listening to the signal."""
-        if self._remove is not None:
-            self._remove()
