@@ -83,8 +83,9 @@ from acp_sidecar.server.cwd import check_cwd
 from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.held import HeldLogs
 from acp_sidecar.server.loading import session_list, session_load
+from acp_sidecar.server.messages import shown_id, throttled
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
-from acp_sidecar.server.transport import AcpJsonRpcProtocol, shown_id, throttled
+from acp_sidecar.server.transport import AcpJsonRpcProtocol
 from acp_sidecar.text import shorten
 from acp_sidecar.tools.cancel import CancelSignal
 

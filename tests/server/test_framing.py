@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_sidecar.server.framing import WRITE_BATCH, LineSplitter, WireWriter
-from acp_sidecar.server.transport import encode_message
+from acp_sidecar.server.messages import encode_message
 
 
 def splitter(limit: int = 64) -> tuple[LineSplitter, list[bytes], list[int]]:
