@@ -6,6 +6,9 @@ Each peer answers the same three requests the same way: ``initialize``, ``sessio
 
 - :class:`FloodDriver`: acp-sidecar's driver (``--driver benchmarks.wire_peers:FloodDriver``).
 - :data:`SDK_AGENT`: a minimal agent on the official ACP Python SDK (``acp.run_agent``).
+- :data:`TS_SDK_AGENT`: the same agent on the official TypeScript SDK
+  (``@agentclientprotocol/sdk``), an ES module run by ``node`` from the folder the SDK is
+  installed in.
 - :data:`BARE_RESPONDER`: ``asyncio`` + ``json`` answering NDJSON by hand, no ACP library.
 - :data:`PYGLS_FLOOR`: the bare responder that first imports ``pygls.server``: the cold-start
   floor acp-sidecar is held to (its JSON-RPC machinery is pygls's).
@@ -71,6 +74,40 @@ class BenchAgent:
 
 asyncio.run(acp.run_agent(BenchAgent()))
 """
+
+TS_SDK_AGENT = """\
+import { Readable, Writable } from "node:stream";
+import { randomUUID } from "node:crypto";
+import * as acp from "@agentclientprotocol/sdk";
+
+const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+const app = acp
+  .agent({ name: "ts-sdk-agent" })
+  .onRequest("initialize", () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: {},
+    authMethods: [],
+  }))
+  .onRequest("session/new", () => ({ sessionId: randomUUID() }))
+  .onRequest("session/prompt", async ({ params, client }) => {
+    const first = params.prompt[0];
+    const text = first && first.type === "text" ? first.text : "";
+    if (text.startsWith("flood ")) {
+      const update = {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "chunk" },
+      };
+      for (let left = Number(text.slice(6)); left > 0; left--) {
+        await client.notify("session/update", { sessionId: params.sessionId, update });
+      }
+    }
+    return { stopReason: "end_turn" };
+  })
+  .onNotification("session/cancel", () => {});
+await app.connect(stream).closed;
+"""
+"""The TypeScript SDK agent (SDK 2.x's ``agent()`` app builder); ``await client.notify``
+is how an SDK agent streams, as the Python one awaits ``session_update``."""
 
 BARE_RESPONDER = """
 import asyncio, json, sys, uuid

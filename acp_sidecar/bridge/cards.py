@@ -119,7 +119,6 @@ def call_start(
     Every card carries the call's input as ``rawInput``: a generic view's own ``raw_input``
     when it gives one, else ``arguments`` (the call's arguments as the tool received them).
     """
-    raw_input = thaw(arguments)
     match view:
         case GenericCallView():
             paths = [loc.path for loc in view.locations]
@@ -130,7 +129,7 @@ def call_start(
                 status="pending",
                 content=_content(view.content) or None,
                 locations=_locations(view.locations, ctx) or None,
-                raw_input=raw_input if view.raw_input is None else thaw(view.raw_input),
+                raw_input=thaw(arguments if view.raw_input is None else view.raw_input),
             )
         case DiffCallView():
             locations = view.locations or tuple(FileLocation(d.path) for d in view.diffs)
@@ -142,7 +141,7 @@ def call_start(
                 status="pending",
                 content=_diffs(view.diffs, ctx),
                 locations=_locations(locations, ctx),
-                raw_input=raw_input,
+                raw_input=thaw(arguments),
             )
         case TerminalCallView():
             content: list[ToolCallContent] = []
@@ -160,7 +159,7 @@ def call_start(
                 kind="execute",
                 status="pending",
                 content=content or None,
-                raw_input=raw_input,
+                raw_input=thaw(arguments),
                 meta=meta,
             )
         case _:

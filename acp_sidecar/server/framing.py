@@ -7,8 +7,13 @@ Invariants:
 - Reading is asynchronous: a pipe, socket or terminal is read by the event loop itself; a
   regular file or ``/dev/null`` (which the loop cannot poll) is read in large chunks by one
   background job, never one thread per line.
-- Every message reaches the wire in one ``write`` of the whole line, from the event loop
-  thread only, so concurrent senders can never interleave bytes.
+- Messages reach the wire as whole lines, in the order written, from the event loop thread
+  only, so concurrent senders can never interleave bytes. Lines written in one turn of the
+  event loop are gathered and handed to the pipe in one ``write`` at the end of that turn
+  (sooner once :data:`WRITE_BATCH` bytes are gathered): a driver streaming thousands of
+  updates costs one system call per batch, not one per message, and an answer still leaves
+  before the loop waits for anything. :meth:`WireWriter.flush` and :meth:`WireWriter.close`
+  write what is gathered first.
 - Back-pressure: when more than :data:`WRITE_HIGH_WATER` bytes wait for the client to read
   them, the writer reports it (:meth:`WireWriter.on_backlog`), and again when they drop under
   :data:`WRITE_LOW_WATER`; the server then holds new requests and, past its limit, pauses
@@ -40,6 +45,9 @@ WRITE_HIGH_WATER = 1024 * 1024
 """Output waiting for the client above which new requests are held (1 MiB)."""
 WRITE_LOW_WATER = 256 * 1024
 """Output waiting for the client under which held requests are handled (256 KiB)."""
+WRITE_BATCH = 64 * 1024
+"""Bytes of gathered lines that are written at once rather than at the end of the loop's
+turn (bounds what waits in the process on top of the pipe's own buffer)."""
 YIELD_EVERY = 256
 """A streaming sender yields to the event loop at least once in this many messages, so that
 incoming messages (``session/cancel``) are read even while a driver streams without pause."""
@@ -305,6 +313,9 @@ class WireWriter:
         self._transport = transport
         self._protocol = protocol
         self._since_yield = 0
+        self._gathered: list[bytes] = []
+        """Lines written in this turn of the loop, not yet handed to the transport."""
+        self._gathered_bytes = 0
 
     @classmethod
     async def open(cls, fd: int, on_lost: Callable[[], None]) -> WireWriter:
@@ -332,12 +343,32 @@ class WireWriter:
         return self._transport.is_closing() or (self._protocol is not None and self._protocol.lost)
 
     def write(self, line: bytes) -> None:
-        """Write one whole message (``line`` ends with its newline)."""
+        """Write one whole message (``line`` ends with its newline); on the loop's thread.
+
+        The line is gathered with the others written in this turn of the loop and reaches
+        the transport at its end (see the module invariants)."""
+        gathered = self._gathered
+        if not gathered:
+            if self.closed:
+                logger.debug("wire closed; dropped a message of %d bytes", len(line))
+                return
+            asyncio.get_running_loop().call_soon(self._write_gathered)
+        gathered.append(line)
+        self._gathered_bytes += len(line)
+        if self._gathered_bytes >= WRITE_BATCH:
+            self._write_gathered()
+
+    def _write_gathered(self) -> None:
+        if not self._gathered:
+            return  # written early (WRITE_BATCH, flush); the call scheduled is left over
+        data = b"".join(self._gathered)
+        self._gathered.clear()
+        self._gathered_bytes = 0
         if self.closed:
-            logger.debug("wire closed; dropped a message of %d bytes", len(line))
+            logger.debug("wire closed; dropped %d bytes of messages", len(data))
             return
         try:
-            self._transport.write(line)
+            self._transport.write(data)
         except OSError as exc:
             logger.warning("writing to the wire failed: %s", exc)
 
@@ -355,6 +386,7 @@ class WireWriter:
 
     async def flush(self, timeout: float) -> bool:
         """Wait until everything written has left the process; ``False`` on timeout."""
+        self._write_gathered()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while self._transport.get_write_buffer_size() and not self.closed:
@@ -364,6 +396,7 @@ class WireWriter:
         return True
 
     def close(self) -> None:
-        """Close the wire (after :meth:`flush`)."""
+        """Close the wire (after :meth:`flush`; what is gathered is written first)."""
+        self._write_gathered()
         if not self._transport.is_closing():
             self._transport.close()

@@ -90,6 +90,11 @@ class SessionRecorder:
     def _open(self) -> SessionWriter | None:
         """The open writer, creating or re-opening the log if needed (any thread); ``None``
         when that failed (the reason is kept for :meth:`_report`) or the recorder is closed."""
+        writer = self._writer
+        if writer is not None:
+            # The common case, once per streamed chunk, so no lock: an open writer is only
+            # ever taken away on the loop's thread, the thread that uses it.
+            return writer
         from acp_sidecar.store import StoreError
 
         with self._opening:

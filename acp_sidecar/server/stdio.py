@@ -6,8 +6,8 @@ Invariants:
   a stray ``print`` nor a child process can write into the protocol stream or read from it.
 - Input is paced by output: while the client is behind on our output, only its answers to our
   requests and its cancels are acted on, the rest is held, and reading stops once
-  :data:`~acp_sidecar.server.transport.HELD_INPUT_LIMIT` is held (see
-  :mod:`acp_sidecar.server.transport`): memory stays bounded whatever it sends, and a client
+  :data:`~acp_sidecar.server.pacing.HELD_INPUT_LIMIT` is held (see
+  :mod:`acp_sidecar.server.pacing`): memory stays bounded whatever it sends, and a client
   that answers before it reads on is never deadlocked.
 - Logs go to stderr or ``--log-file``, never to the wire; pygls's own loggers stay at ERROR
   unless DEBUG is asked for (pygls would otherwise log every message).
@@ -99,13 +99,13 @@ async def serve(
         input_fd,
         server.protocol.receive_line,
         lambda: server.protocol.receive_oversized_line(line_limit),
-        lambda: server.protocol.after_held_input(stop.set),
+        lambda: server.protocol.held.after(stop.set),
         limit=line_limit,
     )
     # While the client is behind on our output, its answers and cancels are still acted on;
     # the rest is held, and reading stops only once the protocol holds its limit.
-    server.protocol.pace_input(reader.pause, reader.resume)
-    wire.on_backlog(server.protocol.output_backed_up, server.protocol.output_caught_up)
+    server.protocol.held.pace(reader.pause, reader.resume)
+    wire.on_backlog(server.protocol.held.backed_up, server.protocol.held.caught_up)
     signals: list[signal.Signals] = []
     # SIGHUP (the editor's terminal went away) is a request to stop, like SIGTERM.
     for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) if handle_signals else ():

@@ -10,15 +10,12 @@ Invariants:
 - Every line that is not empty gets exactly one outcome: dispatched, dropped with a log line
   (a notification the agent does not take, anything with an ``id`` and no ``method`` that
   is not a well-formed answer to one of our requests), or answered with
-  ``-32700`` (not JSON, not UTF-8, ``NaN``/``Infinity``, an integer of more than
-  :data:`MAX_INT_DIGITS` digits) or ``-32600`` (not a JSON-RPC message, an ``id`` that is not
-  a string, a 64-bit integer or null, a line over the limit) with the request's id when it
-  could be read, else ``id: null``. A message with an ``id`` and no ``method`` is never
-  answered, however malformed: its id may be one of the client's own requests in flight,
-  which must get one response only. No exception escapes to the line reader.
-- Log lines caused by the client's input are bounded: ids and method names are cut short
-  (:func:`shown_id`, :func:`shown_method`) and each kind of warning is rate-limited
-  (:mod:`acp_sidecar.server.throttle`).
+  ``-32700`` (what :func:`~acp_sidecar.server.messages.decode_line` refuses) or ``-32600``
+  (not a JSON-RPC message, an ``id`` that is not a string, a 64-bit integer or null, a line
+  over the limit) with the request's id when it could be read, else ``id: null``. A message
+  with an ``id`` and no ``method`` is never answered, however malformed: its id may be one
+  of the client's own requests in flight, which must get one response only. No exception
+  escapes to the line reader. Log lines it causes are bounded (:mod:`.messages`).
 - Every request gets exactly one response; a handler that raises answers ``-32603`` and a
   request cancelled by ``$/cancel_request`` answers ``-32800``. A notification is never
   answered, and only the methods ACP defines as notifications (:data:`CLIENT_NOTIFICATIONS`)
@@ -32,27 +29,21 @@ Invariants:
   fails the waiting request at once (:class:`MalformedAnswerError`); a member that is
   ``null`` beside the other (``"error": null`` beside a result, ``"result": null`` beside an
   error object) counts as absent.
-- Input is paced by output (:meth:`AcpJsonRpcProtocol.pace_input`): while the client is
-  behind on our output, an answer to one of our requests and a ``session/cancel`` or
-  ``$/cancel_request`` notification are acted on at once (a turn may be waiting for the
+- Input is paced by output (:attr:`AcpJsonRpcProtocol.held`, :mod:`.pacing`): while the
+  client is behind on our output, an answer to one of our requests and a ``session/cancel``
+  or ``$/cancel_request`` notification are acted on at once (a turn may be waiting for the
   answer; the client may be finishing that write before it reads on); every other line is
-  held, in order, as bytes, and handled once the client catches up (a cancel is also held,
-  to act again after the lines before it). Past :data:`HELD_INPUT_LIMIT` held, input is
-  paused until the held lines are handled. End of input waits for them too.
-- An encoded message is valid UTF-8 and contains no raw newline. An error's message is cut
-  to :data:`MAX_ERROR_MESSAGE` characters and its ``data`` dropped past
-  :data:`MAX_ERROR_DATA` bytes (errors echo what the client sent); a response over
+  held (a cancel is also held, to act again after the lines before it).
+- Messages are encoded by :func:`~acp_sidecar.server.messages.encode_message`, errors
+  bounded by :func:`~acp_sidecar.server.messages.bounded_error`; a response over
   :data:`MAX_RESPONSE_BYTES` is answered ``-32603`` instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextvars
-import json
 import logging
-import math
 import threading
 import uuid
 from collections.abc import Callable
@@ -62,163 +53,30 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import JsonRPCProtocol, MsgId
 
-from acp_sidecar.protocol.errors import (
-    INTERNAL_ERROR,
-    AcpError,
-)
+from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
 from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS, SESSION_CANCEL
-from acp_sidecar.server.throttle import Throttle
-from acp_sidecar.text import shorten
+from acp_sidecar.server.messages import (
+    JSONRPC,
+    MAX_RESPONSE_BYTES,
+    bounded_error,
+    decode_line,
+    encode_message,
+    error_object,
+    is_request_id,
+    short_error,
+    shown_id,
+    shown_method,
+    throttled,
+)
+from acp_sidecar.server.pacing import HeldInput
 
 if TYPE_CHECKING:
     from acp_sidecar.server.framing import WireWriter
 
 logger = logging.getLogger(__name__)
 
-JSONRPC = "2.0"
-
-MAX_INT_DIGITS = 4300
-"""The longest integer read from the wire, in characters (Python's own conversion limit);
-a longer one is a parse error rather than an error text about interpreter settings."""
-MAX_ERROR_MESSAGE = 1000
-"""The most characters of an error message sent (messages quote what the client sent)."""
-MAX_ERROR_DATA = 8 * 1024
-"""The most bytes of an error's encoded ``data``; larger ``data`` is left out."""
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-"""The largest response sent (16 MiB); a larger answer becomes ``-32603``."""
-HELD_INPUT_LIMIT = 4 * 1024 * 1024
-"""Bytes of input held back while the client is behind on our output (4 MiB) above which
-input is no longer read."""
-HELD_LINE_COST = 1024
-"""What holding one line costs on top of its bytes (its place in the queue, and the error
-a malformed line will be answered with)."""
 URGENT_NOTIFICATIONS = frozenset({SESSION_CANCEL, CANCEL_REQUEST})
 """Notifications acted on at once even while the client is behind on our output."""
-INT64 = range(-(2**63), 2**63)
-"""What an integer request id may be (the schema's ``RequestId`` is ``int64``)."""
-
-# Messages are trees built by ``to_wire`` and the handlers: no cycles to look for (a cycle
-# would still fail, with RecursionError, which callers catch like ValueError).
-_ENCODER = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
-)
-_ASCII_ENCODER = json.JSONEncoder(
-    ensure_ascii=True, separators=(",", ":"), allow_nan=False, check_circular=False
-)
-
-
-class _NotJson(ValueError):
-    """A number JSON does not have (``NaN``, ``Infinity``, an overflowing float) or one too
-    long to read; ``str()`` is the parse error shown to the client."""
-
-
-def _parse_constant(name: str) -> Any:
-    raise _NotJson(f"{name} is not a JSON value")
-
-
-def _parse_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NotJson(f"the number {shorten(text, 40)} is out of range")
-    return value
-
-
-def _parse_int(text: str) -> int:
-    too_long = _NotJson(
-        f"an integer of {len(text)} characters is longer than the {MAX_INT_DIGITS} read"
-    )
-    if len(text) > MAX_INT_DIGITS:
-        raise too_long
-    try:
-        return int(text)
-    except ValueError:  # a lower limit set for this interpreter (PYTHONINTMAXSTRDIGITS)
-        raise too_long from None
-
-
-def decode_line(line: bytes | bytearray) -> Any:
-    """The JSON value of one line; strict JSON (no ``NaN``/``Infinity``, bounded integers).
-
-    Raises ``UnicodeDecodeError``, ``ValueError`` (``json.JSONDecodeError``, :class:`_NotJson`)
-    or ``RecursionError``.
-    """
-    return json.loads(
-        line.decode("utf-8"),
-        parse_constant=_parse_constant,
-        parse_float=_parse_float,
-        parse_int=_parse_int,
-    )
-
-
-def encode_message(message: dict[str, Any]) -> bytes:
-    """One NDJSON line: compact JSON, UTF-8, newline-terminated.
-
-    Raises ``ValueError``/``TypeError``/``RecursionError`` for what JSON cannot carry (NaN,
-    objects, cycles).
-    """
-    text = _ENCODER.encode(message)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        # A lone surrogate (echoed from a ``\\ud800`` escape) is not UTF-8: escape it.
-        return _ASCII_ENCODER.encode(message).encode("ascii") + b"\n"
-
-
-def error_object(exc: BaseException) -> dict[str, Any]:
-    """The wire ``error`` object a handler's exception answers with."""
-    if isinstance(exc, AcpError):
-        return exc.to_json()
-    if isinstance(exc, JsonRpcException):
-        error: dict[str, Any] = {"code": exc.code, "message": exc.message}
-        if exc.data is not None:
-            error["data"] = exc.data
-        return error
-    return {"code": INTERNAL_ERROR, "message": f"Internal error: {type(exc).__name__}: {exc}"}
-
-
-def bounded_error(error: dict[str, Any]) -> dict[str, Any]:
-    """``error`` with its message cut to :data:`MAX_ERROR_MESSAGE` characters and its
-    ``data`` left out when it encodes to more than :data:`MAX_ERROR_DATA` bytes (or not at
-    all)."""
-    message = error.get("message")
-    bounded = dict(error)
-    if isinstance(message, str) and len(message) > MAX_ERROR_MESSAGE:
-        bounded["message"] = shorten(message, MAX_ERROR_MESSAGE)
-    if "data" in bounded:
-        try:
-            size = len(_ASCII_ENCODER.encode(bounded["data"]))
-        except (ValueError, TypeError, RecursionError):
-            size = MAX_ERROR_DATA + 1
-        if size > MAX_ERROR_DATA:
-            del bounded["data"]
-    return bounded
-
-
-def is_request_id(value: object) -> bool:
-    """Whether ``value`` can be a JSON-RPC request id: a string, a 64-bit integer or null."""
-    return (
-        value is None
-        or isinstance(value, str)
-        or (isinstance(value, int) and not isinstance(value, bool) and value in INT64)
-    )
-
-
-def shown_id(msg_id: object) -> str:
-    """A request id as a log line shows it (ids can be long)."""
-    return shorten(repr(msg_id), 80)
-
-
-def shown_method(method: str) -> str:
-    """A method name the client sent, as a log line shows it (it can be megabytes long)."""
-    return shorten(repr(method), 80)
-
-
-_THROTTLE = Throttle()
-
-
-def throttled(level: int, kind: str, message: str, *args: object) -> None:
-    """Log a line the client's input causes, at most at :mod:`~acp_sidecar.server.throttle`'s
-    rate for its ``kind``."""
-    _THROTTLE.log(logger, level, kind, message, *args)
 
 
 class MalformedAnswerError(Exception):
@@ -236,78 +94,10 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         """Agent→client requests waiting for an answer: id → (method, future)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = threading.get_ident()
-        self._backed_up = False
-        self._held: collections.deque[bytes | bytearray | None] = collections.deque()
-        """Lines held back while the client is behind on our output (``None``: an
-        oversized line, skipped, whose error answer is still owed)."""
-        self._held_bytes = 0
-        self._input_paused = False
-        self._pause_input: Callable[[], None] = _nothing
-        self._resume_input: Callable[[], None] = _nothing
-        self._drain_scheduled = False
         self._oversized_limit = 0
-        self._after_held: Callable[[], None] | None = None
-
-    # ---- pacing input by output -------------------------------------------------------
-
-    def pace_input(self, pause: Callable[[], None], resume: Callable[[], None]) -> None:
-        """How to stop and restart reading input once :data:`HELD_INPUT_LIMIT` is held."""
-        self._pause_input = pause
-        self._resume_input = resume
-
-    def output_backed_up(self) -> None:
-        """The client is behind on our output: hold what would answer it, read on."""
-        self._backed_up = True
-
-    def output_caught_up(self) -> None:
-        """The client caught up: handle what was held (soon, not inside the writer)."""
-        self._backed_up = False
-        if self._held and not self._drain_scheduled and self._loop is not None:
-            self._drain_scheduled = True
-            self._loop.call_soon(self._drain_held)
-
-    def after_held_input(self, then: Callable[[], None]) -> None:
-        """Call ``then`` once every held line is handled (now, when none is): the end of
-        input must not drop requests read before it."""
-        if self._held:
-            self._after_held = then
-        else:
-            then()
-
-    @property
-    def held_input_bytes(self) -> int:
-        """What the held lines cost now (see :data:`HELD_LINE_COST`)."""
-        return self._held_bytes
-
-    def _drain_held(self) -> None:
-        self._drain_scheduled = False
-        while self._held and not self._backed_up:
-            line = self._held.popleft()
-            self._held_bytes -= HELD_LINE_COST + (0 if line is None else len(line))
-            if line is None:
-                self._refuse_oversized()
-            else:
-                self._receive_line_now(line)
-        if self._held:
-            return
-        if self._input_paused:
-            self._input_paused = False
-            self._resume_input()
-        then, self._after_held = self._after_held, None
-        if then is not None:
-            then()
-
-    def _hold(self, line: bytes | bytearray | None) -> None:
-        self._held.append(line)
-        self._held_bytes += HELD_LINE_COST + (0 if line is None else len(line))
-        if self._held_bytes >= HELD_INPUT_LIMIT and not self._input_paused:
-            logger.debug("the client is not reading; input paused")
-            self._input_paused = True
-            self._pause_input()
-
-    def _holding(self) -> bool:
-        # Once anything is held, later lines queue behind it: requests keep their order.
-        return self._backed_up or bool(self._held)
+        self.held = HeldInput(self._receive_line_now, self._refuse_oversized)
+        """The lines held while the client is behind on our output: the wire's writer
+        reports its backlog to it, and it pauses and resumes the wire's reader."""
 
     def _is_urgent(self, message: Any) -> bool:
         """An answer to one of our requests, or a cancel notification: a turn may be
@@ -327,22 +117,22 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
 
         While the client is behind on our output, only an answer to one of our requests and
         a cancel notification are handled at once; the rest is held, in order, until it
-        catches up, and input stops being read once :data:`HELD_INPUT_LIMIT` is held.
+        catches up (:attr:`held`).
         """
         if not line or line.isspace():
             return
-        if self._holding():
+        if self.held.holding:
             try:
                 message = decode_line(line)
             except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
                 message = None
             if not self._is_urgent(message):
-                self._hold(bytes(line))
+                self.held.hold(bytes(line))
                 return
-            if "method" in message and self._held:
+            if "method" in message and self.held.has_held:
                 # A cancel acts now, and again after the held lines before it: a prompt it
                 # was sent to stop may be among them (cancelling twice changes nothing).
-                self._hold(bytes(line))
+                self.held.hold(bytes(line))
             self._receive_decoded(message)
             return
         self._receive_line_now(line)
@@ -360,7 +150,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             self.send_error(None, AcpError.parse_error("Parse error: the line is not UTF-8"))
             return
         except (ValueError, RecursionError) as exc:
-            self.send_error(None, AcpError.parse_error(f"Parse error: {_short(exc)}"))
+            self.send_error(None, AcpError.parse_error(f"Parse error: {short_error(exc)}"))
             return
         try:
             self.receive_message(message)
@@ -371,8 +161,8 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
     def receive_oversized_line(self, limit: int) -> None:
         """A line longer than the reader's limit was skipped unread."""
         self._oversized_limit = limit
-        if self._holding():
-            self._hold(None)
+        if self.held.holding:
+            self.held.hold(None)
             return
         self._refuse_oversized()
 
@@ -542,7 +332,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         except (ValueError, TypeError, RecursionError) as exc:
             logger.error("the answer to request %s cannot be encoded: %s", shown_id(msg_id), exc)
             line = self._internal_error_line(
-                msg_id, f"Internal error: the result cannot be encoded: {_short(exc)}"
+                msg_id, f"Internal error: the result cannot be encoded: {short_error(exc)}"
             )
         if len(line) > MAX_RESPONSE_BYTES:
             logger.error(
@@ -648,20 +438,4 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         self.notify(CANCEL_REQUEST, {"requestId": msg_id})
 
 
-def _nothing() -> None:
-    pass
-
-
-def _short(exc: BaseException, limit: int = 200) -> str:
-    text = str(exc)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-__all__ = [
-    "AcpJsonRpcProtocol",
-    "MalformedAnswerError",
-    "decode_line",
-    "encode_message",
-    "error_object",
-    "is_request_id",
-]
+__all__ = ["AcpJsonRpcProtocol", "MalformedAnswerError"]

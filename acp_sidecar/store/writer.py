@@ -19,7 +19,10 @@ Invariants:
   caller names the session) its header must name the same session: otherwise
   :class:`SessionLogUnsafeError`, and nothing is written.
 - ``fsync``: ``"turn"`` (default) syncs after the header, at every turn end and on close;
-  ``"record"`` after every record as well; ``"never"`` leaves it to the OS.
+  ``"record"`` after every record as well; ``"never"`` leaves it to the OS. A sync when
+  nothing was written since the last one is skipped (it would cost a disk flush for
+  nothing: closing after a turn end, releasing an idle log); a reopened log's first sync
+  covers what an earlier writer left, which may never have been synced.
 
 A writer is not thread-safe: one task of one event loop appends to it.
 """
@@ -134,6 +137,8 @@ class SessionWriter:
         """The fsync policy."""
         self._fd: int | None = fd
         self._size = size
+        self._synced_size = size
+        """What :attr:`_size` was at the last sync."""
         self._pending_kind: type[AgentMessageRecord] | type[AgentThoughtRecord] | None = None
         self._pending: list[str] = []
 
@@ -162,6 +167,7 @@ class SessionWriter:
             if fsync != "never":
                 os.fsync(fd)
                 _fsync_directory(path.parent)
+                writer._synced_size = writer._size
         except BaseException:
             os.close(fd)
             path.unlink(missing_ok=True)
@@ -208,7 +214,11 @@ class SessionWriter:
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, header, committed, fsync)
+        writer = cls(path, fd, header, committed, fsync)
+        # What an earlier writer left may never have been synced (its policy, its crash): the
+        # first sync of this one covers it too.
+        writer._synced_size = 0
+        return writer
 
     # -- records -------------------------------------------------------------------------
 
@@ -294,12 +304,16 @@ class SessionWriter:
         self._append(record)
 
     def sync(self) -> None:
-        """Force everything appended so far to stable storage (``fsync``)."""
+        """Force everything appended so far to stable storage; nothing to do, and no disk
+        flush, when nothing was appended since the last sync."""
         fd = self._check_open()
+        if self._size == self._synced_size:
+            return
         try:
             os.fsync(fd)
         except OSError as exc:
             raise StoreWriteError(self.path, f"fsync failed: {exc}") from exc
+        self._synced_size = self._size
 
     # -- life cycle ----------------------------------------------------------------------
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_sidecar.server.framing import LineSplitter
-from acp_sidecar.server.transport import encode_message
+from acp_sidecar.server.framing import WRITE_BATCH, LineSplitter, WireWriter
+from acp_sidecar.server.messages import encode_message
 
 
 def splitter(limit: int = 64) -> tuple[LineSplitter, list[bytes], list[int]]:
@@ -107,3 +109,61 @@ def test_a_lone_surrogate_is_escaped_rather_than_breaking_utf8() -> None:
 
 def test_non_ascii_text_is_sent_as_utf8() -> None:
     assert encode_message({"text": "héllo ✓"}) == '{"text":"héllo ✓"}\n'.encode()
+
+
+class _CountingTransport:
+    """A write transport that keeps each ``write`` it is given."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+
+async def test_lines_written_in_one_turn_of_the_loop_reach_the_transport_in_one_write() -> None:
+    transport = _CountingTransport()
+    wire = WireWriter(transport, None)
+    lines = [b'{"n":%d}\n' % n for n in range(100)]
+    for line in lines:
+        wire.write(line)
+    assert transport.writes == []
+    await asyncio.sleep(0)
+    assert transport.writes == [b"".join(lines)]
+
+
+async def test_a_batch_is_written_early_once_it_is_large() -> None:
+    transport = _CountingTransport()
+    wire = WireWriter(transport, None)
+    line = b"x" * 1023 + b"\n"
+    for _ in range(WRITE_BATCH // len(line) + 1):
+        wire.write(line)
+    assert transport.writes == [line * (WRITE_BATCH // len(line))]
+    await asyncio.sleep(0)
+    assert b"".join(transport.writes) == line * (WRITE_BATCH // len(line) + 1)
+
+
+async def test_close_writes_what_is_gathered_in_order() -> None:
+    read_fd, write_fd = os.pipe()
+    wire = await WireWriter.open(write_fd, on_lost=lambda: None)
+    lines = [b'{"n":%d}\n' % n for n in range(1000)]
+    for line in lines:
+        wire.write(line)
+    assert await wire.flush(5)
+    wire.close()
+    await asyncio.sleep(0.01)  # the pipe transport closes on the loop's next turn
+    received = b""
+    while chunk := os.read(read_fd, 1 << 16):
+        received += chunk
+    os.close(read_fd)
+    assert received == b"".join(lines)

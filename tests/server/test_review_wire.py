@@ -208,7 +208,7 @@ async def test_requests_sent_while_output_is_backed_up_are_held_then_answered_in
             for _ in range(5)
         ]
         await client.notify("session/cancel", {"sessionId": streaming})
-        while server.protocol.held_input_bytes < 5 * 1024:
+        while server.protocol.held.held_bytes < 5 * 1024:
             assert loop.time() < deadline, "the requests were not held"
             await asyncio.sleep(0.01)
         client.reader._transport.resume_reading()  # type: ignore[attr-defined]
@@ -221,4 +221,4 @@ async def test_requests_sent_while_output_is_backed_up_are_held_then_answered_in
         assert all("sessionId" in answers[msg_id]["result"] for msg_id in ids)
         answered = [m["id"] for m in client.received if m.get("id") in ids and "method" not in m]
         assert answered == ids
-        assert server.protocol.held_input_bytes == 0
+        assert server.protocol.held.held_bytes == 0

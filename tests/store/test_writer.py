@@ -92,36 +92,84 @@ async def test_the_bridge_event_sink_records_calls_and_results(store: SessionSto
 @pytest.mark.parametrize(
     ("policy", "expected"),
     [
-        ("turn", [2, 2, 3, 4]),  # header (file + directory), the turn end, close
-        ("record", [2, 5, 6, 7]),  # … and after every record instead of the turn end
+        # header (file + directory), the turn end; close has nothing new to sync
+        ("turn", [2, 2, 3, 3]),
+        ("record", [2, 5, 6, 6]),  # … and after every record instead of the turn end
         ("never", [0, 0, 0, 0]),
     ],
 )
 def test_fsync_policies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str, expected: list[int]
 ) -> None:
-    calls = 0
-    real_fsync = os.fsync
-
-    def counting(fd: int) -> None:
-        nonlocal calls
-        calls += 1
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", counting)
+    syncs = _count_syncs(monkeypatch)
     store = SessionStore(tmp_path, fsync=policy)  # type: ignore[arg-type]
     counts = []
     writer = store.create("s1", CWD)
-    counts.append(calls)
+    counts.append(len(syncs))
     writer.user_message([{"type": "text", "text": "hi"}])
     writer.agent_text("a")
     writer.tool_call("c", "n", None)  # writes the agent message, then the call
-    counts.append(calls)
+    counts.append(len(syncs))
     writer.end_turn("end_turn")
-    counts.append(calls)
+    counts.append(len(syncs))
     writer.close()
-    counts.append(calls)
+    counts.append(len(syncs))
     assert counts == expected
+
+
+def _count_syncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The descriptor of each ``os.fsync`` from now on, in order (they still sync)."""
+    calls: list[int] = []
+    real_fsync = os.fsync
+
+    def counting(fd: int) -> None:
+        calls.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting)
+    return calls
+
+
+def test_a_turn_that_wrote_nothing_new_is_not_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SessionStore(tmp_path)
+    writer = store.create("s1", CWD)
+    writer.user_message([{"type": "text", "text": "hi"}])
+    writer.end_turn("end_turn")
+    syncs = _count_syncs(monkeypatch)
+    writer.agent_text("")  # an empty chunk writes nothing
+    writer.end_message()
+    writer.sync()
+    writer.close()
+    assert syncs == []
+
+
+def test_a_reopened_log_is_synced_once_even_if_nothing_is_appended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An earlier writer's records may never have been synced (its policy, its crash).
+    SessionStore(tmp_path, fsync="never").create("s1", CWD).close()
+    store = SessionStore(tmp_path)
+    syncs = _count_syncs(monkeypatch)
+    writer = store.reopen("s1")
+    writer.sync()
+    writer.sync()
+    writer.close()
+    assert len(syncs) == 1
+
+
+def test_what_is_appended_after_a_sync_is_synced_at_the_next_turn_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SessionStore(tmp_path)
+    writer = store.create("s1", CWD)
+    writer.end_turn("end_turn")
+    syncs = _count_syncs(monkeypatch)
+    writer.end_turn("end_turn")  # nothing but the turn end is new: still synced
+    writer.agent_text("more")
+    writer.close()  # the pending text is written, so synced
+    assert len(syncs) == 2
 
 
 def test_an_unknown_fsync_policy_is_refused(tmp_path: Path) -> None:

@@ -1,0 +1,191 @@
+"""JSON-RPC 2.0 messages as NDJSON lines: strict decoding, compact encoding, bounded errors,
+and what a log line may show of what the client sent.
+
+Invariants:
+- :func:`decode_line` reads strict JSON only: ``NaN``/``Infinity``, a number that overflows
+  and an integer of more than :data:`MAX_INT_DIGITS` digits are parse errors.
+- An encoded message (:func:`encode_message`) is valid UTF-8 and contains no raw newline; a
+  lone surrogate is escaped rather than breaking UTF-8, and ``NaN`` is refused.
+- An error's message is cut to :data:`MAX_ERROR_MESSAGE` characters and its ``data`` dropped
+  past :data:`MAX_ERROR_DATA` bytes (:func:`bounded_error`): errors echo what the client sent.
+- Log lines caused by the client's input are bounded: ids and method names are cut short
+  (:func:`shown_id`, :func:`shown_method`) and each kind of warning is rate-limited
+  (:func:`throttled`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from typing import Any
+
+from pygls.exceptions import JsonRpcException
+
+from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
+from acp_sidecar.server.throttle import Throttle
+from acp_sidecar.text import shorten
+
+logger = logging.getLogger(__name__)
+
+JSONRPC = "2.0"
+
+MAX_INT_DIGITS = 4300
+"""The longest integer read from the wire, in characters (Python's own conversion limit);
+a longer one is a parse error rather than an error text about interpreter settings."""
+MAX_ERROR_MESSAGE = 1000
+"""The most characters of an error message sent (messages quote what the client sent)."""
+MAX_ERROR_DATA = 8 * 1024
+"""The most bytes of an error's encoded ``data``; larger ``data`` is left out."""
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""The largest response sent (16 MiB); a larger answer becomes ``-32603``."""
+INT64 = range(-(2**63), 2**63)
+"""What an integer request id may be (the schema's ``RequestId`` is ``int64``)."""
+
+# Messages are trees built by ``to_wire`` and the handlers: no cycles to look for (a cycle
+# would still fail, with RecursionError, which callers catch like ValueError).
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
+)
+_ASCII_ENCODER = json.JSONEncoder(
+    ensure_ascii=True, separators=(",", ":"), allow_nan=False, check_circular=False
+)
+
+
+class _NotJson(ValueError):
+    """A number JSON does not have (``NaN``, ``Infinity``, an overflowing float) or one too
+    long to read; ``str()`` is the parse error shown to the client."""
+
+
+def _parse_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON value")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJson(f"the number {shorten(text, 40)} is out of range")
+    return value
+
+
+def _parse_int(text: str) -> int:
+    too_long = _NotJson(
+        f"an integer of {len(text)} characters is longer than the {MAX_INT_DIGITS} read"
+    )
+    if len(text) > MAX_INT_DIGITS:
+        raise too_long
+    try:
+        return int(text)
+    except ValueError:  # a lower limit set for this interpreter (PYTHONINTMAXSTRDIGITS)
+        raise too_long from None
+
+
+def decode_line(line: bytes | bytearray) -> Any:
+    """The JSON value of one line; strict JSON (no ``NaN``/``Infinity``, bounded integers).
+
+    Raises ``UnicodeDecodeError``, ``ValueError`` (``json.JSONDecodeError``, :class:`_NotJson`)
+    or ``RecursionError``.
+    """
+    return json.loads(
+        line.decode("utf-8"),
+        parse_constant=_parse_constant,
+        parse_float=_parse_float,
+        parse_int=_parse_int,
+    )
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """One NDJSON line: compact JSON, UTF-8, newline-terminated.
+
+    Raises ``ValueError``/``TypeError``/``RecursionError`` for what JSON cannot carry (NaN,
+    objects, cycles).
+    """
+    text = _ENCODER.encode(message)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate (echoed from a ``\\ud800`` escape) is not UTF-8: escape it.
+        return _ASCII_ENCODER.encode(message).encode("ascii") + b"\n"
+
+
+def error_object(exc: BaseException) -> dict[str, Any]:
+    """The wire ``error`` object a handler's exception answers with."""
+    if isinstance(exc, AcpError):
+        return exc.to_json()
+    if isinstance(exc, JsonRpcException):
+        error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+        if exc.data is not None:
+            error["data"] = exc.data
+        return error
+    return {"code": INTERNAL_ERROR, "message": f"Internal error: {type(exc).__name__}: {exc}"}
+
+
+def bounded_error(error: dict[str, Any]) -> dict[str, Any]:
+    """``error`` with its message cut to :data:`MAX_ERROR_MESSAGE` characters and its
+    ``data`` left out when it encodes to more than :data:`MAX_ERROR_DATA` bytes (or not at
+    all)."""
+    message = error.get("message")
+    bounded = dict(error)
+    if isinstance(message, str) and len(message) > MAX_ERROR_MESSAGE:
+        bounded["message"] = shorten(message, MAX_ERROR_MESSAGE)
+    if "data" in bounded:
+        try:
+            size = len(_ASCII_ENCODER.encode(bounded["data"]))
+        except (ValueError, TypeError, RecursionError):
+            size = MAX_ERROR_DATA + 1
+        if size > MAX_ERROR_DATA:
+            del bounded["data"]
+    return bounded
+
+
+def is_request_id(value: object) -> bool:
+    """Whether ``value`` can be a JSON-RPC request id: a string, a 64-bit integer or null."""
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, int) and not isinstance(value, bool) and value in INT64)
+    )
+
+
+def shown_id(msg_id: object) -> str:
+    """A request id as a log line shows it (ids can be long)."""
+    return shorten(repr(msg_id), 80)
+
+
+def shown_method(method: str) -> str:
+    """A method name the client sent, as a log line shows it (it can be megabytes long)."""
+    return shorten(repr(method), 80)
+
+
+_THROTTLE = Throttle()
+
+
+def throttled(level: int, kind: str, message: str, *args: object) -> None:
+    """Log a line the client's input causes, at most at :mod:`~acp_sidecar.server.throttle`'s
+    rate for its ``kind``."""
+    _THROTTLE.log(logger, level, kind, message, *args)
+
+
+def short_error(exc: BaseException, limit: int = 200) -> str:
+    """``str(exc)`` cut to ``limit`` characters (an error text shown to the client)."""
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+__all__ = [
+    "INT64",
+    "JSONRPC",
+    "MAX_ERROR_DATA",
+    "MAX_ERROR_MESSAGE",
+    "MAX_INT_DIGITS",
+    "MAX_RESPONSE_BYTES",
+    "bounded_error",
+    "decode_line",
+    "encode_message",
+    "error_object",
+    "is_request_id",
+    "short_error",
+    "shown_id",
+    "shown_method",
+    "throttled",
+]
