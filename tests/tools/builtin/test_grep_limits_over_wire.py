@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.server.wire import WireClient
-from tests.tools.builtin.test_search_over_wire import open_session, run, sidecar, text_of
+from tests.tools.builtin.sidecar import open_session, run, sidecar, text_of
 
 REDOS_PATTERN = "(a|a)+$"
 """Exponential in a backtracking engine: each extra ``a`` doubles the work."""
