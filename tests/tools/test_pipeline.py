@@ -29,8 +29,9 @@ from acp_sidecar.tools import (
 )
 from acp_sidecar.tools import registry as registry_module
 from acp_sidecar.tools.execution import result_from_json, result_to_json
+from tests.results import error_of, text
 
-from .helpers import call, error_of, raw_tool, text
+from .helpers import call, raw_tool
 
 
 @pytest.fixture

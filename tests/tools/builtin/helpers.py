@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from acp_sidecar.tools import (
     CancelSignal,
-    TextContent,
     ToolExecutionInput,
     ToolExecutionResult,
     ToolRegistry,
-    ToolResult,
 )
 from acp_sidecar.tools.builtin import builtin_tools
 from acp_sidecar.tools.context import EditorFiles
@@ -131,28 +128,6 @@ async def run(
             progress=progress,
         )
     )
-
-
-def meta(result: ToolExecutionResult) -> Mapping[str, Any]:
-    """The result's meta object (asserting it is one)."""
-    assert isinstance(result.meta, dict), result.meta
-    return result.meta
-
-
-def text(result: ToolExecutionResult) -> str:
-    return "".join(b.text for b in result.content if isinstance(b, TextContent))
-
-
-def failure(result: ToolExecutionResult) -> tuple[str, str]:
-    """``(code, message)`` of an error result."""
-    assert result.is_error, text(result)
-    assert result.error is not None
-    return result.error.code, text(result)
-
-
-def outcome(result: ToolExecutionResult) -> ToolResult:
-    """What ``present_result`` receives for ``result``."""
-    return ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
 
 
 def tree_bytes(root: str) -> dict[str, bytes]:

@@ -24,8 +24,9 @@ from acp_sidecar.tools.builtin.bash import (
     bash_tool,
 )
 from acp_sidecar.tools.builtin.process import HeadTail
+from tests.results import failure, meta, outcome, text
 
-from .helpers import RecordingSink, Workspace, failure, meta, outcome, run, text
+from .helpers import RecordingSink, Workspace, run
 
 
 def gone(pid: int) -> bool:

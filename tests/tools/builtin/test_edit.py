@@ -16,18 +16,9 @@ from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegist
 from acp_sidecar.tools.builtin import edit as edit_module
 from acp_sidecar.tools.builtin import textfile
 from acp_sidecar.tools.builtin.edit import edit_tool
+from tests.results import failure, meta, outcome, text
 
-from .helpers import (
-    FakeEditor,
-    Workspace,
-    deny_access,
-    failure,
-    meta,
-    outcome,
-    run,
-    text,
-    tree_bytes,
-)
+from .helpers import FakeEditor, Workspace, deny_access, run, tree_bytes
 
 SOURCE = "".join(f"line {i}\n" for i in range(1, 21))
 

@@ -11,8 +11,9 @@ from acp_sidecar.tools.builtin import read as read_module
 from acp_sidecar.tools.builtin.paths import WorkspacePath
 from acp_sidecar.tools.builtin.read import MAX_BYTES, present_read_call, read_tool
 from acp_sidecar.tools.errors import ToolCancelledError
+from tests.results import failure, meta, outcome, text
 
-from .helpers import FakeEditor, Workspace, deny_access, failure, meta, outcome, run, text
+from .helpers import FakeEditor, Workspace, deny_access, run
 
 
 async def test_lines_come_numbered(workspace: Workspace, registry: ToolRegistry) -> None:

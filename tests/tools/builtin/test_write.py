@@ -13,18 +13,9 @@ import pytest
 from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegistry
 from acp_sidecar.tools.builtin import textfile
 from acp_sidecar.tools.builtin.write import write_tool
+from tests.results import failure, meta, outcome, text
 
-from .helpers import (
-    FakeEditor,
-    Workspace,
-    deny_access,
-    failure,
-    meta,
-    outcome,
-    run,
-    text,
-    tree_bytes,
-)
+from .helpers import FakeEditor, Workspace, deny_access, run, tree_bytes
 
 
 async def test_creates_the_file_and_its_parents(
