@@ -3,6 +3,7 @@
 :func:`sdk_sidecar` spawns the sidecar the way an editor on the SDK does and initializes the
 connection; :class:`Wire` sees every message on the way and validates each one the sidecar
 writes against the official schema, keeping updates and permission requests as wire JSON.
+The editors that answer it (the SDK client's handlers) are in :mod:`tests.fakes`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import acp
 from acp.connection import StreamDirection, StreamEvent
-from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse
+from acp.schema import ClientCapabilities
 
 from tests.acp_schema import validate_agent_message
 
@@ -68,18 +69,6 @@ class Wire(SchemaObserver):
         taken = [u for u in self.updates if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
         self.updates = []
         return taken
-
-
-class AllowingEditor:
-    """A client that allows every call once and ignores updates."""
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        return None
-
-    async def request_permission(self, *args: Any, **kwargs: Any) -> RequestPermissionResponse:
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id="allow_once")
-        )
 
 
 @asynccontextmanager
