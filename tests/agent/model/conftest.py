@@ -4,13 +4,11 @@ sessions logged the way the server logs them."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 
 from acp_sidecar.agent.driver import Turn
@@ -19,104 +17,23 @@ from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.bridge.policy import CallScope, install_policy
 from acp_sidecar.bridge.runner import EventSink
-from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.protocol import (
     AgentMessageChunk,
-    ClientCapabilities,
     ContentBlock,
-    SessionNotification,
     SessionUpdate,
     StopReason,
     TextContentBlock,
-    to_wire,
 )
 from acp_sidecar.server.recording import SessionRecorder
 from acp_sidecar.store import HistoryItem, SessionStore
 from acp_sidecar.tools.cancel import CancelSignal
-from acp_sidecar.tools.execution import ToolExecutionResult
 from acp_sidecar.tools.registry import ToolRegistry
-from tests.acp_schema import validate_agent_message
 from tests.agent.model.fake_openai import ScriptedOpenAI
+from tests.fakes import Editor, NoClient
 from tests.tooling import LOOK, NOTE, STREAM
 
 CWD = "/work"
 SESSION = "sess_model"
-
-
-class Editor:
-    """The client end of a turn: every ``session/update`` it was sent, as wire JSON, each
-    checked against the official ACP schema as the ``session/update`` notification it
-    travels in."""
-
-    def __init__(self) -> None:
-        self.updates: list[dict[str, Any]] = []
-        self._changed = asyncio.Event()
-
-    async def send(self, update: SessionUpdate) -> None:
-        params = to_wire(SessionNotification(session_id=SESSION, update=update))
-        validate_agent_message({"jsonrpc": "2.0", "method": "session/update", "params": params})
-        self.updates.append(params["update"])
-        self._changed.set()
-
-    def kinds(self) -> list[str]:
-        return [u["sessionUpdate"] for u in self.updates]
-
-    def text(self) -> str:
-        return "".join(
-            u["content"]["text"]
-            for u in self.updates
-            if u["sessionUpdate"] == "agent_message_chunk"
-        )
-
-    def thoughts(self) -> str:
-        return "".join(
-            u["content"]["text"]
-            for u in self.updates
-            if u["sessionUpdate"] == "agent_thought_chunk"
-        )
-
-    def cards(self, call_id: str | None = None) -> list[dict[str, Any]]:
-        """``tool_call`` and ``tool_call_update`` updates (of one call)."""
-        return [
-            u
-            for u in self.updates
-            if u["sessionUpdate"] in ("tool_call", "tool_call_update")
-            and (call_id is None or u["toolCallId"] == call_id)
-        ]
-
-    async def wait_for(self, check: Callable[[Editor], bool], timeout: float = 5) -> None:
-        async with asyncio.timeout(timeout):
-            while not check(self):
-                self._changed.clear()
-                await self._changed.wait()
-
-
-class NoClient:
-    """The editor's requests: none are expected (the session runs in ``auto`` mode)."""
-
-    capabilities = ClientCapabilities()
-
-    async def request_permission(self, *_args: Any, **_kwargs: Any) -> Any:
-        raise AssertionError("no permission dialog expected")
-
-    async def read_text_file(self, *_args: Any, **_kwargs: Any) -> Any:
-        raise AssertionError("no fs request expected")
-
-    async def write_text_file(self, *_args: Any, **_kwargs: Any) -> Any:
-        raise AssertionError("no fs request expected")
-
-
-@attrs.define
-class Recording:
-    """``turn.record``: every call event and result, in order."""
-
-    events: list[tuple[ToolCallEvent, ToolExecutionResult | None]] = attrs.field(factory=list)
-
-    async def __call__(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
-        self.events.append((event, result))
-
-    def results(self) -> list[ToolExecutionResult]:
-        return [result for _event, result in self.events if result is not None]
 
 
 def make_turn(

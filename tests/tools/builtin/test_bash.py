@@ -24,9 +24,10 @@ from acp_sidecar.tools.builtin.bash import (
     bash_tool,
 )
 from acp_sidecar.tools.builtin.process import HeadTail
+from tests.fakes import RecordingSink
 from tests.results import failure, meta, outcome, text
 
-from .helpers import RecordingSink, Workspace, run
+from .helpers import Workspace, run
 
 
 def gone(pid: int) -> bool:

@@ -11,9 +11,10 @@ from acp_sidecar.tools.builtin import read as read_module
 from acp_sidecar.tools.builtin.paths import WorkspacePath
 from acp_sidecar.tools.builtin.read import MAX_BYTES, present_read_call, read_tool
 from acp_sidecar.tools.errors import ToolCancelledError
+from tests.fakes import FakeEditorFiles
 from tests.results import failure, meta, outcome, text
 
-from .helpers import FakeEditor, Workspace, deny_access, run
+from .helpers import Workspace, deny_access, run
 
 
 async def test_lines_come_numbered(workspace: Workspace, registry: ToolRegistry) -> None:
@@ -196,7 +197,7 @@ async def test_the_editors_unsaved_buffer_is_what_is_read(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     path = workspace.put("a.py", "on disk\n")
-    editor = FakeEditor({path: "unsaved\nedit\n"})
+    editor = FakeEditorFiles({path: "unsaved\nedit\n"})
     workspace.files = editor
     result = await run(registry, workspace, "read", {"path": "a.py"})
     assert text(result) == "     1\tunsaved\n     2\tedit"
@@ -208,7 +209,7 @@ async def test_an_editor_that_cannot_read_is_not_asked(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     workspace.put("a.py", "on disk\n")
-    editor = FakeEditor(can_read=False)
+    editor = FakeEditorFiles(can_read=False)
     workspace.files = editor
     result = await run(registry, workspace, "read", {"path": "a.py"})
     assert text(result) == "     1\ton disk"
@@ -219,7 +220,7 @@ async def test_a_binary_file_is_refused_before_asking_the_editor(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     workspace.put("blob.bin", b"\x00\x01")
-    editor = FakeEditor()
+    editor = FakeEditorFiles()
     workspace.files = editor
     result = await run(registry, workspace, "read", {"path": "blob.bin"})
     assert failure(result)[0] == "BINARY_FILE"
@@ -228,7 +229,7 @@ async def test_a_binary_file_is_refused_before_asking_the_editor(
 
 async def test_an_editor_failure_is_reported(workspace: Workspace, registry: ToolRegistry) -> None:
     workspace.put("a.py", "x\n")
-    editor = FakeEditor()
+    editor = FakeEditorFiles()
     editor.fail = RuntimeError("buffer is locked")
     workspace.files = editor
     result = await run(registry, workspace, "read", {"path": "a.py"})
