@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -77,17 +77,25 @@ async def sdk_sidecar(
     *args: str,
     store: Path | None = None,
     capabilities: ClientCapabilities | None = None,
+    observers: Sequence[Callable[[StreamEvent], None]] = (),
 ) -> AsyncIterator[tuple[Any, Wire]]:
     """``acp-sidecar ARGS`` spawned by the SDK with ``client`` answering it, initialized; the
     sidecar must exit cleanly when the connection closes. Sessions go to ``store`` (default:
-    the suite's temporary store)."""
+    the suite's temporary store); ``observers`` see every message after the :class:`Wire`."""
     wire = Wire()
     env = {
         "PYTHONPATH": str(ROOT),
         "ACP_SIDECAR_STORE": str(store) if store is not None else os.environ["ACP_SIDECAR_STORE"],
     }
     async with acp.spawn_agent_process(
-        client, sys.executable, "-m", "acp_sidecar", *args, env=env, cwd=ROOT, observers=[wire]
+        client,
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        *args,
+        env=env,
+        cwd=ROOT,
+        observers=[wire, *observers],
     ) as (connection, process):
         wire.initialized = await connection.initialize(
             protocol_version=acp.PROTOCOL_VERSION,

@@ -9,8 +9,6 @@ middle of a streaming call. Every message the sidecar writes is checked against 
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,21 +18,20 @@ import acp
 from acp.schema import ClientCapabilities
 
 from tests.fakes import AnsweringEditor
-from tests.sdk import SchemaObserver
+from tests.sdk import new_session, sdk_sidecar
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class Recorder(SchemaObserver):
-    """Also keeps every ``session/update`` the sidecar sent, as wire JSON."""
+class Recorder:
+    """Keeps every ``session/update`` the sidecar sent, as wire JSON (the :class:`Wire` that
+    :func:`sdk_sidecar` puts first has checked it against the schema)."""
 
     def __init__(self, editor: AnsweringEditor) -> None:
-        super().__init__()
         self.updates: list[dict[str, Any]] = []
         self.editor = editor
 
     def __call__(self, event: Any) -> None:
-        super().__call__(event)
         message = event.message
         if message.get("method") == "session/update" and event.direction.name == "INCOMING":
             update = message["params"]["update"]
@@ -52,24 +49,14 @@ async def sidecar(
     editor: AnsweringEditor, *, terminal: bool
 ) -> AsyncIterator[tuple[Any, Recorder, str]]:
     recorder = Recorder(editor)
-    async with acp.spawn_agent_process(
+    async with sdk_sidecar(
         editor,
-        sys.executable,
-        "-m",
-        "acp_sidecar",
         "--tools",
         "tests.tooling:TOOLS",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": os.environ["ACP_SIDECAR_STORE"]},
-        cwd=ROOT,
+        capabilities=ClientCapabilities(field_meta={"terminal_output": terminal}),
         observers=[recorder],
-    ) as (connection, process):
-        await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(field_meta={"terminal_output": terminal}),
-        )
-        session = await connection.new_session(cwd=str(ROOT), mcp_servers=[])
-        yield connection, recorder, session.session_id
-    assert process.returncode == 0
+    ) as (connection, _wire):
+        yield connection, recorder, await new_session(connection, ROOT)
 
 
 async def run(connection: Any, session: str, text: str) -> str:
