@@ -3,6 +3,7 @@
 :func:`sdk_sidecar` spawns the sidecar the way an editor on the SDK does and initializes the
 connection; :class:`Wire` sees every message on the way and validates each one the sidecar
 writes against the official schema, keeping updates and permission requests as wire JSON.
+The editors that answer it (the SDK client's handlers) are in :mod:`tests.fakes`.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import acp
 from acp.connection import StreamDirection, StreamEvent
-from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse
+from acp.schema import ClientCapabilities
 
 from tests.acp_schema import validate_agent_message
 
@@ -70,35 +71,31 @@ class Wire(SchemaObserver):
         return taken
 
 
-class AllowingEditor:
-    """A client that allows every call once and ignores updates."""
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        return None
-
-    async def request_permission(self, *args: Any, **kwargs: Any) -> RequestPermissionResponse:
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id="allow_once")
-        )
-
-
 @asynccontextmanager
 async def sdk_sidecar(
     client: Any,
     *args: str,
     store: Path | None = None,
     capabilities: ClientCapabilities | None = None,
+    observers: Sequence[Callable[[StreamEvent], None]] = (),
 ) -> AsyncIterator[tuple[Any, Wire]]:
     """``acp-sidecar ARGS`` spawned by the SDK with ``client`` answering it, initialized; the
     sidecar must exit cleanly when the connection closes. Sessions go to ``store`` (default:
-    the suite's temporary store)."""
+    the suite's temporary store); ``observers`` see every message after the :class:`Wire`."""
     wire = Wire()
     env = {
         "PYTHONPATH": str(ROOT),
         "ACP_SIDECAR_STORE": str(store) if store is not None else os.environ["ACP_SIDECAR_STORE"],
     }
     async with acp.spawn_agent_process(
-        client, sys.executable, "-m", "acp_sidecar", *args, env=env, cwd=ROOT, observers=[wire]
+        client,
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        *args,
+        env=env,
+        cwd=ROOT,
+        observers=[wire, *observers],
     ) as (connection, process):
         wire.initialized = await connection.initialize(
             protocol_version=acp.PROTOCOL_VERSION,

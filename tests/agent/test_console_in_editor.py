@@ -18,33 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import acp
-from acp.schema import AgentMessageChunk, AvailableCommandsUpdate
 
+from tests.fakes import MenuEditor
 from tests.sdk import Wire, new_session, prompt, sdk_sidecar
 
 
-class Editor:
-    """Records the menu and the agent's messages; allows every call."""
-
-    def __init__(self) -> None:
-        self.menu: dict[str, str] = {}
-        self.menu_arrived = asyncio.Event()
-        self.said: list[str] = []
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        if isinstance(update, AvailableCommandsUpdate):
-            self.menu = {c.name: c.description for c in update.available_commands}
-            self.menu_arrived.set()
-        elif isinstance(update, AgentMessageChunk):
-            self.said.append(update.content.text)
-
-    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("reading a mention never asks")
-
-
 @asynccontextmanager
-async def console(workspace: Path) -> AsyncIterator[tuple[Any, Editor, Wire, str, Any]]:
-    editor = Editor()
+async def console(workspace: Path) -> AsyncIterator[tuple[Any, MenuEditor, Wire, str, Any]]:
+    editor = MenuEditor()
     async with sdk_sidecar(editor, store=workspace / ".store") as (connection, wire):
         session = await new_session(connection, workspace)
         yield connection, editor, wire, session, wire.initialized

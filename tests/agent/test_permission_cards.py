@@ -14,7 +14,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.sdk import AllowingEditor, Wire, command, new_session, prompt, sdk_sidecar
+from tests.fakes import AllowingEditor
+from tests.sdk import Wire, command, new_session, prompt, sdk_sidecar
 
 
 @asynccontextmanager

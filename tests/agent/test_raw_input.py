@@ -17,7 +17,8 @@ from acp_sidecar.bridge.cards import call_start
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.tools import DiffCallView, FileDiff, GenericCallView, TerminalCallView
 from acp_sidecar.tools.json_values import freeze_json
-from tests.sdk import AllowingEditor, command, new_session, prompt, sdk_sidecar
+from tests.fakes import AllowingEditor
+from tests.sdk import command, new_session, prompt, sdk_sidecar
 
 
 async def test_every_builtin_card_carries_its_arguments(tmp_path: Path) -> None:

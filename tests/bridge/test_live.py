@@ -7,24 +7,11 @@ from typing import Any
 
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.live import LiveCall
-from acp_sidecar.protocol import SessionNotification, ToolCallProgress, to_wire
 from acp_sidecar.tools import GenericCallView, TerminalCallView
-from tests.acp_schema import validate_agent_message
+from tests.fakes import Editor
 
 TERMINAL = TerminalCallView(card="terminal", title="cat big", description="dump")
 GENERIC = GenericCallView(card="generic", title="search")
-
-
-class Client:
-    def __init__(self) -> None:
-        self.updates: list[dict[str, Any]] = []
-        self.times: list[float] = []
-
-    async def send(self, update: ToolCallProgress) -> None:
-        wire = to_wire(SessionNotification(session_id="s", update=update))
-        validate_agent_message({"jsonrpc": "2.0", "method": "session/update", "params": wire})
-        self.updates.append(wire["update"])
-        self.times.append(asyncio.get_running_loop().time())
 
 
 def terminal_data(updates: list[dict[str, Any]]) -> str:
@@ -36,7 +23,7 @@ def terminal_data(updates: list[dict[str, Any]]) -> str:
 
 
 async def test_every_byte_arrives_once_in_order_at_a_bounded_rate() -> None:
-    client = Client()
+    client = Editor()
     live = LiveCall(
         "c", TERMINAL, CardContext("/w", terminal_output=True), client.send, interval=0.02
     )
@@ -58,7 +45,7 @@ async def test_every_byte_arrives_once_in_order_at_a_bounded_rate() -> None:
 
 
 async def test_a_fast_writer_is_held_back_with_memory_bounded() -> None:
-    client = Client()
+    client = Editor()
     live = LiveCall(
         "c",
         TERMINAL,
@@ -75,7 +62,7 @@ async def test_a_fast_writer_is_held_back_with_memory_bounded() -> None:
 
 
 async def test_text_progress_coalesces_to_the_latest_message() -> None:
-    client = Client()
+    client = Editor()
     live = LiveCall("c", GENERIC, CardContext("/w"), client.send, interval=0.05)
     await live.text("1 of 3")  # first goes out at once
     await live.text("2 of 3")
@@ -86,7 +73,7 @@ async def test_text_progress_coalesces_to_the_latest_message() -> None:
 
 
 async def test_plain_clients_get_a_bounded_console_snapshot() -> None:
-    client = Client()
+    client = Editor()
     live = LiveCall(
         "c",
         TERMINAL,
@@ -108,7 +95,7 @@ async def test_plain_clients_get_a_bounded_console_snapshot() -> None:
 
 
 async def test_the_timer_flushes_without_further_writes_and_close_stops_everything() -> None:
-    client = Client()
+    client = Editor()
     live = LiveCall(
         "c", TERMINAL, CardContext("/w", terminal_output=True), client.send, interval=0.03
     )

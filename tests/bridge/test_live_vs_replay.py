@@ -16,12 +16,8 @@ from acp_sidecar.server.replay import replay_updates
 from acp_sidecar.store import HeaderRecord, ToolCallRecord, ToolResultRecord
 from acp_sidecar.tools import CancelSignal, ToolExecutionResult, ToolRegistry
 from tests.cards import without_progress
+from tests.fakes import NoClient
 from tests.tooling import TOOLS
-
-
-class NoDialog:
-    async def request_permission(self, request: Any, *, signal: Any = None) -> Any:
-        raise AssertionError("auto mode never asks")
 
 
 def wire(update: Any) -> dict[str, Any]:
@@ -64,7 +60,7 @@ async def test_live_equals_replay(
         cards=ctx,
         policy=SessionPolicy(mode="auto"),
         send=send,
-        asker=NoDialog(),
+        asker=NoClient(),
         signal=CancelSignal(),
     )
     await run_call(registry, scope, "call-1", name, arguments, record=record)

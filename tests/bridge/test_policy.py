@@ -9,15 +9,6 @@ import pytest
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.policy import CallScope, SessionPolicy, install_policy
 from acp_sidecar.bridge.runner import run_call
-from acp_sidecar.protocol import (
-    CancelledPermissionOutcome,
-    RequestPermissionRequest,
-    RequestPermissionResponse,
-    SelectedPermissionOutcome,
-    SessionNotification,
-    SessionUpdate,
-    to_wire,
-)
 from acp_sidecar.tools import (
     CancelSignal,
     Deny,
@@ -30,7 +21,7 @@ from acp_sidecar.tools import (
     ToolRegistry,
     define_tool,
 )
-from tests.acp_schema import validate_agent_message
+from tests.fakes import Editor
 
 
 async def noop(args: Any, execution: ToolExecution) -> str:
@@ -96,37 +87,6 @@ def registry() -> ToolRegistry:
     )
     install_policy(reg)
     return reg
-
-
-class Editor:
-    def __init__(self, *answers: str | None) -> None:
-        self.answers = list(answers)
-        self.asked: list[RequestPermissionRequest] = []
-        self.updates: list[dict[str, Any]] = []
-
-    async def request_permission(
-        self, request: RequestPermissionRequest, *, signal: CancelSignal | None = None
-    ) -> RequestPermissionResponse:
-        wire = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "session/request_permission",
-            "params": to_wire(request),
-        }
-        validate_agent_message(wire)
-        self.asked.append(request)
-        answer = self.answers.pop(0)
-        outcome: Any = (
-            CancelledPermissionOutcome()
-            if answer is None
-            else SelectedPermissionOutcome(option_id=answer)
-        )
-        return RequestPermissionResponse(outcome=outcome)
-
-    async def send(self, update: SessionUpdate) -> None:
-        wire = to_wire(SessionNotification(session_id="s", update=update))
-        validate_agent_message({"jsonrpc": "2.0", "method": "session/update", "params": wire})
-        self.updates.append(wire["update"])
 
 
 def scope(editor: Editor, mode: str = "ask") -> CallScope:

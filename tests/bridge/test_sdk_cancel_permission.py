@@ -10,25 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
-from acp.schema import RequestPermissionResponse
-
-from tests.sdk import AllowingEditor, command, new_session, prompt, sdk_sidecar
-
-
-class WalkedAway(AllowingEditor):
-    """Opens the permission dialog and never answers it."""
-
-    def __init__(self) -> None:
-        self.asked = 0
-        self.dialog_open = asyncio.Event()
-
-    async def request_permission(self, *args: Any, **kwargs: Any) -> RequestPermissionResponse:
-        self.asked += 1
-        self.dialog_open.set()
-        await asyncio.Event().wait()  # the user never clicks
-        raise AssertionError("unreachable")
+from tests.fakes import WalkedAway
+from tests.sdk import command, new_session, prompt, sdk_sidecar
 
 
 async def test_cancel_while_the_permission_dialog_is_open(tmp_path: Path) -> None:

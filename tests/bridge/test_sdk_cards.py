@@ -9,67 +9,29 @@ middle of a streaming call. Every message the sidecar writes is checked against 
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import acp
-from acp.schema import (
-    AllowedOutcome,
-    ClientCapabilities,
-    PermissionOption,
-    RequestPermissionResponse,
-    ToolCallUpdate,
-)
+from acp.schema import ClientCapabilities
 
-from tests.sdk import SchemaObserver
+from tests.fakes import AnsweringEditor
+from tests.sdk import new_session, sdk_sidecar
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class Editor:
-    """Answers permission requests from a script and records the raw updates."""
+class Recorder:
+    """Keeps every ``session/update`` the sidecar sent, as wire JSON (the :class:`Wire` that
+    :func:`sdk_sidecar` puts first has checked it against the schema)."""
 
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.asked: list[str] = []
-        self.streaming = asyncio.Event()
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        return None
-
-    async def request_permission(
-        self,
-        session_id: str,
-        tool_call: ToolCallUpdate,
-        options: list[PermissionOption],
-        **kwargs: Any,
-    ) -> RequestPermissionResponse:
-        assert [o.kind for o in options] == [
-            "allow_once",
-            "allow_always",
-            "reject_once",
-            "reject_always",
-        ]
-        self.asked.append(tool_call.title or "")
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=self.answers.pop(0))
-        )
-
-
-class Recorder(SchemaObserver):
-    """Also keeps every ``session/update`` the sidecar sent, as wire JSON."""
-
-    def __init__(self, editor: Editor) -> None:
-        super().__init__()
+    def __init__(self, editor: AnsweringEditor) -> None:
         self.updates: list[dict[str, Any]] = []
         self.editor = editor
 
     def __call__(self, event: Any) -> None:
-        super().__call__(event)
         message = event.message
         if message.get("method") == "session/update" and event.direction.name == "INCOMING":
             update = message["params"]["update"]
@@ -83,26 +45,18 @@ class Recorder(SchemaObserver):
 
 
 @asynccontextmanager
-async def sidecar(editor: Editor, *, terminal: bool) -> AsyncIterator[tuple[Any, Recorder, str]]:
+async def sidecar(
+    editor: AnsweringEditor, *, terminal: bool
+) -> AsyncIterator[tuple[Any, Recorder, str]]:
     recorder = Recorder(editor)
-    async with acp.spawn_agent_process(
+    async with sdk_sidecar(
         editor,
-        sys.executable,
-        "-m",
-        "acp_sidecar",
         "--tools",
         "tests.tooling:TOOLS",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": os.environ["ACP_SIDECAR_STORE"]},
-        cwd=ROOT,
+        capabilities=ClientCapabilities(field_meta={"terminal_output": terminal}),
         observers=[recorder],
-    ) as (connection, process):
-        await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(field_meta={"terminal_output": terminal}),
-        )
-        session = await connection.new_session(cwd=str(ROOT), mcp_servers=[])
-        yield connection, recorder, session.session_id
-    assert process.returncode == 0
+    ) as (connection, _wire):
+        yield connection, recorder, await new_session(connection, ROOT)
 
 
 async def run(connection: Any, session: str, text: str) -> str:
@@ -115,7 +69,7 @@ def cards(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def test_diff_card_and_the_permission_round_trip() -> None:
-    editor = Editor("allow_once", "allow_always", "reject_once")
+    editor = AnsweringEditor("allow_once", "allow_always", "reject_once")
     async with sidecar(editor, terminal=False) as (connection, recorder, session):
         recorder.take()
         diff = '/note {"path": "a.txt", "old": "one\\n", "new": "two\\n"}'
@@ -140,7 +94,7 @@ async def test_diff_card_and_the_permission_round_trip() -> None:
 
 
 async def test_terminal_card_streams_live_for_capable_clients_and_the_mode_switch() -> None:
-    editor = Editor()
+    editor = AnsweringEditor()
     async with sidecar(editor, terminal=True) as (connection, recorder, session):
         await connection.set_session_mode(session_id=session, mode_id="auto")
         recorder.take()
@@ -166,7 +120,7 @@ async def test_terminal_card_streams_live_for_capable_clients_and_the_mode_switc
 
 
 async def test_terminal_card_falls_back_to_console_text_and_cancel_mid_stream() -> None:
-    editor = Editor()
+    editor = AnsweringEditor()
     async with sidecar(editor, terminal=False) as (connection, recorder, session):
         await connection.set_session_mode(session_id=session, mode_id="auto")
         recorder.take()
@@ -174,7 +128,7 @@ async def test_terminal_card_falls_back_to_console_text_and_cancel_mid_stream() 
         final = cards(recorder.take())[-1]
         assert final["content"][0]["content"]["text"] == "```console\nls 0\nls 1\n```\nExit code: 0"
 
-    editor = Editor()
+    editor = AnsweringEditor()
     async with sidecar(editor, terminal=True) as (connection, recorder, session):
         await connection.set_session_mode(session_id=session, mode_id="auto")
         long = '/stream {"command": "tail -f log", "lines": 100000, "delay_ms": 5}'

@@ -15,7 +15,8 @@ import pytest
 from acp.schema import ClientCapabilities
 
 from acp_sidecar.tools import TerminalResultView
-from tests.sdk import AllowingEditor, command, new_session, prompt, sdk_sidecar
+from tests.fakes import AllowingEditor
+from tests.sdk import command, new_session, prompt, sdk_sidecar
 
 
 @pytest.mark.parametrize("terminal", [True, False])

@@ -16,7 +16,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.agent.model.conftest import assert_well_formed
 from tests.agent.model.fake_openai import (
     TEMPLATE_TRACE,
     Pause,
@@ -30,6 +29,7 @@ from tests.agent.model.fake_openai import (
     template_error,
     tool_call,
 )
+from tests.agent.model.harness import assert_well_formed
 from tests.server.wire import WireClient, spawned
 
 LOADING = Reply(

@@ -17,6 +17,7 @@ from typing import Any
 
 from acp_sidecar.protocol import METHOD_NOT_FOUND
 from tests.acp_schema import validate_agent_message
+from tests.procfs import status_bytes
 from tests.server.wire import popen_sidecar
 
 MiB = 1024 * 1024
@@ -25,14 +26,6 @@ RSS_GROWTH_BOUND = 50 * MiB
 """Generous: the unbounded version grew by 150-160 MiB in the same 3 s on a loaded 2-core
 machine (and faster on an idle one); bounded, it grew by 1.3 MiB (at most one read chunk,
 the requests in it and their answers)."""
-
-
-def status_bytes(pid: int, field: str) -> int:
-    """A ``VmRSS``/``VmHWM``-like field of ``/proc/<pid>/status``, in bytes."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError(f"no {field}")
 
 
 class RawPeer:

@@ -16,46 +16,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from acp.schema import ClientCapabilities, FileSystemCapabilities, ReadTextFileResponse
+from acp.schema import ClientCapabilities, FileSystemCapabilities
 
 from acp_sidecar.server.client import CLIENT_ERROR_SHOWN, client_error
+from tests.fakes import DiskEditor
 from tests.sdk import Wire, command, new_session, prompt, sdk_sidecar
 
 
-class Editor:
-    """Serves ``fs/*`` from disk; ``refuse`` makes its handlers raise, as a denied write does."""
-
-    def __init__(self, refuse: bool = False) -> None:
-        self.refuse = refuse
-        self.writes: list[str] = []
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        return None
-
-    async def write_text_file(
-        self, session_id: str, path: str, content: str, **kwargs: Any
-    ) -> None:
-        if self.refuse:
-            raise PermissionError("Permission denied for fs/write_text_file")
-        Path(path).write_text(content)
-        self.writes.append(path)
-        return None  # the SDK answers {"result": null}
-
-    async def read_text_file(
-        self,
-        session_id: str,
-        path: str,
-        line: int | None = None,
-        limit: int | None = None,
-        **kwargs: Any,
-    ) -> ReadTextFileResponse:
-        if self.refuse:
-            raise PermissionError(f"Permission denied for fs/read_text_file\n  at {path}")
-        return ReadTextFileResponse(content=Path(path).read_text())
-
-
 @asynccontextmanager
-async def sidecar(editor: Editor, workspace: Path) -> AsyncIterator[tuple[Any, Wire, str]]:
+async def sidecar(editor: DiskEditor, workspace: Path) -> AsyncIterator[tuple[Any, Wire, str]]:
     fs = FileSystemCapabilities(read_text_file=True, write_text_file=True)
     capabilities = ClientCapabilities(fs=fs)
     async with sdk_sidecar(editor, store=workspace / ".store", capabilities=capabilities) as (
@@ -72,7 +41,7 @@ async def final_card(connection: Any, wire: Wire, session: str, text: str) -> di
 
 
 async def test_a_null_answer_to_fs_write_text_file_is_a_successful_write(tmp_path: Path) -> None:
-    editor = Editor()
+    editor = DiskEditor()
     async with sidecar(editor, tmp_path) as (connection, wire, session):
         card = await final_card(
             connection, wire, session, command("write", path="new.txt", content="hello\n")
@@ -93,7 +62,7 @@ async def test_a_null_answer_to_fs_write_text_file_is_a_successful_write(tmp_pat
 
 async def test_the_card_shows_the_clients_own_error(tmp_path: Path) -> None:
     (tmp_path / "kept.txt").write_text("as it was\n")
-    async with sidecar(Editor(refuse=True), tmp_path) as (connection, wire, session):
+    async with sidecar(DiskEditor(refuse=True), tmp_path) as (connection, wire, session):
         card = await final_card(
             connection, wire, session, command("write", path="new.txt", content="x")
         )

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from acp_sidecar.protocol import INVALID_REQUEST
+from tests.procfs import peak_rss
 from tests.server.wire import WireClient, spawned
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,14 +24,6 @@ def sidecar(
 ) -> AbstractAsyncContextManager[tuple[WireClient, asyncio.subprocess.Process]]:
     """``acp-sidecar serve --driver tests.drivers:ScriptDriver`` as a subprocess."""
     return spawned("serve", "--driver", "tests.drivers:ScriptDriver", *args)
-
-
-def peak_rss(pid: int) -> int:
-    """The process's peak resident set size in bytes (VmHWM)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmHWM")
 
 
 async def finish(client: WireClient, process: asyncio.subprocess.Process) -> tuple[int, bytes]:

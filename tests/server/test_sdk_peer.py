@@ -6,70 +6,21 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 import acp
 from acp.schema import (
-    AllowedOutcome,
     ClientCapabilities,
     FileSystemCapabilities,
-    PermissionOption,
-    ReadTextFileResponse,
-    RequestPermissionResponse,
-    ToolCallUpdate,
-    WriteTextFileResponse,
 )
 
+from tests.fakes import ScriptDriverEditor
 from tests.sdk import SchemaObserver
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class EditorClient:
-    """The client side: collects updates, allows everything, serves one file."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-        self.started = asyncio.Event()
-        self.permission_requests = 0
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        text = getattr(getattr(update, "content", None), "text", None)
-        if text is not None:
-            self.texts.append(text)
-            if text == "started":
-                self.started.set()
-
-    async def request_permission(
-        self,
-        session_id: str,
-        tool_call: ToolCallUpdate,
-        options: list[PermissionOption],
-        **kwargs: Any,
-    ) -> RequestPermissionResponse:
-        self.permission_requests += 1
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=options[0].option_id)
-        )
-
-    async def read_text_file(
-        self,
-        session_id: str,
-        path: str,
-        line: int | None = None,
-        limit: int | None = None,
-        **kwargs: Any,
-    ) -> ReadTextFileResponse:
-        return ReadTextFileResponse(content=f"contents of {path}")
-
-    async def write_text_file(
-        self, session_id: str, path: str, content: str, **kwargs: Any
-    ) -> WriteTextFileResponse:
-        return WriteTextFileResponse()
-
-
 async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path: Path) -> None:
-    client = EditorClient()
+    client = ScriptDriverEditor()
     observer = SchemaObserver()
     async with acp.spawn_agent_process(
         client,

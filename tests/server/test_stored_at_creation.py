@@ -8,40 +8,20 @@ they were: the official ACP SDK client spawns ``acp-sidecar`` processes sharing 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import acp
-from acp.schema import AvailableCommandsUpdate
 
+from tests.fakes import CommandsEditor
 from tests.sdk import sdk_sidecar
 
 
-class Client:
-    """Notes when the slash commands arrive."""
-
-    def __init__(self) -> None:
-        self.commands: list[list[str]] = []
-        self.got_commands = asyncio.Event()
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        if isinstance(update, AvailableCommandsUpdate):
-            self.commands.append([c.name for c in update.available_commands])
-            self.got_commands.set()
-
-    async def commands_after(self, request: Any) -> tuple[Any, list[str]]:
-        self.got_commands.clear()
-        answer = await request
-        await asyncio.wait_for(self.got_commands.wait(), 10)
-        return answer, self.commands[-1]
-
-
 @asynccontextmanager
-async def sidecar(store: Path) -> AsyncIterator[tuple[Any, Client]]:
-    client = Client()
+async def sidecar(store: Path) -> AsyncIterator[tuple[Any, CommandsEditor]]:
+    client = CommandsEditor()
     async with sdk_sidecar(client, "--store", str(store)) as (connection, _wire):
         yield connection, client
 

@@ -1,39 +1,15 @@
-"""Shared fixtures for the store tests: a store in a temporary directory and sample records."""
+"""Shared fixtures for the store tests: a store in a temporary directory (the sample values
+they share are in :mod:`tests.store.samples`)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from acp_sidecar.store import SessionStore
-from acp_sidecar.tools.content import ImageContent, TextContent
-from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
-
-CWD = "/work/project"
-CREATED = datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> SessionStore:
     return SessionStore(tmp_path / "sessions", fsync="never")
-
-
-def ok_result(call_id: str = "call-1") -> ToolExecutionResult:
-    return ToolExecutionResult(
-        call_id=call_id,
-        content=[TextContent("a = 1\n"), ImageContent(data="aGk=", mime_type="image/png")],
-        is_error=False,
-        additional_context={"note": "more"},
-        meta={"exit_code": 0, "output": "ok\n", "lines": [1, 2.5, None, True]},
-    )
-
-
-def failed_result(call_id: str = "call-2") -> ToolExecutionResult:
-    return ToolExecutionResult(
-        call_id=call_id,
-        content=[TextContent("permission denied")],
-        is_error=True,
-        error=ToolErrorInfo(name="ToolDeniedError", code="denied"),
-    )

@@ -19,7 +19,7 @@ from acp_sidecar.store import (
     interrupted_result,
 )
 from acp_sidecar.tools.json_values import FrozenDict, freeze_json
-from tests.store.conftest import CWD, ok_result
+from tests.store.samples import CWD, ok_result
 
 PROMPT = UserMessageRecord(content=(FrozenDict({"type": "text", "text": "go"}),))
 

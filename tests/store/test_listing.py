@@ -18,7 +18,7 @@ from acp_sidecar.store import (
     resolve_store_dir,
     shorten,
 )
-from tests.store.conftest import CREATED, CWD
+from tests.store.samples import CREATED, CWD
 
 OTHER = "/work/other"
 BASE_NS = 1_700_000_000 * 10**9

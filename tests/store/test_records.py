@@ -33,7 +33,7 @@ from acp_sidecar.store.codec import (
     encode_record,
 )
 from acp_sidecar.tools.json_values import freeze_json
-from tests.store.conftest import CREATED, CWD, failed_result, ok_result
+from tests.store.samples import CREATED, CWD, failed_result, ok_result
 
 HEADER = HeaderRecord(session_id="s1", cwd=CWD, created_at=CREATED, mode="default")
 

@@ -23,7 +23,7 @@ from acp_sidecar.store import (
     UnsupportedVersionError,
 )
 from acp_sidecar.store.codec import encode_record
-from tests.store.conftest import CWD
+from tests.store.samples import CWD
 
 ROOT = Path(__file__).resolve().parents[2]
 

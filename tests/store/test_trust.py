@@ -17,7 +17,7 @@ from acp_sidecar.store import (
     ToolResultRecord,
     UnsupportedVersionError,
 )
-from tests.store.conftest import CWD, ok_result
+from tests.store.samples import CWD, ok_result
 
 
 def stored(store: SessionStore, session_id: str = "s1") -> Path:

@@ -32,7 +32,7 @@ from acp_sidecar.store import (
 )
 from acp_sidecar.store.codec import encode_record
 from acp_sidecar.tools.json_values import freeze_json
-from tests.store.conftest import CWD, ok_result
+from tests.store.samples import CWD, ok_result
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from acp_sidecar.tools.content import TextContent
 from acp_sidecar.tools.definition import ToolDefinition
-from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
+from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput
 from acp_sidecar.tools.json_values import freeze_json
 
 OBJECT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"x": {"type": "integer"}}}
@@ -37,15 +36,3 @@ def call(
     return ToolExecutionInput(
         call_id=call_id, name=name, arguments={"x": 1} if arguments is None else arguments, **kw
     )
-
-
-def text(result: ToolExecutionResult) -> str:
-    """The text of a result's content."""
-    return "".join(b.text for b in result.content if isinstance(b, TextContent))
-
-
-def error_of(result: ToolExecutionResult) -> tuple[str, str]:
-    """A failed result's error name and code."""
-    assert result.is_error
-    assert result.error is not None
-    return (result.error.name, result.error.code)

@@ -29,8 +29,10 @@ from acp_sidecar.tools import (
 )
 from acp_sidecar.tools import registry as registry_module
 from acp_sidecar.tools.execution import result_from_json, result_to_json
+from tests.fakes import RecordingSink
+from tests.results import error_of, text
 
-from .helpers import call, error_of, raw_tool, text
+from .helpers import call, raw_tool
 
 
 @pytest.fixture
@@ -621,22 +623,6 @@ async def test_results_round_trip_through_json(registry: ToolRegistry) -> None:
         meta={"m": None},
     )
     assert result_from_json(json.loads(json.dumps(result_to_json(failed)))) == failed
-
-
-class RecordingSink:
-    def __init__(self, fail: bool = False) -> None:
-        self.events: list[tuple[str, str]] = []
-        self.fail = fail
-
-    async def text(self, text: str) -> None:
-        if self.fail:
-            raise RuntimeError("sink broke")
-        self.events.append(("text", text))
-
-    async def output(self, data: str) -> None:
-        if self.fail:
-            raise RuntimeError("sink broke")
-        self.events.append(("output", data))
 
 
 async def test_progress_reaches_the_sink_in_order_while_the_call_runs() -> None:

@@ -33,8 +33,9 @@ from acp_sidecar.tools import (
     ToolRegistry,
 )
 from acp_sidecar.tools.execution import result_from_json, result_to_json
+from tests.results import error_of, text
 
-from .helpers import call, error_of, raw_tool, text
+from .helpers import call, raw_tool
 
 SEAMS = ["pre", "wrapper", "post"]
 

@@ -21,13 +21,6 @@ from acp_sidecar.agent.model import ModelConfig, ModelDriver
 from acp_sidecar.tools import ToolExecution, define_tool
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.registry import ToolRegistry
-from tests.agent.model.conftest import (
-    Editor,
-    RecordedSession,
-    Recording,
-    assert_well_formed,
-    make_turn,
-)
 from tests.agent.model.fake_openai import (
     Pause,
     Reply,
@@ -41,6 +34,8 @@ from tests.agent.model.fake_openai import (
     think,
     tool_call,
 )
+from tests.agent.model.harness import RecordedSession, assert_well_formed, make_turn
+from tests.fakes import Editor, Recording
 
 NOTE_ARGS = '{"path": "a.txt", "old": "x", "new": "y"}'
 TOOL_NAMES = ["note", "stream", "look"]

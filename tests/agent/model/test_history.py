@@ -13,8 +13,8 @@ from acp_sidecar.protocol import (
     TextContentBlock,
     TextResourceContents,
 )
-from tests.agent.model.conftest import RecordedSession, assert_well_formed
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, think, tool_call
+from tests.agent.model.harness import RecordedSession, assert_well_formed
 
 
 async def test_the_next_turn_sends_what_the_last_one_produced(

@@ -1,23 +1,22 @@
-"""A session-less harness for the built-in tools: a workspace context, a fake editor, a runner."""
+"""A session-less harness for the built-in tools: a workspace context and a runner (the fake
+editor files and progress sink they use are in :mod:`tests.fakes`)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from acp_sidecar.tools import (
     CancelSignal,
-    TextContent,
     ToolExecutionInput,
     ToolExecutionResult,
     ToolRegistry,
-    ToolResult,
 )
 from acp_sidecar.tools.builtin import builtin_tools
 from acp_sidecar.tools.context import EditorFiles
+from tests.fakes import RecordingSink
 
 
 @attrs.define
@@ -42,67 +41,6 @@ class Workspace:
     def get(self, rel: str) -> bytes:
         with open(self.path(rel), "rb") as f:
             return f.read()
-
-
-class FakeEditor:
-    """The editor's files: ``buffers`` hold unsaved text; other paths read from disk."""
-
-    def __init__(
-        self,
-        buffers: dict[str, str] | None = None,
-        *,
-        can_read: bool = True,
-        can_write: bool = True,
-    ) -> None:
-        self.buffers = dict(buffers or {})
-        self._can_read = can_read
-        self._can_write = can_write
-        self.reads: list[str] = []
-        self.writes: list[tuple[str, str]] = []
-        self.fail: Exception | None = None
-
-    @property
-    def can_read(self) -> bool:
-        return self._can_read
-
-    @property
-    def can_write(self) -> bool:
-        return self._can_write
-
-    async def read_text_file(
-        self, path: str, *, line: int | None = None, limit: int | None = None
-    ) -> str:
-        self.reads.append(path)
-        if self.fail is not None:
-            raise self.fail
-        if path in self.buffers:
-            return self.buffers[path]
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-
-    async def write_text_file(self, path: str, content: str) -> None:
-        if self.fail is not None:
-            raise self.fail
-        self.writes.append((path, content))
-        self.buffers[path] = content
-
-
-class RecordingSink:
-    """A progress sink that keeps what a call streamed."""
-
-    def __init__(self) -> None:
-        self.chunks: list[str] = []
-        self.texts: list[str] = []
-
-    async def text(self, text: str) -> None:
-        self.texts.append(text)
-
-    async def output(self, data: str) -> None:
-        self.chunks.append(data)
-
-    @property
-    def streamed(self) -> str:
-        return "".join(self.chunks)
 
 
 def builtin_registry() -> ToolRegistry:
@@ -131,28 +69,6 @@ async def run(
             progress=progress,
         )
     )
-
-
-def meta(result: ToolExecutionResult) -> Mapping[str, Any]:
-    """The result's meta object (asserting it is one)."""
-    assert isinstance(result.meta, dict), result.meta
-    return result.meta
-
-
-def text(result: ToolExecutionResult) -> str:
-    return "".join(b.text for b in result.content if isinstance(b, TextContent))
-
-
-def failure(result: ToolExecutionResult) -> tuple[str, str]:
-    """``(code, message)`` of an error result."""
-    assert result.is_error, text(result)
-    assert result.error is not None
-    return result.error.code, text(result)
-
-
-def outcome(result: ToolExecutionResult) -> ToolResult:
-    """What ``present_result`` receives for ``result``."""
-    return ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
 
 
 def tree_bytes(root: str) -> dict[str, bytes]:

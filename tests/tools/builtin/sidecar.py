@@ -4,6 +4,11 @@
 commands for the tools) with an optional ``preexec_fn`` (resource limits), opens a session in
 ``workspace`` in auto mode (no permission requests), and :func:`call` runs one command and
 returns the final card's status and text.
+
+:func:`sidecar` starts one whose ``PATH`` has no ripgrep, so ``grep`` runs its Python engine
+(the wire tests of the walks and of the engine's limits); :func:`open_session` opens an auto
+session in it, :func:`run` runs one prompt and returns the turn's last card update, and
+:func:`text_of` reads that card's text.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from tests.server.wire import WireClient, spawned
+from tests.server.wire import WireClient, initialized, spawned
 
 
 @attrs.frozen
@@ -78,3 +83,39 @@ def card_title(sidecar: Sidecar) -> str:
         and "title" in m["params"]["update"]
     ]
     return titles[-1]
+
+
+@asynccontextmanager
+async def sidecar(
+    tmp_path: Path,
+) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
+    """A sidecar whose ``PATH`` has no ripgrep, so grep runs its Python engine."""
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    async with initialized(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as pair:
+        yield pair
+
+
+async def open_session(wire: WireClient, cwd: Path) -> str:
+    session = await wire.new_session(str(cwd))
+    await wire.next_update()  # available_commands_update
+    await wire.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+    return session
+
+
+async def run(wire: WireClient, session: str, text: str, timeout: float = 30) -> dict[str, Any]:
+    """Run one prompt to its end; the last card update of the turn."""
+    wire.updates.clear()
+    response = await wire.next_response(await wire.start_prompt(session, text), timeout)
+    assert response["result"]["stopReason"] == "end_turn", response
+    cards = [
+        m["params"]["update"]
+        for m in wire.updates
+        if m["params"]["update"]["sessionUpdate"] in ("tool_call", "tool_call_update")
+    ]
+    return cards[-1]
+
+
+def text_of(card: dict[str, Any]) -> str:
+    text: str = card["content"][0]["content"]["text"]
+    return text

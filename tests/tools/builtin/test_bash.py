@@ -24,8 +24,10 @@ from acp_sidecar.tools.builtin.bash import (
 )
 from acp_sidecar.tools.builtin.shell import process
 from acp_sidecar.tools.builtin.shell.process import HeadTail
+from tests.fakes import RecordingSink
+from tests.results import failure, meta, outcome, text
 
-from .helpers import RecordingSink, Workspace, failure, meta, outcome, run, text
+from .helpers import Workspace, run
 
 
 def gone(pid: int) -> bool:

@@ -7,8 +7,9 @@ from typing import Any
 from acp_sidecar.tools import ToolRegistry
 from acp_sidecar.tools.builtin import builtin_tools
 from acp_sidecar.tools.execution import result_from_json, result_to_json
+from tests.results import outcome
 
-from .helpers import Workspace, outcome, run
+from .helpers import Workspace, run
 
 
 def test_the_tools_and_their_parameters(registry: ToolRegistry) -> None:

@@ -25,8 +25,9 @@ import pytest
 from acp_sidecar.tools import ToolRegistry
 from acp_sidecar.tools.builtin import edit, read, write
 from acp_sidecar.tools.builtin.files.paths import WorkspacePath
+from tests.results import failure
 
-from .helpers import Workspace, failure, run
+from .helpers import Workspace, run
 from .sidecar import auto_sidecar, call, command
 
 OUTSIDE_TEXT = "inside: the outside file\n"

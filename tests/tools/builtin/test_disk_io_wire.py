@@ -16,24 +16,11 @@ import time
 from pathlib import Path
 
 from acp_sidecar.tools.builtin.files import leftovers
+from tests.procfs import cpu_seconds, peak_rss
 
 from .sidecar import auto_sidecar, call, card_title, command
 
 MiB = 1024 * 1024
-
-
-def peak_rss(pid: int) -> int:
-    """A process's peak resident set size in bytes (VmHWM)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmHWM")
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time a process has used so far (user + system)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def temporaries(directory: Path) -> list[str]:

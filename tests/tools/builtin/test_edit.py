@@ -16,18 +16,10 @@ from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegist
 from acp_sidecar.tools.builtin import edit as edit_module
 from acp_sidecar.tools.builtin.edit import edit_tool
 from acp_sidecar.tools.builtin.files import atomic
+from tests.fakes import FakeEditorFiles
+from tests.results import failure, meta, outcome, text
 
-from .helpers import (
-    FakeEditor,
-    Workspace,
-    deny_access,
-    failure,
-    meta,
-    outcome,
-    run,
-    text,
-    tree_bytes,
-)
+from .helpers import Workspace, deny_access, run, tree_bytes
 
 SOURCE = "".join(f"line {i}\n" for i in range(1, 21))
 
@@ -263,7 +255,7 @@ async def test_the_edit_applies_to_the_editors_buffer_and_goes_back_through_it(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     path = workspace.put("a.py", "x = 1\n")
-    editor = FakeEditor({path: "x = 1\ny = 2  # unsaved\n"})
+    editor = FakeEditorFiles({path: "x = 1\ny = 2  # unsaved\n"})
     workspace.files = editor
     result = await run(
         registry, workspace, "edit", {"path": "a.py", "old_string": "y = 2", "new_string": "y = 3"}
@@ -277,7 +269,7 @@ async def test_a_read_only_editor_gets_a_local_atomic_write_in_the_files_encodin
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     path = workspace.put("a.txt", codecs.BOM_UTF8 + b"old\n")
-    editor = FakeEditor({path: "old\n"}, can_write=False)
+    editor = FakeEditorFiles({path: "old\n"}, can_write=False)
     workspace.files = editor
     await run(
         registry, workspace, "edit", {"path": "a.txt", "old_string": "old", "new_string": "new"}
@@ -333,7 +325,7 @@ async def test_an_editor_that_only_writes_gets_the_text_without_the_bom(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     path = workspace.put("a.txt", codecs.BOM_UTF8 + b"old\r\n")
-    editor = FakeEditor(can_read=False)
+    editor = FakeEditorFiles(can_read=False)
     workspace.files = editor
     await run(
         registry, workspace, "edit", {"path": "a.txt", "old_string": "old", "new_string": "new"}

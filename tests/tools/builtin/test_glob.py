@@ -9,8 +9,9 @@ import pytest
 
 from acp_sidecar.tools import GenericCallView, GenericResultView, ToolRegistry
 from acp_sidecar.tools.builtin.glob import MAX_FILES, glob_tool
+from tests.results import failure, outcome, text
 
-from .helpers import Workspace, failure, outcome, run, text
+from .helpers import Workspace, run
 
 
 def aged(workspace: Workspace, rel: str, mtime: int) -> None:

@@ -21,8 +21,9 @@ from acp_sidecar.tools.builtin import grep as grep_module
 from acp_sidecar.tools.builtin.grep import GrepArgs, grep_tool, search
 from acp_sidecar.tools.builtin.search import grep_engine as search_module
 from acp_sidecar.tools.builtin.search import ripgrep as ripgrep_module
+from tests.results import failure, meta, outcome, text
 
-from .helpers import Workspace, failure, meta, outcome, run, text
+from .helpers import Workspace, run
 
 needs_rg = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
 

@@ -12,13 +12,13 @@ The sidecar gets a ``PATH`` without ripgrep (linear-time) so the Python engine r
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 from typing import Any
 
+from tests.procfs import cpu_seconds, peak_rss
 from tests.server.wire import WireClient
-from tests.tools.builtin.test_search_over_wire import open_session, run, sidecar, text_of
+from tests.tools.builtin.sidecar import open_session, run, sidecar, text_of
 
 REDOS_PATTERN = "(a|a)+$"
 """Exponential in a backtracking engine: each extra ``a`` doubles the work."""
@@ -33,12 +33,6 @@ async def start_turn_and_wait_for_card(wire: WireClient, session: str, text: str
         update = await wire.next_update(timeout=10)
         if update["params"]["update"]["sessionUpdate"] == "tool_call":
             return msg_id
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of process ``pid`` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def test_a_redos_grep_freezes_no_other_session_and_cancel_stops_it(tmp_path: Path) -> None:
@@ -92,13 +86,6 @@ async def test_a_pattern_too_slow_on_every_line_gives_up_with_a_clear_error(
         assert "backtracks catastrophically" in text
 
 
-def peak_rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmHWM")
-
-
 LONG_LINE_BYTES = 48 * 1024 * 1024
 
 
@@ -114,11 +101,11 @@ async def test_a_48_mib_line_is_searched_in_bounded_memory(tmp_path: Path) -> No
     async with sidecar(tmp_path) as (wire, process):
         session = await open_session(wire, workspace)
         await run(wire, session, '/glob {"pattern": "*"}')  # the baseline: everything loaded
-        baseline = peak_rss_bytes(process.pid)
+        baseline = peak_rss(process.pid)
         started = time.monotonic()
         card = await run(wire, session, '/grep {"pattern": "needle"}', timeout=60)
         elapsed = time.monotonic() - started
-        grown = peak_rss_bytes(process.pid) - baseline
+        grown = peak_rss(process.pid) - baseline
         assert card["status"] == "completed", card
         # The old engine held the line at least twice over (bytes, then text); now a few
         # copies of the 8 MiB searched.

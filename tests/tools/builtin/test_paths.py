@@ -10,8 +10,9 @@ import pytest
 from acp_sidecar.tools import ToolArgsError, ToolRegistry
 from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError
 from acp_sidecar.tools.builtin.files.paths import resolve_path
+from tests.results import failure, text
 
-from .helpers import Workspace, failure, run, text, tree_bytes
+from .helpers import Workspace, run, tree_bytes
 
 
 @pytest.fixture

@@ -12,8 +12,10 @@ from acp_sidecar.tools.builtin.files.line_window import MAX_BYTES
 from acp_sidecar.tools.builtin.files.paths import WorkspacePath
 from acp_sidecar.tools.builtin.read import present_read_call, read_tool
 from acp_sidecar.tools.errors import ToolCancelledError
+from tests.fakes import FakeEditorFiles
+from tests.results import failure, meta, outcome, text
 
-from .helpers import FakeEditor, Workspace, deny_access, failure, meta, outcome, run, text
+from .helpers import Workspace, deny_access, run
 
 
 async def test_lines_come_numbered(workspace: Workspace, registry: ToolRegistry) -> None:
@@ -196,7 +198,7 @@ async def test_the_editors_unsaved_buffer_is_what_is_read(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     path = workspace.put("a.py", "on disk\n")
-    editor = FakeEditor({path: "unsaved\nedit\n"})
+    editor = FakeEditorFiles({path: "unsaved\nedit\n"})
     workspace.files = editor
     result = await run(registry, workspace, "read", {"path": "a.py"})
     assert text(result) == "     1\tunsaved\n     2\tedit"
@@ -208,7 +210,7 @@ async def test_an_editor_that_cannot_read_is_not_asked(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     workspace.put("a.py", "on disk\n")
-    editor = FakeEditor(can_read=False)
+    editor = FakeEditorFiles(can_read=False)
     workspace.files = editor
     result = await run(registry, workspace, "read", {"path": "a.py"})
     assert text(result) == "     1\ton disk"
@@ -219,7 +221,7 @@ async def test_a_binary_file_is_refused_before_asking_the_editor(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     workspace.put("blob.bin", b"\x00\x01")
-    editor = FakeEditor()
+    editor = FakeEditorFiles()
     workspace.files = editor
     result = await run(registry, workspace, "read", {"path": "blob.bin"})
     assert failure(result)[0] == "BINARY_FILE"
@@ -228,7 +230,7 @@ async def test_a_binary_file_is_refused_before_asking_the_editor(
 
 async def test_an_editor_failure_is_reported(workspace: Workspace, registry: ToolRegistry) -> None:
     workspace.put("a.py", "x\n")
-    editor = FakeEditor()
+    editor = FakeEditorFiles()
     editor.fail = RuntimeError("buffer is locked")
     workspace.files = editor
     result = await run(registry, workspace, "read", {"path": "a.py"})

@@ -11,53 +11,13 @@ Every grep here runs the pure-Python engine: the sidecar gets a ``PATH`` without
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
-from tests.server.wire import WireClient, initialized
+from tests.tools.builtin.sidecar import open_session, run, sidecar, text_of
 
 DEPTH = 1600
 """Nested directories: deeper than Python's default recursion limit (1,000)."""
-
-
-@asynccontextmanager
-async def sidecar(
-    tmp_path: Path,
-) -> AsyncIterator[tuple[WireClient, asyncio.subprocess.Process]]:
-    """A sidecar whose ``PATH`` has no ripgrep, so grep runs its Python engine."""
-    empty = tmp_path / "empty-path"
-    empty.mkdir()
-    async with initialized(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as pair:
-        yield pair
-
-
-async def open_session(wire: WireClient, cwd: Path) -> str:
-    session = await wire.new_session(str(cwd))
-    await wire.next_update()  # available_commands_update
-    await wire.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
-    return session
-
-
-async def run(wire: WireClient, session: str, text: str, timeout: float = 30) -> dict[str, Any]:
-    """Run one prompt to its end; the last card update of the turn."""
-    wire.updates.clear()
-    response = await wire.next_response(await wire.start_prompt(session, text), timeout)
-    assert response["result"]["stopReason"] == "end_turn", response
-    cards = [
-        m["params"]["update"]
-        for m in wire.updates
-        if m["params"]["update"]["sessionUpdate"] in ("tool_call", "tool_call_update")
-    ]
-    return cards[-1]
-
-
-def text_of(card: dict[str, Any]) -> str:
-    text: str = card["content"][0]["content"]["text"]
-    return text
 
 
 async def test_glob_through_a_symlinked_parent_is_refused(tmp_path: Path) -> None:

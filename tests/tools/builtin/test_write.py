@@ -13,18 +13,10 @@ import pytest
 from acp_sidecar.tools import DiffCallView, DiffResultView, FileDiff, ToolRegistry
 from acp_sidecar.tools.builtin.files import atomic
 from acp_sidecar.tools.builtin.write import write_tool
+from tests.fakes import FakeEditorFiles
+from tests.results import failure, meta, outcome, text
 
-from .helpers import (
-    FakeEditor,
-    Workspace,
-    deny_access,
-    failure,
-    meta,
-    outcome,
-    run,
-    text,
-    tree_bytes,
-)
+from .helpers import Workspace, deny_access, run, tree_bytes
 
 
 async def test_creates_the_file_and_its_parents(
@@ -187,7 +179,7 @@ async def test_the_editor_writes_and_its_buffer_is_the_before_image(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     path = workspace.put("a.txt", "on disk\n")
-    editor = FakeEditor({path: "unsaved\n"})
+    editor = FakeEditorFiles({path: "unsaved\n"})
     workspace.files = editor
     result = await run(registry, workspace, "write", {"path": "a.txt", "content": "new\n"})
     assert not result.is_error
@@ -200,7 +192,7 @@ async def test_an_editor_that_only_writes_gets_the_disk_before_image(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     path = workspace.put("a.txt", "on disk\n")
-    editor = FakeEditor(can_read=False)
+    editor = FakeEditorFiles(can_read=False)
     workspace.files = editor
     result = await run(registry, workspace, "write", {"path": "n/new.txt", "content": "x"})
     assert editor.writes == [(workspace.path("n/new.txt"), "x")]
@@ -214,7 +206,7 @@ async def test_an_editor_write_failure_is_reported(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
     workspace.put("a.txt", "keep\n")
-    editor = FakeEditor(can_read=False)
+    editor = FakeEditorFiles(can_read=False)
     editor.fail = ConnectionError("client went away")
     workspace.files = editor
     result = await run(registry, workspace, "write", {"path": "a.txt", "content": "x"})

@@ -1,0 +1,158 @@
+"""The model-driver tests' harness: real turns whose editor (:class:`tests.fakes.Editor`)
+checks every update it is sent against the ACP schema and keeps it, sessions logged the way
+the server logs them, the registry of test tools, and the chat-completions shape check every
+request the driver sends must pass."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.model import ModelDriver
+from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.modes import SessionPolicy
+from acp_sidecar.bridge.policy import CallScope, install_policy
+from acp_sidecar.bridge.runner import EventSink
+from acp_sidecar.protocol import (
+    AgentMessageChunk,
+    ContentBlock,
+    SessionUpdate,
+    StopReason,
+    TextContentBlock,
+)
+from acp_sidecar.server.recording import SessionRecorder
+from acp_sidecar.store import HistoryItem, SessionStore
+from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.registry import ToolRegistry
+from tests.fakes import Editor, NoClient
+from tests.tooling import LOOK, NOTE, STREAM
+
+CWD = "/work"
+SESSION = "sess_model"
+
+
+def make_turn(
+    editor: Editor,
+    prompt: str | Sequence[ContentBlock] = "hello",
+    *,
+    history: Sequence[HistoryItem] = (),
+    signal: CancelSignal | None = None,
+    record: EventSink | None = None,
+    send: Callable[[SessionUpdate], Awaitable[None]] | None = None,
+    notice: Callable[[str], Awaitable[None]] | None = None,
+) -> Turn:
+    """A turn as the server makes one (``auto`` mode, so no permission dialog); updates go
+    to ``send`` (default: the editor)."""
+    signal = signal or CancelSignal()
+    send = send or editor.send
+    blocks = (TextContentBlock(text=prompt),) if isinstance(prompt, str) else tuple(prompt)
+    client = NoClient()
+    scope = CallScope(
+        session_id=SESSION,
+        cards=CardContext(cwd=CWD),
+        policy=SessionPolicy(mode="auto"),
+        send=send,
+        asker=client,
+        signal=signal,
+    )
+    return Turn(
+        session_id=SESSION,
+        cwd=CWD,
+        prompt=blocks,
+        signal=signal,
+        send=send,
+        client=client,
+        scope=scope,
+        record=record,
+        history=tuple(history),
+        notice=notice,
+    )
+
+
+class RecordedSession:
+    """A session whose turns are logged by the server's own recorder into a real session
+    log; each turn's history is read back from that log, as the server does."""
+
+    def __init__(self, directory: Path) -> None:
+        store = SessionStore(directory)
+        self.recorder = SessionRecorder(lambda: store, SESSION, CWD, "auto")
+
+    async def run(
+        self,
+        driver: ModelDriver,
+        prompt: str | Sequence[ContentBlock],
+        *,
+        editor: Editor | None = None,
+        signal: CancelSignal | None = None,
+    ) -> StopReason:
+        """One turn: the prompt, every update and call recorded, then the turn's end."""
+        shown = editor or Editor()
+
+        async def send(update: SessionUpdate) -> None:
+            self.recorder.update(update)
+            await shown.send(update)
+
+        async def notice(text: str) -> None:
+            self.recorder.notice(text)
+            await shown.send(AgentMessageChunk(content=TextContentBlock(text=text)))
+
+        turn = make_turn(
+            shown,
+            prompt,
+            history=self.recorder.history(),  # before this prompt
+            signal=signal,
+            send=send,
+            record=self.recorder.record_call_event,
+            notice=notice,
+        )
+        self.recorder.prompt(turn.prompt)
+        stop = await driver.run_turn(turn)
+        self.recorder.end_turn(stop)
+        return stop
+
+
+def assert_well_formed(messages: Sequence[dict[str, Any]]) -> None:
+    """The chat-completions shape every provider checks: one system message first; each
+    assistant message's ``tool_calls`` answered at once by one ``tool`` message each, in
+    call order, with valid JSON arguments; no ``tool`` message answering nothing; every
+    message has content (or, for an assistant, calls), a string, never ``null``; no two user
+    or two assistant messages next to each other (templates that require alternating roles
+    refuse that)."""
+    assert messages and messages[0]["role"] == "system"
+    waiting: list[str] = []
+    for index, message in enumerate(messages[1:], 1):
+        role = message["role"]
+        where = f"message {index}: {message}"
+        assert isinstance(message["content"], str), f"{where}: content is not a string"
+        assert role not in ("user", "assistant") or messages[index - 1]["role"] != role, (
+            f"{where} follows another {role} message"
+        )
+        if waiting:
+            assert role == "tool", f"{where} comes before the results of {waiting}"
+            assert message["tool_call_id"] == waiting.pop(0), where
+            assert isinstance(message["content"], str) and message["content"], where
+            continue
+        assert role in ("user", "assistant"), where
+        if role == "user":
+            assert isinstance(message["content"], str) and message["content"], where
+            continue
+        calls = message.get("tool_calls") or []
+        assert message["content"] or calls, f"{where} says nothing"
+        for entry in calls:
+            assert entry["type"] == "function", where
+            json.loads(entry["function"]["arguments"])
+        waiting = [entry["id"] for entry in calls]
+    assert not waiting, f"calls {waiting} are never answered"
+
+
+def tool_registry() -> ToolRegistry:
+    """``note`` (diff card), ``stream`` (terminal card), ``look`` (read card), with the
+    bridge's policy installed."""
+    registry = ToolRegistry()
+    for tool in (NOTE, STREAM, LOOK):
+        registry.register(tool)
+    install_policy(registry)
+    return registry
