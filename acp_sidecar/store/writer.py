@@ -18,11 +18,17 @@ Invariants:
 - The log is opened without following a symbolic link, must be a regular file, and (when the
   caller names the session) its header must name the same session: otherwise
   :class:`SessionLogUnsafeError`, and nothing is written.
-- ``fsync``: ``"turn"`` (default) syncs after the header, at every turn end and on close;
-  ``"record"`` after every record as well; ``"never"`` leaves it to the OS. A sync when
-  nothing was written since the last one is skipped (it would cost a disk flush for
-  nothing: closing after a turn end, releasing an idle log); a reopened log's first sync
-  covers what an earlier writer left, which may never have been synced.
+- ``fsync``: ``"turn"`` (default) syncs after the header, at the end of every turn that did
+  something and on close; ``"record"`` after every record as well; ``"never"`` leaves it to
+  the OS. A sync when nothing was written since the last one is skipped (it would cost a disk
+  flush for nothing: closing after a turn end, releasing an idle log); a reopened log's first
+  sync covers what an earlier writer left, which may never have been synced.
+- An *empty* turn -- the user's prompt and the turn's end, with no agent text, tool call,
+  notice or mode change between -- is not synced at its end under ``"turn"``: it holds no
+  work of the agent's that could be lost, only the prompt the editor itself shows. Its
+  records are in the kernel (a crash of this process loses nothing); the next sync -- the
+  next turn that does something, or close -- takes them to the disk too. Only a crash of the
+  machine can lose them, and then only up to that next sync.
 
 A writer is not thread-safe: one task of one event loop appends to it.
 """
@@ -139,6 +145,9 @@ class SessionWriter:
         self._size = size
         self._synced_size = size
         """What :attr:`_size` was at the last sync."""
+        self._work_unsynced = False
+        """Whether a record other than a prompt or a turn end was appended since the last
+        sync (see the module invariants: an empty turn is not synced at its end)."""
         self._pending_kind: type[AgentMessageRecord] | type[AgentThoughtRecord] | None = None
         self._pending: list[str] = []
 
@@ -285,9 +294,10 @@ class SessionWriter:
         self.append(ModeChangeRecord(mode=mode))
 
     def end_turn(self, stop_reason: str) -> None:
-        """Write pending text, then the turn end; sync unless the policy is ``"never"``."""
+        """Write pending text, then the turn end; sync under ``"turn"`` unless the turn was
+        empty (see the module invariants)."""
         self.append(TurnEndRecord(stop_reason=stop_reason))
-        if self.fsync == "turn":
+        if self.fsync == "turn" and self._work_unsynced:
             self.sync()
 
     def append(self, record: Record) -> None:
@@ -314,6 +324,7 @@ class SessionWriter:
         except OSError as exc:
             raise StoreWriteError(self.path, f"fsync failed: {exc}") from exc
         self._synced_size = self._size
+        self._work_unsynced = False
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -368,6 +379,8 @@ class SessionWriter:
     def _append(self, record: Record) -> None:
         line = encode_record(record)  # raises before anything is written
         self._write(line)
+        if not isinstance(record, UserMessageRecord | TurnEndRecord):
+            self._work_unsynced = True
         if self.fsync == "record":
             self.sync()
 

@@ -136,6 +136,7 @@ def test_a_turn_that_wrote_nothing_new_is_not_synced(
     store = SessionStore(tmp_path)
     writer = store.create("s1", CWD)
     writer.user_message([{"type": "text", "text": "hi"}])
+    writer.agent_text("hello")
     writer.end_turn("end_turn")
     syncs = _count_syncs(monkeypatch)
     writer.agent_text("")  # an empty chunk writes nothing
@@ -166,10 +167,37 @@ def test_what_is_appended_after_a_sync_is_synced_at_the_next_turn_end(
     writer = store.create("s1", CWD)
     writer.end_turn("end_turn")
     syncs = _count_syncs(monkeypatch)
-    writer.end_turn("end_turn")  # nothing but the turn end is new: still synced
+    writer.agent_text("reply")
+    writer.end_turn("end_turn")  # the turn did something: synced at its end
+    assert len(syncs) == 1
     writer.agent_text("more")
     writer.close()  # the pending text is written, so synced
     assert len(syncs) == 2
+
+
+def test_an_empty_turn_is_synced_with_the_next_turn_that_does_something(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SessionStore(tmp_path)
+    writer = store.create("s1", CWD)
+    syncs = _count_syncs(monkeypatch)
+    writer.user_message([{"type": "text", "text": "ping"}])
+    writer.end_turn("end_turn")  # only the prompt and its end: no sync
+    assert syncs == []
+    writer.user_message([{"type": "text", "text": "hi"}])
+    writer.notice("the model is not configured")
+    size = writer.path.stat().st_size
+    writer.end_turn("end_turn")  # this one did something: one sync covers both turns
+    assert len(syncs) == 1
+    writer.user_message([{"type": "text", "text": "ping"}])
+    writer.end_turn("cancelled")
+    writer.close()  # close syncs the empty turn left unsynced
+    assert len(syncs) == 2
+    assert writer.path.stat().st_size > size
+    assert [type(r).__name__ for r in _records(store)[-2:]] == [
+        "UserMessageRecord",
+        "TurnEndRecord",
+    ]
 
 
 def test_an_unknown_fsync_policy_is_refused(tmp_path: Path) -> None:
