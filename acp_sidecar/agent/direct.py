@@ -14,7 +14,6 @@ and does not advertise.
 from __future__ import annotations
 
 import shlex
-import uuid
 
 from acp_sidecar.agent.console import (
     BadCommand,
@@ -25,7 +24,7 @@ from acp_sidecar.agent.console import (
     help_text,
     parse_command,
 )
-from acp_sidecar.agent.driver import Turn, send_notice
+from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.mentions import Mention, parse_mention
 from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.bridge.runner import run_call
@@ -66,11 +65,6 @@ def prompt_text(turn: Turn) -> tuple[str, list[Mention]]:
             case _:
                 pass  # images and audio are not advertised, so never sent
     return "".join(parts), mentions
-
-
-def new_call_id() -> str:
-    """A call id unique within a session (and across its reloads)."""
-    return f"call_{uuid.uuid4().hex[:16]}"
 
 
 class ConsoleDriver:
