@@ -11,24 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from acp_sidecar.bridge.cards import status_update
 from acp_sidecar.bridge.live import LiveCall
 from acp_sidecar.bridge.policy import CallScope
 from acp_sidecar.bridge.translate import ToolCallEvent, translate_call, translate_result
-from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
+from acp_sidecar.tools.execution import ToolExecutionInput, ToolExecutionResult
 from acp_sidecar.tools.json_values import JsonValueError, freeze_json
-from acp_sidecar.tools.registry import NextExecute, ToolRegistry
+from acp_sidecar.tools.registry import ToolRegistry
 
 EventSink = Callable[[ToolCallEvent, ToolExecutionResult | None], Awaitable[None]]
 """Hears a call (``result`` is ``None``) and then its result, e.g. to store them."""
-
-
-async def announce_dispatch(execution: ToolExecution, next_: NextExecute) -> ToolExecutionResult:
-    """The outermost execute wrapper: tells the editor the call is now running."""
-    scope = execution.agent
-    if isinstance(scope, CallScope):
-        await scope.send(status_update(execution.call_id, "in_progress"))
-    return await next_()
 
 
 async def run_call(
@@ -58,7 +49,7 @@ async def run_call(
                 call_id=call_id,
                 name=name,
                 arguments=arguments,
-                agent=scope,
+                context=scope,
                 signal=scope.signal,
                 progress=live,
             )

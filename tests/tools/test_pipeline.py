@@ -30,7 +30,7 @@ from acp_sidecar.tools import (
 from acp_sidecar.tools import registry as registry_module
 from acp_sidecar.tools.execution import result_from_json, result_to_json
 
-from .helpers import call, error_of, raw_tool, text
+from .helpers import Asking, call, error_of, raw_tool, text
 
 
 @pytest.fixture
@@ -298,10 +298,10 @@ async def test_ask_goes_to_the_permission_handler(answer: Any, denied: bool) -> 
         asked.append((execution.name, ask.reason))
         return answer
 
-    reg = ToolRegistry(permission_handler=handler)
+    reg = ToolRegistry()
     reg.register(raw_tool())
     reg.on_pre_execute(lambda execution, next_: Ask("why"))
-    result = await reg.execute(call())
+    result = await reg.execute(call(context=Asking(handler)))
     assert asked == [("echo", "why")]
     assert result.is_error is denied
     if denied:
@@ -322,7 +322,7 @@ async def test_a_listener_that_raises_becomes_its_own_error(seam: str) -> None:
     def explode(*args: Any) -> Any:
         raise RuntimeError("listener broke")
 
-    reg = ToolRegistry(permission_handler=explode if seam == "permission" else None)
+    reg = ToolRegistry()
     reg.register(raw_tool())
     match seam:
         case "pre":
@@ -335,7 +335,7 @@ async def test_a_listener_that_raises_becomes_its_own_error(seam: str) -> None:
             reg.on_post_execute(explode)
         case "permission":
             reg.on_pre_execute(lambda execution, next_: Ask())
-    result = await reg.execute(call())
+    result = await reg.execute(call(context=Asking(explode) if seam == "permission" else None))
     assert error_of(result) == ("ToolListenerError", "LISTENER_FAILED")
     assert "explode raised RuntimeError: listener broke" in text(result)
 
@@ -345,7 +345,7 @@ async def test_a_listener_returning_the_wrong_type_is_an_error(seam: str) -> Non
     def junk(*args: Any) -> Any:
         return "yes"
 
-    reg = ToolRegistry(permission_handler=junk if seam == "permission" else None)
+    reg = ToolRegistry()
     reg.register(raw_tool())
     match seam:
         case "pre":
@@ -356,7 +356,7 @@ async def test_a_listener_returning_the_wrong_type_is_an_error(seam: str) -> Non
             reg.on_post_execute(junk)
         case "permission":
             reg.on_pre_execute(lambda execution, next_: Ask())
-    result = await reg.execute(call())
+    result = await reg.execute(call(context=Asking(junk) if seam == "permission" else None))
     assert error_of(result) == ("ToolListenerError", "LISTENER_FAILED")
     assert "returned str" in text(result)
 
