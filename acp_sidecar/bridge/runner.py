@@ -3,7 +3,7 @@
 Invariants, per call: the ``tool_call`` (``pending``) goes out before any policy runs;
 ``in_progress`` goes out when dispatch starts (after permission); progress streams through a
 :class:`~acp_sidecar.bridge.live.LiveCall`; the final ``tool_call_update`` always follows the
-last progress update. Stored events (:class:`ToolCallEvent` and the result) are what replay
+last progress update. Stored events (:class:`ToolCallRecord` and the result) are what replay
 feeds to the same translator.
 """
 
@@ -13,12 +13,13 @@ from collections.abc import Awaitable, Callable
 
 from acp_sidecar.bridge.live import LiveCall
 from acp_sidecar.bridge.policy import CallScope
-from acp_sidecar.bridge.translate import ToolCallEvent, translate_call, translate_result
+from acp_sidecar.bridge.translate import translate_call, translate_result
+from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.execution import ToolExecutionInput, ToolExecutionResult
 from acp_sidecar.tools.json_values import JsonValueError, freeze_json
 from acp_sidecar.tools.registry import ToolRegistry
 
-EventSink = Callable[[ToolCallEvent, ToolExecutionResult | None], Awaitable[None]]
+EventSink = Callable[[ToolCallRecord, ToolExecutionResult | None], Awaitable[None]]
 """Hears a call (``result`` is ``None``) and then its result, e.g. to store them."""
 
 
@@ -36,7 +37,7 @@ async def run_call(
         shown = freeze_json(arguments)
     except JsonValueError:
         shown = None  # the registry rejects it; the card shows no raw input
-    event = ToolCallEvent(call_id=call_id, name=name, arguments=shown)
+    event = ToolCallRecord(call_id=call_id, name=name, arguments=shown)
     if record is not None:
         await record(event, None)
     start, view = translate_call(registry.get, event, scope.cards)

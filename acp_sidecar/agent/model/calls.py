@@ -38,8 +38,9 @@ from acp_sidecar.agent.model.messages import EMPTY_ARGUMENTS
 from acp_sidecar.agent.model.stream import CallDraft
 from acp_sidecar.bridge.policy import CallScope
 from acp_sidecar.bridge.runner import run_call
-from acp_sidecar.bridge.translate import ToolCallEvent, translate_call, translate_result
+from acp_sidecar.bridge.translate import translate_call, translate_result
 from acp_sidecar.protocol import SessionUpdate, ToolCallStart
+from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.content import TextContent
 from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError, ToolError
 from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
@@ -139,7 +140,7 @@ class StepCalls:
         self._drawn_last: asyncio.Future[None] | None = None
         """Done when the last started call's card is drawn (cards go out in call order)."""
         self._drawn: set[str] = set()
-        self._held: list[tuple[ToolCallEvent, ToolExecutionResult]] | None = []
+        self._held: list[tuple[ToolCallRecord, ToolExecutionResult]] | None = []
         """Results waiting for the response's last call to be recorded (``None``: no more)."""
 
     def start(self, draft: CallDraft) -> None:
@@ -194,9 +195,11 @@ class StepCalls:
         finally:
             self._slots.release()
 
-    async def _draw(self, call: PlannedCall) -> tuple[ToolCallEvent, ToolCallView]:
+    async def _draw(self, call: PlannedCall) -> tuple[ToolCallRecord, ToolCallView]:
         """Record the call and draw its pending card."""
-        event = ToolCallEvent(call_id=call.call_id, name=call.name, arguments=shown_arguments(call))
+        event = ToolCallRecord(
+            call_id=call.call_id, name=call.name, arguments=shown_arguments(call)
+        )
         await self._record(event, None)
         start, view = translate_call(self._registry.get, event, self._scope.cards)
         self._drawn.add(call.call_id)
@@ -204,7 +207,7 @@ class StepCalls:
         return event, view
 
     async def _answer(
-        self, event: ToolCallEvent, view: ToolCallView, result: ToolExecutionResult
+        self, event: ToolCallRecord, view: ToolCallView, result: ToolExecutionResult
     ) -> ToolExecutionResult:
         """Close a drawn card with a result the call got without running."""
         await self._hold(event, result)
@@ -236,7 +239,7 @@ class StepCalls:
             return
         await self._turn.scope.send(update)
 
-    async def _hold(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+    async def _hold(self, event: ToolCallRecord, result: ToolExecutionResult | None) -> None:
         """The runner's event sink: the call is recorded already; a result may wait."""
         if result is None:
             return
@@ -245,6 +248,6 @@ class StepCalls:
             return
         await self._record(event, result)
 
-    async def _record(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+    async def _record(self, event: ToolCallRecord, result: ToolExecutionResult | None) -> None:
         if self._turn.record is not None:
             await self._turn.record(event, result)

@@ -19,7 +19,6 @@ from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.bridge.policy import CallScope, install_policy
 from acp_sidecar.bridge.runner import EventSink
-from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     ClientCapabilities,
@@ -32,6 +31,7 @@ from acp_sidecar.protocol import (
 )
 from acp_sidecar.server.recording import SessionRecorder
 from acp_sidecar.store import HistoryItem, SessionStore
+from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.execution import ToolExecutionResult
 from acp_sidecar.tools.registry import ToolRegistry
@@ -110,9 +110,9 @@ class NoClient:
 class Recording:
     """``turn.record``: every call event and result, in order."""
 
-    events: list[tuple[ToolCallEvent, ToolExecutionResult | None]] = attrs.field(factory=list)
+    events: list[tuple[ToolCallRecord, ToolExecutionResult | None]] = attrs.field(factory=list)
 
-    async def __call__(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+    async def __call__(self, event: ToolCallRecord, result: ToolExecutionResult | None) -> None:
         self.events.append((event, result))
 
     def results(self) -> list[ToolExecutionResult]:
