@@ -42,7 +42,7 @@ from acp_sidecar.tools.content import text_of
 from acp_sidecar.tools.registry import ToolRegistry
 
 
-def prompt_text(turn: Turn) -> tuple[str, list[Mention]]:
+def command_line(turn: Turn) -> tuple[str, list[Mention]]:
     """The prompt's text, with each ``@``-mention standing in it as its path (shell-quoted
     in a ``!`` command), and the mentions in order."""
     texts = [b.text for b in turn.prompt if isinstance(b, TextContentBlock)]
@@ -88,7 +88,7 @@ class ConsoleDriver:
 
     async def run_turn(self, turn: Turn) -> StopReason:
         tools = self.registry.visible()
-        text, mentions = prompt_text(turn)
+        text, mentions = command_line(turn)
         command = parse_command(text, tools, mentions)
         match command:
             case ShowHelp():

@@ -107,7 +107,7 @@ def error_result(call_id: str, error: ToolError) -> ToolExecutionResult:
 
 
 def shown_arguments(call: PlannedCall) -> FrozenJson:
-    """The arguments a call's event carries (``None`` when they are not JSON)."""
+    """The arguments a call's record carries (``None`` when they are not JSON)."""
     if call.error is not None:
         return None
     try:
