@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 from typing import Any
 
 import attrs
@@ -26,6 +27,7 @@ from acp_sidecar.tools import (
     ToolExecutionToken,
     ToolOutput,
     ToolRegistry,
+    tool_context,
 )
 from acp_sidecar.tools import registry as registry_module
 from acp_sidecar.tools.execution import result_from_json, result_to_json
@@ -169,6 +171,7 @@ async def test_execution_fields_are_read_only_outside_execute_wrappers() -> None
             ("arguments", {}),
             ("token", None),
             ("agent", None),
+            ("context", None),
             ("parent", None),
             ("signal", CancelSignal()),
         ):
@@ -183,6 +186,29 @@ async def test_execution_fields_are_read_only_outside_execute_wrappers() -> None
     result = await reg.execute(call())
     assert not result.is_error
     assert problems == []
+
+
+async def test_the_context_reaches_every_seam_as_given_and_the_agent_stays_apart() -> None:
+    asker = Asking(lambda execution, ask: Allow())
+    seen: list[tuple[str, object, object, str]] = []
+
+    async def execute(args: Any, execution: ToolExecution) -> str:
+        seen.append(("tool", execution.context, execution.agent, tool_context(execution).cwd))
+        return "ok"
+
+    def pre(execution: ToolExecution, next_: Any) -> Any:
+        seen.append(("pre", execution.context, execution.agent, tool_context(execution).cwd))
+        return next_()
+
+    reg = ToolRegistry()
+    reg.register(raw_tool(execute=execute))
+    reg.on_pre_execute(pre)
+    agent = object()
+    assert not (await reg.execute(call(context=asker, agent=agent))).is_error
+    assert seen == [("pre", asker, agent, asker.cwd), ("tool", asker, agent, asker.cwd)]
+    seen.clear()
+    assert not (await reg.execute(call())).is_error  # no context: the process's cwd
+    assert seen == [("pre", None, None, os.getcwd()), ("tool", None, None, os.getcwd())]
 
 
 async def test_execute_wrappers_may_set_replace_or_remove_only_the_signal() -> None:
