@@ -30,6 +30,7 @@ class Workspace:
     cwd: str
     allow_outside_workspace: bool = False
     files: None = None
+    permissions: None = None
 
 
 def make_file(path: str, size: int) -> int:
@@ -51,7 +52,7 @@ async def one_edit(registry: ToolRegistry, workspace: Workspace, old: str, new: 
     arguments = {"path": "big.txt", "old_string": old, "new_string": new}
     started = time.perf_counter()
     result = await registry.execute(
-        ToolExecutionInput(call_id="b", name="edit", arguments=arguments, agent=workspace)
+        ToolExecutionInput(call_id="b", name="edit", arguments=arguments, context=workspace)
     )
     assert edit_tool.present_result is not None
     view = edit_tool.present_result(

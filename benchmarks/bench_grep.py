@@ -70,6 +70,7 @@ class Workspace:
     cwd: str
     allow_outside_workspace: bool = False
     files: None = None
+    permissions: None = None
 
 
 def build_tree(root: str, files: int) -> None:
@@ -97,7 +98,7 @@ async def run_tool(registry: ToolRegistry, workspace: Workspace) -> int:
             call_id="b",
             name="grep",
             arguments={"pattern": PATTERN, "max_results": 2000},
-            agent=workspace,
+            context=workspace,
         )
     )
     assert not result.is_error and isinstance(result.meta, dict), result.content

@@ -52,7 +52,6 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.protocol import (
     CancelledPermissionOutcome,
     ClientCapabilities,
@@ -63,6 +62,7 @@ from acp_sidecar.protocol import (
     to_wire,
 )
 from acp_sidecar.protocol import RequestPermissionResponse as SidecarPermissionResponse
+from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.execution import ToolExecutionResult
 from tests.acp_schema import validate_agent_message
@@ -341,9 +341,9 @@ class NoClient:
 class Recording:
     """``turn.record``: every call event and result, in order."""
 
-    events: list[tuple[ToolCallEvent, ToolExecutionResult | None]] = attrs.field(factory=list)
+    events: list[tuple[ToolCallRecord, ToolExecutionResult | None]] = attrs.field(factory=list)
 
-    async def __call__(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+    async def __call__(self, event: ToolCallRecord, result: ToolExecutionResult | None) -> None:
         self.events.append((event, result))
 
     def results(self) -> list[ToolExecutionResult]:

@@ -14,7 +14,6 @@ and does not advertise.
 from __future__ import annotations
 
 import shlex
-import uuid
 
 from acp_sidecar.agent.console import (
     BadCommand,
@@ -25,7 +24,7 @@ from acp_sidecar.agent.console import (
     help_text,
     parse_command,
 )
-from acp_sidecar.agent.driver import Turn, send_notice
+from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.mentions import Mention, parse_mention
 from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.bridge.runner import run_call
@@ -43,7 +42,7 @@ from acp_sidecar.tools.content import text_of
 from acp_sidecar.tools.registry import ToolRegistry
 
 
-def prompt_text(turn: Turn) -> tuple[str, list[Mention]]:
+def command_line(turn: Turn) -> tuple[str, list[Mention]]:
     """The prompt's text, with each ``@``-mention standing in it as its path (shell-quoted
     in a ``!`` command), and the mentions in order."""
     texts = [b.text for b in turn.prompt if isinstance(b, TextContentBlock)]
@@ -68,11 +67,6 @@ def prompt_text(turn: Turn) -> tuple[str, list[Mention]]:
     return "".join(parts), mentions
 
 
-def new_call_id() -> str:
-    """A call id unique within a session (and across its reloads)."""
-    return f"call_{uuid.uuid4().hex[:16]}"
-
-
 class ConsoleDriver:
     """Runs each prompt as a console command against the server's registry."""
 
@@ -94,7 +88,7 @@ class ConsoleDriver:
 
     async def run_turn(self, turn: Turn) -> StopReason:
         tools = self.registry.visible()
-        text, mentions = prompt_text(turn)
+        text, mentions = command_line(turn)
         command = parse_command(text, tools, mentions)
         match command:
             case ShowHelp():

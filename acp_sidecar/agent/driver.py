@@ -4,7 +4,9 @@ The server runs each ``session/prompt`` as one :class:`Turn` through a :class:`D
 answers the request with the stop reason the driver returns. A driver reaches the editor only
 through its turn: ``send`` streams ``session/update`` notifications and ``client`` makes
 agent→client requests. The default is the slash-command console
-(:mod:`acp_sidecar.agent.direct`); the model driver arrives with a later issue.
+(:mod:`acp_sidecar.agent.direct`); the model driver (:mod:`acp_sidecar.agent.model`) answers
+with an OpenAI-compatible endpoint. Helpers both drivers use (:func:`send_notice`,
+:func:`new_call_id`) live here, so neither driver imports the other.
 
 Invariants:
 - Cancellation arrives through ``turn.signal``. A driver that honours it returns promptly
@@ -21,6 +23,7 @@ Invariants:
 from __future__ import annotations
 
 import importlib
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
@@ -117,6 +120,11 @@ async def send_notice(turn: Turn, text: str) -> None:
         await turn.notice(text)
     else:
         await turn.send(AgentMessageChunk(content=TextContentBlock(text=text)))
+
+
+def new_call_id() -> str:
+    """A call id unique within a session (and across its reloads)."""
+    return f"call_{uuid.uuid4().hex[:16]}"
 
 
 class Driver(Protocol):

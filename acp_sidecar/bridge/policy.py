@@ -14,8 +14,14 @@ Invariants:
   a client that draws cards from updates alone shows the same. "Always" is remembered for
   that session and tool. A ``cancelled`` outcome cancels the turn, and the call ends
   cancelled before permission was given, as when the turn is cancelled during the dialog.
-- Calls run outside a session (no :class:`CallScope` on the execution) are left alone: with
-  no one to ask, the registry degrades ``Ask`` to deny.
+- A session's calls carry a :class:`CallScope` as their execution ``context``: it is the
+  tools' :class:`~acp_sidecar.tools.context.ToolContext` and the session's
+  :class:`~acp_sidecar.tools.context.SessionPermissions`, the protocols the tools layer
+  declares. The listeners :func:`install_policy` plugs into the shared registry reach the
+  session only through them; calls without permissions on their context (outside a session)
+  are left alone, and the registry degrades their ``Ask`` to deny.
+- ``in_progress`` goes out when dispatch starts, after every check (the outermost execute
+  wrapper), so a denied or cancelled call never shows as running.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Final, Protocol, assert_never
 
 import attrs
 
-from acp_sidecar.bridge.cards import call_start
+from acp_sidecar.bridge.cards import call_start, status_update
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.protocol import (
@@ -41,13 +47,13 @@ from acp_sidecar.protocol import (
     ToolCallUpdate,
 )
 from acp_sidecar.tools.cancel import CancelSignal
-from acp_sidecar.tools.context import EditorFiles
+from acp_sidecar.tools.context import EditorFiles, SessionPermissions
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision, PreToolDecision
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.errors import ToolCancelledError
-from acp_sidecar.tools.execution import ToolExecution
+from acp_sidecar.tools.execution import ToolExecution, ToolExecutionResult
 from acp_sidecar.tools.presentation import ToolCallView
-from acp_sidecar.tools.registry import NextPre, PreExecuteListener, ToolRegistry
+from acp_sidecar.tools.registry import NextExecute, NextPre, PreExecuteListener, ToolRegistry
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +72,7 @@ OPTIONS: Final = [
 
 
 class PermissionAsker(Protocol):
-    """Sends ``session/request_permission`` to the editor."""
+    """Sends ``session/request_permission`` to the editor (the server's client implements it)."""
 
     async def request_permission(
         self, request: RequestPermissionRequest, *, signal: CancelSignal | None = None
@@ -75,10 +81,11 @@ class PermissionAsker(Protocol):
 
 @attrs.frozen(eq=False)
 class CallScope:
-    """What a call made inside a session carries as its ``agent``: the session's seams.
+    """What a call made inside a session carries as its ``context``: the session's seams.
 
-    It is also the tools' :class:`~acp_sidecar.tools.context.ToolContext` (``cwd``,
-    ``allow_outside_workspace``, ``files``).
+    It is the tools' :class:`~acp_sidecar.tools.context.ToolContext` (``cwd``,
+    ``allow_outside_workspace``, ``files``) and its own ``permissions``: the session's mode
+    and the editor's permission dialog.
     """
 
     session_id: str
@@ -101,10 +108,27 @@ class CallScope:
         """The session's absolute working directory."""
         return self.cards.cwd
 
+    @property
+    def permissions(self) -> SessionPermissions:
+        """The session's permission system: this scope."""
+        return self
 
-def _scope(execution: ToolExecution) -> CallScope | None:
-    agent = execution.agent
-    return agent if isinstance(agent, CallScope) else None
+    def judge(self, name: str, risky: bool, decision: PreToolDecision) -> PreToolDecision:
+        """The session mode's verdict (see :func:`judge`)."""
+        return judge(self.policy, name, risky, decision)
+
+    async def ask(self, execution: ToolExecution, ask: Ask) -> PermissionDecision:
+        """Remembered answers first, then the editor's dialog (see :func:`ask_the_editor`)."""
+        return await ask_the_editor(self, execution, ask)
+
+    async def cleared(self, execution: ToolExecution) -> None:
+        """Tell the editor the call is now running."""
+        await self.send(status_update(execution.call_id, "in_progress"))
+
+
+def _permissions(execution: ToolExecution) -> SessionPermissions | None:
+    context = execution.context
+    return None if context is None else context.permissions
 
 
 def may_change_things(definition: ToolDefinition | None) -> bool:
@@ -117,14 +141,21 @@ def mode_policy(lookup: Callable[[str], ToolDefinition | None]) -> PreExecuteLis
 
     async def apply_mode(execution: ToolExecution, next_: NextPre) -> PreToolDecision:
         decision = await next_()
-        scope = _scope(execution)
-        if scope is None or isinstance(decision, Deny):
+        permissions = _permissions(execution)
+        if permissions is None or isinstance(decision, Deny):
             return decision
-        return judge(
-            scope.policy, execution.name, may_change_things(lookup(execution.name)), decision
-        )
+        risky = may_change_things(lookup(execution.name))
+        return permissions.judge(execution.name, risky, decision)
 
     return apply_mode
+
+
+async def announce_dispatch(execution: ToolExecution, next_: NextExecute) -> ToolExecutionResult:
+    """The outermost execute wrapper: tells the session the call passed every check."""
+    permissions = _permissions(execution)
+    if permissions is not None:
+        await permissions.cleared(execution)
+    return await next_()
 
 
 def judge(
@@ -197,11 +228,10 @@ def permission_request(
     return RequestPermissionRequest(session_id=session_id, tool_call=card, options=OPTIONS)
 
 
-async def ask_the_editor(execution: ToolExecution, ask: Ask) -> PermissionDecision:
-    """The registry's permission handler: remembered answers first, then the dialog."""
-    scope = _scope(execution)
-    if scope is None:
-        return Deny("it needs permission and there is no one to ask")
+async def ask_the_editor(
+    scope: CallScope, execution: ToolExecution, ask: Ask
+) -> PermissionDecision:
+    """A session's answer to an ``Ask``: remembered answers first, then the dialog."""
     remembered = scope.policy.always.get(execution.name)
     if remembered is not None:
         return Allow() if remembered else Deny("the user always rejects this tool")
@@ -234,22 +264,18 @@ async def ask_the_editor(execution: ToolExecution, ask: Ask) -> PermissionDecisi
 
 
 def install_policy(registry: ToolRegistry) -> Callable[[], None]:
-    """Plug the mode policy, the permission dialog and dispatch announcements into a registry.
+    """Plug the mode policy and dispatch announcements into a registry (shared by sessions;
+    each call reaches its own session through its context).
 
     Returns a function that takes them out again.
     """
-    from acp_sidecar.bridge.runner import announce_dispatch
-
     removers = [
         registry.on_pre_execute(mode_policy(registry.get)),
         registry.on_execute(announce_dispatch, prepend=True),
     ]
-    previous = registry.permission_handler
-    registry.permission_handler = ask_the_editor
 
     def remove() -> None:
         for remover in removers:
             remover()
-        registry.permission_handler = previous
 
     return remove

@@ -1,34 +1,107 @@
-"""Runs one tool call inside a session and draws its card from start to end.
+"""Runs one tool call inside a session and draws its card from start to end, in three steps a
+driver may take apart: :func:`open_call` draws the pending card, :func:`execute_call` runs
+the call through the registry's pipeline while its progress streams, :func:`close_call` draws
+the result. :func:`run_call` is the three in a row, recording the call and its result.
 
-Invariants, per call: the ``tool_call`` (``pending``) goes out before any policy runs;
-``in_progress`` goes out when dispatch starts (after permission); progress streams through a
-:class:`~acp_sidecar.bridge.live.LiveCall`; the final ``tool_call_update`` always follows the
-last progress update. Stored events (:class:`ToolCallEvent` and the result) are what replay
-feeds to the same translator.
+Invariants, per call: the ``tool_call`` (``pending``) goes out once, before any policy runs,
+and the card stays listed in the scope's ``pending`` (for the permission dialog) until the
+call has run or is closed; ``in_progress`` goes out when dispatch starts (after permission);
+progress streams through a :class:`~acp_sidecar.bridge.live.LiveCall`; the final
+``tool_call_update`` follows the last progress update. The recorded call
+(:class:`~acp_sidecar.store.records.ToolCallRecord`) and its result are what replay feeds to
+the same translator.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from acp_sidecar.bridge.cards import status_update
+import attrs
+
 from acp_sidecar.bridge.live import LiveCall
 from acp_sidecar.bridge.policy import CallScope
-from acp_sidecar.bridge.translate import ToolCallEvent, translate_call, translate_result
-from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
+from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_result
+from acp_sidecar.store.records import ToolCallRecord
+from acp_sidecar.tools.execution import ToolExecutionInput, ToolExecutionResult
 from acp_sidecar.tools.json_values import JsonValueError, freeze_json
-from acp_sidecar.tools.registry import NextExecute, ToolRegistry
+from acp_sidecar.tools.presentation import ToolCallView
+from acp_sidecar.tools.registry import ToolRegistry
 
-EventSink = Callable[[ToolCallEvent, ToolExecutionResult | None], Awaitable[None]]
+EventSink = Callable[[ToolCallRecord, ToolExecutionResult | None], Awaitable[None]]
 """Hears a call (``result`` is ``None``) and then its result, e.g. to store them."""
 
 
-async def announce_dispatch(execution: ToolExecution, next_: NextExecute) -> ToolExecutionResult:
-    """The outermost execute wrapper: tells the editor the call is now running."""
-    scope = execution.agent
-    if isinstance(scope, CallScope):
-        await scope.send(status_update(execution.call_id, "in_progress"))
-    return await next_()
+@attrs.frozen
+class OpenCall:
+    """A call whose pending card is drawn: what running and closing it need."""
+
+    call: ToolCallRecord
+    view: ToolCallView
+    """The view the pending card was drawn from (its result card builds on it)."""
+
+
+@attrs.frozen
+class Executed:
+    """What running an open call gave: its result, and how much output streamed live."""
+
+    result: ToolExecutionResult
+    streamed: int
+
+
+def call_record(call_id: str, name: str, arguments: object) -> ToolCallRecord:
+    """The record of a call; arguments that are not lossless JSON are recorded as ``None``
+    (the registry rejects them, and the card shows no raw input)."""
+    try:
+        shown = freeze_json(arguments)
+    except JsonValueError:
+        shown = None
+    return ToolCallRecord(call_id=call_id, name=name, arguments=shown)
+
+
+async def open_call(lookup: ToolLookup, scope: CallScope, call: ToolCallRecord) -> OpenCall:
+    """Draw the call's pending card."""
+    start, view = translate_call(lookup, call, scope.cards)
+    scope.pending[call.call_id] = (start, view)
+    await scope.send(start)
+    return OpenCall(call, view)
+
+
+async def execute_call(
+    registry: ToolRegistry, scope: CallScope, opened: OpenCall, arguments: object
+) -> Executed:
+    """Run an open call through the registry's whole pipeline, streaming its progress."""
+    call_id = opened.call.call_id
+    live = LiveCall(call_id, opened.view, scope.cards, scope.send)
+    try:
+        result = await registry.execute(
+            ToolExecutionInput(
+                call_id=call_id,
+                name=opened.call.name,
+                arguments=arguments,
+                context=scope,
+                signal=scope.signal,
+                progress=live,
+            )
+        )
+    finally:
+        streamed = await live.close()
+        scope.pending.pop(call_id, None)
+    return Executed(result, streamed)
+
+
+async def close_call(
+    lookup: ToolLookup,
+    scope: CallScope,
+    opened: OpenCall,
+    result: ToolExecutionResult,
+    *,
+    streamed: int = 0,
+) -> None:
+    """Draw the call's result card (also for a call answered without running)."""
+    scope.pending.pop(opened.call.call_id, None)
+    await scope.send(
+        translate_result(lookup, opened.call, opened.view, result, scope.cards, streamed=streamed)
+    )
 
 
 async def run_call(
@@ -40,35 +113,13 @@ async def run_call(
     *,
     record: EventSink | None = None,
 ) -> ToolExecutionResult:
-    """Run a call through the registry's whole pipeline, drawing its card as it goes."""
-    try:
-        shown = freeze_json(arguments)
-    except JsonValueError:
-        shown = None  # the registry rejects it; the card shows no raw input
-    event = ToolCallEvent(call_id=call_id, name=name, arguments=shown)
+    """Open, run and close a call, recording it and its result."""
+    call = call_record(call_id, name, arguments)
     if record is not None:
-        await record(event, None)
-    start, view = translate_call(registry.get, event, scope.cards)
-    scope.pending[call_id] = (start, view)
-    await scope.send(start)
-    live = LiveCall(call_id, view, scope.cards, scope.send)
-    try:
-        result = await registry.execute(
-            ToolExecutionInput(
-                call_id=call_id,
-                name=name,
-                arguments=arguments,
-                agent=scope,
-                signal=scope.signal,
-                progress=live,
-            )
-        )
-    finally:
-        streamed = await live.close()
-        scope.pending.pop(call_id, None)
+        await record(call, None)
+    opened = await open_call(registry.get, scope, call)
+    executed = await execute_call(registry, scope, opened, arguments)
     if record is not None:
-        await record(event, result)
-    await scope.send(
-        translate_result(registry.get, event, view, result, scope.cards, streamed=streamed)
-    )
-    return result
+        await record(call, executed.result)
+    await close_call(registry.get, scope, opened, executed.result, streamed=executed.streamed)
+    return executed.result

@@ -1,9 +1,10 @@
-"""One translator for live calls and replay: stored events → ``tool_call`` / ``tool_call_update``.
+"""One translator for live calls and replay: stored calls → ``tool_call`` / ``tool_call_update``.
 
 Invariants:
 - The live path and replay both call :func:`translate_call` and :func:`translate_result` with
-  the same event values, so for the same events they produce the same updates (live
-  progress aside). Presenters are pure functions of ``(args)`` and ``(args, result)``.
+  the same values — the session log's :class:`~acp_sidecar.store.records.ToolCallRecord` and
+  the call's result — so for the same calls they produce the same updates (live progress
+  aside). Presenters are pure functions of ``(args)`` and ``(args, result)``.
 - A presenter that raises, or returns something that is not a view, is logged and replaced by
   the generic fallback (title = tool name, ``rawInput`` = arguments): a turn never breaks on
   presentation. A tool that is no longer registered replays as a generic card.
@@ -14,11 +15,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-import attrs
-
 from acp_sidecar.bridge.cards import call_start, result_update
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.protocol import ToolCallProgress, ToolCallStart
+from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.execution import ToolExecutionResult
 from acp_sidecar.tools.json_values import FrozenJson
@@ -54,15 +54,6 @@ ToolLookup = Callable[[str], ToolDefinition | None]
 """Finds a tool's definition by name (``ToolRegistry.get``)."""
 
 
-@attrs.frozen
-class ToolCallEvent:
-    """A tool call as it is stored: enough to redraw its pending card."""
-
-    call_id: str
-    name: str
-    arguments: FrozenJson
-
-
 def fallback_call_view(name: str, arguments: FrozenJson) -> GenericCallView:
     """The generic card for a call without a usable presenter."""
     try:
@@ -71,31 +62,31 @@ def fallback_call_view(name: str, arguments: FrozenJson) -> GenericCallView:
         return GenericCallView(card="generic", title=name, kind="other")
 
 
-def present_call(definition: ToolDefinition | None, event: ToolCallEvent) -> ToolCallView:
+def present_call(definition: ToolDefinition | None, call: ToolCallRecord) -> ToolCallView:
     """The call's pending view, or the generic fallback."""
     presenter = definition.present_call if definition is not None else None
     if presenter is None:
-        return fallback_call_view(event.name, event.arguments)
+        return fallback_call_view(call.name, call.arguments)
     try:
-        view = presenter(event.arguments)
+        view = presenter(call.arguments)
     except Exception:
-        logger.exception("present_call of %s raised; showing a generic card", event.name)
-        return fallback_call_view(event.name, event.arguments)
+        logger.exception("present_call of %s raised; showing a generic card", call.name)
+        return fallback_call_view(call.name, call.arguments)
     if view is None:
-        return fallback_call_view(event.name, event.arguments)
+        return fallback_call_view(call.name, call.arguments)
     if not is_call_view(view):
         logger.error(
             "present_call of %s returned %s, not a call view; showing a generic card",
-            event.name,
+            call.name,
             type(view).__name__,
         )
-        return fallback_call_view(event.name, event.arguments)
+        return fallback_call_view(call.name, call.arguments)
     return view
 
 
 def present_result(
     definition: ToolDefinition | None,
-    event: ToolCallEvent,
+    call: ToolCallRecord,
     result: ToolExecutionResult,
     outcome: ToolResult,
 ) -> ToolResultView | None:
@@ -109,14 +100,14 @@ def present_result(
     if result.is_error and result.error is not None and result.error.code in REFUSED_CODES:
         return None
     try:
-        view = presenter(event.arguments, outcome)
+        view = presenter(call.arguments, outcome)
     except Exception:
-        logger.exception("present_result of %s raised; showing the raw result", event.name)
+        logger.exception("present_result of %s raised; showing the raw result", call.name)
         return None
     if view is not None and not is_result_view(view):
         logger.error(
             "present_result of %s returned %s, not a result view; showing the raw result",
-            event.name,
+            call.name,
             type(view).__name__,
         )
         return None
@@ -124,21 +115,21 @@ def present_result(
 
 
 def translate_call(
-    lookup: ToolLookup, event: ToolCallEvent, ctx: CardContext
+    lookup: ToolLookup, call: ToolCallRecord, ctx: CardContext
 ) -> tuple[ToolCallStart, ToolCallView]:
     """The ``tool_call`` for a call, with the view it was drawn from (for its result)."""
-    view = present_call(lookup(event.name), event)
+    view = present_call(lookup(call.name), call)
     try:
-        return call_start(event.call_id, view, ctx, event.arguments), view
+        return call_start(call.call_id, view, ctx, call.arguments), view
     except Exception:
-        logger.exception("the %s card could not be drawn; showing a generic card", event.name)
-        view = fallback_call_view(event.name, event.arguments)
-        return call_start(event.call_id, view, ctx, event.arguments), view
+        logger.exception("the %s card could not be drawn; showing a generic card", call.name)
+        view = fallback_call_view(call.name, call.arguments)
+        return call_start(call.call_id, view, ctx, call.arguments), view
 
 
 def translate_result(
     lookup: ToolLookup,
-    event: ToolCallEvent,
+    call: ToolCallRecord,
     call_view: ToolCallView,
     result: ToolExecutionResult,
     ctx: CardContext,
@@ -147,9 +138,9 @@ def translate_result(
 ) -> ToolCallProgress:
     """The ``tool_call_update`` that completes a call's card."""
     outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
-    view = present_result(lookup(event.name), event, result, outcome)
+    view = present_result(lookup(call.name), call, result, outcome)
     try:
-        return result_update(event.call_id, call_view, view, outcome, ctx, streamed=streamed)
+        return result_update(call.call_id, call_view, view, outcome, ctx, streamed=streamed)
     except Exception:
-        logger.exception("the %s result card could not be drawn; showing raw", event.name)
-        return result_update(event.call_id, call_view, None, outcome, ctx)
+        logger.exception("the %s result card could not be drawn; showing raw", call.name)
+        return result_update(call.call_id, call_view, None, outcome, ctx)

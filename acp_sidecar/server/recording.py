@@ -36,8 +36,7 @@ from acp_sidecar.protocol.updates import AgentMessageChunk, AgentThoughtChunk, S
 from acp_sidecar.server.held import HeldLogs
 
 if TYPE_CHECKING:
-    from acp_sidecar.bridge.translate import ToolCallEvent
-    from acp_sidecar.store import HistoryItem, SessionStore, SessionWriter
+    from acp_sidecar.store import HistoryItem, SessionStore, SessionWriter, ToolCallRecord
     from acp_sidecar.tools.execution import ToolExecutionResult
 
 logger = logging.getLogger(__name__)
@@ -184,11 +183,11 @@ class SessionRecorder:
         self._write(lambda w: w.notice(text))
 
     async def record_call_event(
-        self, event: ToolCallEvent, result: ToolExecutionResult | None
+        self, call: ToolCallRecord, result: ToolExecutionResult | None
     ) -> None:
         """The bridge's event sink: a tool call, then its result."""
         if result is None:
-            self._write(lambda w: w.tool_call(event.call_id, event.name, event.arguments))
+            self._write(lambda w: w.append(call))
         else:
             self._write(lambda w: w.tool_result(result))
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
-from acp_sidecar.bridge.translate import ToolCallEvent, ToolLookup, translate_call, translate_result
+from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_result
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import from_wire
 from acp_sidecar.protocol.errors import ProtocolParamsError
@@ -62,11 +62,11 @@ def replay_updates(
 ) -> Iterator[SessionUpdate]:
     """The updates that redraw a stored session, in order, ending with its mode."""
     mode = known_mode(header.mode)
-    open_calls: dict[str, tuple[ToolCallEvent, ToolCallView]] = {}
+    open_calls: dict[str, tuple[ToolCallRecord, ToolCallView]] = {}
 
     def interrupt_open_calls() -> Iterator[SessionUpdate]:
-        for event, view in open_calls.values():
-            yield translate_result(lookup, event, view, interrupted_result(event.call_id), ctx)
+        for call, view in open_calls.values():
+            yield translate_result(lookup, call, view, interrupted_result(call.call_id), ctx)
         open_calls.clear()
 
     for record in records:
@@ -84,16 +84,15 @@ def replay_updates(
                 yield AgentThoughtChunk(content=TextContentBlock(text=text))
             case GapRecord(reason=reason):
                 yield AgentMessageChunk(content=TextContentBlock(text=gap_text(reason)))
-            case ToolCallRecord(call_id=call_id, name=name, arguments=arguments):
-                event = ToolCallEvent(call_id=call_id, name=name, arguments=arguments)
-                start, view = translate_call(lookup, event, ctx)
-                open_calls[call_id] = (event, view)
+            case ToolCallRecord(call_id=call_id):
+                start, view = translate_call(lookup, record, ctx)
+                open_calls[call_id] = (record, view)
                 yield start
             case ToolResultRecord(result=result):
                 opened = open_calls.pop(result.call_id, None)
                 if opened is not None:
-                    event, view = opened
-                    yield translate_result(lookup, event, view, result, ctx)
+                    call, view = opened
+                    yield translate_result(lookup, call, view, result, ctx)
             case ModeChangeRecord(mode=changed):
                 mode = known_mode(changed)
             case TurnEndRecord():

@@ -36,7 +36,10 @@ logger = logging.getLogger(__name__)
 ScopeFactory = Callable[
     ["Session", CancelSignal, Callable[[SessionUpdate], Awaitable[None]]], "CallScope"
 ]
-"""Makes the call scope of one turn: ``(session, turn signal, send) -> CallScope``."""
+"""Makes the call scope of one turn: ``(session, turn signal, send) -> CallScope``.
+
+The server supplies it (it knows the client); the session calls it once per turn, because
+the scope carries that turn's signal and its recording ``send``."""
 
 DEFAULT_CANCEL_GRACE = 3.0
 """Seconds a cancelled driver may take to wind down before it is stopped.
@@ -82,9 +85,7 @@ class Session:
         prompt: list[ContentBlock],
         send: Callable[[str, SessionUpdate], Awaitable[None]],
         client: ClientRequests,
-        make_scope: Callable[
-            [Session, CancelSignal, Callable[[SessionUpdate], Awaitable[None]]], CallScope
-        ],
+        make_scope: ScopeFactory,
         *,
         grace: float = DEFAULT_CANCEL_GRACE,
     ) -> StopReason:

@@ -65,7 +65,7 @@ from acp_sidecar.store.records import (
     format_timestamp,
 )
 from acp_sidecar.store.sessions import SessionStore
-from acp_sidecar.store.writer import FSYNC_POLICIES, CallEvent, FsyncPolicy, SessionWriter
+from acp_sidecar.store.writer import FSYNC_POLICIES, FsyncPolicy, SessionWriter
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
@@ -74,7 +74,6 @@ __all__ = [
     "STORE_ENV",
     "AgentMessageRecord",
     "AgentThoughtRecord",
-    "CallEvent",
     "CorruptLogError",
     "FsyncPolicy",
     "GapRecord",

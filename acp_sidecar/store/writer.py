@@ -42,7 +42,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Literal, Protocol, TypeAlias, get_args
+from typing import Any, Final, Literal, TypeAlias, get_args
 
 from acp_sidecar.store.codec import encode_record
 from acp_sidecar.store.errors import (
@@ -66,7 +66,7 @@ from acp_sidecar.store.records import (
     UserMessageRecord,
 )
 from acp_sidecar.tools.execution import ToolExecutionResult
-from acp_sidecar.tools.json_values import FrozenDict, FrozenJson, freeze_json
+from acp_sidecar.tools.json_values import FrozenDict, freeze_json
 
 logger = logging.getLogger(__name__)
 
@@ -77,19 +77,6 @@ FSYNC_POLICIES: Final[tuple[FsyncPolicy, ...]] = get_args(FsyncPolicy)
 
 _OPEN_FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
 _TAIL_BLOCK: Final = 64 * 1024
-
-
-class CallEvent(Protocol):
-    """What the bridge hands its event sink for a call (``ToolCallEvent`` fits it)."""
-
-    @property
-    def call_id(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def arguments(self) -> FrozenJson: ...
 
 
 def _lock(fd: int, path: Path) -> None:
@@ -282,10 +269,12 @@ class SessionWriter:
         """Append a call's result."""
         self.append(ToolResultRecord(result=result))
 
-    async def record_call_event(self, event: CallEvent, result: ToolExecutionResult | None) -> None:
+    async def record_call_event(
+        self, call: ToolCallRecord, result: ToolExecutionResult | None
+    ) -> None:
         """The bridge's ``EventSink``: the call when ``result`` is ``None``, else its result."""
         if result is None:
-            self.tool_call(event.call_id, event.name, event.arguments)
+            self.append(call)
         else:
             self.tool_result(result)
 

@@ -1,20 +1,30 @@
-"""What a tool may know about where it runs: the workspace root and the editor's files.
+"""What a call knows about the session it runs in: the workspace, the editor's files, and the
+session's permission system.
 
-The agent loop passes an object satisfying :class:`ToolContext` as the execution's ``agent``
-(the bridge's per-session call scope does). Tools read it with :func:`tool_context`; with no
-context (a bare registry, a test), tools fall back to the process's working directory and
-the local file system.
+The caller of ``ToolRegistry.execute`` (the bridge, for a session's calls) puts an object
+satisfying :class:`ToolContext` on the input's ``context``; the execution carries it, read-only,
+to every listener, guard and tool. Tools read it with :func:`tool_context`; with no context (a
+bare registry, a test), tools fall back to the process's working directory and the local file
+system, and nobody can be asked for permission.
 
-Invariant: nothing here knows ACP; ``EditorFiles`` is the neutral face of the editor's
-``fs/read_text_file`` / ``fs/write_text_file`` (present only when the client advertised them).
+Invariants:
+- Nothing here knows ACP. ``EditorFiles`` is the neutral face of the editor's
+  ``fs/read_text_file`` / ``fs/write_text_file`` (present only when the client advertised
+  them); ``SessionPermissions`` is the neutral face of a session's mode and its permission
+  dialog. Both are declared here, in the lowest layer, and implemented above it: this is the
+  one way the pipeline reaches back up.
+- The registry asks ``context.permissions`` about an ``Ask``; without it (no context, or a
+  context without permissions) ``Ask`` degrades to deny, the spec's rule.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from acp_sidecar.tools.execution import ToolExecution
+if TYPE_CHECKING:
+    from acp_sidecar.tools.decisions import Ask, PermissionDecision, PreToolDecision
+    from acp_sidecar.tools.execution import ToolExecution
 
 
 class EditorFiles(Protocol):
@@ -41,9 +51,31 @@ class EditorFiles(Protocol):
         ...
 
 
+class SessionPermissions(Protocol):
+    """A session's permission system, as the pipeline reaches it.
+
+    ``judge`` runs in a pre-execute listener, ``ask`` answers the registry's ``Ask``,
+    ``cleared`` runs when dispatch starts (after every check).
+    """
+
+    def judge(self, name: str, risky: bool, decision: PreToolDecision) -> PreToolDecision:
+        """The session mode's verdict on a call the pre-execute listeners decided
+        ``decision`` for; ``risky``: the tool is not declared read-only."""
+        ...
+
+    async def ask(self, execution: ToolExecution, ask: Ask) -> PermissionDecision:
+        """The user's answer to an ``Ask``; raises ``ToolCancelledError`` if the turn is
+        cancelled while the user is asked."""
+        ...
+
+    async def cleared(self, execution: ToolExecution) -> None:
+        """The call passed every check and its dispatch starts (a session shows it running)."""
+        ...
+
+
 @runtime_checkable
 class ToolContext(Protocol):
-    """The session facts a tool may use."""
+    """The session facts a call may use."""
 
     @property
     def cwd(self) -> str:
@@ -58,6 +90,11 @@ class ToolContext(Protocol):
     @property
     def files(self) -> EditorFiles | None:
         """The editor's files, when the client offers them."""
+        ...
+
+    @property
+    def permissions(self) -> SessionPermissions | None:
+        """The session's permission system; ``None``: no one to ask (``Ask`` is denied)."""
         ...
 
 
@@ -80,10 +117,12 @@ class LocalContext:
     def files(self) -> EditorFiles | None:
         return None
 
+    @property
+    def permissions(self) -> SessionPermissions | None:
+        return None
+
 
 def tool_context(execution: ToolExecution) -> ToolContext:
     """The execution's context, or a :class:`LocalContext` when it has none."""
-    agent = execution.agent
-    if isinstance(agent, ToolContext):
-        return agent
-    return LocalContext()
+    context = execution.context
+    return LocalContext() if context is None else context

@@ -3,8 +3,9 @@
 Invariants:
 - :class:`ToolExecutionInput` is caller-owned; the registry never keeps it. It snapshots it
   into a :class:`ToolExecution` whose ``token``, ``call_id``, ``name``, ``arguments`` (deep-
-  frozen), ``agent`` and ``parent`` can never be reassigned. Only ``signal`` can change, and
-  only while the execute wrappers run; after the pipeline the execution is sealed for good.
+  frozen), ``agent``, ``context`` and ``parent`` can never be reassigned. Only ``signal`` can
+  change, and only while the execute wrappers run; after the pipeline the execution is sealed
+  for good.
 - :class:`ToolExecutionToken` is identity only: no fields, equality is ``is``.
 - Both can be weakly referenced (weak-map keys for observers); that adds nothing writable.
 - :class:`ToolExecutionResult` is deep-frozen and round-trips losslessly through JSON
@@ -15,13 +16,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.content import ContentBlock, content_from_json, content_to_json
 from acp_sidecar.tools.json_values import FrozenJson, JsonValue, freeze_json, thaw
+
+if TYPE_CHECKING:
+    from acp_sidecar.tools.context import ToolContext
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +68,10 @@ class ToolExecutionInput:
     arguments: object
     """Parsed JSON arguments; must be lossless JSON (checked before any policy)."""
     agent: object | None = None
-    """The agent on whose behalf the call runs (set by the agent loop)."""
+    """The agent on whose behalf the call runs (set by the agent loop; opaque here)."""
+    context: ToolContext | None = None
+    """The session the call runs in: workspace, editor files, permission system (see
+    :mod:`acp_sidecar.tools.context`); ``None`` outside a session."""
     parent: ToolExecutionToken | None = None
     """The token of an enclosing execution, for nested dispatches.
 
@@ -91,6 +98,7 @@ class ToolExecution:
         "_agent",
         "_arguments",
         "_call_id",
+        "_context",
         "_name",
         "_parent",
         "_progress",
@@ -101,6 +109,7 @@ class ToolExecution:
     _agent: object | None
     _arguments: FrozenJson
     _call_id: str
+    _context: ToolContext | None
     _name: str
     _parent: ToolExecutionToken | None
     _progress: ProgressSink | None
@@ -118,6 +127,7 @@ class ToolExecution:
         parent: ToolExecutionToken | None,
         signal: CancelSignal | None,
         progress: ProgressSink | None = None,
+        context: ToolContext | None = None,
     ) -> None:
         set_ = object.__setattr__
         set_(self, "_token", ToolExecutionToken())
@@ -125,6 +135,7 @@ class ToolExecution:
         set_(self, "_name", name)
         set_(self, "_arguments", arguments)
         set_(self, "_agent", agent)
+        set_(self, "_context", context)
         set_(self, "_parent", parent)
         set_(self, "_signal", signal)
         set_(self, "_progress", progress)
@@ -169,6 +180,11 @@ class ToolExecution:
     def agent(self) -> object | None:
         """The agent on whose behalf the call runs."""
         return self._agent
+
+    @property
+    def context(self) -> ToolContext | None:
+        """The session the call runs in (``None`` outside a session)."""
+        return self._context
 
     @property
     def parent(self) -> ToolExecutionToken | None:

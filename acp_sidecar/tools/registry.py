@@ -10,7 +10,9 @@ Invariants:
 - ``execute`` never raises (except ``asyncio.CancelledError``): every failure is an
   ``is_error`` result with ``error = ToolErrorInfo(name, code)``. The order is fixed: input
   snapshot → pre-execute waterfall (→ on ``Ask``: the tool's ``preview_call``, then the
-  permission handler) → guards → execute wrappers around dispatch → post-execute waterfall →
+  permission handler: the execution context's ``permissions``, see
+  :mod:`~acp_sidecar.tools.context`; without one ``Ask`` is denied) → guards → execute
+  wrappers around dispatch → post-execute waterfall →
   JSON-safe rebuild → result observers.
 - A preview that raises a ``ToolError`` refuses the call with that error before anyone is
   asked (the user is never asked about a call that would fail); one that fails otherwise, or
@@ -102,9 +104,6 @@ PostExecuteListener: TypeAlias = Callable[
     [ToolExecution, ToolExecutionResult, NextPost], "PostToolDecision | Awaitable[PostToolDecision]"
 ]
 ResultObserver: TypeAlias = Callable[[ToolExecution, ToolExecutionResult], "None | Awaitable[None]"]
-PermissionHandler: TypeAlias = Callable[
-    [ToolExecution, Ask], "PermissionDecision | Awaitable[PermissionDecision]"
-]
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """Tool names every OpenAI-compatible provider accepts."""
@@ -153,15 +152,13 @@ def _remover(items: list[Any], item: Any) -> Callable[[], None]:
 class ToolRegistry:
     """Holds tools and runs calls through the guarded pipeline."""
 
-    def __init__(self, *, permission_handler: PermissionHandler | None = None) -> None:
+    def __init__(self) -> None:
         self._tools: dict[str, ToolDefinition] = {}
         self._pre: list[PreExecuteListener] = []
         self._guards: list[ToolGuard] = []
         self._wrappers: list[ExecuteWrapper] = []
         self._post: list[PostExecuteListener] = []
         self._observers: list[ResultObserver] = []
-        self.permission_handler: PermissionHandler | None = permission_handler
-        """Answers ``Ask`` decisions (the bridge plugs in the editor's dialog)."""
 
     # -- registration ---------------------------------------------------------------------
 
@@ -326,6 +323,7 @@ class ToolRegistry:
             name=raw_name if isinstance(raw_name, str) else repr(raw_name),
             arguments=arguments,
             agent=request.agent,
+            context=request.context,
             parent=raw_parent if type(raw_parent) is ToolExecutionToken else None,
             signal=request.signal if rejected is None else None,
             progress=request.progress if rejected is None else None,
@@ -425,22 +423,25 @@ class ToolRegistry:
     async def _ask(
         self, execution: ToolExecution, definition: ToolDefinition, ask: Ask
     ) -> PermissionDecision:
-        handler = self.permission_handler
+        context = execution.context
+        handler = None if context is None else context.permissions
         if handler is None:
             why = f" ({ask.reason})" if ask.reason else ""
             return Deny(f"it needs permission{why} and there is no one to ask")
         ask = await self._previewed(execution, definition, ask)
         try:
-            answer = await _resolve(handler(execution, ask))
+            # Typed as async, but a hand-written one may answer plainly or with anything.
+            asked: object = handler.ask(execution, ask)
+            answer = await _resolve(asked)
         except ToolCancelledError as exc:
             # The turn was cancelled while the dialog was open: not the handler's failure, and
             # the user sees this text on the card, so nothing internal goes in it.
             raise ToolCancelledError(CANCELLED_BEFORE_PERMISSION) from exc
         except Exception as exc:
-            raise self._listener_failed("permission handler", handler, exc) from exc
+            raise self._listener_failed("permission handler", handler.ask, exc) from exc
         if not isinstance(answer, Allow | Deny):
             raise ToolListenerError(
-                f"permission handler {_describe(handler)} returned {type(answer).__name__}, "
+                f"permission handler {_describe(handler.ask)} returned {type(answer).__name__}, "
                 "expected Allow or Deny"
             )
         return answer

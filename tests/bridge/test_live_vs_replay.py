@@ -10,7 +10,6 @@ import pytest
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.policy import CallScope, SessionPolicy, install_policy
 from acp_sidecar.bridge.runner import run_call
-from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.protocol import SessionNotification, to_wire
 from acp_sidecar.server.replay import replay_updates
 from acp_sidecar.store import HeaderRecord, ToolCallRecord, ToolResultRecord
@@ -47,12 +46,12 @@ async def test_live_equals_replay(
     install_policy(registry)
     ctx = CardContext(cwd="/work", terminal_output=terminal_output)
     live: list[dict[str, Any]] = []
-    stored: list[tuple[ToolCallEvent, ToolExecutionResult | None]] = []
+    stored: list[tuple[ToolCallRecord, ToolExecutionResult | None]] = []
 
     async def send(update: Any) -> None:
         live.append(wire(update))
 
-    async def record(event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+    async def record(event: ToolCallRecord, result: ToolExecutionResult | None) -> None:
         stored.append((event, result))
 
     scope = CallScope(

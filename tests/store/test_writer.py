@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from acp_sidecar.bridge.runner import EventSink
-from acp_sidecar.bridge.translate import ToolCallEvent
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
@@ -78,7 +77,7 @@ def test_each_record_is_in_the_file_when_its_method_returns(store: SessionStore)
 
 
 async def test_the_bridge_event_sink_records_calls_and_results(store: SessionStore) -> None:
-    event = ToolCallEvent(call_id="call-1", name="run", arguments=freeze_json({"cmd": "ls"}))
+    event = ToolCallRecord(call_id="call-1", name="run", arguments=freeze_json({"cmd": "ls"}))
     with store.create("s1", CWD) as writer:
         record: EventSink = writer.record_call_event  # what run_call(record=…) takes
         await record(event, None)

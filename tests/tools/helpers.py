@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -36,3 +37,17 @@ def call(
     return ToolExecutionInput(
         call_id=call_id, name=name, arguments={"x": 1} if arguments is None else arguments, **kw
     )
+
+
+class Asking:
+    """A session context whose permission system answers each ``Ask`` with ``ask``."""
+
+    def __init__(self, ask: Callable[..., Any]) -> None:
+        self.ask = ask  # the registry calls ``permissions.ask(execution, ask)``
+        self.cwd = os.getcwd()
+        self.allow_outside_workspace = False
+        self.files = None
+
+    @property
+    def permissions(self) -> Asking:
+        return self

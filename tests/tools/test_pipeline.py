@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 from typing import Any
 
 import attrs
@@ -26,13 +27,14 @@ from acp_sidecar.tools import (
     ToolExecutionToken,
     ToolOutput,
     ToolRegistry,
+    tool_context,
 )
 from acp_sidecar.tools import registry as registry_module
 from acp_sidecar.tools.execution import result_from_json, result_to_json
 from tests.fakes import RecordingSink
 from tests.results import error_of, text
 
-from .helpers import call, raw_tool
+from .helpers import Asking, call, raw_tool
 
 
 @pytest.fixture
@@ -171,6 +173,7 @@ async def test_execution_fields_are_read_only_outside_execute_wrappers() -> None
             ("arguments", {}),
             ("token", None),
             ("agent", None),
+            ("context", None),
             ("parent", None),
             ("signal", CancelSignal()),
         ):
@@ -185,6 +188,29 @@ async def test_execution_fields_are_read_only_outside_execute_wrappers() -> None
     result = await reg.execute(call())
     assert not result.is_error
     assert problems == []
+
+
+async def test_the_context_reaches_every_seam_as_given_and_the_agent_stays_apart() -> None:
+    asker = Asking(lambda execution, ask: Allow())
+    seen: list[tuple[str, object, object, str]] = []
+
+    async def execute(args: Any, execution: ToolExecution) -> str:
+        seen.append(("tool", execution.context, execution.agent, tool_context(execution).cwd))
+        return "ok"
+
+    def pre(execution: ToolExecution, next_: Any) -> Any:
+        seen.append(("pre", execution.context, execution.agent, tool_context(execution).cwd))
+        return next_()
+
+    reg = ToolRegistry()
+    reg.register(raw_tool(execute=execute))
+    reg.on_pre_execute(pre)
+    agent = object()
+    assert not (await reg.execute(call(context=asker, agent=agent))).is_error
+    assert seen == [("pre", asker, agent, asker.cwd), ("tool", asker, agent, asker.cwd)]
+    seen.clear()
+    assert not (await reg.execute(call())).is_error  # no context: the process's cwd
+    assert seen == [("pre", None, None, os.getcwd()), ("tool", None, None, os.getcwd())]
 
 
 async def test_execute_wrappers_may_set_replace_or_remove_only_the_signal() -> None:
@@ -300,10 +326,10 @@ async def test_ask_goes_to_the_permission_handler(answer: Any, denied: bool) -> 
         asked.append((execution.name, ask.reason))
         return answer
 
-    reg = ToolRegistry(permission_handler=handler)
+    reg = ToolRegistry()
     reg.register(raw_tool())
     reg.on_pre_execute(lambda execution, next_: Ask("why"))
-    result = await reg.execute(call())
+    result = await reg.execute(call(context=Asking(handler)))
     assert asked == [("echo", "why")]
     assert result.is_error is denied
     if denied:
@@ -324,7 +350,7 @@ async def test_a_listener_that_raises_becomes_its_own_error(seam: str) -> None:
     def explode(*args: Any) -> Any:
         raise RuntimeError("listener broke")
 
-    reg = ToolRegistry(permission_handler=explode if seam == "permission" else None)
+    reg = ToolRegistry()
     reg.register(raw_tool())
     match seam:
         case "pre":
@@ -337,7 +363,7 @@ async def test_a_listener_that_raises_becomes_its_own_error(seam: str) -> None:
             reg.on_post_execute(explode)
         case "permission":
             reg.on_pre_execute(lambda execution, next_: Ask())
-    result = await reg.execute(call())
+    result = await reg.execute(call(context=Asking(explode) if seam == "permission" else None))
     assert error_of(result) == ("ToolListenerError", "LISTENER_FAILED")
     assert "explode raised RuntimeError: listener broke" in text(result)
 
@@ -347,7 +373,7 @@ async def test_a_listener_returning_the_wrong_type_is_an_error(seam: str) -> Non
     def junk(*args: Any) -> Any:
         return "yes"
 
-    reg = ToolRegistry(permission_handler=junk if seam == "permission" else None)
+    reg = ToolRegistry()
     reg.register(raw_tool())
     match seam:
         case "pre":
@@ -358,7 +384,7 @@ async def test_a_listener_returning_the_wrong_type_is_an_error(seam: str) -> Non
             reg.on_post_execute(junk)
         case "permission":
             reg.on_pre_execute(lambda execution, next_: Ask())
-    result = await reg.execute(call())
+    result = await reg.execute(call(context=Asking(junk) if seam == "permission" else None))
     assert error_of(result) == ("ToolListenerError", "LISTENER_FAILED")
     assert "returned str" in text(result)
 

@@ -35,7 +35,7 @@ from acp_sidecar.tools import (
 from acp_sidecar.tools.execution import result_from_json, result_to_json
 from tests.results import error_of, text
 
-from .helpers import call, raw_tool
+from .helpers import Asking, call, raw_tool
 
 SEAMS = ["pre", "wrapper", "post"]
 
@@ -352,10 +352,10 @@ async def test_a_cancelled_permission_dialog_ends_the_call_as_cancelled() -> Non
     async def dialog(execution: ToolExecution, ask: Ask) -> Any:
         raise ToolCancelledError("session/request_permission abandoned: session/cancel")
 
-    reg = ToolRegistry(permission_handler=dialog)
+    reg = ToolRegistry()
     reg.register(raw_tool(execute=execute))
     reg.on_pre_execute(lambda execution, next_: Ask("it writes files"))
-    result = await reg.execute(call())
+    result = await reg.execute(call(context=Asking(dialog)))
     assert error_of(result) == ("ToolCancelledError", "CANCELLED")
     assert text(result) == "Cancelled before permission was given"
     assert ran == []

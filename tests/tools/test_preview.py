@@ -21,6 +21,8 @@ from acp_sidecar.tools import (
     define_tool,
 )
 
+from .helpers import Asking
+
 
 class Gone(ToolError):
     code = "GONE"
@@ -45,18 +47,20 @@ def tool(preview: Any = None, **extra: Any) -> ToolDefinition:
     )
 
 
-def asking(answers: list[Ask]) -> ToolRegistry:
+def asking(answers: list[Ask]) -> tuple[ToolRegistry, Asking]:
     async def handler(execution: ToolExecution, ask: Ask) -> Allow:
         answers.append(ask)
         return Allow()
 
-    reg = ToolRegistry(permission_handler=handler)
+    reg = ToolRegistry()
     reg.on_pre_execute(lambda execution, next_: Ask("changes things"))
-    return reg
+    return reg, Asking(handler)
 
 
-def call(**arguments: Any) -> ToolExecutionInput:
-    return ToolExecutionInput(call_id="c1", name="change", arguments=arguments or {"path": "f"})
+def call(context: Asking | None = None, **arguments: Any) -> ToolExecutionInput:
+    return ToolExecutionInput(
+        call_id="c1", name="change", arguments=arguments or {"path": "f"}, context=context
+    )
 
 
 async def test_read_only_is_declared_and_undeclared_means_it_may_change_things() -> None:
@@ -73,9 +77,9 @@ async def test_the_handler_is_asked_with_the_tools_preview() -> None:
         return DiffCallView(card="diff", title="Change", diffs=[FileDiff(args["path"], "a", "b")])
 
     answers: list[Ask] = []
-    reg = asking(answers)
+    reg, asker = asking(answers)
     reg.register(tool(preview))
-    result = await reg.execute(call())
+    result = await reg.execute(call(asker))
     assert not result.is_error
     [ask] = answers
     assert ask.reason == "changes things"
@@ -93,10 +97,10 @@ async def test_a_preview_that_raises_a_tool_error_refuses_the_call_unasked(
         raise error
 
     answers: list[Ask] = []
-    reg = asking(answers)
+    reg, asker = asking(answers)
     reg.register(tool(preview))
     ran.clear()
-    result = await reg.execute(call())
+    result = await reg.execute(call(asker))
     assert result.is_error and result.error is not None and result.error.code == code
     assert answers == [] and ran == []
 
@@ -106,9 +110,9 @@ async def test_invalid_arguments_fail_in_the_preview_before_anyone_is_asked() ->
         return None
 
     answers: list[Ask] = []
-    reg = asking(answers)
+    reg, asker = asking(answers)
     reg.register(tool(preview))
-    result = await reg.execute(call(path=3))
+    result = await reg.execute(call(asker, path=3))
     assert result.error is not None and result.error.code == "INVALID_ARGS"
     assert answers == []
 
@@ -121,10 +125,10 @@ async def test_a_broken_preview_falls_back_to_asking_without_one(outcome: str) -
         return "not a view" if outcome == "junk" else None
 
     answers: list[Ask] = []
-    reg = asking(answers)
+    reg, asker = asking(answers)
     reg.register(tool(preview))
     ran.clear()
-    result = await reg.execute(call())
+    result = await reg.execute(call(asker))
     assert not result.is_error and ran == ["c1"]
     assert [a.preview for a in answers] == [None]
 
@@ -135,9 +139,11 @@ async def test_the_preview_runs_only_when_someone_is_asked() -> None:
     async def preview(args: Any, execution: ToolExecution) -> None:
         previews.append(execution.call_id)
 
-    allowed = ToolRegistry(permission_handler=lambda execution, ask: Allow())
+    allowed = ToolRegistry()
     allowed.register(tool(preview))
-    assert not (await allowed.execute(call())).is_error  # no Ask: no preview
+    assert not (
+        await allowed.execute(call(Asking(lambda execution, ask: Allow())))
+    ).is_error  # no Ask: no preview
     unasked = ToolRegistry()
     unasked.register(tool(preview))
     unasked.on_pre_execute(lambda execution, next_: Ask())

@@ -6,10 +6,9 @@ complete (see :mod:`~acp_sidecar.agent.model.stream`), while the response goes o
 Invariants:
 - A started call's ``tool_call`` card (``pending``) and its record go out at once, in call
   order, even when the call must wait for one of the ``cap`` slots; the call itself runs when
-  a slot frees. Its execution does not draw the card again: the runner's own ``tool_call``
-  for that call (the same update — :func:`~acp_sidecar.bridge.translate.translate_call` is
-  pure) is held back by the scope the call runs with.
-- A call whose arguments parse runs through :func:`~acp_sidecar.bridge.runner.run_call`
+  a slot frees. The card is opened once (:func:`~acp_sidecar.bridge.runner.open_call`) and
+  the call then run and closed on it, so it is never drawn twice.
+- A call whose arguments parse runs through :func:`~acp_sidecar.bridge.runner.execute_call`
   with exactly what the model sent: the whole pipeline, its ``in_progress`` and final card.
 - Arguments that are not JSON never reach the registry. The call still gets what any
   refused call gets — a recorded call (arguments ``None``) and result, and a card drawn by
@@ -36,15 +35,12 @@ import attrs
 from acp_sidecar.agent.driver import Turn
 from acp_sidecar.agent.model.messages import EMPTY_ARGUMENTS
 from acp_sidecar.agent.model.stream import CallDraft
-from acp_sidecar.bridge.policy import CallScope
-from acp_sidecar.bridge.runner import run_call
-from acp_sidecar.bridge.translate import ToolCallEvent, translate_call, translate_result
-from acp_sidecar.protocol import SessionUpdate, ToolCallStart
+from acp_sidecar.bridge.runner import OpenCall, close_call, execute_call, open_call
+from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.content import TextContent
 from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError, ToolError
 from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
 from acp_sidecar.tools.json_values import FrozenJson, JsonValueError, freeze_json
-from acp_sidecar.tools.presentation import ToolCallView
 from acp_sidecar.tools.registry import ToolRegistry
 
 QUOTED_CHARS: Final = 500
@@ -111,7 +107,7 @@ def error_result(call_id: str, error: ToolError) -> ToolExecutionResult:
 
 
 def shown_arguments(call: PlannedCall) -> FrozenJson:
-    """The arguments a call's event carries (``None`` when they are not JSON)."""
+    """The arguments a call's record carries (``None`` when they are not JSON)."""
     if call.error is not None:
         return None
     try:
@@ -131,15 +127,12 @@ class StepCalls:
         self._claim = claim
         """Makes a model's call id unique within the session."""
         self._slots = asyncio.Semaphore(cap)
-        self._scope: CallScope = attrs.evolve(turn.scope, send=self._send)
-        """The turn's scope, but holding back the ``tool_call`` of cards already drawn."""
         self.calls: list[PlannedCall] = []
         """The calls started, in call order."""
         self._tasks: list[asyncio.Task[ToolExecutionResult]] = []
         self._drawn_last: asyncio.Future[None] | None = None
         """Done when the last started call's card is drawn (cards go out in call order)."""
-        self._drawn: set[str] = set()
-        self._held: list[tuple[ToolCallEvent, ToolExecutionResult]] | None = []
+        self._held: list[tuple[ToolCallRecord, ToolExecutionResult]] | None = []
         """Results waiting for the response's last call to be recorded (``None``: no more)."""
 
     def start(self, draft: CallDraft) -> None:
@@ -155,8 +148,8 @@ class StepCalls:
         if self._drawn_last is not None:
             await asyncio.wait((self._drawn_last,))  # every call recorded: results may follow
         held, self._held = self._held or [], None
-        for event, result in held:
-            await self._record(event, result)
+        for call, result in held:
+            await self._record(call, result)
         return list(await asyncio.gather(*self._tasks))
 
     def abandon(self) -> None:
@@ -170,46 +163,36 @@ class StepCalls:
         try:
             if after is not None:
                 await asyncio.wait((after,))
-            event, view = await self._draw(call)
+            opened = await self._draw(call)
         finally:
             if not drawn.done():
                 drawn.set_result(None)
         if call.error is not None:
-            return await self._answer(event, view, error_result(call.call_id, call.error))
+            return await self._close(opened, error_result(call.call_id, call.error))
         if not await self._take_slot():
             reason = self._turn.signal.reason or "cancelled"
             error = ToolCancelledError(
                 f"{call.name} was not run: the turn was cancelled ({reason})"
             )
-            return await self._answer(event, view, error_result(call.call_id, error))
+            return await self._close(opened, error_result(call.call_id, error))
         try:
-            return await run_call(
-                self._registry,
-                self._scope,
-                call.call_id,
-                call.name,
-                call.arguments,
-                record=self._hold,
-            )
+            executed = await execute_call(self._registry, self._turn.scope, opened, call.arguments)
         finally:
             self._slots.release()
+        return await self._close(opened, executed.result, streamed=executed.streamed)
 
-    async def _draw(self, call: PlannedCall) -> tuple[ToolCallEvent, ToolCallView]:
+    async def _draw(self, call: PlannedCall) -> OpenCall:
         """Record the call and draw its pending card."""
-        event = ToolCallEvent(call_id=call.call_id, name=call.name, arguments=shown_arguments(call))
-        await self._record(event, None)
-        start, view = translate_call(self._registry.get, event, self._scope.cards)
-        self._drawn.add(call.call_id)
-        await self._turn.scope.send(start)
-        return event, view
+        record = ToolCallRecord(call.call_id, call.name, shown_arguments(call))
+        await self._record(record, None)
+        return await open_call(self._registry.get, self._turn.scope, record)
 
-    async def _answer(
-        self, event: ToolCallEvent, view: ToolCallView, result: ToolExecutionResult
+    async def _close(
+        self, opened: OpenCall, result: ToolExecutionResult, *, streamed: int = 0
     ) -> ToolExecutionResult:
-        """Close a drawn card with a result the call got without running."""
-        await self._hold(event, result)
-        scope = self._scope
-        await scope.send(translate_result(self._registry.get, event, view, result, scope.cards))
+        """Record the call's result (or hold it back) and draw its result card."""
+        await self._hold(opened.call, result)
+        await close_call(self._registry.get, self._turn.scope, opened, result, streamed=streamed)
         return result
 
     async def _take_slot(self) -> bool:
@@ -230,21 +213,13 @@ class StepCalls:
             return False
         return held
 
-    async def _send(self, update: SessionUpdate) -> None:
-        if isinstance(update, ToolCallStart) and update.tool_call_id in self._drawn:
-            self._drawn.discard(update.tool_call_id)  # drawn already, the moment it completed
-            return
-        await self._turn.scope.send(update)
-
-    async def _hold(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
-        """The runner's event sink: the call is recorded already; a result may wait."""
-        if result is None:
-            return
+    async def _hold(self, call: ToolCallRecord, result: ToolExecutionResult) -> None:
+        """Record a result, or hold it while the response's calls are still being recorded."""
         if self._held is not None:
-            self._held.append((event, result))
+            self._held.append((call, result))
             return
-        await self._record(event, result)
+        await self._record(call, result)
 
-    async def _record(self, event: ToolCallEvent, result: ToolExecutionResult | None) -> None:
+    async def _record(self, call: ToolCallRecord, result: ToolExecutionResult | None) -> None:
         if self._turn.record is not None:
-            await self._turn.record(event, result)
+            await self._turn.record(call, result)

@@ -48,8 +48,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from acp_sidecar.agent.direct import new_call_id
-from acp_sidecar.agent.driver import Turn, send_notice
+from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig
 from acp_sidecar.agent.model.messages import (

@@ -26,6 +26,7 @@ class Workspace:
     cwd: str
     allow_outside_workspace: bool = False
     files: EditorFiles | None = None
+    permissions: None = None  # no one to ask: a tool test has no session
 
     def path(self, *parts: str) -> str:
         return os.path.join(self.cwd, *parts)
@@ -64,7 +65,7 @@ async def run(
             call_id="c1",
             name=name,
             arguments=arguments,
-            agent=workspace,
+            context=workspace,
             signal=signal,
             progress=progress,
         )

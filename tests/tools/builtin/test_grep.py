@@ -277,7 +277,13 @@ async def test_ripgrep_and_python_give_the_same_results(
         monkeypatch.setattr(ripgrep_module, "_RG_MAX_BATCH", batch * 4)
     _varied_tree(workspace)
     execution = ToolExecution(
-        call_id="c", name="grep", arguments=None, agent=workspace, parent=None, signal=None
+        call_id="c",
+        name="grep",
+        arguments=None,
+        agent=None,
+        context=workspace,
+        parent=None,
+        signal=None,
     )
     for pattern in PATTERNS:
         for path in (None, "d1", "big/big.txt"):
