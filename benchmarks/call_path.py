@@ -86,8 +86,10 @@ def _start(signum, frame):
 def _stop(signum, frame):
     global recording
     recording = False
-    with open(os.environ["CALL_PATH_OUT"], "w") as out:
+    path = os.environ["CALL_PATH_OUT"]
+    with open(path + ".part", "w") as out:
         json.dump({"modules": sorted(modules), "edges": [[*k, n] for k, n in edges.items()]}, out)
+    os.replace(path + ".part", path)  # the reader never sees half a file
 
 signal.signal(signal.SIGUSR1, _start)
 signal.signal(signal.SIGUSR2, _stop)
@@ -159,7 +161,7 @@ async def trace(code: Path | str) -> dict[str, Any]:
             answer = await read_until(pipes, prompt)
             process.send_signal(signal.SIGUSR2)
             for _ in range(100):
-                if out.exists() and out.stat().st_size:
+                if out.exists():
                     break
                 await asyncio.sleep(0.05)
             if (workspace / "notes.txt").read_text() != "alpha\nBETA\ngamma\n":
