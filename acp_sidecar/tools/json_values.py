@@ -59,9 +59,6 @@ class ImmutableDict(dict[str, Any]):
     def __deepcopy__(self, _memo: dict[int, object]) -> ImmutableDict:
         return self
 
-    def __reduce__(self) -> tuple[type[ImmutableDict], tuple[dict[str, Any]]]:
-        return (type(self), (dict(self),))
-
 
 class FrozenDict(ImmutableDict):
     """A deep-frozen JSON object; ``json.dumps`` serialises it like any dict.

@@ -169,31 +169,6 @@ class SchemaProp:
             if problems:
                 raise SchemaSpecError(problems)
 
-    def __reduce__(self) -> tuple[Callable[..., SchemaProp], tuple[object, ...]]:
-        # The compiled checker is a closure; rebuild it rather than pickle it.
-        fields = (self.description, self.enum, self.default, self.properties, self.items)
-        return (_rebuild_prop, (self.type, self.required, *fields))
-
-
-def _rebuild_prop(
-    type_: SchemaType,
-    required: bool,
-    description: str | None,
-    enum: tuple[str, ...] | None,
-    default: JsonValue | NoDefault,
-    properties: Mapping[str, SchemaProp] | None,
-    items: SchemaProp | None,
-) -> SchemaProp:
-    return SchemaProp(
-        type_,
-        required=required,
-        description=description,
-        enum=enum,
-        default=default,
-        properties=properties,
-        items=items,
-    )
-
 
 SchemaSpec: TypeAlias = Mapping[str, SchemaProp]
 """A tool's parameters: property name → prop, in the order the model should see them."""
