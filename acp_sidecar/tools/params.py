@@ -63,7 +63,6 @@ from acp_sidecar.tools.schema import (
 
 __all__ = [
     "attrs_json_schema",
-    "attrs_schema_spec",
     "is_attrs_parameters",
     "structure_attrs_args",
 ]
@@ -92,15 +91,6 @@ _infos: weakref.WeakKeyDictionary[type, _ClassInfo] = weakref.WeakKeyDictionary(
 def is_attrs_parameters(obj: object) -> bool:
     """Whether ``obj`` is an attrs class (a ``parameters`` value handled by this module)."""
     return isinstance(obj, type) and attrs.has(obj)
-
-
-def attrs_schema_spec(cls: type) -> Mapping[str, SchemaProp]:
-    """The (frozen, cached) ``SchemaSpec`` an attrs parameters class translates to.
-
-    Raises:
-        TypeError: ``cls`` is not an attrs class, or a field cannot be translated.
-    """
-    return _class_info(cls, ()).spec
 
 
 def attrs_json_schema(cls: type) -> dict[str, Any]:
