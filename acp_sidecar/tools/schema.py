@@ -42,7 +42,18 @@ from typing import Any, Final, Literal, TypeAlias, assert_never, cast, get_args
 import attrs
 
 from acp_sidecar.tools.errors import ToolArgsError
-from acp_sidecar.tools.json_values import FrozenDict, FrozenJson, ImmutableDict, JsonValue, thaw
+from acp_sidecar.tools.json_values import (
+    FrozenDict,
+    FrozenJson,
+    ImmutableDict,
+    JsonValue,
+    JsonValueError,
+    freeze_json,
+    json_faults,
+    json_type,
+    pointer_token,
+    thaw,
+)
 
 __all__ = [
     "NO_DEFAULT",
@@ -152,7 +163,7 @@ class SchemaProp:
                 problems.append(f"properties: property name {name!r} is not a string")
             elif not isinstance(prop, SchemaProp):
                 problems.append(
-                    f"properties/{_escape(name)}: expected SchemaProp, got {_describe(prop)}"
+                    f"properties/{pointer_token(name)}: expected SchemaProp, got {_describe(prop)}"
                     " (use coerce_spec for the plain-dict form)"
                 )
         if items is not None and not isinstance(items, SchemaProp):
@@ -250,7 +261,7 @@ def _coerce_properties(obj: object, path: str, problems: list[str]) -> dict[str,
             problems.append(f"{path or '/'}: property name {name!r} is not a string")
             complete = False
             continue
-        prop = _coerce_prop(raw, f"{path}/{_escape(name)}", problems)
+        prop = _coerce_prop(raw, f"{path}/{pointer_token(name)}", problems)
         if prop is None:
             complete = False
         else:
@@ -267,7 +278,7 @@ def _coerce_prop(raw: object, path: str, problems: list[str]) -> SchemaProp | No
     before = len(problems)
     for key in raw:
         if key not in _PROP_KEYWORDS:
-            problems.append(f"{path}/{_escape(str(key))}: unknown keyword")
+            problems.append(f"{path}/{pointer_token(str(key))}: unknown keyword")
     if "type" not in raw:
         problems.append(f"{path}/type: required keyword missing")
     enum_raw = raw.get("enum")
@@ -320,7 +331,7 @@ def _checked_spec(spec: object) -> ImmutableDict:
             [f"/: expected a mapping of property names to SchemaProp, got {_describe(spec)}"]
         )
     problems = [
-        f"/{_escape(name)}: expected SchemaProp, got {_describe(prop)}"
+        f"/{pointer_token(name)}: expected SchemaProp, got {_describe(prop)}"
         " (use coerce_spec for the plain-dict form)"
         for name, prop in spec.items()
         if type(name) is str and not isinstance(prop, SchemaProp)
@@ -517,7 +528,7 @@ def _check_boolean(value: Any, parent: str, key: str | int | None, errors: list[
 
 def _object_checker(properties: Mapping[str, SchemaProp]) -> _Check:
     fields = tuple(
-        (name, _escape(name), prop._checker, prop.required, prop.default)
+        (name, pointer_token(name), prop._checker, prop.required, prop.default)
         for name, prop in properties.items()
     )
     known = frozenset(properties)
@@ -543,7 +554,7 @@ def _object_checker(properties: Mapping[str, SchemaProp]) -> _Check:
                 if type(extra) is not str:
                     errors.append(f"{path or '/'}: property name {extra!r} is not a string")
                 elif extra not in known:
-                    errors.append(f"{path}/{_escape(extra)}: unexpected property")
+                    errors.append(f"{path}/{pointer_token(extra)}: unexpected property")
         return FrozenDict.from_frozen(out)  # every value was checked and frozen above
 
     return check
@@ -579,41 +590,20 @@ def _check_free_array(value: Any, parent: str, key: str | int | None, errors: li
 
 def _check_any(value: Any, parent: str, key: str | int | None, errors: list[str]) -> FrozenJson:
     """Any lossless JSON value, deep-frozen (free-form objects and arrays, defaults)."""
-    return _freeze_any(value, parent if key is None else f"{parent}/{key}", errors, set())
-
-
-def _freeze_any(value: object, path: str, errors: list[str], active: set[int]) -> FrozenJson:
-    if value is None or type(value) is bool or type(value) is int or type(value) is str:
-        return value
-    if type(value) is float:
-        if math.isfinite(value):
-            return value
-    elif (
-        type(value) is dict
-        or type(value) is FrozenDict
-        or type(value) is list
-        or type(value) is tuple
-    ):
-        if id(value) in active:
-            errors.append(f"{path or '/'}: cycle")
-            return None
-        active.add(id(value))
-        frozen: FrozenJson
-        if isinstance(value, dict):
-            out: dict[str, FrozenJson] = {}
-            for name, item in value.items():
-                if type(name) is str:
-                    out[name] = _freeze_any(item, f"{path}/{_escape(name)}", errors, active)
-                else:
-                    errors.append(f"{path or '/'}: property name {name!r} is not a string")
-            frozen = FrozenDict.from_frozen(out)  # every value was frozen above
-        else:
-            frozen = tuple(
-                [_freeze_any(item, f"{path}/{i}", errors, active) for i, item in enumerate(value)]
-            )
-        active.discard(id(value))
-        return frozen
-    errors.append(f"{path or '/'}: expected JSON value, got {_describe(value)}")
+    try:
+        return freeze_json(value)
+    except JsonValueError:
+        pass
+    for path, fault, subject in json_faults(value, parent if key is None else f"{parent}/{key}"):
+        match fault:
+            case "value":
+                errors.append(f"{path}: expected JSON value, got {_describe(subject)}")
+            case "key":
+                errors.append(f"{path}: property name {subject!r} is not a string")
+            case "cycle":
+                errors.append(f"{path}: cycle")
+            case _:
+                assert_never(fault)
     return None
 
 
@@ -625,10 +615,6 @@ _QUOTE_LIMIT: Final = 64
 def _at(parent: str, key: str | int | None) -> str:
     """The display path of a value: its JSON pointer, with the root shown as ``/``."""
     return (parent if key is None else f"{parent}/{key}") or "/"
-
-
-def _escape(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
 
 
 def _quote(text: object) -> str:
@@ -644,24 +630,14 @@ def _quote_all(texts: Sequence[str]) -> str:
 
 
 def _describe(value: object) -> str:
-    """The JSON name of a value's type, as messages print it after "got"."""
-    if value is None:
-        return "null"
-    kind = type(value)
-    if kind is bool:
-        return "boolean"
-    if kind is int:
-        return "number"
-    if type(value) is float:
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return "number"
-    if kind is str:
-        return "string"
-    if kind is list or kind is tuple:
-        return "array"
-    if kind is dict or kind is FrozenDict:
-        return "object"
-    return f"non-JSON {kind.__name__}"
+    """The JSON name of a value's type, as messages print it after "got".
+
+    The DSL's messages call every JSON number a ``number`` (an ``integer`` prop rejects
+    ``3.5`` as "got number"), and name NaN and the infinities, which JSON cannot hold.
+    """
+    if type(value) is float and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    name = json_type(value)
+    if name is None:
+        return f"non-JSON {type(value).__name__}"
+    return "number" if name == "integer" else name
