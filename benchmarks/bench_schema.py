@@ -23,7 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from acp_sidecar.tools.schema import SchemaProp, SchemaSpec, compile_spec, validate_args
+from acp_sidecar.tools.args import compile_spec, validate_args
+from acp_sidecar.tools.schema import SchemaProp, SchemaSpec
 
 SMALL: SchemaSpec = {
     "path": SchemaProp("string", required=True, description="a path"),

@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from acp_sidecar.tools.args import validate_args
     from acp_sidecar.tools.cancel import CancelSignal
     from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent, ToolOutput
     from acp_sidecar.tools.context import EditorFiles, ToolContext, tool_context
@@ -63,12 +64,7 @@ if TYPE_CHECKING:
         ToolResultView,
     )
     from acp_sidecar.tools.registry import ToolRegistry
-    from acp_sidecar.tools.schema import (
-        SchemaProp,
-        SchemaSpec,
-        schema_spec_to_json_schema,
-        validate_args,
-    )
+    from acp_sidecar.tools.schema import SchemaProp, SchemaSpec, schema_spec_to_json_schema
     from acp_sidecar.tools.structured import (
         StructuredValueError,
         assert_supported_output_schema,
@@ -130,7 +126,7 @@ _WHERE: dict[str, str] = {
     "SchemaProp": "schema",
     "SchemaSpec": "schema",
     "schema_spec_to_json_schema": "schema",
-    "validate_args": "schema",
+    "validate_args": "args",
     "StructuredValueError": "structured",
     "assert_supported_output_schema": "structured",
     "validate_structured_value": "structured",

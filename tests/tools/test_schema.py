@@ -14,17 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from acp_sidecar.tools.args import CompiledSpec, compile_spec, validate_args
 from acp_sidecar.tools.errors import ToolArgsError
 from acp_sidecar.tools.json_values import FrozenDict, thaw
 from acp_sidecar.tools.schema import (
     NO_DEFAULT,
-    CompiledSpec,
     SchemaProp,
     SchemaSpecError,
     coerce_spec,
-    compile_spec,
     schema_spec_to_json_schema,
-    validate_args,
 )
 
 TYPES_MESSAGE = '"string", "number", "integer", "boolean", "object", "array"'
