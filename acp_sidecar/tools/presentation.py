@@ -8,8 +8,8 @@ Invariants:
 - Presenters are pure: a UI calls them during live streaming *and* on session replay, so a
   view depends only on ``args`` (and ``result``). Views are therefore plain frozen values.
 - :data:`ToolCallView` and :data:`ToolResultView` are **closed** unions, each member tagged by
-  a required ``card`` (``generic`` / ``terminal`` / ``diff``) that must equal its class's
-  tag. Consumers switch with ``match`` and ``assert_never``, so a new card kind breaks the
+  ``card`` (``generic`` / ``terminal`` / ``diff``), which defaults to its class's tag and
+  must equal it. Consumers switch with ``match`` and ``assert_never``, so a new card kind breaks the
   type check at every consumer. The classes are ``@final`` and :func:`is_call_view` /
   :func:`is_result_view` accept exactly these classes, not subclasses.
 - Construction is forgiving but safe: lists become tuples, ``raw_input`` and ``meta`` become
@@ -197,7 +197,7 @@ _file_diffs = _tuple_of(FileDiff, item="FileDiff")
 class GenericCallView:
     """The default pending card: a title, an icon, the raw input, optional content."""
 
-    card: Literal["generic"] = attrs.field(validator=_card("generic"))
+    card: Literal["generic"] = attrs.field(default="generic", validator=_card("generic"))
     title: str = attrs.field(validator=_str)
     """What the call does, for a person."""
     kind: ToolCallKind | None = attrs.field(default=None, validator=_kind)
@@ -219,7 +219,7 @@ class GenericCallView:
 class TerminalCallView:
     """A shell command: shown as a terminal card that fills with output while it runs."""
 
-    card: Literal["terminal"] = attrs.field(validator=_card("terminal"))
+    card: Literal["terminal"] = attrs.field(default="terminal", validator=_card("terminal"))
     title: str = attrs.field(validator=_str)
     """Usually the command line."""
     description: str | None = attrs.field(default=None, validator=_optional_str)
@@ -233,7 +233,7 @@ class TerminalCallView:
 class DiffCallView:
     """A file create or modify: shown as an inline diff card."""
 
-    card: Literal["diff"] = attrs.field(validator=_card("diff"))
+    card: Literal["diff"] = attrs.field(default="diff", validator=_card("diff"))
     title: str = attrs.field(validator=_str)
     """What is being changed, for a person."""
     diffs: tuple[FileDiff, ...] = attrs.field(converter=_diffs, validator=_file_diffs)
@@ -256,7 +256,7 @@ ToolCallView: TypeAlias = GenericCallView | TerminalCallView | DiffCallView
 class GenericResultView:
     """The default completed card."""
 
-    card: Literal["generic"] = attrs.field(validator=_card("generic"))
+    card: Literal["generic"] = attrs.field(default="generic", validator=_card("generic"))
     title: str | None = attrs.field(default=None, validator=_optional_str)
     """A replacement title; ``None`` keeps the pending one."""
     content: tuple[ContentBlock, ...] | None = attrs.field(
@@ -272,7 +272,7 @@ class GenericResultView:
 class TerminalResultView:
     """A finished shell command: its captured output and how it ended."""
 
-    card: Literal["terminal"] = attrs.field(validator=_card("terminal"))
+    card: Literal["terminal"] = attrs.field(default="terminal", validator=_card("terminal"))
     title: str | None = attrs.field(default=None, validator=_optional_str)
     """A replacement title; ``None`` keeps the pending one."""
     output: str | None = attrs.field(default=None, validator=_optional_str)
@@ -288,7 +288,7 @@ class TerminalResultView:
 class DiffResultView:
     """A completed file mutation; re-sent because a result replaces the card's content."""
 
-    card: Literal["diff"] = attrs.field(validator=_card("diff"))
+    card: Literal["diff"] = attrs.field(default="diff", validator=_card("diff"))
     title: str | None = attrs.field(default=None, validator=_optional_str)
     """A replacement title; ``None`` keeps the pending one."""
     diffs: tuple[FileDiff, ...] = attrs.field(converter=_diffs, validator=_file_diffs)

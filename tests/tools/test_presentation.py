@@ -87,9 +87,9 @@ def test_defaults() -> None:
 
 
 @pytest.mark.parametrize("cls", CALL_CLASSES + RESULT_CLASSES)
-def test_the_card_tag_is_required(cls: type) -> None:
-    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'card'"):
-        cls(**REQUIRED[cls])
+def test_the_card_tag_defaults_to_the_class_tag(cls: type) -> None:
+    assert cls(**REQUIRED[cls]).card == TAGS[cls]
+    assert cls(**REQUIRED[cls]) == minimal(cls)
 
 
 @pytest.mark.parametrize("cls", CALL_CLASSES + RESULT_CLASSES)
