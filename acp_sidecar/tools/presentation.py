@@ -77,8 +77,8 @@ def _exact(*kinds: type, label: str) -> _Validator:
 
 
 _str = _exact(str, label="a str")
-_optional_str = _exact(str, type(None), label="a str or None")
-_optional_int = _exact(int, type(None), label="an int or None")
+_optional_str = attrs.validators.optional(_exact(str, label="a str or None"))
+_optional_int = attrs.validators.optional(_exact(int, label="an int or None"))
 
 
 def _kind(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -89,20 +89,23 @@ def _kind(instance: object, attribute: attrs.Attribute[Any], value: object) -> N
         )
 
 
-def _line(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    _optional_int(instance, attribute, value)
-    if value is not None and value < 0:  # type: ignore[operator]
+def _non_negative(instance: object, attribute: attrs.Attribute[Any], value: int) -> None:
+    if value < 0:
         raise ValueError(f"{_where(instance, attribute)} must not be negative, got {value!r}")
 
 
-def _tuple_of(*kinds: type, item: str, optional: bool = False) -> _Validator:
-    """A validator accepting a tuple whose items are exactly of ``kinds`` (or ``None``)."""
+_line = attrs.validators.optional([_exact(int, label="an int or None"), _non_negative])
+
+
+def _tuple_of(*kinds: type, item: str, or_none: bool = False) -> _Validator:
+    """A validator accepting a tuple whose items are exactly of ``kinds``.
+
+    ``or_none`` only words the message for a field wrapped in ``attrs.validators.optional``.
+    """
 
     def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-        if optional and value is None:
-            return
         if type(value) is not tuple:
-            expected = f"a tuple of {item}s" + (" or None" if optional else "")
+            expected = f"a tuple of {item}s" + (" or None" if or_none else "")
             raise TypeError(
                 f"{_where(instance, attribute)} must be {expected}, got {type(value).__name__}"
             )
@@ -262,7 +265,9 @@ class GenericResultView:
     content: tuple[ContentBlock, ...] | None = attrs.field(
         default=None,
         converter=_optional_blocks,
-        validator=_tuple_of(TextContent, ImageContent, item="content block", optional=True),
+        validator=attrs.validators.optional(
+            _tuple_of(TextContent, ImageContent, item="content block", or_none=True)
+        ),
     )
     """Reformatted content; ``None`` shows the raw result content (``()`` shows nothing)."""
 
