@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shlex
 import uuid
+from collections.abc import Callable
 
 from acp_sidecar.agent.console import (
     BadCommand,
@@ -27,7 +28,6 @@ from acp_sidecar.agent.console import (
 )
 from acp_sidecar.agent.driver import Turn, send_notice
 from acp_sidecar.agent.mentions import Mention, parse_mention
-from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import (
     AvailableCommandsUpdate,
@@ -78,13 +78,14 @@ class ConsoleDriver:
 
     prompt_capabilities = PromptCapabilities(embedded_context=True)
 
-    def __init__(self, registry: RegistrySource) -> None:
-        self._registry = LazyRegistry(registry)
+    def __init__(self, registry: Callable[[], ToolRegistry]) -> None:
+        self._registry = registry
 
     @property
     def registry(self) -> ToolRegistry:
-        """The registry (resolved on first use, so making the driver stays cheap)."""
-        return self._registry.get()
+        """The registry, asked for each time it is used: the server's tool set builds it on the
+        first call, so making the driver (while ``initialize`` is answered) stays cheap."""
+        return self._registry()
 
     def commands_update(self) -> AvailableCommandsUpdate:
         """The ``available_commands_update`` sent right after ``session/new``."""
