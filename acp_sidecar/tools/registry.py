@@ -99,7 +99,6 @@ from acp_sidecar.tools.presentation import is_call_view
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-MaybeAwaitable: TypeAlias = "T | Awaitable[T]"
 
 NextPre: TypeAlias = Callable[[], Awaitable[PreToolDecision]]
 PreExecuteListener: TypeAlias = Callable[
