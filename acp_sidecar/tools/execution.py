@@ -6,8 +6,9 @@ Invariants:
   into a :class:`ToolExecution` whose ``token``, ``call_id``, ``name``, ``arguments`` (deep-
   frozen), ``agent`` and ``parent`` can never be reassigned. Only ``signal`` can change, and
   only while the execute wrappers run; after the pipeline the execution is sealed for good.
-  The registry drives that window through three methods (``_signal_window``,
-  ``_dispatch_signal``, ``_seal``); nothing else writes the execution's fields.
+  The registry drives that window through its methods (``_open_signal``/``_lock_signal``
+  around the wrappers, ``_begin_dispatch``/``_end_dispatch`` around the tool, ``_seal``);
+  nothing else writes the execution's fields.
 - :class:`ToolExecutionToken` is identity only: no fields, equality is ``is``.
 - Both can be weakly referenced (weak-map keys for observers); that adds nothing writable.
 - :class:`ToolExecutionResult` is deep-frozen and round-trips losslessly through JSON
@@ -22,9 +23,8 @@ Invariants:
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 import attrs
@@ -254,33 +254,33 @@ class ToolExecution:
 
     # -- the registry's API for the signal window (not for listeners or tools) --------------
 
-    @contextlib.contextmanager
-    def _signal_window(self) -> Iterator[None]:
-        """While the block runs (the execute wrappers), ``signal`` may be set or deleted."""
-        object.__setattr__(self, "_state", _SIGNAL_OPEN)
-        try:
-            yield
-        finally:
-            self._lock_signal()
+    # Plain method pairs, not context managers: they run twice on every call, and a
+    # generator-based context manager costs about a microsecond each time.
 
-    @contextlib.contextmanager
-    def _dispatch_signal(self, deadline: CancelSignal | None) -> Iterator[None]:
-        """While the block runs (the tool itself), ``signal`` is locked, and is ``deadline``
-        when one is given; afterwards the wrappers' signal is back and their window open."""
-        outer = self._signal
-        if deadline is not None:
-            object.__setattr__(self, "_signal", deadline)
-        self._lock_signal()
-        try:
-            yield
-        finally:
-            object.__setattr__(self, "_signal", outer)
-            if self._state != _SEALED:
-                object.__setattr__(self, "_state", _SIGNAL_OPEN)
+    def _open_signal(self) -> None:
+        """Let the execute wrappers set or delete ``signal``, until :meth:`_lock_signal`."""
+        if self._state != _SEALED:
+            object.__setattr__(self, "_state", _SIGNAL_OPEN)
 
     def _lock_signal(self) -> None:
         if self._state != _SEALED:
             object.__setattr__(self, "_state", _SIGNAL_LOCKED)
+
+    def _begin_dispatch(self, deadline: CancelSignal | None) -> CancelSignal | None:
+        """Lock ``signal`` for the tool's own run, and make it ``deadline`` when one is given.
+
+        Returns the wrappers' signal, for :meth:`_end_dispatch`.
+        """
+        outer = self._signal
+        if deadline is not None:
+            object.__setattr__(self, "_signal", deadline)
+        self._lock_signal()
+        return outer
+
+    def _end_dispatch(self, outer: CancelSignal | None) -> None:
+        """Give the wrappers back their signal (``outer``) and their window."""
+        object.__setattr__(self, "_signal", outer)
+        self._open_signal()
 
     def _seal(self) -> None:
         object.__setattr__(self, "_state", _SEALED)

@@ -354,8 +354,11 @@ class ToolRegistry:
                 raise self._listener_failed("guard", guard, exc) from exc
             if reason is not None:
                 raise ToolDeniedError(f"{execution.name} was denied: {reason}")
-        with execution._signal_window():
+        execution._open_signal()
+        try:
             result = await self._wrapped(execution, definition, tuple(self._wrappers), 0)
+        finally:
+            execution._lock_signal()
         return await self._post_execute(execution, result)
 
     def _listener_failed(self, seam: str, callback: object, exc: Exception) -> ToolError:
@@ -468,20 +471,24 @@ class ToolRegistry:
         timeout_ms = definition.timeout_ms
         deadline: CancelSignal | None = None
         if timeout_ms is not None:
-            outer = execution.signal
-            deadline = outer.child() if outer is not None else CancelSignal()
-        with execution._dispatch_signal(deadline):
-            try:
-                output = await run_watched(
-                    # Typed as async, but a hand-written definition may pass a plain function.
-                    lambda: definition.execute(execution.arguments, execution),
-                    execution.signal,
-                    name=definition.name,
-                    timeout_ms=timeout_ms,
-                )
-                return normalize_output(execution.call_id, definition.name, output)
-            except Exception as exc:
-                return error_result(execution.call_id, exc)
+            # A child of the wrappers' signal: a cancel still reaches the tool, and a timeout
+            # never cancels the turn.
+            current = execution.signal
+            deadline = current.child() if current is not None else CancelSignal()
+        outer = execution._begin_dispatch(deadline)
+        try:
+            output = await run_watched(
+                # Typed as async, but a hand-written definition may pass a plain function.
+                lambda: definition.execute(execution.arguments, execution),
+                execution.signal,
+                name=definition.name,
+                timeout_ms=timeout_ms,
+            )
+            return normalize_output(execution.call_id, definition.name, output)
+        except Exception as exc:
+            return error_result(execution.call_id, exc)
+        finally:
+            execution._end_dispatch(outer)
 
     async def _post_execute(
         self, execution: ToolExecution, result: ToolExecutionResult
