@@ -71,7 +71,7 @@ def bench_driver() -> Any:
     )
     install_policy(registry)
     registry.on_execute(note_dispatch, prepend=True)
-    return ConsoleDriver(registry)
+    return ConsoleDriver(lambda: registry)
 
 
 BASELINE = r"""

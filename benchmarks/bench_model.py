@@ -276,7 +276,7 @@ async def bench(deltas: int, runs: int) -> None:
     registry = ToolRegistry()
     install_policy(registry)
     config = ModelConfig(model="bench-model", base_url=server.base_url, api_key="bench")
-    driver = ModelDriver(config, registry)
+    driver = ModelDriver(config, lambda: registry)
     client = openai.AsyncOpenAI(api_key="bench", base_url=server.base_url)
     kinds: dict[str, Callable[[], Awaitable[float]]] = {
         "bare": lambda: run_bare(client, server, deltas),

@@ -14,6 +14,7 @@ and does not advertise.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 
 from acp_sidecar.agent.console import (
     BadCommand,
@@ -26,7 +27,6 @@ from acp_sidecar.agent.console import (
 )
 from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.mentions import Mention, parse_mention
-from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import (
     AvailableCommandsUpdate,
@@ -72,13 +72,14 @@ class ConsoleDriver:
 
     prompt_capabilities = PromptCapabilities(embedded_context=True)
 
-    def __init__(self, registry: RegistrySource) -> None:
-        self._registry = LazyRegistry(registry)
+    def __init__(self, registry: Callable[[], ToolRegistry]) -> None:
+        self._registry = registry
 
     @property
     def registry(self) -> ToolRegistry:
-        """The registry (resolved on first use, so making the driver stays cheap)."""
-        return self._registry.get()
+        """The registry, asked for each time it is used: the server's tool set builds it on the
+        first call, so making the driver (while ``initialize`` is answered) stays cheap."""
+        return self._registry()
 
     def commands_update(self) -> AvailableCommandsUpdate:
         """The ``available_commands_update`` sent right after ``session/new``."""

@@ -1,4 +1,5 @@
-"""Cooperative cancellation: the signal a tool polls, awaits, or hangs callbacks on.
+"""Cooperative cancellation: the signal a tool polls, awaits, or hangs callbacks on, and the
+race between a running tool and its signal.
 
 Invariants:
 - A signal goes from live to cancelled once and never back; ``cancel`` is idempotent and the
@@ -7,21 +8,29 @@ Invariants:
   callback that raises is logged and does not stop the others.
 - A signal made with :meth:`CancelSignal.child` is cancelled when its parent is (not the
   other way round), so a per-call timeout never cancels the whole turn.
+- :func:`run_watched` never leaves the tool's task behind: when the signal fires, the tool
+  gets :data:`CANCEL_GRACE_S` to finish on its own (its own result or error then wins over
+  the cancellation), after which its task is cancelled and awaited. A deadline that expired
+  is reported as a timeout even when the tool finished within the grace.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import threading
 from collections.abc import Callable
 
-from acp_sidecar.tools.errors import ToolCancelledError
+from acp_sidecar.tools.errors import ToolCancelledError, ToolTimeoutError
 
 logger = logging.getLogger(__name__)
 
 Callback = Callable[[str], object]
 """Called with the cancellation reason."""
+
+CANCEL_GRACE_S = 2.0
+"""How long a cancelled or timed-out tool may take to reach quiescence before it is abandoned."""
 
 
 class CancelSignal:
@@ -118,6 +127,65 @@ class CancelSignal:
         remove = self.add_callback(child.cancel)
         child.add_callback(lambda _reason: remove())
         return child
+
+
+async def run_watched(
+    start: Callable[[], object],
+    signal: CancelSignal | None,
+    *,
+    name: str,
+    timeout_ms: float | None = None,
+) -> object:
+    """Run ``start()`` (a tool's ``execute``) until it finishes or ``signal`` fires.
+
+    With ``timeout_ms``, ``signal`` is the call's own deadline signal (a child of the turn's,
+    so expiry never cancels the turn): a timer cancels it with the reason ``"timeout"``.
+    ``start`` may return a plain value or an awaitable; without a signal it is simply awaited.
+
+    Raises:
+        ToolTimeoutError: the deadline expired.
+        ToolCancelledError: the signal fired (before the start, or while the tool ran and the
+            tool did not finish within the grace).
+        Exception: whatever the tool raised.
+    """
+    assert timeout_ms is None or signal is not None, "a deadline needs its own signal"
+    if signal is not None:
+        signal.raise_if_cancelled()
+    pending = start()
+    if not inspect.isawaitable(pending):
+        return pending
+    if signal is None:
+        return await pending
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(pending)
+    timer = None
+    timed_out: list[bool] = []
+    if timeout_ms is not None:
+
+        def expire() -> None:
+            if not signal.cancelled:
+                timed_out.append(True)
+                signal.cancel("timeout")
+
+        timer = loop.call_later(timeout_ms / 1000, expire)
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if task not in done:
+            # The signal fired: give the tool a grace period to reach quiescence.
+            done, _ = await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
+        if timed_out:
+            raise ToolTimeoutError(f"{name} timed out after {timeout_ms:g} ms")
+        if task in done and not task.cancelled():
+            return task.result()  # the tool's own result or error wins
+        raise ToolCancelledError(f"{name} was cancelled: {signal.reason}")
+    finally:
+        if timer is not None:
+            timer.cancel()
+        waiter.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
 
 def _nothing() -> None:

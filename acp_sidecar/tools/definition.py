@@ -134,12 +134,13 @@ def define_tool(
     """
     # The DSL modules are imported here, not at module level: a raw ToolDefinition (and the
     # registry) must not pay for them.
+    from acp_sidecar.tools.args import compile_spec
     from acp_sidecar.tools.params import (
         attrs_json_schema,
         is_attrs_parameters,
         structure_attrs_args,
     )
-    from acp_sidecar.tools.schema import coerce_spec, compile_spec
+    from acp_sidecar.tools.schema import coerce_spec
 
     narrow: Callable[[object], Any]
     if is_attrs_parameters(parameters):

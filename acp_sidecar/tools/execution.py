@@ -1,28 +1,52 @@
-"""The values one tool call is made of: input, pipeline-owned execution, result.
+"""The values one tool call is made of: input, pipeline-owned execution, result, and the
+shaping of what a tool returns (or raises) into that result.
 
 Invariants:
 - :class:`ToolExecutionInput` is caller-owned; the registry never keeps it. It snapshots it
   into a :class:`ToolExecution` whose ``token``, ``call_id``, ``name``, ``arguments`` (deep-
   frozen), ``agent``, ``context`` and ``parent`` can never be reassigned. Only ``signal`` can
   change, and only while the execute wrappers run; after the pipeline the execution is sealed
-  for good.
+  for good. The registry drives that window through its methods (``_open_signal``/
+  ``_lock_signal`` around the wrappers, ``_begin_dispatch``/``_end_dispatch`` around the tool,
+  ``_seal``); nothing else writes the execution's fields.
 - :class:`ToolExecutionToken` is identity only: no fields, equality is ``is``.
 - Both can be weakly referenced (weak-map keys for observers); that adds nothing writable.
 - :class:`ToolExecutionResult` is deep-frozen and round-trips losslessly through JSON
   (:func:`result_to_json` / :func:`result_from_json`).
+- Result shaping never raises on a bad result, it names it: :func:`error_result` turns any
+  exception into an ``is_error`` result with ``ToolErrorInfo(name, code)`` (a
+  :class:`ToolError` keeps its own; anything else is ``EXECUTION_ERROR``);
+  :func:`normalize_output` accepts exactly ``str``, a sequence of content blocks or
+  :class:`ToolOutput`; :func:`rebuild_result` checks every part of a finished result and
+  replaces a malformed one with a ``ToolResultError`` result.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
 from acp_sidecar.tools.cancel import CancelSignal
-from acp_sidecar.tools.content import ContentBlock, content_from_json, content_to_json
-from acp_sidecar.tools.json_values import FrozenJson, JsonValue, freeze_json, thaw
+from acp_sidecar.tools.content import (
+    ContentBlock,
+    ImageContent,
+    TextContent,
+    ToolOutput,
+    content_from_json,
+    content_to_json,
+)
+from acp_sidecar.tools.errors import ToolError, ToolExecutionError, ToolResultError
+from acp_sidecar.tools.json_values import (
+    FrozenJson,
+    JsonValue,
+    JsonValueError,
+    freeze_json,
+    json_violations,
+    thaw,
+)
 
 if TYPE_CHECKING:
     from acp_sidecar.tools.context import ToolContext
@@ -243,12 +267,35 @@ class ToolExecution:
         """Whether the pipeline has finished with this execution."""
         return self._state == _SEALED
 
+    # -- the registry's API for the signal window (not for listeners or tools) --------------
+
+    # Plain method pairs, not context managers: they run twice on every call, and a
+    # generator-based context manager costs about a microsecond each time.
+
     def _open_signal(self) -> None:
-        object.__setattr__(self, "_state", _SIGNAL_OPEN)
+        """Let the execute wrappers set or delete ``signal``, until :meth:`_lock_signal`."""
+        if self._state != _SEALED:
+            object.__setattr__(self, "_state", _SIGNAL_OPEN)
 
     def _lock_signal(self) -> None:
         if self._state != _SEALED:
             object.__setattr__(self, "_state", _SIGNAL_LOCKED)
+
+    def _begin_dispatch(self, deadline: CancelSignal | None) -> CancelSignal | None:
+        """Lock ``signal`` for the tool's own run, and make it ``deadline`` when one is given.
+
+        Returns the wrappers' signal, for :meth:`_end_dispatch`.
+        """
+        outer = self._signal
+        if deadline is not None:
+            object.__setattr__(self, "_signal", deadline)
+        self._lock_signal()
+        return outer
+
+    def _end_dispatch(self, outer: CancelSignal | None) -> None:
+        """Give the wrappers back their signal (``outer``) and their window."""
+        object.__setattr__(self, "_signal", outer)
+        self._open_signal()
 
     def _seal(self) -> None:
         object.__setattr__(self, "_state", _SEALED)
@@ -321,3 +368,88 @@ def result_from_json(data: Mapping[str, Any]) -> ToolExecutionResult:
         )
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a tool result: {exc}") from exc
+
+
+# --- result shaping ---------------------------------------------------------------------------
+
+
+def error_result(call_id: str, error: BaseException) -> ToolExecutionResult:
+    """The ``is_error`` result of a call that failed with ``error``."""
+    if isinstance(error, ToolError):
+        name, code, text = error.name, error.code, str(error)
+    else:
+        name, code = type(error).__name__, ToolExecutionError.code
+        text = f"{name}: {error}" if str(error) else name
+    return ToolExecutionResult(
+        call_id=call_id,
+        content=(TextContent(text),),
+        is_error=True,
+        error=ToolErrorInfo(name=name, code=code),
+    )
+
+
+def normalize_output(call_id: str, name: str, output: object) -> ToolExecutionResult:
+    """The successful result of what tool ``name``'s ``execute`` returned.
+
+    Raises:
+        ToolResultError: ``output`` is none of the return forms, or its meta is not JSON.
+    """
+    meta: Any = None
+    if isinstance(output, ToolOutput):
+        meta = output.meta
+        output = output.content
+    content: tuple[ContentBlock, ...]
+    if isinstance(output, str):
+        content = (TextContent(output),)
+    elif isinstance(output, list | tuple) and all(
+        isinstance(block, TextContent | ImageContent) for block in output
+    ):
+        content = tuple(output)
+    else:
+        raise ToolResultError(
+            f"{name} returned {type(output).__name__}; expected str, a list of content "
+            "blocks, or ToolOutput"
+        )
+    try:
+        return ToolExecutionResult(call_id=call_id, content=content, is_error=False, meta=meta)
+    except JsonValueError as exc:
+        raise ToolResultError(f"{name} returned meta that is not lossless JSON: {exc}") from exc
+
+
+def rebuild_result(call_id: str, result: ToolExecutionResult) -> ToolExecutionResult:
+    """``result`` checked part by part; anything malformed becomes an error result.
+
+    A listener or wrapper may hand back a result built around the attrs checks (or mutated
+    after them); this is the last look before the result leaves the pipeline.
+    """
+    problems: list[str] = []
+    if result.call_id != call_id:
+        problems.append(f"callId {result.call_id!r} is not the call's {call_id!r}")
+    is_error: object = result.is_error
+    if type(is_error) is not bool:
+        problems.append("isError is not a boolean")
+    content: Sequence[object] = result.content
+    for index, block in enumerate(content):
+        if isinstance(block, TextContent):
+            if type(block.text) is not str:
+                problems.append(f"content/{index}: text is not a string")
+        elif isinstance(block, ImageContent):
+            if type(block.data) is not str or type(block.mime_type) is not str:
+                problems.append(f"content/{index}: image data and mimeType must be strings")
+        else:
+            problems.append(f"content/{index}: {type(block).__name__} is not a content block")
+    error = result.error
+    if error is not None and (
+        not isinstance(error, ToolErrorInfo)
+        or type(error.name) is not str
+        or type(error.code) is not str
+    ):
+        problems.append("error is not a ToolErrorInfo of two strings")
+    for field_name in ("additional_context", "meta"):
+        problems.extend(f"{field_name}{v}" for v in json_violations(getattr(result, field_name)))
+    if problems:
+        return error_result(
+            call_id,
+            ToolResultError("the tool result is malformed: " + "; ".join(problems)),
+        )
+    return result

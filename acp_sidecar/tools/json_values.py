@@ -1,4 +1,5 @@
-"""Lossless JSON values: checking, detached deep-frozen copies, and thawing.
+"""Lossless JSON values: checking, detached deep-frozen copies, and thawing; and the JSON
+helpers every checker in the package shares (pointer tokens, type names, the fault walk).
 
 Invariants:
 - A value is *lossless JSON* when it is built only from ``None``, ``bool``, ``int``, finite
@@ -11,13 +12,16 @@ Invariants:
 - Every :class:`FrozenDict` is deep-frozen lossless JSON by construction (its public
   constructor checks and freezes what it is given), so freezing or checking one again costs
   nothing: results, views and replays pass the same frozen values around without re-walking.
+- :func:`json_faults` is the one definition of where a value stops being lossless JSON; the
+  schema DSL and the structured-output validator word its faults their own way, and
+  :func:`json_type` is the one table of JSON type names.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any, NoReturn, TypeAlias
+from typing import Any, Literal, NoReturn, TypeAlias, assert_never
 
 JsonValue: TypeAlias = (
     "None | bool | int | float | str | list[JsonValue] | tuple[JsonValue, ...] "
@@ -59,9 +63,6 @@ class ImmutableDict(dict[str, Any]):
     def __deepcopy__(self, _memo: dict[int, object]) -> ImmutableDict:
         return self
 
-    def __reduce__(self) -> tuple[type[ImmutableDict], tuple[dict[str, Any]]]:
-        return (type(self), (dict(self),))
-
 
 class FrozenDict(ImmutableDict):
     """A deep-frozen JSON object; ``json.dumps`` serialises it like any dict.
@@ -96,47 +97,95 @@ class JsonValueError(ValueError):
         super().__init__("; ".join(violations))
 
 
-def _type_name(value: object) -> str:
-    return type(value).__name__
-
-
-def _escape(key: str) -> str:
+def pointer_token(key: str) -> str:
+    """``key`` as one JSON-pointer reference token (RFC 6901: ``~`` → ``~0``, ``/`` → ``~1``)."""
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def _walk(value: object, path: str, active: set[int]) -> Iterator[str]:
+def json_type(value: object) -> str | None:
+    """The JSON Schema type of a value built from the lossless JSON types, by its top level.
+
+    ``integer`` for an ``int``, ``number`` for any ``float`` (finite or not: callers that word
+    NaN differently check for it first), ``None`` for a type that is not JSON at all (exact
+    types, as everywhere in this module: ``True`` is a ``boolean``, not an ``integer``).
+    """
+    return _JSON_TYPES.get(type(value))
+
+
+_JSON_TYPES: dict[type, str] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    tuple: "array",
+    dict: "object",
+    FrozenDict: "object",
+}
+
+JsonFault: TypeAlias = Literal["value", "key", "cycle"]
+"""Why a place is not lossless JSON: a value of a non-JSON type (or a non-finite float), an
+object key that is not a string, or a container that contains itself."""
+
+
+def json_faults(value: object, path: str = "") -> Iterator[tuple[str, JsonFault, object]]:
+    """Every place ``value`` is not lossless JSON, in document order.
+
+    Yields ``(display path, fault, subject)``: the JSON pointer of the place (``/`` for the
+    root; for a bad key, the object holding it), the fault, and the offending value or key.
+    Callers word the message; the walk is the one definition of lossless JSON.
+    """
+    return _walk(value, path, set())
+
+
+def _walk(value: object, path: str, active: set[int]) -> Iterator[tuple[str, JsonFault, object]]:
     kind = type(value)
     if value is None or kind is bool or kind is int or kind is str:
         return
     if kind is float:
         if not math.isfinite(value):  # type: ignore[arg-type]
-            yield f"{path or '/'}: {value!r} is not a JSON number"
+            yield path or "/", "value", value
         return
     if kind is FrozenDict:
         return  # lossless JSON by construction
     if kind is dict or kind is list or kind is tuple:
         marker = id(value)
         if marker in active:
-            yield f"{path or '/'}: cycle"
+            yield path or "/", "cycle", value
             return
         active.add(marker)
         if kind is dict:
             for key, item in value.items():  # type: ignore[attr-defined]
                 if type(key) is not str:
-                    yield f"{path or '/'}: key {key!r} is not a string"
+                    yield path or "/", "key", key
                     continue
-                yield from _walk(item, f"{path}/{_escape(key)}", active)
+                yield from _walk(item, f"{path}/{pointer_token(key)}", active)
         else:
             for index, item in enumerate(value):  # type: ignore[arg-type]
                 yield from _walk(item, f"{path}/{index}", active)
         active.discard(marker)
         return
-    yield f"{path or '/'}: {_type_name(value)} is not JSON"
+    yield path or "/", "value", value
 
 
 def json_violations(value: object) -> list[str]:
     """Every reason ``value`` is not lossless JSON, each with its JSON-pointer path."""
-    return list(_walk(value, "", set()))
+    return [_violation(path, fault, subject) for path, fault, subject in json_faults(value)]
+
+
+def _violation(path: str, fault: JsonFault, subject: object) -> str:
+    match fault:
+        case "value":
+            if type(subject) is float:
+                return f"{path}: {subject!r} is not a JSON number"
+            return f"{path}: {type(subject).__name__} is not JSON"
+        case "key":
+            return f"{path}: key {subject!r} is not a string"
+        case "cycle":
+            return f"{path}: cycle"
+        case _:
+            assert_never(fault)
 
 
 _SCALARS = frozenset({bool, int, str, type(None)})

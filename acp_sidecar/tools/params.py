@@ -7,7 +7,7 @@ static types, zero casts.
 Invariants:
 - A class is translated once (cached per class, held weakly) into a ``SchemaSpec``; its JSON
   Schema and its validation are those of that spec, so the rules and messages are exactly the
-  ones of :func:`~acp_sidecar.tools.schema.validate_args` (unknown properties rejected,
+  ones of :func:`~acp_sidecar.tools.args.validate_args` (unknown properties rejected,
   ``additionalProperties: false``).
 - Translation fails loud at definition time: an unsupported or unresolvable annotation, or a
   default the field's own schema rejects, raises ``TypeError`` naming ``Class.field``.
@@ -50,20 +50,13 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
 
+from acp_sidecar.tools.args import CompiledSpec, compile_spec
 from acp_sidecar.tools.errors import ToolArgsError
 from acp_sidecar.tools.json_values import ImmutableDict, JsonValue, json_violations
-from acp_sidecar.tools.schema import (
-    NO_DEFAULT,
-    CompiledSpec,
-    NoDefault,
-    SchemaProp,
-    SchemaSpecError,
-    compile_spec,
-)
+from acp_sidecar.tools.schema import NO_DEFAULT, NoDefault, SchemaProp, SchemaSpecError
 
 __all__ = [
     "attrs_json_schema",
-    "attrs_schema_spec",
     "is_attrs_parameters",
     "structure_attrs_args",
 ]
@@ -94,15 +87,6 @@ def is_attrs_parameters(obj: object) -> bool:
     return isinstance(obj, type) and attrs.has(obj)
 
 
-def attrs_schema_spec(cls: type) -> Mapping[str, SchemaProp]:
-    """The (frozen, cached) ``SchemaSpec`` an attrs parameters class translates to.
-
-    Raises:
-        TypeError: ``cls`` is not an attrs class, or a field cannot be translated.
-    """
-    return _class_info(cls, ()).spec
-
-
 def attrs_json_schema(cls: type) -> dict[str, Any]:
     """The JSON Schema (a fresh, mutable document) of an attrs parameters class.
 
@@ -117,7 +101,7 @@ def structure_attrs_args(cls: type[T], args: object) -> T:
 
     Raises:
         ToolArgsError: listing every violation with its JSON-pointer path, as
-            :func:`~acp_sidecar.tools.schema.validate_args` does. An exception raised by the
+            :func:`~acp_sidecar.tools.args.validate_args` does. An exception raised by the
             class's own attrs validators or converters (``ValueError``/``TypeError``) is
             reported at ``/``, as attrs does not say which field raised.
         TypeError: ``cls`` is not an attrs class, or a field cannot be translated.

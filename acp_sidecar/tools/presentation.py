@@ -8,22 +8,19 @@ Invariants:
 - Presenters are pure: a UI calls them during live streaming *and* on session replay, so a
   view depends only on ``args`` (and ``result``). Views are therefore plain frozen values.
 - :data:`ToolCallView` and :data:`ToolResultView` are **closed** unions, each member tagged by
-  a required ``card`` (``generic`` / ``terminal`` / ``diff``) that must equal its class's
-  tag. Consumers switch with ``match`` and ``assert_never``, so a new card kind breaks the
+  ``card`` (``generic`` / ``terminal`` / ``diff``), which defaults to its class's tag and
+  must equal it. Consumers switch with ``match`` and ``assert_never``, so a new card kind breaks the
   type check at every consumer. The classes are ``@final`` and :func:`is_call_view` /
   :func:`is_result_view` accept exactly these classes, not subclasses.
 - Construction is forgiving but safe: lists become tuples, ``raw_input`` and ``meta`` become
   detached deep-frozen copies (and must be lossless JSON), and every field is type-checked;
   a view that exists is well-formed and deeply immutable (hashable).
-- :func:`view_to_json` and :func:`view_from_json` are exact inverses. The JSON is internal
-  (golden files, logs), not the wire: snake_case keys, every field present, plus ``phase``
-  (``"call"`` or ``"result"``) because the same ``card`` tag names a call and a result view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, Literal, TypeAlias, TypeGuard, assert_never, final, get_args
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Literal, TypeAlias, TypeGuard, final, get_args
 
 import attrs
 
@@ -31,17 +28,13 @@ from acp_sidecar.tools.content import (
     ContentBlock,
     ImageContent,
     TextContent,
-    content_from_json,
-    content_to_json,
 )
 from acp_sidecar.tools.json_values import (
-    FrozenDict,
     FrozenJson,
     JsonValue,
     JsonValueError,
     freeze_json,
     json_violations,
-    thaw,
 )
 
 ToolCallKind: TypeAlias = Literal[
@@ -84,8 +77,8 @@ def _exact(*kinds: type, label: str) -> _Validator:
 
 
 _str = _exact(str, label="a str")
-_optional_str = _exact(str, type(None), label="a str or None")
-_optional_int = _exact(int, type(None), label="an int or None")
+_optional_str = attrs.validators.optional(_exact(str, label="a str or None"))
+_optional_int = attrs.validators.optional(_exact(int, label="an int or None"))
 
 
 def _kind(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -96,20 +89,23 @@ def _kind(instance: object, attribute: attrs.Attribute[Any], value: object) -> N
         )
 
 
-def _line(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    _optional_int(instance, attribute, value)
-    if value is not None and value < 0:  # type: ignore[operator]
+def _non_negative(instance: object, attribute: attrs.Attribute[Any], value: int) -> None:
+    if value < 0:
         raise ValueError(f"{_where(instance, attribute)} must not be negative, got {value!r}")
 
 
-def _tuple_of(*kinds: type, item: str, optional: bool = False) -> _Validator:
-    """A validator accepting a tuple whose items are exactly of ``kinds`` (or ``None``)."""
+_line = attrs.validators.optional([_exact(int, label="an int or None"), _non_negative])
+
+
+def _tuple_of(*kinds: type, item: str, or_none: bool = False) -> _Validator:
+    """A validator accepting a tuple whose items are exactly of ``kinds``.
+
+    ``or_none`` only words the message for a field wrapped in ``attrs.validators.optional``.
+    """
 
     def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-        if optional and value is None:
-            return
         if type(value) is not tuple:
-            expected = f"a tuple of {item}s" + (" or None" if optional else "")
+            expected = f"a tuple of {item}s" + (" or None" if or_none else "")
             raise TypeError(
                 f"{_where(instance, attribute)} must be {expected}, got {type(value).__name__}"
             )
@@ -204,7 +200,7 @@ _file_diffs = _tuple_of(FileDiff, item="FileDiff")
 class GenericCallView:
     """The default pending card: a title, an icon, the raw input, optional content."""
 
-    card: Literal["generic"] = attrs.field(validator=_card("generic"))
+    card: Literal["generic"] = attrs.field(default="generic", validator=_card("generic"))
     title: str = attrs.field(validator=_str)
     """What the call does, for a person."""
     kind: ToolCallKind | None = attrs.field(default=None, validator=_kind)
@@ -226,7 +222,7 @@ class GenericCallView:
 class TerminalCallView:
     """A shell command: shown as a terminal card that fills with output while it runs."""
 
-    card: Literal["terminal"] = attrs.field(validator=_card("terminal"))
+    card: Literal["terminal"] = attrs.field(default="terminal", validator=_card("terminal"))
     title: str = attrs.field(validator=_str)
     """Usually the command line."""
     description: str | None = attrs.field(default=None, validator=_optional_str)
@@ -240,7 +236,7 @@ class TerminalCallView:
 class DiffCallView:
     """A file create or modify: shown as an inline diff card."""
 
-    card: Literal["diff"] = attrs.field(validator=_card("diff"))
+    card: Literal["diff"] = attrs.field(default="diff", validator=_card("diff"))
     title: str = attrs.field(validator=_str)
     """What is being changed, for a person."""
     diffs: tuple[FileDiff, ...] = attrs.field(converter=_diffs, validator=_file_diffs)
@@ -263,13 +259,15 @@ ToolCallView: TypeAlias = GenericCallView | TerminalCallView | DiffCallView
 class GenericResultView:
     """The default completed card."""
 
-    card: Literal["generic"] = attrs.field(validator=_card("generic"))
+    card: Literal["generic"] = attrs.field(default="generic", validator=_card("generic"))
     title: str | None = attrs.field(default=None, validator=_optional_str)
     """A replacement title; ``None`` keeps the pending one."""
     content: tuple[ContentBlock, ...] | None = attrs.field(
         default=None,
         converter=_optional_blocks,
-        validator=_tuple_of(TextContent, ImageContent, item="content block", optional=True),
+        validator=attrs.validators.optional(
+            _tuple_of(TextContent, ImageContent, item="content block", or_none=True)
+        ),
     )
     """Reformatted content; ``None`` shows the raw result content (``()`` shows nothing)."""
 
@@ -279,7 +277,7 @@ class GenericResultView:
 class TerminalResultView:
     """A finished shell command: its captured output and how it ended."""
 
-    card: Literal["terminal"] = attrs.field(validator=_card("terminal"))
+    card: Literal["terminal"] = attrs.field(default="terminal", validator=_card("terminal"))
     title: str | None = attrs.field(default=None, validator=_optional_str)
     """A replacement title; ``None`` keeps the pending one."""
     output: str | None = attrs.field(default=None, validator=_optional_str)
@@ -295,7 +293,7 @@ class TerminalResultView:
 class DiffResultView:
     """A completed file mutation; re-sent because a result replaces the card's content."""
 
-    card: Literal["diff"] = attrs.field(validator=_card("diff"))
+    card: Literal["diff"] = attrs.field(default="diff", validator=_card("diff"))
     title: str | None = attrs.field(default=None, validator=_optional_str)
     """A replacement title; ``None`` keeps the pending one."""
     diffs: tuple[FileDiff, ...] = attrs.field(converter=_diffs, validator=_file_diffs)
@@ -331,188 +329,3 @@ def is_call_view(obj: object) -> TypeGuard[ToolCallView]:
 def is_result_view(obj: object) -> TypeGuard[ToolResultView]:
     """Whether ``obj`` is one of the :data:`ToolResultView` classes (exactly, not a subclass)."""
     return type(obj) in _RESULT_VIEWS
-
-
-# --- JSON -------------------------------------------------------------------------------------
-
-
-def _location_to_json(location: FileLocation) -> dict[str, Any]:
-    return {"path": location.path, "line": location.line}
-
-
-def _diff_to_json(diff: FileDiff) -> dict[str, Any]:
-    return {"path": diff.path, "old_text": diff.old_text, "new_text": diff.new_text}
-
-
-def view_to_json(view: ToolCallView | ToolResultView) -> dict[str, Any]:
-    """The JSON object of a view: ``phase``, ``card`` and every field, snake_case."""
-    match view:
-        case GenericCallView():
-            return {
-                "phase": "call",
-                "card": view.card,
-                "title": view.title,
-                "kind": view.kind,
-                "raw_input": thaw(view.raw_input),
-                "content": [content_to_json(block) for block in view.content],
-                "locations": [_location_to_json(location) for location in view.locations],
-            }
-        case TerminalCallView():
-            return {
-                "phase": "call",
-                "card": view.card,
-                "title": view.title,
-                "description": view.description,
-                "cwd": view.cwd,
-            }
-        case DiffCallView():
-            return {
-                "phase": "call",
-                "card": view.card,
-                "title": view.title,
-                "diffs": [_diff_to_json(diff) for diff in view.diffs],
-                "locations": [_location_to_json(location) for location in view.locations],
-            }
-        case GenericResultView():
-            return {
-                "phase": "result",
-                "card": view.card,
-                "title": view.title,
-                "content": None
-                if view.content is None
-                else [content_to_json(block) for block in view.content],
-            }
-        case TerminalResultView():
-            return {
-                "phase": "result",
-                "card": view.card,
-                "title": view.title,
-                "output": view.output,
-                "exit_code": view.exit_code,
-                "signal": view.signal,
-            }
-        case DiffResultView():
-            return {
-                "phase": "result",
-                "card": view.card,
-                "title": view.title,
-                "diffs": [_diff_to_json(diff) for diff in view.diffs],
-            }
-        case _:
-            assert_never(view)
-
-
-_FIELDS: Final[dict[tuple[str, str], tuple[str, ...]]] = {
-    ("call", "generic"): ("title", "kind", "raw_input", "content", "locations"),
-    ("call", "terminal"): ("title", "description", "cwd"),
-    ("call", "diff"): ("title", "diffs", "locations"),
-    ("result", "generic"): ("title", "content"),
-    ("result", "terminal"): ("title", "output", "exit_code", "signal"),
-    ("result", "diff"): ("title", "diffs"),
-}
-
-
-def _is_object(value: object) -> TypeGuard[Mapping[str, Any]]:
-    return type(value) is dict or type(value) is FrozenDict
-
-
-def _array(data: Mapping[str, Any], key: str) -> Sequence[Any]:
-    value = data[key]
-    if type(value) is not list and type(value) is not tuple:
-        raise ValueError(f"{key!r} must be an array, got {type(value).__name__}")
-    return value
-
-
-def _record(item: object, where: str, keys: tuple[str, ...]) -> Mapping[str, Any]:
-    if not _is_object(item) or set(item) != set(keys):
-        raise ValueError(f"{where} must be an object with exactly the keys {', '.join(keys)}")
-    return item
-
-
-def _locations_from_json(data: Mapping[str, Any]) -> list[FileLocation]:
-    result = []
-    for index, item in enumerate(_array(data, "locations")):
-        record = _record(item, f"'locations[{index}]'", ("path", "line"))
-        result.append(FileLocation(path=record["path"], line=record["line"]))
-    return result
-
-
-def _diffs_from_json(data: Mapping[str, Any]) -> list[FileDiff]:
-    result = []
-    for index, item in enumerate(_array(data, "diffs")):
-        record = _record(item, f"'diffs[{index}]'", ("path", "old_text", "new_text"))
-        result.append(
-            FileDiff(path=record["path"], old_text=record["old_text"], new_text=record["new_text"])
-        )
-    return result
-
-
-def _content_from_json(data: Mapping[str, Any]) -> list[ContentBlock]:
-    return [content_from_json(item) for item in _array(data, "content")]
-
-
-def _build(phase: str, card: str, data: Mapping[str, Any]) -> ToolCallView | ToolResultView:
-    if phase == "call":
-        if card == "generic":
-            return GenericCallView(
-                card="generic",
-                title=data["title"],
-                kind=data["kind"],
-                raw_input=data["raw_input"],
-                content=_content_from_json(data),
-                locations=_locations_from_json(data),
-            )
-        if card == "terminal":
-            return TerminalCallView(
-                card="terminal",
-                title=data["title"],
-                description=data["description"],
-                cwd=data["cwd"],
-            )
-        return DiffCallView(
-            card="diff",
-            title=data["title"],
-            diffs=_diffs_from_json(data),
-            locations=_locations_from_json(data),
-        )
-    if card == "generic":
-        return GenericResultView(
-            card="generic",
-            title=data["title"],
-            content=None if data["content"] is None else _content_from_json(data),
-        )
-    if card == "terminal":
-        return TerminalResultView(
-            card="terminal",
-            title=data["title"],
-            output=data["output"],
-            exit_code=data["exit_code"],
-            signal=data["signal"],
-        )
-    return DiffResultView(card="diff", title=data["title"], diffs=_diffs_from_json(data))
-
-
-def view_from_json(data: object) -> ToolCallView | ToolResultView:
-    """The view of a JSON object made by :func:`view_to_json` (plain or frozen JSON).
-
-    Raises:
-        ValueError: ``data`` is not exactly such an object (a key missing or extra, a field
-            of the wrong type, an unknown ``phase``/``card``); the message says which.
-    """
-    if not _is_object(data):
-        raise ValueError(f"not a tool view: expected an object, got {type(data).__name__}")
-    phase, card = data.get("phase"), data.get("card")
-    if type(phase) is not str or type(card) is not str or (phase, card) not in _FIELDS:
-        raise ValueError(f"not a tool view: unknown phase {phase!r} / card {card!r}")
-    fields = _FIELDS[phase, card]
-    expected = {"phase", "card", *fields}
-    missing = [key for key in ("phase", "card", *fields) if key not in data]
-    extra = [key for key in data if key not in expected]
-    if missing or extra:
-        problems = [f"missing key {key!r}" for key in missing]
-        problems += [f"unexpected key {key!r}" for key in extra]
-        raise ValueError(f"not a {card} {phase} view: {'; '.join(problems)}")
-    try:
-        return _build(phase, card, data)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"not a {card} {phase} view: {error}") from error

@@ -1,5 +1,19 @@
 """The tool registry: registration as a value boundary, and the guarded execution pipeline.
 
+This module owns the registry's tools and seams and the order of the ``execute`` chain; the
+race between a running tool and its cancel signal or deadline lives in
+:mod:`acp_sidecar.tools.cancel`, and the shaping of what a tool returns or raises into a
+:class:`ToolExecutionResult` in :mod:`acp_sidecar.tools.execution`.
+
+A definition's ``timeout_ms`` is enforced in the core dispatch (the innermost step, inside
+every execute wrapper), not as an execute wrapper of its own. Wrappers are extension points:
+they may be added in front (``prepend``), removed, may replace or delete
+``execution.signal``, or never call ``next``. A deadline among them would depend on where it
+sits in that list, would count the other wrappers' time against the tool, and could be
+undone by a wrapper that swaps the signal. In the dispatch it bounds exactly the tool's own
+run, and the tool sees it as its ``signal``: a child of whatever signal the wrappers left, so
+a ``session/cancel`` still reaches the tool and a timeout never cancels the turn.
+
 Invariants:
 - ``register`` copies a definition into a frozen :class:`ToolDefinition` snapshot: parameters
   checked as lossless JSON before and after a deep-frozen clone, scalar fields copied, callbacks
@@ -12,8 +26,8 @@ Invariants:
   snapshot → pre-execute waterfall (→ on ``Ask``: the tool's ``preview_call``, then the
   permission handler: the execution context's ``permissions``, see
   :mod:`~acp_sidecar.tools.context`; without one ``Ask`` is denied) → guards → execute
-  wrappers around dispatch → post-execute waterfall →
-  JSON-safe rebuild → result observers.
+  wrappers around dispatch (with the deadline) → post-execute waterfall → JSON-safe rebuild →
+  result observers.
 - A preview that raises a ``ToolError`` refuses the call with that error before anyone is
   asked (the user is never asked about a call that would fail); one that fails otherwise, or
   returns something that is not a call view, is logged and the handler gets the ``Ask``
@@ -35,16 +49,14 @@ Invariants:
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import math
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias, TypeVar
 
-from acp_sidecar.tools.cancel import CancelSignal
-from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent, ToolOutput
+from acp_sidecar.tools.cancel import CancelSignal, run_watched
 from acp_sidecar.tools.decisions import (
     Accept,
     Allow,
@@ -61,13 +73,11 @@ from acp_sidecar.tools.errors import (
     ToolCancelledError,
     ToolDeniedError,
     ToolError,
-    ToolExecutionError,
     ToolInputError,
     ToolListenerError,
     ToolNotFoundError,
     ToolRegistrationError,
     ToolResultError,
-    ToolTimeoutError,
 )
 from acp_sidecar.tools.execution import (
     ToolErrorInfo,
@@ -75,6 +85,9 @@ from acp_sidecar.tools.execution import (
     ToolExecutionInput,
     ToolExecutionResult,
     ToolExecutionToken,
+    error_result,
+    normalize_output,
+    rebuild_result,
 )
 from acp_sidecar.tools.json_values import (
     FrozenDict,
@@ -88,7 +101,6 @@ from acp_sidecar.tools.presentation import is_call_view
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-MaybeAwaitable: TypeAlias = "T | Awaitable[T]"
 
 NextPre: TypeAlias = Callable[[], Awaitable[PreToolDecision]]
 PreExecuteListener: TypeAlias = Callable[
@@ -111,9 +123,6 @@ TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 CANCELLED_BEFORE_PERMISSION = "Cancelled before permission was given"
 """The text of a call whose permission dialog was abandoned because the turn was cancelled."""
 
-CANCEL_GRACE_S = 2.0
-"""How long a cancelled or timed-out tool may take to reach quiescence before it is abandoned."""
-
 
 async def _resolve(value: T | Awaitable[T]) -> T:
     if inspect.isawaitable(value):
@@ -123,20 +132,6 @@ async def _resolve(value: T | Awaitable[T]) -> T:
 
 def _describe(callback: object) -> str:
     return getattr(callback, "__qualname__", None) or type(callback).__name__
-
-
-def _error_result(call_id: str, error: BaseException) -> ToolExecutionResult:
-    if isinstance(error, ToolError):
-        name, code, text = error.name, error.code, str(error)
-    else:
-        name, code = type(error).__name__, ToolExecutionError.code
-        text = f"{name}: {error}" if str(error) else name
-    return ToolExecutionResult(
-        call_id=call_id,
-        content=(TextContent(text),),
-        is_error=True,
-        error=ToolErrorInfo(name=name, code=code),
-    )
 
 
 def _remover(items: list[Any], item: Any) -> Callable[[], None]:
@@ -329,13 +324,13 @@ class ToolRegistry:
             progress=request.progress if rejected is None else None,
         )
         if rejected is not None:
-            result = _error_result(call_id, rejected)
+            result = error_result(call_id, rejected)
         else:
             try:
                 result = await self._run(execution)
             except Exception as exc:  # the outer catch: every failure class becomes a result
-                result = _error_result(call_id, exc)
-            result = self._rebuild(call_id, result)
+                result = error_result(call_id, exc)
+            result = rebuild_result(call_id, result)
         execution._seal()
         await self._notify(execution, result)
         return result
@@ -474,88 +469,27 @@ class ToolRegistry:
     async def _dispatch(
         self, execution: ToolExecution, definition: ToolDefinition
     ) -> ToolExecutionResult:
-        outer_signal = execution.signal
+        timeout_ms = definition.timeout_ms
         deadline: CancelSignal | None = None
-        if definition.timeout_ms is not None:
-            deadline = outer_signal.child() if outer_signal is not None else CancelSignal()
-            object.__setattr__(execution, "_signal", deadline)
-        execution._lock_signal()
+        if timeout_ms is not None:
+            # A child of the wrappers' signal: a cancel still reaches the tool, and a timeout
+            # never cancels the turn.
+            current = execution.signal
+            deadline = current.child() if current is not None else CancelSignal()
+        outer = execution._begin_dispatch(deadline)
         try:
-            output = await self._call_tool(execution, definition, deadline)
-            return self._normalize(execution.call_id, definition.name, output)
-        except Exception as exc:
-            return _error_result(execution.call_id, exc)
-        finally:
-            object.__setattr__(execution, "_signal", outer_signal)
-            execution._open_signal()
-
-    async def _call_tool(
-        self, execution: ToolExecution, definition: ToolDefinition, deadline: CancelSignal | None
-    ) -> object:
-        watched = execution.signal
-        if watched is not None:
-            watched.raise_if_cancelled()
-        # Typed as async, but a hand-written definition may pass a plain function.
-        pending: object = definition.execute(execution.arguments, execution)
-        if not inspect.isawaitable(pending):
-            return pending
-        if watched is None:
-            return await pending
-        loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(pending)
-        timer = None
-        timed_out: list[bool] = []
-        if deadline is not None and definition.timeout_ms is not None:
-
-            def expire() -> None:
-                if not deadline.cancelled:
-                    timed_out.append(True)
-                    deadline.cancel("timeout")
-
-            timer = loop.call_later(definition.timeout_ms / 1000, expire)
-        waiter = asyncio.ensure_future(watched.wait())
-        try:
-            done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            if task not in done:
-                # The signal fired: give the tool a grace period to reach quiescence.
-                done, _ = await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
-            if timed_out:
-                raise ToolTimeoutError(
-                    f"{definition.name} timed out after {definition.timeout_ms:g} ms"
-                )
-            if task in done and not task.cancelled():
-                return task.result()  # the tool's own result or error wins
-            raise ToolCancelledError(f"{definition.name} was cancelled: {watched.reason}")
-        finally:
-            if timer is not None:
-                timer.cancel()
-            waiter.cancel()
-            if not task.done():
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-
-    @staticmethod
-    def _normalize(call_id: str, name: str, output: object) -> ToolExecutionResult:
-        meta: Any = None
-        if isinstance(output, ToolOutput):
-            meta = output.meta
-            output = output.content
-        content: tuple[ContentBlock, ...]
-        if isinstance(output, str):
-            content = (TextContent(output),)
-        elif isinstance(output, list | tuple) and all(
-            isinstance(block, TextContent | ImageContent) for block in output
-        ):
-            content = tuple(output)
-        else:
-            raise ToolResultError(
-                f"{name} returned {type(output).__name__}; expected str, a list of content "
-                "blocks, or ToolOutput"
+            output = await run_watched(
+                # Typed as async, but a hand-written definition may pass a plain function.
+                lambda: definition.execute(execution.arguments, execution),
+                execution.signal,
+                name=definition.name,
+                timeout_ms=timeout_ms,
             )
-        try:
-            return ToolExecutionResult(call_id=call_id, content=content, is_error=False, meta=meta)
-        except JsonValueError as exc:
-            raise ToolResultError(f"{name} returned meta that is not lossless JSON: {exc}") from exc
+            return normalize_output(execution.call_id, definition.name, output)
+        except Exception as exc:
+            return error_result(execution.call_id, exc)
+        finally:
+            execution._end_dispatch(outer)
 
     async def _post_execute(
         self, execution: ToolExecution, result: ToolExecutionResult
@@ -615,43 +549,6 @@ class ToolRegistry:
                 + "; ".join(f"additional_context{v}" for v in violations)
             )
         return decision
-
-    @staticmethod
-    def _rebuild(call_id: str, result: ToolExecutionResult) -> ToolExecutionResult:
-        """Rebuild the result from checked parts; anything malformed becomes an error result."""
-        problems: list[str] = []
-        if result.call_id != call_id:
-            problems.append(f"callId {result.call_id!r} is not the call's {call_id!r}")
-        is_error: object = result.is_error
-        if type(is_error) is not bool:
-            problems.append("isError is not a boolean")
-        content: Sequence[object] = result.content
-        for index, block in enumerate(content):
-            if isinstance(block, TextContent):
-                if type(block.text) is not str:
-                    problems.append(f"content/{index}: text is not a string")
-            elif isinstance(block, ImageContent):
-                if type(block.data) is not str or type(block.mime_type) is not str:
-                    problems.append(f"content/{index}: image data and mimeType must be strings")
-            else:
-                problems.append(f"content/{index}: {type(block).__name__} is not a content block")
-        error = result.error
-        if error is not None and (
-            not isinstance(error, ToolErrorInfo)
-            or type(error.name) is not str
-            or type(error.code) is not str
-        ):
-            problems.append("error is not a ToolErrorInfo of two strings")
-        for field_name in ("additional_context", "meta"):
-            problems.extend(
-                f"{field_name}{v}" for v in json_violations(getattr(result, field_name))
-            )
-        if problems:
-            return _error_result(
-                call_id,
-                ToolResultError("the tool result is malformed: " + "; ".join(problems)),
-            )
-        return result
 
     async def _notify(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
         for observer in tuple(self._observers):

@@ -1,85 +1,68 @@
-"""The typed schema DSL: per-property specs, their JSON Schema, and argument validation.
+"""The typed schema DSL: per-property specs, their plain-dict form and their JSON Schema.
 
 A tool's ``parameters`` is a :data:`SchemaSpec` — property name → :class:`SchemaProp`. From it
 :func:`schema_spec_to_json_schema` builds the JSON Schema sent to the model, and
-:func:`validate_args` checks the model's arguments before the typed body runs.
+:func:`acp_sidecar.tools.args.validate_args` checks the model's arguments before the typed body
+runs.
 
 Invariants:
 - A :class:`SchemaProp` is valid by construction: ``enum`` (non-empty, distinct strings) only on
   ``string``, ``properties`` only on ``object``, ``items`` only on ``array``, and a ``default``
   is lossless JSON that the prop itself accepts, on an optional prop only. The default is stored
   in the form validation would return (deep-frozen, integral floats narrowed for ``integer``).
+- Each prop builds its checker (:mod:`acp_sidecar.tools.checkers`) once, when it is made, so
+  nothing is compiled per call.
 - The model and the validator agree. Every object that declares ``properties`` (the spec root
   included) is emitted with ``additionalProperties: false`` and validation rejects unknown
   properties there. An ``object`` without ``properties`` and an ``array`` without ``items`` are
   free-form: any lossless JSON inside. ``null`` is never accepted for a typed prop — the DSL has
   no null type, so the JSON Schema does not allow it either; "optional" means "may be omitted".
-- Validation is all-or-nothing: it returns a detached deep-frozen copy (every object a
-  :class:`FrozenDict`, every array a ``tuple``) with defaults filled for absent optional
-  properties at every level that is present, or raises :class:`ToolArgsError` listing *every*
-  violation with its JSON-pointer path, in a stable order: declared properties in spec order,
-  then unexpected ones in argument order; array items by index.
-- Type rules: ``bool`` is neither ``number`` nor ``integer``; ``integer`` accepts an ``int`` or a
-  float with an integral value (narrowed to ``int``); ``number`` accepts ``int`` and finite
-  ``float`` unchanged; NaN and ±Infinity are rejected everywhere. Containers and scalars must be
-  exactly the JSON types (``dict``/:class:`FrozenDict`, ``list``/``tuple``, ``str``, …), as in
-  :mod:`acp_sidecar.tools.json_values`.
-- Nothing is compiled per call. Each prop builds its checker once, when it is constructed;
-  :func:`compile_spec` only wires the root, and :func:`validate_args` keeps the last 256
-  compiled specs keyed by the identity of their (immutable) props. Hot
-  callers such as ``define_tool`` should hold the :class:`CompiledSpec` themselves.
 """
 
 from __future__ import annotations
 
-import enum
-import json
-import math
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, TypeAlias, assert_never, cast, get_args
 
 import attrs
 
-from acp_sidecar.tools.errors import ToolArgsError
-from acp_sidecar.tools.json_values import FrozenDict, FrozenJson, ImmutableDict, JsonValue, thaw
+from acp_sidecar.tools.checkers import (
+    NO_DEFAULT,
+    Check,
+    NoDefault,
+    array_checker,
+    check_any,
+    check_boolean,
+    check_free_array,
+    check_free_object,
+    check_integer,
+    check_number,
+    check_string,
+    describe,
+    enum_checker,
+    object_checker,
+    quote,
+    quote_all,
+)
+from acp_sidecar.tools.json_values import ImmutableDict, JsonValue, pointer_token, thaw
 
 __all__ = [
     "NO_DEFAULT",
-    "CompiledSpec",
     "NoDefault",
     "SchemaProp",
     "SchemaSpec",
     "SchemaSpecError",
     "SchemaType",
+    "checked_spec",
     "coerce_spec",
-    "compile_spec",
+    "properties_checker",
     "schema_spec_to_json_schema",
-    "validate_args",
 ]
 
 SchemaType: TypeAlias = Literal["string", "number", "integer", "boolean", "object", "array"]
 """The JSON type of one property."""
 
 _SCHEMA_TYPES: Final[tuple[str, ...]] = get_args(SchemaType)
-
-
-class NoDefault(enum.Enum):
-    """The type of :data:`NO_DEFAULT`, so that "no default" differs from ``default=None``."""
-
-    NO_DEFAULT = "NO_DEFAULT"
-
-
-NO_DEFAULT: Final = NoDefault.NO_DEFAULT
-"""``SchemaProp.default`` when the prop has no default."""
-
-_CACHE_SIZE: Final = 256
-
-# A checker validates one value against one prop. It takes the value, the JSON-pointer path of
-# its parent and its own key (``None`` for the root), and appends violations to the list; it
-# returns the narrowed frozen value (meaningless once a violation was appended). Paths are only
-# formatted on error or when descending into a container, so a valid scalar costs no string work.
-_Check: TypeAlias = Callable[[Any, str, "str | int | None", list[str]], object]
 
 
 class SchemaSpecError(ValueError):
@@ -94,7 +77,7 @@ def _enum_tuple(value: Sequence[str] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
     if type(value) is not list and type(value) is not tuple:
-        raise SchemaSpecError([f"enum: expected an array of strings, got {_describe(value)}"])
+        raise SchemaSpecError([f"enum: expected an array of strings, got {describe(value)}"])
     return tuple(value)
 
 
@@ -103,7 +86,7 @@ def _properties_mapping(value: Mapping[str, SchemaProp] | None) -> ImmutableDict
         return None
     if not isinstance(value, Mapping):
         raise SchemaSpecError(
-            [f"properties: expected a mapping of names to SchemaProp, got {_describe(value)}"]
+            [f"properties: expected a mapping of names to SchemaProp, got {describe(value)}"]
         )
     return ImmutableDict(value)
 
@@ -132,7 +115,7 @@ class SchemaProp:
     """Nested properties of an ``object``; ``None`` makes the object free-form."""
     items: SchemaProp | None = attrs.field(default=None, kw_only=True)
     """The schema of every item of an ``array``; ``None`` makes the items free-form."""
-    _checker: _Check = attrs.field(init=False, repr=False, eq=False)
+    _checker: Check = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         problems = _shape_problems(
@@ -152,14 +135,14 @@ class SchemaProp:
                 problems.append(f"properties: property name {name!r} is not a string")
             elif not isinstance(prop, SchemaProp):
                 problems.append(
-                    f"properties/{_escape(name)}: expected SchemaProp, got {_describe(prop)}"
+                    f"properties/{pointer_token(name)}: expected SchemaProp, got {describe(prop)}"
                     " (use coerce_spec for the plain-dict form)"
                 )
         if items is not None and not isinstance(items, SchemaProp):
-            problems.append(f"items: expected SchemaProp, got {_describe(items)}")
+            problems.append(f"items: expected SchemaProp, got {describe(items)}")
         default: object = self.default
         if default is not NO_DEFAULT:
-            default = _check_any(default, "default", None, problems)
+            default = check_any(default, "default", None, problems)
         if problems:
             raise SchemaSpecError(problems)
         checker = _build_checker(self)
@@ -168,31 +151,6 @@ class SchemaProp:
             object.__setattr__(self, "default", checker(default, "default", None, problems))
             if problems:
                 raise SchemaSpecError(problems)
-
-    def __reduce__(self) -> tuple[Callable[..., SchemaProp], tuple[object, ...]]:
-        # The compiled checker is a closure; rebuild it rather than pickle it.
-        fields = (self.description, self.enum, self.default, self.properties, self.items)
-        return (_rebuild_prop, (self.type, self.required, *fields))
-
-
-def _rebuild_prop(
-    type_: SchemaType,
-    required: bool,
-    description: str | None,
-    enum: tuple[str, ...] | None,
-    default: JsonValue | NoDefault,
-    properties: Mapping[str, SchemaProp] | None,
-    items: SchemaProp | None,
-) -> SchemaProp:
-    return SchemaProp(
-        type_,
-        required=required,
-        description=description,
-        enum=enum,
-        default=default,
-        properties=properties,
-        items=items,
-    )
 
 
 SchemaSpec: TypeAlias = Mapping[str, SchemaProp]
@@ -211,12 +169,12 @@ def _shape_problems(
     """The problems a prop's own fields have, paths relative to the prop."""
     problems: list[str] = []
     if type_ not in _SCHEMA_TYPES or type(type_) is not str:
-        got = _quote(type_) if type(type_) is str else _describe(type_)
-        problems.append(f"type: expected one of {_quote_all(_SCHEMA_TYPES)}, got {got}")
+        got = quote(type_) if type(type_) is str else describe(type_)
+        problems.append(f"type: expected one of {quote_all(_SCHEMA_TYPES)}, got {got}")
     if type(required) is not bool:
-        problems.append(f"required: expected boolean, got {_describe(required)}")
+        problems.append(f"required: expected boolean, got {describe(required)}")
     if description is not None and type(description) is not str:
-        problems.append(f"description: expected string, got {_describe(description)}")
+        problems.append(f"description: expected string, got {describe(description)}")
     if enum is not None:
         if type_ != "string":
             problems.append('enum: only allowed when type is "string"')
@@ -225,9 +183,9 @@ def _shape_problems(
         seen: set[str] = set()
         for index, member in enumerate(enum):
             if type(member) is not str:
-                problems.append(f"enum/{index}: expected string, got {_describe(member)}")
+                problems.append(f"enum/{index}: expected string, got {describe(member)}")
             elif member in seen:
-                problems.append(f"enum/{index}: duplicate value {_quote(member)}")
+                problems.append(f"enum/{index}: duplicate value {quote(member)}")
             else:
                 seen.add(member)
     if has_properties and type_ != "object":
@@ -265,7 +223,7 @@ def coerce_spec(obj: object) -> dict[str, SchemaProp]:
 def _coerce_properties(obj: object, path: str, problems: list[str]) -> dict[str, SchemaProp] | None:
     if not isinstance(obj, Mapping):
         problems.append(
-            f"{path or '/'}: expected a mapping of property names to props, got {_describe(obj)}"
+            f"{path or '/'}: expected a mapping of property names to props, got {describe(obj)}"
         )
         return None
     spec: dict[str, SchemaProp] = {}
@@ -275,7 +233,7 @@ def _coerce_properties(obj: object, path: str, problems: list[str]) -> dict[str,
             problems.append(f"{path or '/'}: property name {name!r} is not a string")
             complete = False
             continue
-        prop = _coerce_prop(raw, f"{path}/{_escape(name)}", problems)
+        prop = _coerce_prop(raw, f"{path}/{pointer_token(name)}", problems)
         if prop is None:
             complete = False
         else:
@@ -287,12 +245,12 @@ def _coerce_prop(raw: object, path: str, problems: list[str]) -> SchemaProp | No
     if isinstance(raw, SchemaProp):
         return raw
     if not isinstance(raw, Mapping):
-        problems.append(f"{path}: expected a SchemaProp or a mapping, got {_describe(raw)}")
+        problems.append(f"{path}: expected a SchemaProp or a mapping, got {describe(raw)}")
         return None
     before = len(problems)
     for key in raw:
         if key not in _PROP_KEYWORDS:
-            problems.append(f"{path}/{_escape(str(key))}: unknown keyword")
+            problems.append(f"{path}/{pointer_token(str(key))}: unknown keyword")
     if "type" not in raw:
         problems.append(f"{path}/type: required keyword missing")
     enum_raw = raw.get("enum")
@@ -301,7 +259,7 @@ def _coerce_prop(raw: object, path: str, problems: list[str]) -> SchemaProp | No
         if type(enum_raw) is list or type(enum_raw) is tuple:
             enum = tuple(enum_raw)
         else:
-            problems.append(f"{path}/enum: expected an array of strings, got {_describe(enum_raw)}")
+            problems.append(f"{path}/enum: expected an array of strings, got {describe(enum_raw)}")
     properties = None
     if raw.get("properties") is not None:
         properties = _coerce_properties(raw["properties"], f"{path}/properties", problems)
@@ -338,14 +296,14 @@ def _coerce_prop(raw: object, path: str, problems: list[str]) -> SchemaProp | No
         return None
 
 
-def _checked_spec(spec: object) -> ImmutableDict:
+def checked_spec(spec: object) -> ImmutableDict:
     """``spec`` as a frozen name → prop mapping, or a :class:`SchemaSpecError`."""
     if not isinstance(spec, Mapping):
         raise SchemaSpecError(
-            [f"/: expected a mapping of property names to SchemaProp, got {_describe(spec)}"]
+            [f"/: expected a mapping of property names to SchemaProp, got {describe(spec)}"]
         )
     problems = [
-        f"/{_escape(name)}: expected SchemaProp, got {_describe(prop)}"
+        f"/{pointer_token(name)}: expected SchemaProp, got {describe(prop)}"
         " (use coerce_spec for the plain-dict form)"
         for name, prop in spec.items()
         if type(name) is str and not isinstance(prop, SchemaProp)
@@ -372,7 +330,7 @@ def schema_spec_to_json_schema(spec: SchemaSpec) -> dict[str, Any]:
     Raises:
         SchemaSpecError: ``spec`` is not a mapping of names to :class:`SchemaProp`.
     """
-    return {"type": "object", **_object_body(_checked_spec(spec))}
+    return {"type": "object", **_object_body(checked_spec(spec))}
 
 
 def _object_body(properties: Mapping[str, SchemaProp]) -> dict[str, Any]:
@@ -401,292 +359,33 @@ def _prop_json_schema(prop: SchemaProp) -> dict[str, Any]:
     return node
 
 
-# --- validation ----------------------------------------------------------------------------
+# --- checkers ------------------------------------------------------------------------------
 
 
-@attrs.frozen(eq=False)
-class CompiledSpec:
-    """A :data:`SchemaSpec` wired into one validator; build it with :func:`compile_spec`."""
-
-    spec: Mapping[str, SchemaProp]
-    """The (frozen) spec this validates."""
-    _check: _Check = attrs.field(repr=False)
-
-    def validate(self, args: object) -> FrozenDict:
-        """See :func:`validate_args`."""
-        violations: list[str] = []
-        value = self._check(args, "", None, violations)
-        if violations:
-            raise ToolArgsError(violations)
-        assert type(value) is FrozenDict
-        return value
-
-    def json_schema(self) -> dict[str, Any]:
-        """See :func:`schema_spec_to_json_schema`."""
-        return {"type": "object", **_object_body(self.spec)}
-
-
-def compile_spec(spec: SchemaSpec) -> CompiledSpec:
-    """Wire ``spec`` into a reusable validator (cheap: props compiled themselves when built).
-
-    Raises:
-        SchemaSpecError: ``spec`` is not a mapping of names to :class:`SchemaProp`.
-    """
-    frozen = _checked_spec(spec)
-    return CompiledSpec(frozen, _object_checker(frozen))
-
-
-_compiled: dict[tuple[tuple[str, int], ...], tuple[tuple[SchemaProp, ...], CompiledSpec]] = {}
-_compiled_lock = threading.Lock()
-
-
-def validate_args(spec: SchemaSpec | CompiledSpec, args: object) -> FrozenDict:
-    """Check model-generated ``args`` against ``spec``; return them narrowed and deep-frozen.
-
-    ``args`` is a JSON object, frozen or not. The result is a detached copy with defaults
-    filled for absent optional properties (in nested objects too, when those are present),
-    integral floats narrowed to ``int`` for ``integer`` props, properties in spec order.
-
-    A plain spec is compiled on first use and cached by the identity of its props (the cache
-    keeps those props alive, so an identity is never reused while cached).
-
-    Raises:
-        ToolArgsError: listing every violation, e.g. ``/files/2/path: expected string, got
-            number``, ``/mode: expected one of "a", "b", got "c"``, ``/path: required
-            property missing``, ``/extra: unexpected property``, ``/: expected object, got
-            array``.
-        SchemaSpecError: ``spec`` is not a mapping of names to :class:`SchemaProp`.
-    """
-    if isinstance(spec, CompiledSpec):
-        return spec.validate(args)
-    key = tuple((name, id(prop)) for name, prop in spec.items())
-    hit = _compiled.get(key)
-    if hit is None:
-        compiled = compile_spec(spec)
-        with _compiled_lock:
-            while len(_compiled) >= _CACHE_SIZE:
-                del _compiled[next(iter(_compiled))]
-            _compiled[key] = (tuple(compiled.spec.values()), compiled)
-    else:
-        compiled = hit[1]
-    return compiled.validate(args)
-
-
-def _build_checker(prop: SchemaProp) -> _Check:
+def _build_checker(prop: SchemaProp) -> Check:
     match prop.type:
         case "string":
-            return _check_string if prop.enum is None else _enum_checker(prop.enum)
+            return check_string if prop.enum is None else enum_checker(prop.enum)
         case "number":
-            return _check_number
+            return check_number
         case "integer":
-            return _check_integer
+            return check_integer
         case "boolean":
-            return _check_boolean
+            return check_boolean
         case "object":
             return (
-                _check_free_object if prop.properties is None else _object_checker(prop.properties)
+                check_free_object
+                if prop.properties is None
+                else properties_checker(prop.properties)
             )
         case "array":
-            return _check_free_array if prop.items is None else _array_checker(prop.items)
+            return check_free_array if prop.items is None else array_checker(prop.items._checker)
         case _:
             assert_never(prop.type)
 
 
-def _check_string(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-    if type(value) is str:
-        return value
-    errors.append(f"{_at(parent, key)}: expected string, got {_describe(value)}")
-    return None
-
-
-def _enum_checker(allowed: tuple[str, ...]) -> _Check:
-    members = frozenset(allowed)
-    expected = f"expected one of {_quote_all(allowed)}"
-
-    def check(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-        if type(value) is str:
-            if value in members:
-                return value
-            errors.append(f"{_at(parent, key)}: {expected}, got {_quote(value)}")
-            return None
-        errors.append(f"{_at(parent, key)}: expected string, got {_describe(value)}")
-        return None
-
-    return check
-
-
-def _check_number(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-    kind = type(value)
-    if kind is int or (kind is float and math.isfinite(value)):
-        return value
-    errors.append(f"{_at(parent, key)}: expected number, got {_describe(value)}")
-    return None
-
-
-def _check_integer(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-    kind = type(value)
-    if kind is int:
-        return value
-    if kind is float and value.is_integer():
-        return int(value)
-    errors.append(f"{_at(parent, key)}: expected integer, got {_describe(value)}")
-    return None
-
-
-def _check_boolean(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-    if type(value) is bool:
-        return value
-    errors.append(f"{_at(parent, key)}: expected boolean, got {_describe(value)}")
-    return None
-
-
-def _object_checker(properties: Mapping[str, SchemaProp]) -> _Check:
-    fields = tuple(
-        (name, _escape(name), prop._checker, prop.required, prop.default)
-        for name, prop in properties.items()
+def properties_checker(properties: Mapping[str, SchemaProp]) -> Check:
+    """The checker of an object with these declared ``properties`` (the root of a spec too)."""
+    return object_checker(
+        [(name, prop._checker, prop.required, prop.default) for name, prop in properties.items()]
     )
-    known = frozenset(properties)
-
-    def check(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-        kind = type(value)
-        if kind is not dict and kind is not FrozenDict:
-            errors.append(f"{_at(parent, key)}: expected object, got {_describe(value)}")
-            return None
-        path = parent if key is None else f"{parent}/{key}"
-        out: dict[str, object] = {}
-        seen = 0
-        for name, escaped, sub, required, default in fields:
-            if name in value:
-                seen += 1
-                out[name] = sub(value[name], path, escaped, errors)
-            elif required:
-                errors.append(f"{path}/{escaped}: required property missing")
-            elif default is not NO_DEFAULT:
-                out[name] = default
-        if seen != len(value):
-            for extra in value:
-                if type(extra) is not str:
-                    errors.append(f"{path or '/'}: property name {extra!r} is not a string")
-                elif extra not in known:
-                    errors.append(f"{path}/{_escape(extra)}: unexpected property")
-        return FrozenDict.from_frozen(out)  # every value was checked and frozen above
-
-    return check
-
-
-def _array_checker(items: SchemaProp) -> _Check:
-    sub = items._checker
-
-    def check(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-        kind = type(value)
-        if kind is not list and kind is not tuple:
-            errors.append(f"{_at(parent, key)}: expected array, got {_describe(value)}")
-            return None
-        path = parent if key is None else f"{parent}/{key}"
-        return tuple([sub(item, path, index, errors) for index, item in enumerate(value)])
-
-    return check
-
-
-def _check_free_object(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-    if type(value) is not dict and type(value) is not FrozenDict:
-        errors.append(f"{_at(parent, key)}: expected object, got {_describe(value)}")
-        return None
-    return _check_any(value, parent, key, errors)
-
-
-def _check_free_array(value: Any, parent: str, key: str | int | None, errors: list[str]) -> object:
-    if type(value) is not list and type(value) is not tuple:
-        errors.append(f"{_at(parent, key)}: expected array, got {_describe(value)}")
-        return None
-    return _check_any(value, parent, key, errors)
-
-
-def _check_any(value: Any, parent: str, key: str | int | None, errors: list[str]) -> FrozenJson:
-    """Any lossless JSON value, deep-frozen (free-form objects and arrays, defaults)."""
-    return _freeze_any(value, parent if key is None else f"{parent}/{key}", errors, set())
-
-
-def _freeze_any(value: object, path: str, errors: list[str], active: set[int]) -> FrozenJson:
-    if value is None or type(value) is bool or type(value) is int or type(value) is str:
-        return value
-    if type(value) is float:
-        if math.isfinite(value):
-            return value
-    elif (
-        type(value) is dict
-        or type(value) is FrozenDict
-        or type(value) is list
-        or type(value) is tuple
-    ):
-        if id(value) in active:
-            errors.append(f"{path or '/'}: cycle")
-            return None
-        active.add(id(value))
-        frozen: FrozenJson
-        if isinstance(value, dict):
-            out: dict[str, FrozenJson] = {}
-            for name, item in value.items():
-                if type(name) is str:
-                    out[name] = _freeze_any(item, f"{path}/{_escape(name)}", errors, active)
-                else:
-                    errors.append(f"{path or '/'}: property name {name!r} is not a string")
-            frozen = FrozenDict.from_frozen(out)  # every value was frozen above
-        else:
-            frozen = tuple(
-                [_freeze_any(item, f"{path}/{i}", errors, active) for i, item in enumerate(value)]
-            )
-        active.discard(id(value))
-        return frozen
-    errors.append(f"{path or '/'}: expected JSON value, got {_describe(value)}")
-    return None
-
-
-# --- messages ------------------------------------------------------------------------------
-
-_QUOTE_LIMIT: Final = 64
-
-
-def _at(parent: str, key: str | int | None) -> str:
-    """The display path of a value: its JSON pointer, with the root shown as ``/``."""
-    return (parent if key is None else f"{parent}/{key}") or "/"
-
-
-def _escape(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
-
-
-def _quote(text: object) -> str:
-    """A string as JSON, cut after :data:`_QUOTE_LIMIT` characters (a model may send a lot)."""
-    text = str(text)
-    if len(text) > _QUOTE_LIMIT:
-        text = text[:_QUOTE_LIMIT] + "…"
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _quote_all(texts: Sequence[str]) -> str:
-    return ", ".join(_quote(text) for text in texts)
-
-
-def _describe(value: object) -> str:
-    """The JSON name of a value's type, as messages print it after "got"."""
-    if value is None:
-        return "null"
-    kind = type(value)
-    if kind is bool:
-        return "boolean"
-    if kind is int:
-        return "number"
-    if type(value) is float:
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return "number"
-    if kind is str:
-        return "string"
-    if kind is list or kind is tuple:
-        return "array"
-    if kind is dict or kind is FrozenDict:
-        return "object"
-    return f"non-JSON {kind.__name__}"

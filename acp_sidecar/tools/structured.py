@@ -33,7 +33,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final, Literal, Required, TypeAlias, TypedDict, get_args
 
 from acp_sidecar.tools.errors import OutputSchemaError
-from acp_sidecar.tools.json_values import FrozenDict, JsonValue, json_violations
+from acp_sidecar.tools.json_values import (
+    FrozenDict,
+    JsonValue,
+    json_type,
+    json_violations,
+    pointer_token,
+)
 
 StructuredScalar: TypeAlias = str | int | float | bool | None
 """A value ``enum`` members and ``const`` may take."""
@@ -127,11 +133,6 @@ def _is_array(value: object) -> bool:
     return type(value) is list or type(value) is tuple
 
 
-def _token(key: str) -> str:
-    """``key`` as one JSON-pointer reference token."""
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 def _shown(path: str) -> str:
     return path or "/"
 
@@ -156,22 +157,6 @@ def _matches_type(value: object, expected: str) -> bool:
     if expected == "object":
         return _is_object(value)
     return _is_array(value)
-
-
-def _json_type(value: object) -> str:
-    """The JSON type name of a lossless JSON value, as the model would read it."""
-    kind = type(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "boolean"
-    if kind is int:
-        return "integer"
-    if kind is float:
-        return "number"
-    if kind is str:
-        return "string"
-    return "object" if _is_object(value) else "array"
 
 
 def _json_equal(left: object, right: object) -> bool:
@@ -228,7 +213,7 @@ def _schema_violations(
         if type(key) is not str:
             yield f"{_shown(path)}: key {key!r} is not a string"
             continue
-        here = f"{path}/{_token(key)}"
+        here = f"{path}/{pointer_token(key)}"
         if key == "type":
             continue
         if key not in SUPPORTED_KEYWORDS:
@@ -264,7 +249,7 @@ def _keyword_violations(
                 yield f"{here}: key {name!r} is not a string"
                 continue
             yield from _schema_violations(
-                child, f"{here}/{_token(name)}", is_root=False, active=active
+                child, f"{here}/{pointer_token(name)}", is_root=False, active=active
             )
     elif key == "items":
         yield from _schema_violations(sub, here, is_root=False, active=active)
@@ -343,7 +328,7 @@ def _value_violations(node: Mapping[str, Any], value: object, path: str) -> Iter
     declared = node["type"]
     assert isinstance(declared, str)
     if not _matches_type(value, declared):
-        yield f"{_shown(path)}: expected {declared}, got {_json_type(value)}"
+        yield f"{_shown(path)}: expected {declared}, got {json_type(value)}"
         return
     if "enum" in node:
         members = node["enum"]
@@ -371,13 +356,14 @@ def _object_violations(node: Mapping[str, Any], value: object, path: str) -> Ite
     assert isinstance(required, list | tuple)
     for name in required:
         if name not in value:
-            yield f"{path}/{_token(name)}: missing required property"
+            yield f"{path}/{pointer_token(name)}: missing required property"
     closed = node.get("additionalProperties", True) is False
     for key, item in value.items():
         if key in properties:
-            yield from _value_violations(properties[key], item, f"{path}/{_token(key)}")
+            yield from _value_violations(properties[key], item, f"{path}/{pointer_token(key)}")
         elif closed:
-            yield f"{path}/{_token(key)}: unexpected property (additionalProperties is false)"
+            where = f"{path}/{pointer_token(key)}"
+            yield f"{where}: unexpected property (additionalProperties is false)"
 
 
 def structured_value_violations(schema: object, value: object) -> list[str]:

@@ -212,8 +212,13 @@ def test_everything_a_tool_author_needs_is_importable_from_one_module() -> None:
         "assert_supported_output_schema",
         "validate_structured_value",
         "CancelSignal",
+        "SchemaSpecError",
+        "JsonValueError",
     ):
+        assert name in tools.__all__, name
         assert getattr(tools, name) is not None, name
-    assert sorted(tools.__all__) == sorted(dir(tools))
+    assert len(set(tools.__all__)) == len(tools.__all__)
+    for name in tools.__all__:
+        assert getattr(tools, name) is not None, name
     with pytest.raises(AttributeError):
         tools.no_such_name  # noqa: B018

@@ -29,7 +29,7 @@ from acp_sidecar.tools import (
     ToolRegistry,
     tool_context,
 )
-from acp_sidecar.tools import registry as registry_module
+from acp_sidecar.tools import cancel as cancel_module
 from acp_sidecar.tools.execution import result_from_json, result_to_json
 from tests.fakes import RecordingSink
 from tests.results import error_of, text
@@ -572,7 +572,7 @@ async def test_timeout_without_an_outer_signal() -> None:
 async def test_a_tool_that_ignores_its_signal_is_abandoned_after_the_grace(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(registry_module, "CANCEL_GRACE_S", 0.05)
+    monkeypatch.setattr(cancel_module, "CANCEL_GRACE_S", 0.05)
     finished: list[str] = []
 
     async def stubborn(args: Any, execution: ToolExecution) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import pickle
 from collections import OrderedDict
 from typing import Any
 
@@ -15,17 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from acp_sidecar.tools.args import CompiledSpec, compile_spec, validate_args
 from acp_sidecar.tools.errors import ToolArgsError
 from acp_sidecar.tools.json_values import FrozenDict, thaw
 from acp_sidecar.tools.schema import (
     NO_DEFAULT,
-    CompiledSpec,
     SchemaProp,
     SchemaSpecError,
     coerce_spec,
-    compile_spec,
     schema_spec_to_json_schema,
-    validate_args,
 )
 
 TYPES_MESSAGE = '"string", "number", "integer", "boolean", "object", "array"'
@@ -77,9 +74,9 @@ def test_prop_is_frozen_hashable_and_compares_by_value() -> None:
     assert hash(nested) == hash(SchemaProp("object", properties={"a": prop}))
 
 
-def test_prop_survives_pickle_and_deepcopy() -> None:
+def test_prop_survives_deepcopy() -> None:
     prop = SchemaProp("array", items=FILE, default=[{"path": "a"}], description="d")
-    for clone in (pickle.loads(pickle.dumps(prop)), copy.deepcopy(prop), copy.copy(prop)):
+    for clone in (copy.deepcopy(prop), copy.copy(prop)):
         assert clone == prop
         assert validate_args({"f": clone}, {"f": [{"path": "b"}]}) == {"f": ({"path": "b"},)}
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
@@ -63,7 +63,6 @@ from acp_sidecar.agent.model.messages import (
     user_message,
 )
 from acp_sidecar.agent.model.stream import StreamAssembly
-from acp_sidecar.agent.toolset import LazyRegistry, RegistrySource
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -111,17 +110,18 @@ class ModelDriver:
     wants_history = True
     """The server reads the session's history from its log before each turn."""
 
-    def __init__(self, config: ModelConfig, registry: RegistrySource) -> None:
+    def __init__(self, config: ModelConfig, registry: Callable[[], ToolRegistry]) -> None:
         self.config = config
-        self._registry = LazyRegistry(registry)
+        self._registry = registry
         self._endpoint: Endpoint | None = None
         self._reasoning_field: str | None = None
         """The delta field the endpoint streams reasoning in, once it has (to send it back)."""
 
     @property
     def registry(self) -> ToolRegistry:
-        """The registry (resolved on first use, so making the driver stays cheap)."""
-        return self._registry.get()
+        """The registry, asked for each time it is used: the server's tool set builds it on the
+        first call, so making the driver (while ``initialize`` is answered) stays cheap."""
+        return self._registry()
 
     async def aclose(self) -> None:
         """Close the connections to the endpoint (the driver can still be used after)."""

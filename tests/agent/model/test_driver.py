@@ -527,7 +527,8 @@ async def test_call_ids_stay_unique_in_the_session(
 async def test_a_registry_without_tools_sends_no_tools(
     make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
 ) -> None:
-    driver = ModelDriver(make_driver().config, ToolRegistry())
+    registry = ToolRegistry()
+    driver = ModelDriver(make_driver().config, lambda: registry)
     endpoint.script(answer("Just talk."))
 
     assert await driver.run_turn(make_turn(editor)) == "end_turn"
@@ -1002,7 +1003,8 @@ async def test_an_error_after_a_complete_call_lets_that_call_finish(
 async def test_a_refused_connection_is_explained_without_hanging(editor: Editor) -> None:
     async with ScriptedOpenAI() as closed:
         url = closed.base_url  # the port is free again once the server is closed
-    driver = ModelDriver(ModelConfig(model="m", base_url=url, max_retries=0), ToolRegistry())
+    registry = ToolRegistry()
+    driver = ModelDriver(ModelConfig(model="m", base_url=url, max_retries=0), lambda: registry)
 
     async with asyncio.timeout(5):
         assert await driver.run_turn(make_turn(editor)) == "end_turn"
@@ -1015,7 +1017,9 @@ async def test_a_refused_connection_is_explained_without_hanging(editor: Editor)
 
 
 async def test_a_base_url_without_a_scheme_is_explained(editor: Editor) -> None:
-    driver = ModelDriver(ModelConfig(model="m", base_url="localhost:11434/v1"), ToolRegistry())
+    registry = ToolRegistry()
+    config = ModelConfig(model="m", base_url="localhost:11434/v1")
+    driver = ModelDriver(config, lambda: registry)
 
     assert await driver.run_turn(make_turn(editor)) == "end_turn"
     await driver.aclose()
