@@ -53,7 +53,8 @@ from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.errors import ToolCancelledError
 from acp_sidecar.tools.execution import ToolExecution, ToolExecutionResult
 from acp_sidecar.tools.presentation import ToolCallView
-from acp_sidecar.tools.registry import NextExecute, NextPre, PreExecuteListener, ToolRegistry
+from acp_sidecar.tools.registry import ToolRegistry
+from acp_sidecar.tools.seams import NextExecute, NextPre, PreExecuteListener
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,11 @@
 """The tool registry: registration as a value boundary, and the guarded execution pipeline.
 
-This module owns the registry's tools and seams and the order of the ``execute`` chain; the
-race between a running tool and its cancel signal or deadline lives in
-:mod:`acp_sidecar.tools.cancel`, and the shaping of what a tool returns or raises into a
-:class:`ToolExecutionResult` in :mod:`acp_sidecar.tools.execution`.
+This module owns the registry's tools and seams and the order of the ``execute`` chain. The
+seams' callable types live in :mod:`acp_sidecar.tools.seams`; what an ``Ask`` becomes (the
+tool's preview, the session's permissions) in :mod:`acp_sidecar.tools.asking`; the race
+between a running tool and its cancel signal or deadline in :mod:`acp_sidecar.tools.cancel`;
+and the shaping of what a tool returns or raises into a :class:`ToolExecutionResult` in
+:mod:`acp_sidecar.tools.execution`.
 
 A definition's ``timeout_ms`` is enforced in the core dispatch (the innermost step, inside
 every execute wrapper), not as an execute wrapper of its own. Wrappers are extension points:
@@ -23,15 +25,10 @@ Invariants:
   ``parameters``.
 - ``execute`` never raises (except ``asyncio.CancelledError``): every failure is an
   ``is_error`` result with ``error = ToolErrorInfo(name, code)``. The order is fixed: input
-  snapshot → pre-execute waterfall (→ on ``Ask``: the tool's ``preview_call``, then the
-  permission handler: the execution context's ``permissions``, see
-  :mod:`~acp_sidecar.tools.context`; without one ``Ask`` is denied) → guards → execute
+  snapshot → pre-execute waterfall (→ on ``Ask``: :func:`~acp_sidecar.tools.asking.ask_permission`,
+  the tool's preview and the execution context's ``permissions``) → guards → execute
   wrappers around dispatch (with the deadline) → post-execute waterfall → JSON-safe rebuild →
   result observers.
-- A preview that raises a ``ToolError`` refuses the call with that error before anyone is
-  asked (the user is never asked about a call that would fail); one that fails otherwise, or
-  returns something that is not a call view, is logged and the handler gets the ``Ask``
-  without a preview.
 - The input snapshot refuses, before any policy, arguments that are not lossless JSON and a
   ``parent`` that is anything but a :class:`ToolExecutionToken` (never a live execution).
 - Each seam runs the listeners registered when the call reaches it: the list is copied then,
@@ -39,9 +36,7 @@ Invariants:
   concurrently) affects later calls only, and never skips a listener or runs one twice.
 - A failure is blamed where it arose: a listener that raises or returns a malformed decision
   (wrong type, non-JSON ``additional_context``) fails as itself, not as the tool, and outer
-  listeners that delegated to it pass that error on unchanged. A permission handler that
-  raises ``ToolCancelledError`` (the turn was cancelled while the user was asked) ends the
-  call as cancelled, "Cancelled before permission was given".
+  listeners that delegated to it pass that error on unchanged.
 - Guards can only reduce permission; observers cannot change the outcome, and one failing
   observer neither changes the result nor stops the others. Observers receive the sealed
   execution, which (like its token) can be a weak-map key.
@@ -49,13 +44,13 @@ Invariants:
 
 from __future__ import annotations
 
-import inspect
 import logging
 import math
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeAlias, TypeVar
+from typing import Any
 
+from acp_sidecar.tools.asking import ask_permission
 from acp_sidecar.tools.cancel import CancelSignal, run_watched
 from acp_sidecar.tools.decisions import (
     Accept,
@@ -63,14 +58,12 @@ from acp_sidecar.tools.decisions import (
     Ask,
     Block,
     Deny,
-    PermissionDecision,
     PostToolDecision,
     PreToolDecision,
 )
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.errors import (
     ToolBlockedError,
-    ToolCancelledError,
     ToolDeniedError,
     ToolError,
     ToolInputError,
@@ -96,52 +89,21 @@ from acp_sidecar.tools.json_values import (
     json_violations,
     thaw,
 )
-from acp_sidecar.tools.presentation import is_call_view
+from acp_sidecar.tools.seams import (
+    ExecuteWrapper,
+    PostExecuteListener,
+    PreExecuteListener,
+    ResultObserver,
+    ToolGuard,
+    describe,
+    listener_failed,
+    resolve,
+)
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-NextPre: TypeAlias = Callable[[], Awaitable[PreToolDecision]]
-PreExecuteListener: TypeAlias = Callable[
-    [ToolExecution, NextPre], "PreToolDecision | Awaitable[PreToolDecision]"
-]
-ToolGuard: TypeAlias = Callable[[ToolExecution], "str | None | Awaitable[str | None]"]
-NextExecute: TypeAlias = Callable[[], Awaitable[ToolExecutionResult]]
-ExecuteWrapper: TypeAlias = Callable[
-    [ToolExecution, NextExecute], "ToolExecutionResult | Awaitable[ToolExecutionResult]"
-]
-NextPost: TypeAlias = Callable[[], Awaitable[PostToolDecision]]
-PostExecuteListener: TypeAlias = Callable[
-    [ToolExecution, ToolExecutionResult, NextPost], "PostToolDecision | Awaitable[PostToolDecision]"
-]
-ResultObserver: TypeAlias = Callable[[ToolExecution, ToolExecutionResult], "None | Awaitable[None]"]
-
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """Tool names every OpenAI-compatible provider accepts."""
-
-CANCELLED_BEFORE_PERMISSION = "Cancelled before permission was given"
-"""The text of a call whose permission dialog was abandoned because the turn was cancelled."""
-
-
-async def _resolve(value: T | Awaitable[T]) -> T:
-    if inspect.isawaitable(value):
-        return await value
-    return value
-
-
-def _describe(callback: object) -> str:
-    return getattr(callback, "__qualname__", None) or type(callback).__name__
-
-
-def _remover(items: list[Any], item: Any) -> Callable[[], None]:
-    def remove() -> None:
-        for index, existing in enumerate(items):
-            if existing is item:
-                del items[index]
-                return
-
-    return remove
 
 
 class ToolRegistry:
@@ -281,7 +243,14 @@ class ToolRegistry:
             items.insert(0, item)
         else:
             items.append(item)
-        return _remover(items, item)
+
+        def remove() -> None:
+            for index, existing in enumerate(items):
+                if existing is item:  # by identity: an equal callback may be added twice
+                    del items[index]
+                    return
+
+        return remove
 
     # -- execution ------------------------------------------------------------------------
 
@@ -342,14 +311,14 @@ class ToolRegistry:
             raise ToolNotFoundError(f"Unknown tool {execution.name!r}. Available tools: {known}")
         decision = await self._pre_execute(execution, tuple(self._pre), 0)
         if isinstance(decision, Ask):
-            decision = await self._ask(execution, definition, decision)
+            decision = await ask_permission(execution, definition, decision)
         if isinstance(decision, Deny):
             raise ToolDeniedError(f"{execution.name} was denied: {decision.reason}")
         for guard in tuple(self._guards):
             try:
-                reason = await _resolve(guard(execution))
+                reason = await resolve(guard(execution))
             except Exception as exc:
-                raise self._listener_failed("guard", guard, exc) from exc
+                raise listener_failed("guard", guard, exc) from exc
             if reason is not None:
                 raise ToolDeniedError(f"{execution.name} was denied: {reason}")
         execution._open_signal()
@@ -358,13 +327,6 @@ class ToolRegistry:
         finally:
             execution._lock_signal()
         return await self._post_execute(execution, result)
-
-    def _listener_failed(self, seam: str, callback: object, exc: Exception) -> ToolError:
-        # What the pipeline already blamed on a listener further down the chain (it failed, or
-        # returned a malformed value) passes unchanged through the outer ones that delegated.
-        if isinstance(exc, ToolListenerError | ToolResultError):
-            return exc
-        return ToolListenerError(f"{seam} {_describe(callback)} raised {type(exc).__name__}: {exc}")
 
     async def _pre_execute(
         self, execution: ToolExecution, chain: tuple[PreExecuteListener, ...], index: int
@@ -377,69 +339,15 @@ class ToolRegistry:
             return self._pre_execute(execution, chain, index + 1)
 
         try:
-            decision = await _resolve(listener(execution, next_))
+            decision = await resolve(listener(execution, next_))
         except Exception as exc:
-            raise self._listener_failed("pre-execute listener", listener, exc) from exc
+            raise listener_failed("pre-execute listener", listener, exc) from exc
         if not isinstance(decision, Allow | Deny | Ask):
             raise ToolListenerError(
-                f"pre-execute listener {_describe(listener)} returned "
+                f"pre-execute listener {describe(listener)} returned "
                 f"{type(decision).__name__}, expected Allow, Deny or Ask"
             )
         return decision
-
-    async def _previewed(
-        self, execution: ToolExecution, definition: ToolDefinition, ask: Ask
-    ) -> Ask:
-        """``ask`` carrying the tool's call-time card (see the module invariants)."""
-        preview = definition.preview_call
-        if preview is None or ask.preview is not None:
-            return ask
-        try:
-            # Typed as async, but a hand-written definition may pass a plain function.
-            view: object = await _resolve(preview(execution.arguments, execution))
-        except ToolError:
-            raise  # the call would fail this way: nobody is asked about it
-        except Exception:
-            logger.exception(
-                "preview_call of %s raised; asking with its pending card", execution.name
-            )
-            return ask
-        if view is None:
-            return ask
-        if not is_call_view(view):
-            logger.error(
-                "preview_call of %s returned %s, not a call view; asking with its pending card",
-                execution.name,
-                type(view).__name__,
-            )
-            return ask
-        return Ask(reason=ask.reason, preview=view)
-
-    async def _ask(
-        self, execution: ToolExecution, definition: ToolDefinition, ask: Ask
-    ) -> PermissionDecision:
-        context = execution.context
-        handler = None if context is None else context.permissions
-        if handler is None:
-            why = f" ({ask.reason})" if ask.reason else ""
-            return Deny(f"it needs permission{why} and there is no one to ask")
-        ask = await self._previewed(execution, definition, ask)
-        try:
-            # Typed as async, but a hand-written one may answer plainly or with anything.
-            asked: object = handler.ask(execution, ask)
-            answer = await _resolve(asked)
-        except ToolCancelledError as exc:
-            # The turn was cancelled while the dialog was open: not the handler's failure, and
-            # the user sees this text on the card, so nothing internal goes in it.
-            raise ToolCancelledError(CANCELLED_BEFORE_PERMISSION) from exc
-        except Exception as exc:
-            raise self._listener_failed("permission handler", handler.ask, exc) from exc
-        if not isinstance(answer, Allow | Deny):
-            raise ToolListenerError(
-                f"permission handler {_describe(handler.ask)} returned {type(answer).__name__}, "
-                "expected Allow or Deny"
-            )
-        return answer
 
     async def _wrapped(
         self,
@@ -456,12 +364,12 @@ class ToolRegistry:
             return self._wrapped(execution, definition, chain, index + 1)
 
         try:
-            result = await _resolve(wrapper(execution, next_))
+            result = await resolve(wrapper(execution, next_))
         except Exception as exc:
-            raise self._listener_failed("execute wrapper", wrapper, exc) from exc
+            raise listener_failed("execute wrapper", wrapper, exc) from exc
         if not isinstance(result, ToolExecutionResult):
             raise ToolListenerError(
-                f"execute wrapper {_describe(wrapper)} returned {type(result).__name__}, "
+                f"execute wrapper {describe(wrapper)} returned {type(result).__name__}, "
                 "expected ToolExecutionResult"
             )
         return result
@@ -531,12 +439,12 @@ class ToolRegistry:
             return self._post_waterfall(execution, result, chain, index + 1)
 
         try:
-            decision = await _resolve(listener(execution, result, next_))
+            decision = await resolve(listener(execution, result, next_))
         except Exception as exc:
-            raise self._listener_failed("post-execute listener", listener, exc) from exc
+            raise listener_failed("post-execute listener", listener, exc) from exc
         if not isinstance(decision, Accept | Block):
             raise ToolListenerError(
-                f"post-execute listener {_describe(listener)} returned "
+                f"post-execute listener {describe(listener)} returned "
                 f"{type(decision).__name__}, expected Accept or Block"
             )
         # Checked here, as the chain unwinds, so the error names the listener that made the
@@ -544,7 +452,7 @@ class ToolRegistry:
         violations = json_violations(decision.additional_context)
         if violations:
             raise ToolResultError(
-                f"post-execute listener {_describe(listener)} returned "
+                f"post-execute listener {describe(listener)} returned "
                 f"{type(decision).__name__} with additional_context that is not lossless JSON: "
                 + "; ".join(f"additional_context{v}" for v in violations)
             )
@@ -553,6 +461,6 @@ class ToolRegistry:
     async def _notify(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
         for observer in tuple(self._observers):
             try:
-                await _resolve(observer(execution, result))
+                await resolve(observer(execution, result))
             except Exception:
-                logger.exception("result observer %s raised; ignored", _describe(observer))
+                logger.exception("result observer %s raised; ignored", describe(observer))

@@ -1,0 +1,87 @@
+"""An ``Ask`` on the way to a decision: the tool's preview, then the session's permissions.
+
+When the pre-execute waterfall answers ``Ask``, the registry hands it here. Who answers is
+the execution's :attr:`~acp_sidecar.tools.execution.ToolExecution.context` and its
+``permissions`` (:class:`~acp_sidecar.tools.context.SessionPermissions`, which the session
+layer implements): the one way a call reaches a person.
+
+Invariants:
+- No context, or a context without ``permissions``: the ``Ask`` is denied (the spec's rule:
+  with no one to ask, ask degrades to deny), and no preview is made.
+- A preview that raises a ``ToolError`` refuses the call with that error before anyone is
+  asked (the user is never asked about a call that would fail); one that fails otherwise, or
+  returns something that is not a call view, is logged, and the ``Ask`` goes out without a
+  preview. An ``Ask`` that already carries a preview keeps it.
+- The answer is ``Allow`` or ``Deny``, or the call fails as the permission handler's fault.
+  A handler that raises ``ToolCancelledError`` (the turn was cancelled while the user was
+  asked) ends the call as cancelled, :data:`CANCELLED_BEFORE_PERMISSION`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision
+from acp_sidecar.tools.definition import ToolDefinition
+from acp_sidecar.tools.errors import ToolCancelledError, ToolError, ToolListenerError
+from acp_sidecar.tools.execution import ToolExecution
+from acp_sidecar.tools.presentation import is_call_view
+from acp_sidecar.tools.seams import describe, listener_failed, resolve
+
+logger = logging.getLogger(__name__)
+
+CANCELLED_BEFORE_PERMISSION = "Cancelled before permission was given"
+"""The text of a call whose permission dialog was abandoned because the turn was cancelled."""
+
+
+async def ask_permission(
+    execution: ToolExecution, definition: ToolDefinition, ask: Ask
+) -> PermissionDecision:
+    """The decision on ``ask`` for ``execution`` (see the module invariants)."""
+    context = execution.context
+    handler = None if context is None else context.permissions
+    if handler is None:
+        why = f" ({ask.reason})" if ask.reason else ""
+        return Deny(f"it needs permission{why} and there is no one to ask")
+    ask = await previewed(execution, definition, ask)
+    try:
+        # Typed as async, but a hand-written one may answer plainly or with anything.
+        asked: object = handler.ask(execution, ask)
+        answer = await resolve(asked)
+    except ToolCancelledError as exc:
+        # The turn was cancelled while the dialog was open: not the handler's failure, and
+        # the user sees this text on the card, so nothing internal goes in it.
+        raise ToolCancelledError(CANCELLED_BEFORE_PERMISSION) from exc
+    except Exception as exc:
+        raise listener_failed("permission handler", handler.ask, exc) from exc
+    if not isinstance(answer, Allow | Deny):
+        raise ToolListenerError(
+            f"permission handler {describe(handler.ask)} returned {type(answer).__name__}, "
+            "expected Allow or Deny"
+        )
+    return answer
+
+
+async def previewed(execution: ToolExecution, definition: ToolDefinition, ask: Ask) -> Ask:
+    """``ask`` carrying the tool's call-time card (see the module invariants)."""
+    preview = definition.preview_call
+    if preview is None or ask.preview is not None:
+        return ask
+    try:
+        # Typed as async, but a hand-written definition may pass a plain function.
+        view: object = await resolve(preview(execution.arguments, execution))
+    except ToolError:
+        raise  # the call would fail this way: nobody is asked about it
+    except Exception:
+        logger.exception("preview_call of %s raised; asking with its pending card", execution.name)
+        return ask
+    if view is None:
+        return ask
+    if not is_call_view(view):
+        logger.error(
+            "preview_call of %s returned %s, not a call view; asking with its pending card",
+            execution.name,
+            type(view).__name__,
+        )
+        return ask
+    return Ask(reason=ask.reason, preview=view)
