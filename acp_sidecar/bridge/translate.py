@@ -57,9 +57,9 @@ ToolLookup = Callable[[str], ToolDefinition | None]
 def fallback_call_view(name: str, arguments: FrozenJson) -> GenericCallView:
     """The generic card for a call without a usable presenter."""
     try:
-        return GenericCallView(card="generic", title=name, kind="other", raw_input=arguments)
+        return GenericCallView(title=name, kind="other", raw_input=arguments)
     except (TypeError, ValueError):  # arguments that are not JSON are not shown raw
-        return GenericCallView(card="generic", title=name, kind="other")
+        return GenericCallView(title=name, kind="other")
 
 
 def present_call(definition: ToolDefinition | None, call: ToolCallRecord) -> ToolCallView:

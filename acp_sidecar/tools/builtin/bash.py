@@ -163,9 +163,7 @@ async def execute_bash(args: BashArgs, execution: ToolExecution) -> ToolOutput:
 
 def present_bash_call(args: BashArgs) -> TerminalCallView:
     """The pending card: a terminal titled with the command."""
-    return TerminalCallView(
-        card="terminal", title=args.command, description=args.description, cwd=args.cwd
-    )
+    return TerminalCallView(title=args.command, description=args.description, cwd=args.cwd)
 
 
 def present_bash_result(args: BashArgs, result: ToolResult) -> TerminalResultView | None:
@@ -177,7 +175,6 @@ def present_bash_result(args: BashArgs, result: ToolResult) -> TerminalResultVie
     if not isinstance(output, str):
         return None
     return TerminalResultView(
-        card="terminal",
         output=output,
         exit_code=exit_code if type(exit_code) is int else None,
         signal=signal if isinstance(signal, str) else None,

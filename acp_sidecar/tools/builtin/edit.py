@@ -303,7 +303,6 @@ def _title(args: EditArgs) -> str:
 def present_edit_call(args: EditArgs) -> DiffCallView:
     """The pending card: ``old_string`` → ``new_string``."""
     return DiffCallView(
-        card="diff",
         title=_title(args),
         diffs=[FileDiff(path=args.path, old_text=args.old_string, new_text=args.new_string)],
     )
@@ -314,7 +313,6 @@ async def preview_edit(args: EditArgs, execution: ToolExecution) -> DiffCallView
     prepared = await _prepare(args, execution)
     path = prepared.loaded.target.path
     return DiffCallView(
-        card="diff",
         title=_title(args),
         diffs=[FileDiff(path, h.old_text, h.new_text) for h in prepared.hunks().hunks],
     )

@@ -137,7 +137,6 @@ def _title(args: GlobArgs) -> str:
 def present_glob_call(args: GlobArgs) -> GenericCallView:
     """The pending card: generic, ``kind: "search"``."""
     return GenericCallView(
-        card="generic",
         title=_title(args),
         kind="search",
         raw_input=attrs.asdict(args, filter=lambda _a, v: v is not None),
@@ -150,9 +149,7 @@ def present_glob_result(args: GlobArgs, result: ToolResult) -> GenericResultView
     if result.is_error or not isinstance(meta, dict) or type(meta.get("matches")) is not int:
         return None
     count = meta["matches"]
-    return GenericResultView(
-        card="generic", title=f"{_title(args)}: {count} file{'s' if count != 1 else ''}"
-    )
+    return GenericResultView(title=f"{_title(args)}: {count} file{'s' if count != 1 else ''}")
 
 
 glob_tool = define_tool(

@@ -275,7 +275,6 @@ def _title(args: GrepArgs) -> str:
 def present_grep_call(args: GrepArgs) -> GenericCallView:
     """The pending card: generic, ``kind: "search"``."""
     return GenericCallView(
-        card="generic",
         title=_title(args),
         kind="search",
         raw_input=attrs.asdict(args, filter=lambda _a, v: v is not None),
@@ -292,7 +291,7 @@ def present_grep_result(args: GrepArgs, result: ToolResult) -> GenericResultView
         return None
     more = "+" if meta.get("truncated") is True else ""
     summary = f"{_matches(count)}{more} in {files} file{'s' if files != 1 else ''}"
-    return GenericResultView(card="generic", title=f"{_title(args)}: {summary}")
+    return GenericResultView(title=f"{_title(args)}: {summary}")
 
 
 grep_tool = define_tool(

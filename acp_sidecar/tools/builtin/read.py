@@ -162,7 +162,6 @@ async def execute_read(args: ReadArgs, execution: ToolExecution) -> ToolOutput:
 def present_read_call(args: ReadArgs) -> GenericCallView:
     """The pending card: generic, ``kind: "read"``, located at the first line read."""
     return GenericCallView(
-        card="generic",
         title=f"Read {args.path}",
         kind="read",
         raw_input=attrs.asdict(args, filter=lambda _a, v: v is not None),
@@ -183,10 +182,8 @@ def present_read_result(args: ReadArgs, result: ToolResult) -> GenericResultView
         else ""
     )
     if not total:
-        return GenericResultView(card="generic", title=f"Read {args.path} (empty{links})")
-    return GenericResultView(
-        card="generic", title=f"Read {args.path} (lines {start}–{end} of {total}{links})"
-    )
+        return GenericResultView(title=f"Read {args.path} (empty{links})")
+    return GenericResultView(title=f"Read {args.path} (lines {start}–{end} of {total}{links})")
 
 
 read_tool = define_tool(

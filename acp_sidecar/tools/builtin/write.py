@@ -139,7 +139,6 @@ def _meta(path: str, before: str | None, after: str) -> dict[str, Any]:
 def present_write_call(args: WriteArgs) -> DiffCallView:
     """The pending card: the content as a new file (``old_text: null``)."""
     return DiffCallView(
-        card="diff",
         title=f"Write {args.path}",
         diffs=[FileDiff(path=args.path, old_text=None, new_text=args.content)],
     )
@@ -150,7 +149,7 @@ async def preview_write(args: WriteArgs, execution: ToolExecution) -> DiffCallVi
     current = await _before(args, execution)
     diffs = file_diffs_from_meta(_meta(current.target.path, current.text, args.content))
     assert diffs is not None  # _meta always makes well-formed meta
-    return DiffCallView(card="diff", title=f"Write {args.path}", diffs=diffs)
+    return DiffCallView(title=f"Write {args.path}", diffs=diffs)
 
 
 def present_write_result(args: WriteArgs, result: ToolResult) -> DiffResultView | None:

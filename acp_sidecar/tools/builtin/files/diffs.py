@@ -231,6 +231,4 @@ def diff_result_view(verb: str, path: str, result: ToolResult) -> DiffResultView
     diffs = file_diffs_from_meta(result.meta)
     if diffs is None:
         return None
-    return DiffResultView(
-        card="diff", title=diff_result_title(verb, path, result.meta), diffs=diffs
-    )
+    return DiffResultView(title=diff_result_title(verb, path, result.meta), diffs=diffs)
