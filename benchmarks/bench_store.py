@@ -67,7 +67,7 @@ def build_session(directory: Path, calls: int) -> Path:
     """Write the synthetic session into ``directory``; returns the log's path."""
     from acp_sidecar.store import SessionStore
     from acp_sidecar.tools.content import TextContent
-    from acp_sidecar.tools.execution import ToolExecutionResult
+    from acp_sidecar.tools.result import ToolExecutionResult
 
     store = SessionStore(directory, fsync="never")
     with store.create(SESSION_ID, CWD, mode="default") as writer:

@@ -64,7 +64,7 @@ from acp_sidecar.protocol import (
 from acp_sidecar.protocol import RequestPermissionResponse as SidecarPermissionResponse
 from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.cancel import CancelSignal
-from acp_sidecar.tools.execution import ToolExecutionResult
+from acp_sidecar.tools.result import ToolExecutionResult
 from tests.acp_schema import validate_agent_message
 
 # -- Run by the official ACP SDK client: the editor of a sidecar subprocess -------------------

@@ -51,9 +51,10 @@ from acp_sidecar.tools.context import EditorFiles, SessionPermissions
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision, PreToolDecision
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.errors import ToolCancelledError
-from acp_sidecar.tools.execution import ToolExecution, ToolExecutionResult
+from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.presentation import ToolCallView
 from acp_sidecar.tools.registry import ToolRegistry
+from acp_sidecar.tools.result import ToolExecutionResult
 from acp_sidecar.tools.seams import NextExecute, NextPre, PreExecuteListener
 
 logger = logging.getLogger(__name__)

@@ -20,7 +20,6 @@ from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.protocol import ToolCallProgress, ToolCallStart
 from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.definition import ToolDefinition
-from acp_sidecar.tools.execution import ToolExecutionResult
 from acp_sidecar.tools.json_values import FrozenJson
 from acp_sidecar.tools.presentation import (
     GenericCallView,
@@ -30,6 +29,7 @@ from acp_sidecar.tools.presentation import (
     is_call_view,
     is_result_view,
 )
+from acp_sidecar.tools.result import ToolExecutionResult
 
 logger = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ from acp_sidecar.server.held import HeldLogs
 
 if TYPE_CHECKING:
     from acp_sidecar.store import HistoryItem, SessionStore, SessionWriter, ToolCallRecord
-    from acp_sidecar.tools.execution import ToolExecutionResult
+    from acp_sidecar.tools.result import ToolExecutionResult
 
 logger = logging.getLogger(__name__)
 

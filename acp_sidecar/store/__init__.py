@@ -5,7 +5,7 @@ schema version ``"v"`` and a ``"type"`` (shapes in :mod:`acp_sidecar.store.codec
 
 Invariants (each module states its own in full):
 - The store knows no ACP types: prompts are stored as the ACP content-block JSON they arrived
-  as, results as :func:`~acp_sidecar.tools.execution.result_to_json` writes them.
+  as, results as :func:`~acp_sidecar.tools.result.result_to_json` writes them.
 - A record is committed when its whole line, ``\\n`` included, is in the file; one writer
   per log (an advisory lock); loading streams, skips damage with a warning and never crashes,
   but refuses a newer schema version with :class:`UnsupportedVersionError`.

@@ -46,8 +46,8 @@ from acp_sidecar.store.records import (
     format_timestamp,
     parse_timestamp,
 )
-from acp_sidecar.tools.execution import result_from_json, result_to_json
 from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
+from acp_sidecar.tools.result import result_from_json, result_to_json
 
 
 class RecordDecodeError(ValueError):

@@ -33,7 +33,7 @@ from acp_sidecar.store.records import (
     UserMessageRecord,
 )
 from acp_sidecar.tools.content import TextContent
-from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
+from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from typing import TypeAlias
 
 import attrs
 
-from acp_sidecar.tools.execution import ToolExecutionResult
 from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
+from acp_sidecar.tools.result import ToolExecutionResult
 
 SCHEMA_VERSION = 1
 """The version written into every record (``"v"``); logs with a newer one are refused."""
@@ -98,7 +98,7 @@ class ToolResultRecord:
     """The outcome of a call (content, ``is_error``, error info, additional context, meta)."""
 
     result: ToolExecutionResult
-    """The result, stored as :func:`~acp_sidecar.tools.execution.result_to_json` writes it."""
+    """The result, stored as :func:`~acp_sidecar.tools.result.result_to_json` writes it."""
 
     @property
     def call_id(self) -> str:

@@ -65,8 +65,8 @@ from acp_sidecar.store.records import (
     TurnEndRecord,
     UserMessageRecord,
 )
-from acp_sidecar.tools.execution import ToolExecutionResult
 from acp_sidecar.tools.json_values import FrozenDict, freeze_json
+from acp_sidecar.tools.result import ToolExecutionResult
 
 logger = logging.getLogger(__name__)
 

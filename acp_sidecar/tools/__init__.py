@@ -55,13 +55,7 @@ from acp_sidecar.tools.errors import (
     ToolResultError,
     ToolTimeoutError,
 )
-from acp_sidecar.tools.execution import (
-    ToolErrorInfo,
-    ToolExecution,
-    ToolExecutionInput,
-    ToolExecutionResult,
-    ToolExecutionToken,
-)
+from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionToken
 from acp_sidecar.tools.json_values import FrozenDict, JsonValueError
 from acp_sidecar.tools.presentation import (
     DiffCallView,
@@ -78,6 +72,7 @@ from acp_sidecar.tools.presentation import (
     ToolResultView,
 )
 from acp_sidecar.tools.registry import ToolRegistry
+from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
 from acp_sidecar.tools.schema import (
     SchemaProp,
     SchemaSpec,

@@ -5,7 +5,7 @@ seams' callable types live in :mod:`acp_sidecar.tools.seams`; what an ``Ask`` be
 tool's preview, the session's permissions) in :mod:`acp_sidecar.tools.asking`; the race
 between a running tool and its cancel signal or deadline in :mod:`acp_sidecar.tools.cancel`;
 and the shaping of what a tool returns or raises into a :class:`ToolExecutionResult` in
-:mod:`acp_sidecar.tools.execution`.
+:mod:`acp_sidecar.tools.result`.
 
 A definition's ``timeout_ms`` is enforced in the core dispatch (the innermost step, inside
 every execute wrapper), not as an execute wrapper of its own. Wrappers are extension points:
@@ -72,22 +72,20 @@ from acp_sidecar.tools.errors import (
     ToolRegistrationError,
     ToolResultError,
 )
-from acp_sidecar.tools.execution import (
-    ToolErrorInfo,
-    ToolExecution,
-    ToolExecutionInput,
-    ToolExecutionResult,
-    ToolExecutionToken,
-    error_result,
-    normalize_output,
-    rebuild_result,
-)
+from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionToken
 from acp_sidecar.tools.json_values import (
     FrozenDict,
     JsonValueError,
     freeze_json,
     json_violations,
     thaw,
+)
+from acp_sidecar.tools.result import (
+    ToolErrorInfo,
+    ToolExecutionResult,
+    error_result,
+    normalize_output,
+    rebuild_result,
 )
 from acp_sidecar.tools.seams import (
     ExecuteWrapper,

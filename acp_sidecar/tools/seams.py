@@ -21,7 +21,8 @@ from typing import TypeAlias, TypeVar
 
 from acp_sidecar.tools.decisions import PostToolDecision, PreToolDecision
 from acp_sidecar.tools.errors import ToolError, ToolListenerError, ToolResultError
-from acp_sidecar.tools.execution import ToolExecution, ToolExecutionResult
+from acp_sidecar.tools.execution import ToolExecution
+from acp_sidecar.tools.result import ToolExecutionResult
 
 T = TypeVar("T")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from acp_sidecar.tools.content import ImageContent, TextContent
-from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
+from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
 
 CWD = "/work/project"
 CREATED = datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)

@@ -30,7 +30,7 @@ from acp_sidecar.tools import (
     tool_context,
 )
 from acp_sidecar.tools import cancel as cancel_module
-from acp_sidecar.tools.execution import result_from_json, result_to_json
+from acp_sidecar.tools.result import result_from_json, result_to_json
 from tests.fakes import RecordingSink
 from tests.results import error_of, text
 

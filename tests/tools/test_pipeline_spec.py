@@ -32,7 +32,7 @@ from acp_sidecar.tools import (
     ToolExecutionToken,
     ToolRegistry,
 )
-from acp_sidecar.tools.execution import result_from_json, result_to_json
+from acp_sidecar.tools.result import result_from_json, result_to_json
 from tests.results import error_of, text
 
 from .helpers import Asking, call, raw_tool

@@ -39,9 +39,9 @@ from acp_sidecar.bridge.runner import OpenCall, close_call, execute_call, open_c
 from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.content import TextContent
 from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError, ToolError
-from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
 from acp_sidecar.tools.json_values import FrozenJson, JsonValueError, freeze_json
 from acp_sidecar.tools.registry import ToolRegistry
+from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
 
 QUOTED_CHARS: Final = 500
 """How much of unparseable arguments an error result quotes back to the model."""

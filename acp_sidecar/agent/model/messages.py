@@ -39,8 +39,8 @@ from acp_sidecar.store.records import (
     UserMessageRecord,
 )
 from acp_sidecar.tools.content import ImageContent, TextContent
-from acp_sidecar.tools.execution import ToolExecutionResult
 from acp_sidecar.tools.json_values import FrozenJson, thaw
+from acp_sidecar.tools.result import ToolExecutionResult
 
 Message: TypeAlias = dict[str, Any]
 """One chat-completions message as it is sent (``{"role": …, "content": …}``)."""

@@ -22,8 +22,8 @@ from acp_sidecar.store.records import (
     UserMessageRecord,
 )
 from acp_sidecar.tools.content import ImageContent, TextContent
-from acp_sidecar.tools.execution import ToolErrorInfo, ToolExecutionResult
 from acp_sidecar.tools.json_values import FrozenDict, freeze_json
+from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
 
 
 def user(text: str) -> UserMessageRecord:

@@ -6,7 +6,7 @@ from typing import Any
 
 from acp_sidecar.tools import ToolRegistry
 from acp_sidecar.tools.builtin import builtin_tools
-from acp_sidecar.tools.execution import result_from_json, result_to_json
+from acp_sidecar.tools.result import result_from_json, result_to_json
 from tests.results import outcome
 
 from .helpers import Workspace, run

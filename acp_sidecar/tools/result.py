@@ -1,0 +1,191 @@
+"""What one tool call ends with, and the shaping of what a tool returns (or raises) into it.
+
+Invariants:
+- :class:`ToolExecutionResult` is deep-frozen and round-trips losslessly through JSON
+  (:func:`result_to_json` / :func:`result_from_json`).
+- Result shaping never raises on a bad result, it names it: :func:`error_result` turns any
+  exception into an ``is_error`` result with ``ToolErrorInfo(name, code)`` (a
+  :class:`ToolError` keeps its own; anything else is ``EXECUTION_ERROR``);
+  :func:`normalize_output` accepts exactly ``str``, a sequence of content blocks or
+  :class:`ToolOutput`; :func:`rebuild_result` checks every part of a finished result and
+  replaces a malformed one with a ``ToolResultError`` result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from acp_sidecar.tools.content import (
+    ContentBlock,
+    ImageContent,
+    TextContent,
+    ToolOutput,
+    content_from_json,
+    content_to_json,
+)
+from acp_sidecar.tools.errors import ToolError, ToolExecutionError, ToolResultError
+from acp_sidecar.tools.json_values import (
+    FrozenJson,
+    JsonValue,
+    JsonValueError,
+    freeze_json,
+    json_violations,
+    thaw,
+)
+
+
+@attrs.frozen
+class ToolErrorInfo:
+    """Machine-routable structure of a failed call: the error's name and stable code."""
+
+    name: str
+    code: str
+
+
+def _content_tuple(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
+    return tuple(value)
+
+
+def _freeze_optional(value: JsonValue) -> FrozenJson:
+    return freeze_json(value)
+
+
+@attrs.frozen
+class ToolExecutionResult:
+    """The authoritative outcome of one call.
+
+    ``content`` is what the model sees; ``error`` is set when the call failed with a known
+    error; ``additional_context`` is extra model-facing context for the next request (not part
+    of this result); ``meta`` is the tool's private presentation payload (successful calls).
+    """
+
+    call_id: str
+    content: tuple[ContentBlock, ...] = attrs.field(converter=_content_tuple)
+    is_error: bool
+    error: ToolErrorInfo | None = None
+    additional_context: FrozenJson = attrs.field(default=None, converter=_freeze_optional)
+    meta: FrozenJson = attrs.field(default=None, converter=_freeze_optional)
+
+
+def result_to_json(result: ToolExecutionResult) -> dict[str, Any]:
+    """The JSON object of a result (camelCase keys, as it is stored in a session log)."""
+    data: dict[str, Any] = {
+        "callId": result.call_id,
+        "content": [content_to_json(block) for block in result.content],
+        "isError": result.is_error,
+    }
+    if result.error is not None:
+        data["error"] = {"name": result.error.name, "code": result.error.code}
+    if result.additional_context is not None:
+        data["additionalContext"] = thaw(result.additional_context)
+    if result.meta is not None:
+        data["meta"] = thaw(result.meta)
+    return data
+
+
+def result_from_json(data: Mapping[str, Any]) -> ToolExecutionResult:
+    """The result of a JSON object made by :func:`result_to_json`; ``ValueError`` otherwise."""
+    try:
+        error = data.get("error")
+        call_id = data["callId"]
+        is_error = data["isError"]
+        if not isinstance(call_id, str) or not isinstance(is_error, bool):
+            raise ValueError("callId must be a string and isError a boolean")
+        return ToolExecutionResult(
+            call_id=call_id,
+            content=[content_from_json(block) for block in data["content"]],
+            is_error=is_error,
+            error=None if error is None else ToolErrorInfo(str(error["name"]), str(error["code"])),
+            additional_context=data.get("additionalContext"),
+            meta=data.get("meta"),
+        )
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"not a tool result: {exc}") from exc
+
+
+# --- result shaping ---------------------------------------------------------------------------
+
+
+def error_result(call_id: str, error: BaseException) -> ToolExecutionResult:
+    """The ``is_error`` result of a call that failed with ``error``."""
+    if isinstance(error, ToolError):
+        name, code, text = error.name, error.code, str(error)
+    else:
+        name, code = type(error).__name__, ToolExecutionError.code
+        text = f"{name}: {error}" if str(error) else name
+    return ToolExecutionResult(
+        call_id=call_id,
+        content=(TextContent(text),),
+        is_error=True,
+        error=ToolErrorInfo(name=name, code=code),
+    )
+
+
+def normalize_output(call_id: str, name: str, output: object) -> ToolExecutionResult:
+    """The successful result of what tool ``name``'s ``execute`` returned.
+
+    Raises:
+        ToolResultError: ``output`` is none of the return forms, or its meta is not JSON.
+    """
+    meta: Any = None
+    if isinstance(output, ToolOutput):
+        meta = output.meta
+        output = output.content
+    content: tuple[ContentBlock, ...]
+    if isinstance(output, str):
+        content = (TextContent(output),)
+    elif isinstance(output, list | tuple) and all(
+        isinstance(block, TextContent | ImageContent) for block in output
+    ):
+        content = tuple(output)
+    else:
+        raise ToolResultError(
+            f"{name} returned {type(output).__name__}; expected str, a list of content "
+            "blocks, or ToolOutput"
+        )
+    try:
+        return ToolExecutionResult(call_id=call_id, content=content, is_error=False, meta=meta)
+    except JsonValueError as exc:
+        raise ToolResultError(f"{name} returned meta that is not lossless JSON: {exc}") from exc
+
+
+def rebuild_result(call_id: str, result: ToolExecutionResult) -> ToolExecutionResult:
+    """``result`` checked part by part; anything malformed becomes an error result.
+
+    A listener or wrapper may hand back a result built around the attrs checks (or mutated
+    after them); this is the last look before the result leaves the pipeline.
+    """
+    problems: list[str] = []
+    if result.call_id != call_id:
+        problems.append(f"callId {result.call_id!r} is not the call's {call_id!r}")
+    is_error: object = result.is_error
+    if type(is_error) is not bool:
+        problems.append("isError is not a boolean")
+    content: Sequence[object] = result.content
+    for index, block in enumerate(content):
+        if isinstance(block, TextContent):
+            if type(block.text) is not str:
+                problems.append(f"content/{index}: text is not a string")
+        elif isinstance(block, ImageContent):
+            if type(block.data) is not str or type(block.mime_type) is not str:
+                problems.append(f"content/{index}: image data and mimeType must be strings")
+        else:
+            problems.append(f"content/{index}: {type(block).__name__} is not a content block")
+    error = result.error
+    if error is not None and (
+        not isinstance(error, ToolErrorInfo)
+        or type(error.name) is not str
+        or type(error.code) is not str
+    ):
+        problems.append("error is not a ToolErrorInfo of two strings")
+    for field_name in ("additional_context", "meta"):
+        problems.extend(f"{field_name}{v}" for v in json_violations(getattr(result, field_name)))
+    if problems:
+        return error_result(
+            call_id,
+            ToolResultError("the tool result is malformed: " + "; ".join(problems)),
+        )
+    return result
