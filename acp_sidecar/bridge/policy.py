@@ -129,8 +129,8 @@ class CallScope:
 
 
 def _permissions(execution: ToolExecution) -> SessionPermissions | None:
-    context = execution.context
-    return None if context is None else context.permissions
+    # A context written before contexts carried permissions has none: outside a session.
+    return getattr(execution.context, "permissions", None)
 
 
 def may_change_things(definition: ToolDefinition | None) -> bool:

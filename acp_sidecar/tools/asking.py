@@ -38,8 +38,8 @@ async def ask_permission(
     execution: ToolExecution, definition: ToolDefinition, ask: Ask
 ) -> PermissionDecision:
     """The decision on ``ask`` for ``execution`` (see the module invariants)."""
-    context = execution.context
-    handler = None if context is None else context.permissions
+    # A context written before contexts carried permissions has none: nobody to ask.
+    handler = getattr(execution.context, "permissions", None)
     if handler is None:
         why = f" ({ask.reason})" if ask.reason else ""
         return Deny(f"it needs permission{why} and there is no one to ask")

@@ -49,13 +49,13 @@ class Deny:
 
 @attrs.frozen
 class Ask:
-    """Ask the user (through the registry's permission handler); without one, deny."""
+    """Ask the user (through the execution context's ``permissions``); without one, deny."""
 
     reason: str | None = None
     kind: Literal["ask"] = "ask"
     preview: ToolCallView | None = None
     """The card to ask with: what the call would change now. The registry sets it from the
-    tool's ``preview_call`` before the permission handler sees the ``Ask``; ``None`` keeps
+    tool's ``preview_call`` before the session's ``permissions`` see the ``Ask``; ``None`` keeps
     the pending card."""
 
 
@@ -81,7 +81,7 @@ PreToolDecision: TypeAlias = Allow | Deny | Ask
 """What a ``tools/pre-execute`` listener returns."""
 
 PermissionDecision: TypeAlias = Allow | Deny
-"""What the permission handler answers to an :class:`Ask`."""
+"""What the session's ``permissions`` answer to an :class:`Ask`."""
 
 PostToolDecision: TypeAlias = Accept | Block
 """What a ``tools/post-execute`` listener returns."""

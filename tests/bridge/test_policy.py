@@ -21,6 +21,7 @@ from acp_sidecar.tools import (
     ToolRegistry,
     define_tool,
 )
+from acp_sidecar.tools.execution import ToolExecutionInput
 from tests.fakes import Editor
 
 
@@ -178,6 +179,25 @@ async def test_a_cancelled_dialog_cancels_the_call_and_the_turn() -> None:
     assert result.error.code == "CANCELLED"
     assert result.content[0].text == "Cancelled before permission was given"  # type: ignore[union-attr]
     assert session.signal.cancelled
+
+
+class FilesOnly:
+    """A tool context as written before contexts carried permissions: no ``permissions``."""
+
+    cwd = "/w"
+    allow_outside_workspace = False
+    files = None
+
+
+async def test_a_context_without_permissions_is_treated_as_no_context() -> None:
+    # Outside a session the mode policy leaves calls alone; a context written before contexts
+    # carried permissions is outside a session too, not a listener failure.
+    reg = registry()
+    for tool in ("look", "change"):
+        alone = await reg.execute(ToolExecutionInput("c1", tool, {}))
+        files_only = await reg.execute(ToolExecutionInput("c2", tool, {}, context=FilesOnly()))
+        assert (files_only.is_error, files_only.error) == (alone.is_error, alone.error)
+        assert not files_only.is_error
 
 
 async def test_a_plugin_deny_stands_even_in_auto_mode() -> None:

@@ -300,6 +300,23 @@ async def test_deny_skips_dispatch() -> None:
     assert calls == []
 
 
+class FilesOnly:
+    """A tool context as written before contexts carried permissions: no ``permissions``."""
+
+    cwd = "/w"
+    allow_outside_workspace = False
+    files = None
+
+
+async def test_ask_with_a_context_that_has_no_permissions_degrades_to_deny(
+    registry: ToolRegistry,
+) -> None:
+    registry.on_pre_execute(lambda execution, next_: Ask("edits files"))
+    result = await registry.execute(call(context=FilesOnly()))
+    assert error_of(result) == ("ToolDeniedError", "DENIED")
+    assert text(result).endswith("there is no one to ask")
+
+
 async def test_a_later_listener_sees_an_earlier_short_circuit_never(registry: ToolRegistry) -> None:
     later: list[str] = []
     registry.on_pre_execute(lambda execution, next_: Allow())

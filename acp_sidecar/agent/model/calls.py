@@ -177,9 +177,11 @@ class StepCalls:
             return await self._close(opened, error_result(call.call_id, error))
         try:
             executed = await execute_call(self._registry, self._turn.scope, opened, call.arguments)
+            # The slot is held until the result is recorded and drawn, so the next call's
+            # in_progress never overtakes this call's completed card.
+            return await self._close(opened, executed.result, streamed=executed.streamed)
         finally:
             self._slots.release()
-        return await self._close(opened, executed.result, streamed=executed.streamed)
 
     async def _draw(self, call: PlannedCall) -> OpenCall:
         """Record the call and draw its pending card."""

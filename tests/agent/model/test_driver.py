@@ -237,6 +237,39 @@ async def test_the_parallel_cap_holds_calls_back(
     assert [r["content"].split(":")[0] for r in results] == ["Error (EXECUTION_FAILED)"] * 2
 
 
+async def test_a_slot_is_freed_only_once_its_result_card_is_drawn(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor, registry: ToolRegistry
+) -> None:
+    # A log that takes its time (any awaiting sink) must not let the next call start before
+    # the previous call's result is recorded and its completed card drawn.
+    driver = make_driver(max_parallel_tools=1)
+
+    async def nap(args: MeetArgs, execution: ToolExecution) -> str:
+        await asyncio.sleep(0.05)  # long enough for the next call to wait for the slot
+        return f"{args.name} slept"
+
+    registry.register(
+        define_tool(name="nap", description="Sleep a little.", parameters=MeetArgs, execute=nap)
+    )
+    endpoint.script(
+        calling(
+            tool_call(0, "call_a", "nap", '{"name": "a"}'),
+            tool_call(1, "call_b", "nap", '{"name": "b"}'),
+        ),
+        answer("Both slept."),
+    )
+
+    async def slow_log(event: object, result: object) -> None:
+        if result is not None:
+            await asyncio.sleep(0.05)
+
+    assert await driver.run_turn(make_turn(editor, record=slow_log)) == "end_turn"
+
+    order = [(u["toolCallId"], u.get("status")) for u in editor.cards()]
+    assert order.index(("call_b", "pending")) < order.index(("call_a", "completed"))
+    assert order.index(("call_a", "completed")) < order.index(("call_b", "in_progress"))
+
+
 def gate_registry(registry: ToolRegistry) -> asyncio.Event:
     """Add ``gate``: each call runs until the returned event is set or the turn is cancelled."""
     opened = asyncio.Event()
