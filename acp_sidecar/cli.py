@@ -218,9 +218,9 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         "--fsync",
         choices=("turn", "record", "never"),
         default=_default("turn", suppress),
-        help="when session logs are synced to disk: at the end of each turn that did something "
-        "(default; a turn with no reply is synced with the next), after every record, or never "
-        "(the OS decides)",
+        help="when session logs are synced to disk: at the end of each turn (default; a turn "
+        "with nothing but its prompt is synced later, with the next turn that does something "
+        "or on close), after every record, or never (the OS decides)",
     )
     parser.add_argument(
         "--allow-outside-workspace",

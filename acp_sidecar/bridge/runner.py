@@ -21,8 +21,7 @@ import attrs
 from acp_sidecar.bridge.live import LiveCall
 from acp_sidecar.bridge.policy import CallScope
 from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_result
-from acp_sidecar.store.records import ToolCallRecord
-from acp_sidecar.tools.execution import ToolExecutionInput
+from acp_sidecar.tools.execution import ToolCallRecord, ToolExecutionInput
 from acp_sidecar.tools.json_values import JsonValueError, freeze_json
 from acp_sidecar.tools.presentation import ToolCallView
 from acp_sidecar.tools.registry import ToolRegistry

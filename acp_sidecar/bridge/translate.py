@@ -18,8 +18,8 @@ from collections.abc import Callable
 from acp_sidecar.bridge.cards import call_start, result_update
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.protocol import ToolCallProgress, ToolCallStart
-from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.definition import ToolDefinition
+from acp_sidecar.tools.execution import ToolCallRecord
 from acp_sidecar.tools.json_values import FrozenJson
 from acp_sidecar.tools.presentation import (
     GenericCallView,

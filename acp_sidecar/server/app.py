@@ -174,6 +174,12 @@ class AcpServer(JsonRPCServer):
             self._driver = self.driver_factory()
         return self._driver
 
+    def feature(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused: handlers are registered from :data:`~acp_sidecar.server.handlers.HANDLERS`
+        only, where each gets its params decoded and the ``initialize`` gate; pygls's own
+        decorator would register one without either."""
+        raise TypeError("register a handler in acp_sidecar.server.handlers.HANDLERS")
+
     def _register(self, method: str, handler: Callable[..., Any]) -> None:
         """Register ``handler(server, params)`` for ``method`` with pygls.
 

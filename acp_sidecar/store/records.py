@@ -16,7 +16,8 @@ from typing import TypeAlias
 
 import attrs
 
-from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
+from acp_sidecar.tools.execution import ToolCallRecord as ToolCallRecord  # a record of the log
+from acp_sidecar.tools.json_values import FrozenDict
 from acp_sidecar.tools.result import ToolExecutionResult
 
 SCHEMA_VERSION = 1
@@ -82,18 +83,6 @@ class GapRecord:
 
 
 @attrs.frozen
-class ToolCallRecord:
-    """A tool call as it was made: enough to redraw its pending card and tell the model."""
-
-    call_id: str
-    """The call's id, unique within the session (the ACP ``toolCallId``)."""
-    name: str
-    """The tool's registered name."""
-    arguments: FrozenJson
-    """The call's arguments (``None`` when they were not lossless JSON)."""
-
-
-@attrs.frozen
 class ToolResultRecord:
     """The outcome of a call (content, ``is_error``, error info, additional context, meta)."""
 
@@ -116,7 +105,7 @@ class ModeChangeRecord:
 
 @attrs.frozen
 class TurnEndRecord:
-    """A prompt turn ended (everything before it was fsynced under the default policy)."""
+    """A prompt turn ended (when it is synced: the writer's ``fsync`` invariants)."""
 
     stop_reason: str
     """Why the turn ended (the ACP stop reason: ``end_turn``, ``cancelled``, …)."""

@@ -212,8 +212,11 @@ class SessionWriter:
             raise
         writer = cls(path, fd, header, committed, fsync)
         # What an earlier writer left may never have been synced (its policy, its crash): the
-        # first sync of this one covers it too.
+        # first sync of this one covers it too. Nor does this writer know what the turn it
+        # continues did (a log is released mid-turn when every held log is busy): its first
+        # turn end syncs.
         writer._synced_size = 0
+        writer._work_unsynced = True
         return writer
 
     # -- records -------------------------------------------------------------------------

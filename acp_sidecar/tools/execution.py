@@ -58,6 +58,22 @@ class ToolExecutionToken:
         raise AttributeError("a ToolExecutionToken has no attributes")
 
 
+@attrs.frozen
+class ToolCallRecord:
+    """A tool call as it was made: enough to redraw its pending card and tell the model.
+
+    The session log stores this value for a call, and the live path and replay both draw the
+    call's pending card from it.
+    """
+
+    call_id: str
+    """The call's id, unique within the session (the ACP ``toolCallId``)."""
+    name: str
+    """The tool's registered name."""
+    arguments: FrozenJson
+    """The call's arguments (``None`` when they were not lossless JSON)."""
+
+
 @attrs.define
 class ToolExecutionInput:
     """What a caller (the agent loop, the console) asks the registry to run."""

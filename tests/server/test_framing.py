@@ -167,3 +167,18 @@ async def test_close_writes_what_is_gathered_in_order() -> None:
         received += chunk
     os.close(read_fd)
     assert received == b"".join(lines)
+
+
+async def test_close_writes_what_is_gathered_without_a_flush() -> None:
+    read_fd, write_fd = os.pipe()
+    wire = await WireWriter.open(write_fd, on_lost=lambda: None)
+    lines = [b'{"n":%d}\n' % n for n in range(3)]
+    for line in lines:
+        wire.write(line)
+    wire.close()  # straight away: the batch of this loop turn is not written yet
+    await asyncio.sleep(0.01)
+    received = b""
+    while chunk := os.read(read_fd, 1 << 16):
+        received += chunk
+    os.close(read_fd)
+    assert received == b"".join(lines)

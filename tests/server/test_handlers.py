@@ -3,9 +3,12 @@
 import inspect
 import typing
 
-from acp_sidecar.protocol import methods
-from acp_sidecar.server.app import AcpServer
+import pytest
+
+from acp_sidecar.protocol import methods, to_wire
+from acp_sidecar.server.app import AcpServer, notification_params
 from acp_sidecar.server.handlers import HANDLERS
+from tests.protocol.samples import SESSION_UPDATES, Sample, sample_id
 
 CLIENT_TO_AGENT = {
     methods.INITIALIZE,
@@ -38,3 +41,20 @@ def test_each_handler_takes_the_server_and_the_method_types() -> None:
         else:
             assert inspect.iscoroutinefunction(handler), method
             assert hints["return"] is types.result, method
+
+
+@pytest.mark.parametrize(
+    "sample", [s for s in SESSION_UPDATES if s.value.meta is None], ids=sample_id
+)
+def test_notification_params_are_the_session_notification_on_the_wire(sample: Sample) -> None:
+    # The server builds a session/update's params directly (it is sent once per chunk, and
+    # never with a _meta of its own); they must stay what SessionNotification puts on the wire.
+    notification = sample.value
+    assert notification_params(notification.session_id, notification.update) == to_wire(
+        notification
+    )
+
+
+def test_a_handler_cannot_be_registered_around_the_table() -> None:
+    with pytest.raises(TypeError):
+        AcpServer.feature(object.__new__(AcpServer), methods.SESSION_PROMPT)

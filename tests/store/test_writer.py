@@ -199,6 +199,24 @@ def test_an_empty_turn_is_synced_with_the_next_turn_that_does_something(
     ]
 
 
+def test_a_turn_continued_by_a_reopened_writer_is_synced_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A held log is released mid-turn when every held log is busy; the writer that reopens
+    # it cannot know the turn did work, so the turn end is synced.
+    store = SessionStore(tmp_path)
+    writer = store.create("s1", CWD)
+    writer.user_message([{"type": "text", "text": "hi"}])
+    writer.agent_text("working on it")
+    writer.close()
+    writer = store.reopen("s1")
+    syncs = _count_syncs(monkeypatch)
+    writer.end_turn("end_turn")
+    assert len(syncs) == 1
+    writer.close()
+    assert len(syncs) == 1
+
+
 def test_an_unknown_fsync_policy_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="fsync policy must be one of"):
         SessionStore(tmp_path, fsync="sometimes")  # type: ignore[arg-type]

@@ -35,13 +35,11 @@ import attrs
 from acp_sidecar.agent.driver import Turn
 from acp_sidecar.agent.model.messages import EMPTY_ARGUMENTS
 from acp_sidecar.agent.model.stream import CallDraft
-from acp_sidecar.bridge.runner import OpenCall, close_call, execute_call, open_call
-from acp_sidecar.store.records import ToolCallRecord
-from acp_sidecar.tools.content import TextContent
-from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError, ToolError
-from acp_sidecar.tools.json_values import FrozenJson, JsonValueError, freeze_json
+from acp_sidecar.bridge.runner import OpenCall, call_record, close_call, execute_call, open_call
+from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError
+from acp_sidecar.tools.execution import ToolCallRecord
 from acp_sidecar.tools.registry import ToolRegistry
-from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
+from acp_sidecar.tools.result import ToolExecutionResult, error_result
 
 QUOTED_CHARS: Final = 500
 """How much of unparseable arguments an error result quotes back to the model."""
@@ -94,26 +92,6 @@ def parse_arguments(text: str) -> object:
         raise ToolArgsError(
             [f"the arguments are not valid JSON ({exc}); they were: {quoted}"]
         ) from None
-
-
-def error_result(call_id: str, error: ToolError) -> ToolExecutionResult:
-    """The result of a call answered with ``error`` without running."""
-    return ToolExecutionResult(
-        call_id=call_id,
-        content=(TextContent(str(error)),),
-        is_error=True,
-        error=ToolErrorInfo(name=error.name, code=error.code),
-    )
-
-
-def shown_arguments(call: PlannedCall) -> FrozenJson:
-    """The arguments a call's record carries (``None`` when they are not JSON)."""
-    if call.error is not None:
-        return None
-    try:
-        return freeze_json(call.arguments)
-    except JsonValueError:
-        return None  # as the runner does: the registry rejects them, the card shows none
 
 
 class StepCalls:
@@ -185,7 +163,8 @@ class StepCalls:
 
     async def _draw(self, call: PlannedCall) -> OpenCall:
         """Record the call and draw its pending card."""
-        record = ToolCallRecord(call.call_id, call.name, shown_arguments(call))
+        # A call whose arguments did not parse is recorded with none.
+        record = call_record(call.call_id, call.name, None if call.error else call.arguments)
         await self._record(record, None)
         return await open_call(self._registry.get, self._turn.scope, record)
 

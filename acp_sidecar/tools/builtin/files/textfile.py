@@ -4,9 +4,9 @@ The encoding rules are :mod:`.encoding`; replacing a file on disk is :mod:`.atom
 uses the helpers here to reach it.
 
 Invariants:
-- Local I/O never follows a link after the boundary check: files are opened, stat-ed, created
-  and renamed relative to their directory's descriptor reached by :mod:`.confined`; a path
-  that changed under the call fails it with ``PATH_CHANGED``.
+- Local I/O never follows a link after the boundary check: files are opened and stat-ed here
+  (and created and renamed in :mod:`.atomic`) relative to their directory's descriptor reached
+  by :mod:`.confined`; a path that changed under the call fails it with ``PATH_CHANGED``.
 - A file is loaded whole only up to :data:`MAX_DOCUMENT_BYTES`, and only as the state it was
   in: one that grows or shrinks while being read fails with ``FILE_CHANGED``; the
   :class:`FileStamp` it was read at goes with its bytes.

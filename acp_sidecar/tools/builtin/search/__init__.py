@@ -8,6 +8,6 @@
 - :mod:`.grep_engine`: ``grep``'s pure-Python engine.
 - :mod:`.ripgrep`: ``grep``'s ripgrep engine, giving the same results faster.
 
-Invariant: nothing here imports a tool; this package builds on
-:mod:`acp_sidecar.tools.builtin.files` and :mod:`acp_sidecar.tools.builtin.errors`.
+Invariant: nothing here imports a tool; of the built-ins this package builds on
+:mod:`acp_sidecar.tools.builtin.files` and :mod:`acp_sidecar.tools.builtin.errors` only.
 """
