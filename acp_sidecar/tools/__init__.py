@@ -18,8 +18,10 @@ For a tool author (a tool's definition, its arguments, what it returns and draws
 
 For a pipeline extender (a host, a policy, an observer):
   ``ToolRegistry``, ``ToolExecutionInput``, ``ToolExecutionResult``, ``ToolErrorInfo``,
-  ``ToolExecutionToken``; the decisions ``Allow``, ``Deny``, ``Ask``, ``PreToolDecision``,
-  ``PermissionDecision``, ``Accept``, ``Block``, ``PostToolDecision``; and the errors the
+  ``ToolExecutionToken``; a session's side of a call: ``SessionPermissions`` (who answers an
+  ``Ask``, on the input's ``context``); the decisions ``Allow``, ``Deny``, ``Ask``,
+  ``PreToolDecision``, ``PermissionDecision``, ``Accept``, ``Block``, ``PostToolDecision``; and
+  the errors the
   pipeline reports: ``ToolBlockedError``, ``ToolDeniedError``, ``ToolInputError``,
   ``ToolListenerError``, ``ToolNotFoundError``, ``ToolRegistrationError``,
   ``ToolResultError``, ``ToolTimeoutError``.
@@ -28,7 +30,7 @@ For a pipeline extender (a host, a policy, an observer):
 from acp_sidecar.tools.args import validate_args
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent, ToolOutput
-from acp_sidecar.tools.context import EditorFiles, ToolContext, tool_context
+from acp_sidecar.tools.context import EditorFiles, SessionPermissions, ToolContext, tool_context
 from acp_sidecar.tools.decisions import (
     Accept,
     Allow,
@@ -110,6 +112,7 @@ __all__ = [
     "SchemaProp",
     "SchemaSpec",
     "SchemaSpecError",
+    "SessionPermissions",
     "StructuredValueError",
     "TerminalCallView",
     "TerminalResultView",
