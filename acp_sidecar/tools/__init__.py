@@ -21,9 +21,8 @@ For a pipeline extender (a host, a policy, an observer):
   ``ToolExecutionToken``; a session's side of a call: ``SessionPermissions`` (who answers an
   ``Ask``, on the input's ``context``); the decisions ``Allow``, ``Deny``, ``Ask``,
   ``PreToolDecision``, ``PermissionDecision``, ``Accept``, ``Block``, ``PostToolDecision``; and
-  the errors the
-  pipeline reports: ``ToolBlockedError``, ``ToolDeniedError``, ``ToolInputError``,
-  ``ToolListenerError``, ``ToolNotFoundError``, ``ToolRegistrationError``,
+  the errors the pipeline reports: ``ToolBlockedError``, ``ToolDeniedError``,
+  ``ToolInputError``, ``ToolListenerError``, ``ToolNotFoundError``, ``ToolRegistrationError``,
   ``ToolResultError``, ``ToolTimeoutError``.
 """
 
