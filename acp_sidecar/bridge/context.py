@@ -32,7 +32,12 @@ def shown_path(path: str, cwd: str) -> str:
     root = os.path.normpath(cwd)
     if full == root:
         return "."
-    if full.startswith(root.rstrip(os.sep) + os.sep):
+    prefix = root.rstrip(os.sep) + os.sep
+    if full.startswith(prefix):
+        rest = full[len(prefix) :]
+        if rest and os.path.isabs(root) and not rest.startswith(os.sep):
+            # Both normalised and absolute: what relpath finds, without its split and join.
+            return rest
         return os.path.relpath(full, root)
     return full
 

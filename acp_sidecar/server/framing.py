@@ -20,7 +20,8 @@ Invariants:
   the reader (:meth:`WireReader.pause`). A client that writes and never reads therefore holds
   the process to what it had read by then, not to all it sends. While reading is paused the
   end of input is not seen either: it is, as soon as the client reads (or its end of the pipe
-  breaks).
+  breaks). Those bytes are the ones waiting in this process: an output pipe is given a
+  :data:`PIPE_SIZE` buffer (:func:`grow_pipe`), which holds that much more in the kernel.
 - An exception from ``on_line`` costs that line only: it is logged and the splitter's state
   stays whole, so the lines after it are cut as usual.
 """
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import stat
@@ -48,6 +50,9 @@ WRITE_LOW_WATER = 256 * 1024
 WRITE_BATCH = 64 * 1024
 """Bytes of gathered lines that are written at once rather than at the end of the loop's
 turn (bounds what waits in the process on top of the pipe's own buffer)."""
+PIPE_SIZE = 1024 * 1024
+"""The buffer asked for on an output pipe (Linux, up to its unprivileged maximum): a replay or
+a long stream fills it, and wakes the client and this process, once a MiB, not every 64 KiB."""
 YIELD_EVERY = 256
 """A streaming sender yields to the event loop at least once in this many messages, so that
 incoming messages (``session/cancel``) are read even while a driver streams without pause."""
@@ -210,6 +215,17 @@ class WireReader:
             self._task.cancel()
 
 
+def grow_pipe(fd: int) -> None:
+    """Ask for a :data:`PIPE_SIZE` buffer on ``fd`` when it is a pipe; otherwise, or where
+    the system refuses (another platform, over this user's limit), leave it as it is."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+    if set_size is None or not stat.S_ISFIFO(os.fstat(fd).st_mode):
+        return
+    with contextlib.suppress(OSError):
+        if fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) < PIPE_SIZE:
+            fcntl.fcntl(fd, set_size, PIPE_SIZE)
+
+
 def is_pollable(fd: int) -> bool:
     """Whether the event loop can watch ``fd`` (a pipe, a socket or a terminal)."""
     mode = os.fstat(fd).st_mode
@@ -324,6 +340,7 @@ class WireWriter:
         pipe = open(fd, "wb", buffering=0)  # noqa: SIM115 - the writer owns it
         if not is_pollable(fd):
             return cls(_BlockingFileTransport(pipe), None)
+        grow_pipe(fd)
         protocol = _PipeWriteProtocol(on_lost)
         transport, _ = await loop.connect_write_pipe(lambda: protocol, pipe)
         transport.set_write_buffer_limits(high=WRITE_HIGH_WATER, low=WRITE_LOW_WATER)

@@ -220,3 +220,18 @@ def test_paths_in_titles_are_shown_relative_inside_the_workspace() -> None:
     assert shown_path("/etc/passwd", CWD) == "/etc/passwd"
     assert relative_title("Edit /work/project/a.py", ["a.py"], CWD) == "Edit a.py"
     assert relative_title("Edit /etc/hosts", ["/etc/hosts"], CWD) == "Edit /etc/hosts"
+
+
+@pytest.mark.parametrize(
+    ("path", "cwd", "shown"),
+    [
+        ("/a/b/../c", "/a/", "c"),
+        ("//a/x", "//a", "x"),
+        ("/", "//", "."),
+        ("//a", "//", "a"),
+        ("x/../y", "/", "y"),
+        ("x/y", "..", "x/y"),  # a relative cwd: paths are left to relpath
+    ],
+)
+def test_a_path_is_shown_as_relpath_would_show_it(path: str, cwd: str, shown: str) -> None:
+    assert shown_path(path, cwd) == shown

@@ -5,11 +5,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_sidecar.server.framing import WRITE_BATCH, LineSplitter, WireWriter
+from acp_sidecar.server.framing import (
+    PIPE_SIZE,
+    WRITE_BATCH,
+    LineSplitter,
+    WireWriter,
+    grow_pipe,
+)
 from acp_sidecar.server.messages import encode_message
 
 
@@ -182,3 +189,19 @@ async def test_close_writes_what_is_gathered_without_a_flush() -> None:
         received += chunk
     os.close(read_fd)
     assert received == b"".join(lines)
+
+
+def test_an_output_pipe_is_grown_and_anything_else_left_alone(tmp_path: Path) -> None:
+    import fcntl
+
+    read_end, write_end = os.pipe()
+    try:
+        grow_pipe(write_end)
+        size = fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ)
+        limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+        assert size >= min(PIPE_SIZE, limit)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    with open(tmp_path / "out", "wb") as regular:
+        grow_pipe(regular.fileno())  # not a pipe: nothing asked, nothing raised
