@@ -10,8 +10,7 @@ Invariants:
   turns into an error result the model can correct.
 - Presenters are pure functions of ``(args)`` and ``(args, result)``: they run live and on
   replay. When ``define_tool`` cannot narrow the arguments, its presenters return ``None`` and
-  the bridge falls back to a generic card. Both presenters of one call narrow its (frozen)
-  arguments once between them when the narrowed value is frozen too.
+  the bridge falls back to a generic card.
 - Whether a call may change anything is declared by the tool (``read_only``), never inferred
   from how its card looks. The default is the safe one: a tool that declares nothing is
   treated as able to change things (asked for in ``ask`` mode, refused in ``read-only``).
@@ -147,8 +146,6 @@ def define_tool(
     if is_attrs_parameters(parameters):
         json_schema = attrs_json_schema(parameters)
         cls = parameters
-        inspect = getattr(attrs, "inspect", None)  # attrs >= 25.4; else nothing is shared
-        shareable = inspect is not None and inspect(cls).is_frozen
 
         def narrow(args: object) -> Any:
             return structure_attrs_args(cls, args)
@@ -157,23 +154,6 @@ def define_tool(
         compiled = compile_spec(coerce_spec(parameters))
         json_schema = compiled.json_schema()
         narrow = compiled.validate
-        shareable = True  # a FrozenDict
-
-    # A call's card and then its result's card narrow the same arguments object, live and on
-    # replay: the second presenter reuses what the first narrowed, when those arguments are
-    # frozen (so still the same value) and so is what they narrowed to (so neither presenter
-    # can change what the other sees). One entry, holding its arguments so that their
-    # identity is not reused.
-    last: list[tuple[object, Any]] = [(None, None)]
-
-    def narrow_shown(args: object) -> Any:
-        held, narrowed = last[0]
-        if held is args and args is not None:
-            return narrowed
-        narrowed = narrow(args)
-        if shareable and type(args) is FrozenDict:
-            last[0] = (args, narrowed)
-        return narrowed
 
     async def run(args: object, execution: ToolExecution) -> ToolReturn:
         return await execute(narrow(args), execution)
@@ -184,7 +164,7 @@ def define_tool(
 
         def call_presenter(args: object) -> ToolCallView | None:
             try:
-                narrowed = narrow_shown(args)
+                narrowed = narrow(args)
             except ToolArgsError:
                 return None
             return typed_call(narrowed)
@@ -195,7 +175,7 @@ def define_tool(
 
         def result_presenter(args: object, result: ToolResult) -> ToolResultView | None:
             try:
-                narrowed = narrow_shown(args)
+                narrowed = narrow(args)
             except ToolArgsError:
                 return None
             return typed_result(narrowed, result)

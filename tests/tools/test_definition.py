@@ -157,52 +157,6 @@ def test_presenters_receive_narrowed_arguments_and_fall_back_on_bad_ones() -> No
     assert READ.present_result({}, result) is None
 
 
-@attrs.define
-class MutableArgs:
-    path: str
-
-
-@pytest.mark.parametrize("parameters", [ReadArgs, {"path": SchemaProp(type="string")}])
-def test_a_calls_two_presenters_narrow_its_frozen_arguments_once(parameters: Any) -> None:
-    seen: list[object] = []
-    tool = define_tool(
-        name="read",
-        description="Read a file",
-        parameters=parameters,
-        execute=read_execute,
-        present_call=lambda args: seen.append(args),
-        present_result=lambda args, result: seen.append(args),
-    )
-    assert tool.present_call is not None and tool.present_result is not None
-    result = ToolResult(content=(), is_error=False)
-    arguments = FrozenDict({"path": "a"})
-    tool.present_call(arguments)
-    tool.present_result(arguments, result)
-    assert seen[0] is seen[1]  # narrowed once, and still the same value
-    tool.present_result(FrozenDict({"path": "b"}), result)  # other arguments: narrowed anew
-    assert seen[2] is not seen[1] and seen[2] in ({"path": "b"}, ReadArgs(path="b"))
-    tool.present_call({"path": "b"})  # a plain dict could change: narrowed every time
-    tool.present_result({"path": "b"}, result)
-    assert seen[3] is not seen[4]
-
-
-def test_a_mutable_narrowed_value_is_never_shared_between_presenters() -> None:
-    seen: list[object] = []
-    tool = define_tool(
-        name="read",
-        description="Read a file",
-        parameters=MutableArgs,
-        execute=read_execute,  # type: ignore[arg-type]
-        present_call=lambda args: seen.append(args),
-        present_result=lambda args, result: seen.append(args),
-    )
-    assert tool.present_call is not None and tool.present_result is not None
-    arguments = FrozenDict({"path": "a"})
-    tool.present_call(arguments)
-    tool.present_result(arguments, ToolResult(content=(), is_error=False))
-    assert seen[0] == seen[1] and seen[0] is not seen[1]
-
-
 def test_a_malformed_spec_is_refused_when_the_tool_is_defined() -> None:
     async def execute(args: FrozenDict, execution: ToolExecution) -> str:
         return ""
