@@ -259,11 +259,12 @@ async def call_tool(
             raise ToolCancelledError(f"{execution.name} was cancelled: {signal.reason}") from None
         raise
     except McpServerGone as exc:
+        # The connection's messages name the server and say what happened; add what it means.
         raise McpServerGoneError(
-            f"The MCP server {source.name!r} is not running any more: {exc}"
+            f"{_sentence(exc, source)} Its tools cannot be called until it is started again."
         ) from exc
     except McpCallError as exc:
-        raise McpCallFailedError(f"The MCP server {source.name!r} refused the call: {exc}") from exc
+        raise McpCallFailedError(_sentence(exc, source)) from exc
     finally:
         if remove is not None:
             remove()
@@ -274,6 +275,14 @@ async def call_tool(
     if result.is_error:
         raise McpToolError(error_text(content) or f"{tool} failed (the server gave no message)")
     return ToolOutput(content=content)
+
+
+def _sentence(error: Exception, source: ToolSource) -> str:
+    """An MCP error's message as a sentence that names the server."""
+    text = str(error).strip() or type(error).__name__
+    if source.name not in text:
+        text = f"MCP server {source.name!r}: {text}"
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _canceller(task: asyncio.Future[Any]) -> Callable[[str], None]:

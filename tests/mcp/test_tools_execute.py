@@ -128,14 +128,21 @@ async def test_an_is_error_result_fails_the_card_with_its_text() -> None:
     ("error", "code", "text"),
     [
         (
-            McpServerGone("the process exited with status 1"),
+            McpServerGone("MCP server 'time' stopped during the call"),
             "MCP_SERVER_GONE",
-            "The MCP server 'time' is not running any more: the process exited with status 1",
+            "MCP server 'time' stopped during the call. Its tools cannot be called until it is "
+            "started again.",
         ),
         (
-            McpCallError("Unknown tool: now (code -32602)"),
+            McpServerGone("the process exited"),
+            "MCP_SERVER_GONE",
+            "MCP server 'time': the process exited. Its tools cannot be called until it is "
+            "started again.",
+        ),
+        (
+            McpCallError("MCP server 'time' answered an error: Unknown tool: now (code -32602)"),
             "MCP_CALL_FAILED",
-            "The MCP server 'time' refused the call: Unknown tool: now (code -32602)",
+            "MCP server 'time' answered an error: Unknown tool: now (code -32602).",
         ),
     ],
 )
