@@ -113,10 +113,10 @@ def tool_name(server: str, tool: str, taken: Collection[str]) -> str:
 
 def display_title(tool: mcp.types.Tool) -> str:
     """What a card calls the tool: its ``title``, else ``annotations.title``, else its name."""
-    if tool.title:
-        return tool.title
-    if tool.annotations is not None and tool.annotations.title:
-        return tool.annotations.title
+    annotated = None if tool.annotations is None else tool.annotations.title
+    for title in (tool.title, annotated):
+        if title is not None and title.strip():
+            return title
     return tool.name
 
 
@@ -210,7 +210,7 @@ def _definition(
     source: ToolSource, tool: mcp.types.Tool, name: str, schema: FrozenDict
 ) -> ToolDefinition:
     read_only, open_world = declared_risk(tool.annotations)
-    title = display_title(tool)
+    title = " ".join(display_title(tool).split()) or name  # one line, never empty
     kind = card_kind(read_only, open_world)
     description = (tool.description or "").strip() or (
         f"The {tool.name} tool of the MCP server {source.name}."

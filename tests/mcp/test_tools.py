@@ -141,6 +141,13 @@ def test_the_card_title_is_the_tools_title_and_a_short_form_of_the_arguments() -
     assert card(write, None).title == "write"
 
 
+def test_a_title_is_one_line_and_never_empty() -> None:
+    source = FakeSource("s", (tool("multi", title="Get\n  the time "), tool("blank", title=" ")))
+    multi, blank = mcp_tool_definitions(source, taken=())[0]
+    assert card(multi, {}).title == "Get the time"
+    assert card(blank, {}).title == "blank"
+
+
 def test_short_arguments_stay_short_and_on_one_line() -> None:
     assert short_arguments({"text": "a\nb\tc"}) == "a b c"
     assert short_arguments({"nested": {"a": 1}, "list": [1], "empty": []}) == (
