@@ -22,15 +22,24 @@ def test_the_three_acp_shapes_become_configs() -> None:
             "env": [{"name": "TOKEN", "value": "abc"}],
         },
         {"type": "stdio", "name": "nulls", "command": "/bin/x", "args": None, "env": None},
-        {"type": "http", "name": "web", "url": "https://h.example/mcp", "headers": [{"name": "Authorization", "value": "Bearer t"}]},
+        {
+            "type": "http",
+            "name": "web",
+            "url": "https://h.example/mcp",
+            "headers": [{"name": "Authorization", "value": "Bearer t"}],
+        },
         {"type": "sse", "name": "old", "url": "http://127.0.0.1:9/sse", "headers": []},
     ]
     configs, problems = parse_mcp_servers(raw)
     assert problems == ()
     assert configs == (
-        StdioServerConfig(name="fs", command="/usr/bin/mcp-fs", args=("--root", "/w"), env=(("TOKEN", "abc"),)),
+        StdioServerConfig(
+            name="fs", command="/usr/bin/mcp-fs", args=("--root", "/w"), env=(("TOKEN", "abc"),)
+        ),
         StdioServerConfig(name="nulls", command="/bin/x"),
-        HttpServerConfig(name="web", url="https://h.example/mcp", headers=(("Authorization", "Bearer t"),)),
+        HttpServerConfig(
+            name="web", url="https://h.example/mcp", headers=(("Authorization", "Bearer t"),)
+        ),
         SseServerConfig(name="old", url="http://127.0.0.1:9/sse"),
     )
     assert SSE_SUPPORTED is True
@@ -77,7 +86,12 @@ def test_bad_entries_are_refused_one_message_each_and_the_good_ones_kept() -> No
 def test_a_refusal_never_shows_a_header_or_env_value() -> None:
     secret = "sk-very-secret-value"
     raw: list[dict[str, Any]] = [
-        {"type": "http", "name": "h", "url": "http://h/", "headers": [{"name": "Authorization", "value": secret + "\r\nX: y"}]},
+        {
+            "type": "http",
+            "name": "h",
+            "url": "http://h/",
+            "headers": [{"name": "Authorization", "value": secret + "\r\nX: y"}],
+        },
         {"name": "e", "command": "/bin/x", "env": [{"name": "KEY", "value": secret + "\x00"}]},
     ]
     configs, problems = parse_mcp_servers(raw)
@@ -97,4 +111,6 @@ def test_duplicate_names_keep_the_first() -> None:
         ]
     )
     assert [c.command for c in configs if isinstance(c, StdioServerConfig)] == ["/bin/one"]
-    assert problems == ("MCP server 'a' was not started: it has the same name as an earlier server",)
+    assert problems == (
+        "MCP server 'a' was not started: it has the same name as an earlier server",
+    )
