@@ -12,7 +12,7 @@ Tools: ``noop``; ``echo(text)``; ``slow(steps)`` (progress per step, 0.1 s apart
 ``die`` (the process exits mid-call); ``elicit`` (asks the client for a name);
 ``sample`` (asks the client for a completion); ``roots`` (lists the client's roots);
 ``grow`` (adds the tool ``extra``, then sends ``notifications/tools/list_changed``);
-``environment`` (its environment as JSON); ``complain(text)`` (writes text to stderr).
+``capabilities`` (what the client advertised); ``environment`` (its environment as JSON); ``complain(text)`` (writes text to stderr).
 """
 
 from __future__ import annotations
@@ -89,6 +89,12 @@ def build(markdir: Path | None) -> MCPServer:
         server.add_tool(lambda: "extra", name="extra", description="Added later.")
         await ctx.session.send_tool_list_changed()
         return "grown"
+
+    @server.tool()
+    def capabilities(ctx: Context) -> str:
+        """What the client advertised, as JSON."""
+        caps = ctx.client_capabilities
+        return caps.model_dump_json(exclude_none=True) if caps else "{}"
 
     @server.tool()
     def environment() -> str:
