@@ -6,6 +6,8 @@ describe how to start them, as an editor would: an absolute command, args and en
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -117,3 +119,41 @@ def _http_peer(*args: str) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31"
+"""The reference server with every MCP feature, pinned so its tools stay what the tests expect."""
+
+
+@pytest.fixture(scope="session")
+def everything() -> StdioServerConfig:
+    """``server-everything`` started through ``npx`` as an editor's user would configure it.
+
+    Its package is fetched once per machine into a cache of ours (npm's own cache directory,
+    passed in the server's env), so later runs start it offline in about a second. Skipped,
+    with the reason, when ``npx`` is missing or cannot fetch or run it.
+    """
+    npx = shutil.which("npx")
+    if npx is None:
+        pytest.skip("npx is not installed: the server-everything tests need node")
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    cache = base / "acp-sidecar-tests" / "npm"
+    cache.mkdir(parents=True, exist_ok=True)
+    args = ("-y", "--prefer-offline", EVERYTHING, "stdio")
+    try:
+        # Closing stdin at once: the server starts, then exits at EOF.
+        warm = subprocess.run(
+            [npx, *args],
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=240,
+            env=os.environ | {"npm_config_cache": str(cache)},
+        )
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"npx could not fetch {EVERYTHING} within 240 s")
+    if warm.returncode != 0:
+        pytest.skip(f"npx could not run {EVERYTHING}: {warm.stderr.strip()[-300:]}")
+    return StdioServerConfig(
+        name="everything", command=npx, args=args, env=(("npm_config_cache", str(cache)),)
+    )
