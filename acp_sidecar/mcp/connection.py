@@ -81,6 +81,9 @@ BASE_VARIABLES: Final = (
 
 MAX_LIST_PAGES: Final = 100
 """A ``tools/list`` that is still paginating after this many pages stops there."""
+RELIST_TIMEOUT: Final = 30.0
+"""A re-list after ``notifications/tools/list_changed`` that takes longer is given up (the
+old tools stay)."""
 MAX_STDERR_LINE: Final = 4000
 """A longer stderr line is logged cut to this many characters."""
 HTTP_TIMEOUT: Final = httpx2.Timeout(30.0, read=300.0)
@@ -128,6 +131,7 @@ class McpConnection:
         self._wake = asyncio.Event()
         self._relist = False
         self._gone = False
+        self._gone_reported = False
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
         self._pgid: int | None = None
@@ -185,7 +189,7 @@ class McpConnection:
             return await client.call_tool(tool, arguments, progress_callback=forward)
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED or self._gone:
-                raise McpServerGone(f"MCP server {self.name!r} stopped during the call") from None
+                raise self._lost() from None
             raise McpCallError(
                 f"MCP server {self.name!r} answered an error: {error.message} (code {error.code})"
             ) from None
@@ -193,12 +197,20 @@ class McpConnection:
             raise McpCallError(
                 f"MCP server {self.name!r} answered something unusable: {_short(error)}"
             ) from None
+        except (httpx2.TransportError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            raise self._lost() from None
         except Exception as error:
             if self._gone or self._client is None:
-                raise McpServerGone(f"MCP server {self.name!r} stopped during the call") from None
+                raise self._lost() from None
             raise McpCallError(
                 f"MCP server {self.name!r}: {_describe(error, self.config)}"
             ) from None
+
+    def _lost(self) -> McpServerGone:
+        """The connection failed under a request: the server is gone (a stateful HTTP
+        session does not survive its server either), unless we are stopping it."""
+        self._ended()
+        return McpServerGone(f"MCP server {self.name!r} stopped during the call")
 
     async def aclose(self) -> None:
         """Stops the server and waits until its task is over (and its process group gone)."""
@@ -229,13 +241,13 @@ class McpConnection:
             raise
         finally:
             self._client = None
-            if self._pgid is not None:
-                await end_group(self._pgid)
             if not ready.done():
                 ready.set_exception(McpError(reason))
                 ready.exception()  # retrieved: open() may have stopped waiting (timeout)
-            elif not self._stopping:
-                self._on_gone(self, reason)
+            else:
+                self._report_gone(reason)
+            if self._pgid is not None:
+                await end_group(self._pgid)
 
     async def _connect(self, stack: AsyncExitStack) -> Client:
         client = Client(
@@ -255,11 +267,14 @@ class McpConnection:
             await self._wake.wait()
             self._wake.clear()
             if self._gone:
-                return "it exited or closed its connection"
+                reason = "it exited or closed its connection"
+                self._report_gone(reason)  # now, not after the transport has wound down
+                return reason
             if self._relist:
                 self._relist = False
                 try:
-                    self._tools = await self._list_tools(client)
+                    with anyio.fail_after(RELIST_TIMEOUT):
+                        self._tools = await self._list_tools(client)
                 except Exception as error:
                     if not self.alive:
                         continue
@@ -270,6 +285,12 @@ class McpConnection:
                     )
                     continue
                 self._on_tools_changed(self)
+
+    def _report_gone(self, reason: str) -> None:
+        """Tells the owner once that the server ended on its own (never after a stop)."""
+        if not self._stopping and not self._gone_reported:
+            self._gone_reported = True
+            self._on_gone(self, reason)
 
     async def _list_tools(self, client: Client) -> tuple[types.Tool, ...]:
         tools: list[types.Tool] = []

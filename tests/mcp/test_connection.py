@@ -317,3 +317,29 @@ async def test_nothing_listening_at_an_http_url_is_a_problem_not_a_crash(
     assert problems == [
         "MCP server 'void' did not start: nothing answered at its URL (connection failed)"
     ]
+
+
+async def test_an_http_server_that_dies_mid_call_is_gone_reported_and_removed(
+    problems: Problems, http_peer: str
+) -> None:
+    changed: list[str] = []
+    servers = await McpServers.start(
+        [HttpServerConfig(name="web", url=f"{http_peer}/mcp")],
+        hooks=HOOKS,
+        on_problem=problems,
+        on_tools_changed=changed.append,
+    )
+    try:
+        with pytest.raises(McpServerGone, match="'web'"):
+            await servers.connections["web"].call_tool("die", {})
+        for _ in range(300):
+            if changed:
+                break
+            await asyncio.sleep(0.01)
+        assert changed == ["web"]
+        assert servers.connections == {}
+        assert problems == [
+            "MCP server 'web' stopped (it exited or closed its connection); its tools are no longer available"
+        ]
+    finally:
+        await servers.aclose()
