@@ -62,12 +62,17 @@ class McpServers:
         out. Later: a server that dies -> on_problem(...) + removed + on_tools_changed(name);
         notifications/tools/list_changed -> re-list, then on_tools_changed(name)."""
         servers = cls(on_problem=on_problem, on_tools_changed=on_tools_changed)
-        servers._all = [
-            McpConnection(
-                config, hooks, on_tools_changed=servers._tools_changed, on_gone=servers._gone
+        names: set[str] = set()
+        for config in configs:
+            if config.name in names:
+                servers._problem(f"MCP server {config.name!r} was not started: its name is taken")
+                continue
+            names.add(config.name)
+            servers._all.append(
+                McpConnection(
+                    config, hooks, on_tools_changed=servers._tools_changed, on_gone=servers._gone
+                )
             )
-            for config in configs
-        ]
         try:
             outcomes = await asyncio.gather(
                 *(connection.open(start_timeout) for connection in servers._all),

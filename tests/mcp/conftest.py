@@ -89,9 +89,10 @@ def git_repo(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def http_peer() -> Iterator[str]:
-    """Our HTTP peer on 127.0.0.1; yields its base URL (``http://127.0.0.1:PORT``)."""
-    yield from _http_peer()
+def http_peer(tmp_path: Path) -> Iterator[str]:
+    """Our HTTP peer on 127.0.0.1; yields its base URL (``http://127.0.0.1:PORT``). A
+    cancelled ``slow`` call leaves ``tmp_path/cancelled``."""
+    yield from _http_peer("--markdir", str(tmp_path))
 
 
 @pytest.fixture

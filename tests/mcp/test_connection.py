@@ -268,7 +268,9 @@ async def test_streamable_http_with_headers(problems: Problems, guarded_http_pee
         await servers.aclose()
 
 
-async def test_streamable_http_cancel_and_progress(problems: Problems, http_peer: str) -> None:
+async def test_streamable_http_cancel_and_progress(
+    problems: Problems, http_peer: str, tmp_path: Path
+) -> None:
     servers = await McpServers.start(
         [HttpServerConfig(name="web", url=f"{http_peer}/mcp")], hooks=HOOKS, on_problem=problems
     )
@@ -288,6 +290,12 @@ async def test_streamable_http_cancel_and_progress(problems: Problems, http_peer
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
+        marker = tmp_path / "cancelled"
+        for _ in range(200):
+            if marker.exists():
+                break
+            await asyncio.sleep(0.01)
+        assert marker.read_text() == "yes"  # the server stopped the call: it was told
         assert text_of(await connection.call_tool("noop", {})) == "ok"
     finally:
         await servers.aclose()

@@ -195,3 +195,14 @@ def test_the_package_does_not_import_the_sdk_at_start() -> None:
     code = "import acp_sidecar.mcp, acp_sidecar.server, sys; print('mcp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_configs_with_a_taken_name_start_only_the_first(problems: Problems) -> None:
+    servers = await McpServers.start(
+        [peer("p", "serve"), peer("p", "exit")], hooks=HOOKS, on_problem=problems
+    )
+    try:
+        assert list(servers.connections) == ["p"]
+        assert problems == ["MCP server 'p' was not started: its name is taken"]
+    finally:
+        await servers.aclose()

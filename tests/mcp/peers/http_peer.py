@@ -3,12 +3,14 @@
 Run as a script: prints ``PORT <n>`` on stdout once it listens, then serves until killed.
 With ``--sse`` it serves the older HTTP+SSE transport instead (endpoint ``/sse``).
 With ``--require-header NAME=VALUE`` every request without that header gets HTTP 401.
+With ``--markdir DIR`` a cancelled ``slow`` call writes ``DIR/cancelled``.
 """
 
 from __future__ import annotations
 
 import socket
 import sys
+from pathlib import Path
 
 import anyio
 import uvicorn
@@ -31,7 +33,8 @@ def guarded(app: ASGIApp, name: str, value: str) -> ASGIApp:
 
 
 async def main() -> None:
-    server = build(None)
+    markdir = Path(sys.argv[sys.argv.index("--markdir") + 1]) if "--markdir" in sys.argv else None
+    server = build(markdir)
     app: ASGIApp = server.sse_app() if "--sse" in sys.argv else server.streamable_http_app()
     if "--require-header" in sys.argv:
         name, value = sys.argv[sys.argv.index("--require-header") + 1].split("=", 1)
