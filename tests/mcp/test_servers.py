@@ -206,3 +206,20 @@ async def test_configs_with_a_taken_name_start_only_the_first(problems: Problems
         assert problems == ["MCP server 'p' was not started: its name is taken"]
     finally:
         await servers.aclose()
+
+
+async def test_a_server_that_ignores_eof_and_sigterm_is_killed_with_its_group(
+    problems: Problems, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    servers = await McpServers.start(
+        [peer("stubborn", "stubborn", str(pidfile))], hooks=HOOKS, on_problem=problems
+    )
+    leader = servers.connections["stubborn"].process_group
+    grandchild = await pid_in(pidfile)
+    assert leader is not None
+    began = time.monotonic()
+    await servers.aclose()
+    assert gone(leader) and gone(grandchild)
+    assert group_members(leader) == []
+    assert time.monotonic() - began < 7  # the SDK's grace (2 s), SIGTERM (2 s), then SIGKILL

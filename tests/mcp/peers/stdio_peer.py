@@ -5,6 +5,8 @@
 EOF, as a hung server's pipe closes).
 ``family PIDFILE``: starts a grandchild (``sleep``) in its own process group, writes its pid
 to PIDFILE, then serves normally: for the no-orphan test.
+``stubborn PIDFILE``: like ``family``, but it and its grandchild ignore SIGTERM, and it
+keeps running after its stdin closes: only SIGKILL ends them.
 ``serve [MARKDIR]``: serves the tools below; a cancelled ``slow`` call writes
 ``MARKDIR/cancelled`` (proof that ``notifications/cancelled`` arrived and interrupted it).
 
@@ -19,8 +21,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -126,6 +130,13 @@ def main() -> None:
         Path(sys.argv[2]).write_text(str(child.pid))
         build(None).run("stdio")
         return
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited by the grandchild
+        child = subprocess.Popen(["sleep", "1000"])
+        Path(sys.argv[2]).write_text(str(child.pid))
+        build(None).run("stdio")
+        while True:
+            time.sleep(1)
     markdir = Path(sys.argv[2]) if len(sys.argv) > 2 else None
     build(markdir).run("stdio")
 
