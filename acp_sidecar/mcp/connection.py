@@ -34,7 +34,6 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, Final, TypeAlias
-from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -54,7 +53,14 @@ from acp_sidecar.mcp.config import (
     SseServerConfig,
     StdioServerConfig,
 )
-from acp_sidecar.mcp.errors import McpCallError, McpError, McpServerGone
+from acp_sidecar.mcp.errors import (
+    McpCallError,
+    McpError,
+    McpServerGone,
+    describe_failure,
+    innermost,
+    one_line,
+)
 from acp_sidecar.mcp.processes import child_with_stderr, end_group, watch_exit
 from acp_sidecar.mcp.streams import WatchedReadStream
 
@@ -195,7 +201,7 @@ class McpConnection:
             ) from None
         except (ValidationError, RuntimeError) as error:
             raise McpCallError(
-                f"MCP server {self.name!r} answered something unusable: {_short(error)}"
+                f"MCP server {self.name!r} answered something unusable: {one_line(error)}"
             ) from None
         except (httpx2.TransportError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             raise self._lost() from None
@@ -203,7 +209,7 @@ class McpConnection:
             if self._gone or self._client is None:
                 raise self._lost() from None
             raise McpCallError(
-                f"MCP server {self.name!r}: {_describe(error, self.config)}"
+                f"MCP server {self.name!r}: {describe_failure(error, self.config)}"
             ) from None
 
     def _lost(self) -> McpServerGone:
@@ -234,7 +240,7 @@ class McpConnection:
                     ready.set_result(None)
                     reason = await self._serve(self._client)
         except Exception as error:
-            reason = _describe(_leaf(error), self.config)
+            reason = describe_failure(innermost(error), self.config)
             logger.debug("MCP server %r: %s", self.name, reason, exc_info=True)
         except BaseException:
             reason = "its start was cancelled"
@@ -281,7 +287,7 @@ class McpConnection:
                     logger.warning(
                         "MCP server %r: re-listing its tools failed: %s",
                         self.name,
-                        _describe(error, self.config),
+                        describe_failure(error, self.config),
                     )
                     continue
                 self._on_tools_changed(self)
@@ -401,52 +407,6 @@ def _log_line(server: str, line: bytes) -> None:
 
 def _nothing() -> None:
     return None
-
-
-def _leaf(error: BaseException) -> BaseException:
-    """The first real error inside (possibly nested) exception groups."""
-    while isinstance(error, BaseExceptionGroup):
-        inner = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]
-        error = (inner or list(error.exceptions))[0]
-    return error
-
-
-def _describe(error: BaseException, config: McpServerConfig) -> str:
-    """One line saying why, without header values, env values or URL credentials."""
-    match error:
-        case MCPError() if error.code == types.CONNECTION_CLOSED:
-            return "it exited or closed its connection before answering"
-        case MCPError():
-            return f"it answered an error: {error.message} (code {error.code})"
-        case FileNotFoundError():
-            return "its command does not exist"
-        case PermissionError():
-            return "its command cannot be executed (permission denied)"
-        case OSError() if error.strerror:
-            return f"it could not be started: {error.strerror}"
-        case ValidationError():
-            return "it sent an answer that does not follow the MCP schema"
-        case httpx2.ConnectError():
-            return "nothing answered at its URL (connection failed)"
-        case httpx2.HTTPStatusError():
-            return f"its URL answered HTTP {error.response.status_code}"
-    text = f"{type(error).__name__}: {error}"
-    if isinstance(config, HttpServerConfig | SseServerConfig):
-        text = text.replace(config.url, _safe_url(config.url))
-        for _, value in config.headers:
-            if value:
-                text = text.replace(value, "***")
-    return _short(text)
-
-
-def _safe_url(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
-
-
-def _short(error: object) -> str:
-    text = " ".join(str(error).split())
-    return text if len(text) <= 300 else text[:299] + "…"
 
 
 __all__ = ["McpConnection", "ProgressCallback", "server_environment"]

@@ -351,3 +351,16 @@ async def test_an_http_server_that_dies_mid_call_is_gone_reported_and_removed(
         ]
     finally:
         await servers.aclose()
+
+
+def test_a_failure_line_never_shows_url_credentials_or_header_values() -> None:
+    from acp_sidecar.mcp.errors import describe_failure
+
+    config = HttpServerConfig(
+        name="h",
+        url="http://user:pw@h.example/mcp?token=abc",
+        headers=(("Authorization", "Bearer s3cret"),),
+    )
+    error = RuntimeError("POST http://user:pw@h.example/mcp?token=abc failed, sent Bearer s3cret")
+    line = describe_failure(error, config)
+    assert line == "RuntimeError: POST http://h.example/mcp failed, sent ***"
