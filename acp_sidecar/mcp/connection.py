@@ -33,7 +33,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any, Final, TypeAlias
+from typing import Any, BinaryIO, Final, TypeAlias
 
 import anyio
 import httpx2
@@ -345,7 +345,8 @@ class McpConnection:
         read_fd, write_fd = os.pipe()
         pipe = os.fstat(write_fd).st_ino
         errlog = os.fdopen(write_fd, "w")
-        reader = asyncio.create_task(_log_stderr(self.name, read_fd))
+        errpipe = os.fdopen(read_fd, "rb", buffering=0)
+        reader = asyncio.create_task(_log_stderr(self.name, errpipe))
         unwatch: Callable[[], None] = _nothing
         try:
             async with stdio_client(params, errlog=errlog) as (read, write):
@@ -363,6 +364,7 @@ class McpConnection:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(reader), 0.5)
             reader.cancel()
+            errpipe.close()  # in case the reader never got to own it
 
     @asynccontextmanager
     async def _http(self, config: HttpServerConfig) -> AsyncIterator[Any]:
@@ -378,13 +380,11 @@ class McpConnection:
             yield WatchedReadStream(read, self._ended), write
 
 
-async def _log_stderr(server: str, fd: int) -> None:
+async def _log_stderr(server: str, pipe: BinaryIO) -> None:
     """Logs each line the server writes to its stderr, until EOF."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
-    )
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
     pending = b""
     try:
         while chunk := await reader.read(65536):

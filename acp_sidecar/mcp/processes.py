@@ -34,20 +34,46 @@ POLL_S: Final = 0.01
 def child_with_stderr(pipe_inode: int) -> int | None:
     """The pid of this process's child whose fd 2 is the pipe with that inode, if any."""
     target = f"pipe:[{pipe_inode}]"
-    try:
-        tasks = list(Path("/proc/self/task").iterdir())
-    except OSError:
-        return None
-    for task in tasks:
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for pid in children:
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{pid}/fd/2") == target:
-                    return int(pid)
+    for pid in _children():
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/2") == target:
+                return pid
     return None
+
+
+def _children() -> list[int]:
+    """This process's children (from the kernel's list where it has one)."""
+    try:
+        return children_from_tasks()
+    except OSError:
+        return children_from_stat()
+
+
+def children_from_tasks() -> list[int]:
+    """This process's children, from ``/proc/self/task/*/children`` (raises OSError when
+    the kernel does not provide it)."""
+    return [
+        int(pid)
+        for task in Path("/proc/self/task").iterdir()
+        for pid in (task / "children").read_text().split()
+    ]
+
+
+def children_from_stat() -> list[int]:
+    """This process's children, found by each process's parent in ``/proc/*/stat``."""
+    me = str(os.getpid())
+    children: list[int] = []
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            with contextlib.suppress(OSError, IndexError):
+                if entry.isdigit() and _stat_fields(int(entry))[1] == me:
+                    children.append(int(entry))
+    return children
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """``/proc/<pid>/stat`` after the command: state, parent, group, session, ..."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
 def watch_exit(pid: int, pipe_inode: int, on_exit: Callable[[], None]) -> Callable[[], None]:
@@ -98,11 +124,9 @@ def group_members(pgid: int) -> list[int]:
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
+            fields = _stat_fields(int(entry))
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[1].split()
-        # fields[0] is the state, fields[2] the process group.
         if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
             members.append(int(entry))
     return members

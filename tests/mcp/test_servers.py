@@ -223,3 +223,37 @@ async def test_a_server_that_ignores_eof_and_sigterm_is_killed_with_its_group(
     assert gone(leader) and gone(grandchild)
     assert group_members(leader) == []
     assert time.monotonic() - began < 7  # the SDK's grace (2 s), SIGTERM (2 s), then SIGKILL
+
+
+async def test_starting_and_stopping_leaks_no_file_descriptor(problems: Problems) -> None:
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    configs = [
+        peer("ok", "serve"),
+        peer("exits", "exit"),
+        StdioServerConfig(name="missing", command="/nonexistent"),
+    ]
+    servers = await McpServers.start(
+        configs, hooks=HOOKS, on_problem=problems
+    )  # warms up lazy loop resources
+    await servers.aclose()
+    before = open_fds()
+    for _ in range(3):
+        servers = await McpServers.start(configs, hooks=HOOKS, on_problem=problems)
+        await servers.connections["ok"].call_tool("complain", {"text": "x"})
+        await servers.aclose()
+    await asyncio.sleep(0.1)
+    assert open_fds() == before
+
+
+async def test_both_ways_of_finding_our_children_agree() -> None:
+    from acp_sidecar.mcp.processes import children_from_stat, children_from_tasks
+
+    child = await asyncio.create_subprocess_exec("sleep", "30")
+    try:
+        assert child.pid in children_from_tasks()
+        assert sorted(children_from_tasks()) == sorted(children_from_stat())
+    finally:
+        child.kill()
+        await child.wait()
