@@ -274,11 +274,12 @@ class SessionLog:
             except RecordDecodeError as exc:
                 damaged = (number, str(exc))
                 continue
-            if isinstance(record, HeaderRecord):
+            # Records are exact classes (no subclass to miss): ``type() is`` tests are cheaper.
+            if type(record) is HeaderRecord:
                 logger.warning("session log %s line %d: skipped a second header", path, number)
                 continue
-            if isinstance(record, ToolCallRecord | ToolResultRecord):
-                seen = calls if isinstance(record, ToolCallRecord) else answered
+            if type(record) is ToolCallRecord or type(record) is ToolResultRecord:
+                seen = calls if type(record) is ToolCallRecord else answered
                 if record.call_id in seen:
                     logger.warning(
                         "session log %s line %d: skipped a repeated %s of call %r",
