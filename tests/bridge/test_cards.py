@@ -264,3 +264,18 @@ def test_relative_title_replaces_each_in_workspace_path_longest_first(
         if shown != path:
             expected = expected.replace(path, shown)
     assert relative_title(text, paths, CWD) == expected
+
+
+@pytest.mark.parametrize("view", ["generic_minimal", "terminal", "diff"])
+def test_raw_input_goes_on_the_wire_as_the_thawed_arguments_would(view: str) -> None:
+    from acp_sidecar.server.messages import encode_message
+    from acp_sidecar.tools.json_values import freeze_json, thaw
+
+    arguments = freeze_json({"paths": ["a.py", {"deep": [1, 2.5, None]}], "odd": "\udce9 é"})
+    ctx = CardContext(CWD, terminal_output=True)
+    start = call_start("c", CALLS[view], ctx, arguments)
+    assert start.raw_input is arguments  # shared, not copied: it is frozen
+    sent = encode_message({"params": to_wire(start)})
+    thawed = call_start("c", CALLS[view], ctx, thaw(arguments))
+    assert sent == encode_message({"params": to_wire(thawed)})
+    assert json.loads(sent)["params"]["rawInput"] == thaw(arguments)
