@@ -53,7 +53,7 @@ from acp_sidecar.tools.content import (
     TextContent,
     TextResource,
 )
-from acp_sidecar.tools.json_values import FrozenJson, thaw
+from acp_sidecar.tools.json_values import FrozenJson
 from acp_sidecar.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -156,6 +156,8 @@ def call_start(
 
     Every card carries the call's input as ``rawInput``: a generic view's own ``raw_input``
     when it gives one, else ``arguments`` (the call's arguments as the tool received them).
+    Both are deep-frozen JSON and go on the card as they are, not copied: the wire encodes a
+    frozen object and array as any other.
     """
     match view:
         case GenericCallView():
@@ -167,7 +169,7 @@ def call_start(
                 status="pending",
                 content=_content(view.content) or None,
                 locations=_locations(view.locations, ctx) or None,
-                raw_input=thaw(arguments if view.raw_input is None else view.raw_input),
+                raw_input=arguments if view.raw_input is None else view.raw_input,
             )
         case DiffCallView():
             locations = view.locations or tuple(FileLocation(d.path) for d in view.diffs)
@@ -179,7 +181,7 @@ def call_start(
                 status="pending",
                 content=_diffs(view.diffs, ctx),
                 locations=_locations(locations, ctx),
-                raw_input=thaw(arguments),
+                raw_input=arguments,
             )
         case TerminalCallView():
             content: list[ToolCallContent] = []
@@ -197,7 +199,7 @@ def call_start(
                 kind="execute",
                 status="pending",
                 content=content or None,
-                raw_input=thaw(arguments),
+                raw_input=arguments,
                 meta=meta,
             )
         case _:

@@ -7,6 +7,7 @@ pure function — the same view and context always give the same update, live or
 from __future__ import annotations
 
 import os
+import posixpath
 
 import attrs
 
@@ -21,9 +22,27 @@ class CardContext:
     """The client advertised ``clientCapabilities._meta.terminal_output: true``."""
 
 
+_POSIX = os.path is posixpath
+
+
 def absolute(path: str, cwd: str) -> str:
-    """``path`` made absolute against ``cwd`` and normalised (the wire carries these)."""
-    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    """``path`` made absolute against ``cwd`` and normalised (the wire carries these).
+
+    Exactly ``normpath`` of ``path`` joined to ``cwd``; an absolute path with no ``//``, no
+    ``/.`` and no trailing ``/`` is one ``normpath`` would return unchanged, so it is
+    returned without the call (most paths of a replayed session are such).
+    """
+    if not _POSIX:
+        return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    if path[:1] == "/":
+        full = path
+    elif not cwd or cwd[-1] == "/":  # posixpath.join of two str, inlined
+        full = cwd + path
+    else:
+        full = cwd + "/" + path
+    if full[:1] == "/" and full[-1] != "/" and "//" not in full and "/." not in full:
+        return full
+    return posixpath.normpath(full)
 
 
 def shown_path(path: str, cwd: str) -> str:
@@ -45,6 +64,8 @@ def shown_path(path: str, cwd: str) -> str:
 def relative_title(title: str, paths: list[str], cwd: str) -> str:
     """``title`` with each absolute in-workspace path in ``paths`` shown relative to ``cwd``."""
     for path in sorted({absolute(p, cwd) for p in paths}, key=len, reverse=True):
+        if path not in title:
+            continue  # nothing to replace (most titles already show their paths relative)
         shown = shown_path(path, cwd)
         if shown != path:
             title = title.replace(path, shown)

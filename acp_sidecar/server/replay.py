@@ -70,7 +70,16 @@ def replay_updates(
         open_calls.clear()
 
     for record in records:
-        match record:
+        match record:  # the commonest records first: a case costs a class test
+            case ToolCallRecord(call_id=call_id):
+                start, view = translate_call(lookup, record, ctx)
+                open_calls[call_id] = (record, view)
+                yield start
+            case ToolResultRecord(result=result):
+                opened = open_calls.pop(result.call_id, None)
+                if opened is not None:
+                    call, view = opened
+                    yield translate_result(lookup, call, view, result, ctx)
             case UserMessageRecord(content=content):
                 for block in content:
                     try:
@@ -84,15 +93,6 @@ def replay_updates(
                 yield AgentThoughtChunk(content=TextContentBlock(text=text))
             case GapRecord(reason=reason):
                 yield AgentMessageChunk(content=TextContentBlock(text=gap_text(reason)))
-            case ToolCallRecord(call_id=call_id):
-                start, view = translate_call(lookup, record, ctx)
-                open_calls[call_id] = (record, view)
-                yield start
-            case ToolResultRecord(result=result):
-                opened = open_calls.pop(result.call_id, None)
-                if opened is not None:
-                    call, view = opened
-                    yield translate_result(lookup, call, view, result, ctx)
             case ModeChangeRecord(mode=changed):
                 mode = known_mode(changed)
             case TurnEndRecord():

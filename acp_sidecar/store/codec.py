@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from json.scanner import make_scanner
 from typing import Any, Final, NoReturn, assert_never
 
 from acp_sidecar.store.records import (
@@ -124,20 +125,27 @@ def encode_record(record: Record) -> bytes:
     return (_ENCODER.encode(_record_json(record)) + "\n").encode("ascii")
 
 
+_new_frozen_dict: Final = FrozenDict.__new__
+_fill: Final = dict.update
+
+
 def freeze_parsed(value: Any) -> FrozenJson:
     """A deep-frozen copy of a value fresh from :mod:`json` (already lossless JSON).
 
     Cheaper than :func:`~acp_sidecar.tools.json_values.freeze_json`, which must first check
-    arbitrary Python values; objects with only scalar members are frozen in one copy.
+    arbitrary Python values; objects with only scalar members are frozen in one copy, made
+    the way :meth:`~acp_sidecar.tools.json_values.FrozenDict.from_frozen` makes it (inlined:
+    this runs for every object of a log that is loaded).
     """
     kind = type(value)
     if kind is dict:
         for item in value.values():
             if type(item) is dict or type(item) is list:
-                return FrozenDict.from_frozen(
-                    {key: freeze_parsed(item) for key, item in value.items()}
-                )
-        return FrozenDict.from_frozen(value)  # a fresh json parse: lossless by construction
+                value = {key: freeze_parsed(item) for key, item in value.items()}
+                break
+        frozen = _new_frozen_dict(FrozenDict)
+        _fill(frozen, value)  # a fresh json parse: lossless by construction
+        return frozen
     if kind is list:
         return tuple([freeze_parsed(item) for item in value])
     return value  # type: ignore[no-any-return]
@@ -226,6 +234,25 @@ def decode_record(data: object) -> Record:
     return decoder(data)
 
 
+_scan_once: Final = make_scanner(_DECODER)  # type: ignore[arg-type]  # any decoder is a context
+
+
+def _parse(text: str) -> Any:
+    """``text`` as one JSON value, exactly as ``_DECODER.decode`` reads it.
+
+    A line as the store writes it (one value first, then only its newline) is read by the
+    decoder's scanner directly, skipping ``decode``'s whitespace matching around the value;
+    anything else — and every error, so its message is the decoder's own — takes ``decode``.
+    """
+    try:
+        value, end = _scan_once(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return _DECODER.decode(text)
+    if end == len(text) or (end == len(text) - 1 and text[end] == "\n"):
+        return value
+    return _DECODER.decode(text)
+
+
 def decode_line(line: bytes) -> Record:
     """The record of one line (its newline may be present).
 
@@ -234,7 +261,7 @@ def decode_line(line: bytes) -> Record:
             :class:`RecordDecodeError`.
     """
     try:
-        data = _DECODER.decode(line.decode("utf-8"))
+        data = _parse(line.decode("utf-8"))
     except RecordDecodeError:
         raise
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError

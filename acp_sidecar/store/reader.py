@@ -9,7 +9,8 @@ Invariants:
   versions) when it is reached; the header's version is checked when the log is opened,
   before any record is handed out.
 - Memory is bounded by the longest line (plus the ids of the tool calls seen): the file is
-  read line by line, never whole.
+  read line by line, or in blocks of :data:`CHECK_BLOCK` bytes (twice the longest line at
+  most), never whole.
 - A log is opened without following a symbolic link (``O_NOFOLLOW``) and must be a regular
   file; when the session id is given, the header must name it. Otherwise
   :class:`SessionLogUnsafeError` — the store never reads (or appends to) a file elsewhere.
@@ -79,6 +80,27 @@ _CURRENT_PREFIX = b'{"v":%d,' % SCHEMA_VERSION
 _V_ESCAPED = b"\\u0076"
 """``v`` as a JSON escape: a key spelled so is ``"v"`` too. Looked for rather than any ``\\u``
 (every non-ASCII character in a log is one), and a longer needle is found faster."""
+CHECK_BLOCK = 1 << 16
+"""How many bytes :meth:`SessionLog.check_versions` reads at once (memory stays bounded by a
+block plus the longest line)."""
+
+
+def _lines_in_current_form(data: bytes, end: int) -> int | None:
+    """How many lines ``data[:end]`` (whole lines) holds, if every one is in this version's
+    own form: it begins with :data:`_CURRENT_PREFIX`, and the lines hold as many ``"v"`` as
+    there are lines and no :data:`_V_ESCAPED`; else ``None``. The byte searches run over the
+    whole block at once."""
+    find = data.find
+    starts = data.startswith
+    position = lines = 0
+    while position < end:
+        if not starts(_CURRENT_PREFIX, position):
+            return None
+        position = find(b"\n", position) + 1
+        lines += 1
+    if data.count(b'"v"', 0, end) != lines or find(_V_ESCAPED, 0, end) >= 0:
+        return None
+    return lines
 
 
 def open_regular(path: Path, flags: int) -> int:
@@ -168,8 +190,11 @@ class SessionLog:
         Lines in this version's own form are recognized by their bytes: ``{"v":1,`` first, the
         bytes ``"v"`` nowhere else (so no second ``"v"`` key, however spaced before its colon)
         and no ``\\u0076`` (the one escape that spells a ``v``: JSON has no other for it, and
-        its hex digits have no case). The check then costs one read of the file, not a second
-        decode; any other line is decoded. The log can be iterated afterwards.
+        its hex digits have no case). The log is read in blocks of :data:`CHECK_BLOCK` bytes
+        (a longer line whole) and a block's whole lines are recognized together, each search
+        running over the block at once: the check costs one read of the file, not a decode.
+        Only the lines of a block that holds anything else are looked at one by one, and only
+        those not in our form are decoded. The log can be iterated afterwards.
 
         Raises:
             UnsupportedVersionError: a record is from a newer schema version.
@@ -177,11 +202,32 @@ class SessionLog:
         if self._iterated:
             raise RuntimeError("check the versions before iterating the log")
         start = self._file.tell()
-        number = 1
-        for line in self._file:
+        read, seek = self._file.read, self._file.seek
+        number = 1  # the lines before this block (the header's included)
+        size = CHECK_BLOCK
+        while block := read(size):
+            end = block.rfind(b"\n") + 1  # the block's whole lines end here
+            if end == 0:
+                if len(block) < size:
+                    break  # no newline before the end: a torn tail, dropped when iterating
+                seek(-len(block), os.SEEK_CUR)
+                size *= 2  # a line longer than a block: read it whole
+                continue
+            size = CHECK_BLOCK
+            if end < len(block):
+                seek(end - len(block), os.SEEK_CUR)  # the line begun here starts the next block
+            lines = _lines_in_current_form(block, end)
+            if lines is None:
+                lines = self._check_lines(block[:end], number)
+            number += lines
+        seek(start)
+
+    def _check_lines(self, lines: bytes, number: int) -> int:
+        """:meth:`check_versions` for each of ``lines`` (whole lines, after line ``number``);
+        returns how many there were."""
+        pieces = lines.split(b"\n")[:-1]
+        for line in pieces:
             number += 1
-            if not line.endswith(b"\n"):
-                continue  # a torn tail: dropped when iterating
             if (
                 line.startswith(_CURRENT_PREFIX)
                 and line.count(b'"v"') == 1
@@ -196,7 +242,7 @@ class SessionLog:
                 ) from None
             except RecordDecodeError:
                 continue  # damage: skipped when iterating
-        self._file.seek(start)
+        return len(pieces)
 
     def __iter__(self) -> Iterator[Record]:
         """The records after the header, in order (see the module invariants)."""
@@ -228,11 +274,12 @@ class SessionLog:
             except RecordDecodeError as exc:
                 damaged = (number, str(exc))
                 continue
-            if isinstance(record, HeaderRecord):
+            # Records are exact classes (no subclass to miss): ``type() is`` tests are cheaper.
+            if type(record) is HeaderRecord:
                 logger.warning("session log %s line %d: skipped a second header", path, number)
                 continue
-            if isinstance(record, ToolCallRecord | ToolResultRecord):
-                seen = calls if isinstance(record, ToolCallRecord) else answered
+            if type(record) is ToolCallRecord or type(record) is ToolResultRecord:
+                seen = calls if type(record) is ToolCallRecord else answered
                 if record.call_id in seen:
                     logger.warning(
                         "session log %s line %d: skipped a repeated %s of call %r",

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from acp_sidecar.bridge.cards import (
     call_start,
@@ -21,7 +23,7 @@ from acp_sidecar.bridge.cards import (
     status_update,
     text_progress,
 )
-from acp_sidecar.bridge.context import CardContext, relative_title, shown_path
+from acp_sidecar.bridge.context import CardContext, absolute, relative_title, shown_path
 from acp_sidecar.protocol import SessionNotification, to_wire
 from acp_sidecar.tools import (
     DiffCallView,
@@ -235,3 +237,45 @@ def test_paths_in_titles_are_shown_relative_inside_the_workspace() -> None:
 )
 def test_a_path_is_shown_as_relpath_would_show_it(path: str, cwd: str, shown: str) -> None:
     assert shown_path(path, cwd) == shown
+
+
+PATH_PARTS = st.text(alphabet="/.ab", max_size=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(path=PATH_PARTS, cwd=PATH_PARTS)
+def test_absolute_is_normpath_of_the_joined_path(path: str, cwd: str) -> None:
+    joined = path if os.path.isabs(path) else os.path.join(cwd, path)
+    assert absolute(path, cwd) == os.path.normpath(joined)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    title=st.lists(st.sampled_from(["Edit ", "/", "work", "project", "a", ".", " and ", "b.py"])),
+    paths=st.lists(PATH_PARTS.map(lambda p: "/work/project/" + p), max_size=3),
+)
+def test_relative_title_replaces_each_in_workspace_path_longest_first(
+    title: list[str], paths: list[str]
+) -> None:
+    text = "".join(title)
+    expected = text
+    for path in sorted({os.path.normpath(p) for p in paths}, key=len, reverse=True):
+        shown = shown_path(path, CWD)
+        if shown != path:
+            expected = expected.replace(path, shown)
+    assert relative_title(text, paths, CWD) == expected
+
+
+@pytest.mark.parametrize("view", ["generic_minimal", "terminal", "diff"])
+def test_raw_input_goes_on_the_wire_as_the_thawed_arguments_would(view: str) -> None:
+    from acp_sidecar.server.messages import encode_message
+    from acp_sidecar.tools.json_values import freeze_json, thaw
+
+    arguments = freeze_json({"paths": ["a.py", {"deep": [1, 2.5, None]}], "odd": "\udce9 é"})
+    ctx = CardContext(CWD, terminal_output=True)
+    start = call_start("c", CALLS[view], ctx, arguments)
+    assert start.raw_input is arguments  # shared, not copied: it is frozen
+    sent = encode_message({"params": to_wire(start)})
+    thawed = call_start("c", CALLS[view], ctx, thaw(arguments))
+    assert sent == encode_message({"params": to_wire(thawed)})
+    assert json.loads(sent)["params"]["rawInput"] == thaw(arguments)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,7 +33,7 @@ from acp_sidecar.store.codec import (
     decode_line,
     encode_record,
 )
-from acp_sidecar.tools.json_values import freeze_json
+from acp_sidecar.tools.json_values import FrozenDict, freeze_json
 from tests.store.samples import CREATED, CWD, failed_result, ok_result
 
 HEADER = HeaderRecord(session_id="s1", cwd=CWD, created_at=CREATED, mode="default")
@@ -146,6 +147,38 @@ def test_damaged_lines_are_decode_errors(line: bytes, reason: str) -> None:
         decode_line(line)
 
 
+MODE = b'{"v":1,"type":"mode_change","mode":"m"}'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        MODE + b"\n",
+        MODE,
+        b" \t" + MODE + b"\n",
+        MODE + b" \r\n",
+        MODE + b"\n\n",
+        MODE + b'{"v":2}\n',
+        MODE + b" x\n",
+        MODE + b"\x0b\n",
+        MODE + b"\n" + MODE + b"\n",
+        b"\n",
+        b"",
+        b'{"v":1,"type":"mode_change","mode":"m","x":NaN}\n',
+        b'{"v":1,"type":"mode_change","mode":"m","x":' + b"[" * 100_000 + b"\n",
+        b'{"v":1,"type":"mode_change","mode":"m","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+    ],
+)
+def test_a_line_is_json_exactly_as_json_loads_reads_it(line: bytes) -> None:
+    try:
+        json.loads(line, parse_constant=lambda name: 1 / 0)
+    except (ValueError, ZeroDivisionError, RecursionError):
+        with pytest.raises(RecordDecodeError, match=r"not JSON|not a JSON number"):
+            decode_line(line)
+    else:
+        assert decode_line(line) == ModeChangeRecord(mode="m")
+
+
 def test_a_newer_version_is_not_damage() -> None:
     with pytest.raises(NewerVersion) as caught:
         decode_line(b'{"v": 2, "type": "whatever"}\n')
@@ -189,6 +222,29 @@ def test_any_json_payload_round_trips(arguments: object, name: str, text: str) -
     assert decode_line(encode_record(call)) == call
     message = AgentMessageRecord(text=text)
     assert decode_line(encode_record(message)) == message
+
+
+def _deep_frozen(value: object) -> bool:
+    if type(value) is FrozenDict:
+        return all(type(key) is str and _deep_frozen(item) for key, item in value.items())
+    if type(value) is tuple:
+        return all(_deep_frozen(item) for item in value)
+    return type(value) in (type(None), bool, int, float, str)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arguments=json_values, meta=json_values)
+def test_decoded_payloads_are_deep_frozen(arguments: object, meta: object) -> None:
+    call = ToolCallRecord(call_id="c", name="n", arguments=freeze_json(arguments))
+    decoded = decode_line(encode_record(call))
+    assert isinstance(decoded, ToolCallRecord) and _deep_frozen(decoded.arguments)
+    result = ToolResultRecord(result=attrs.evolve(ok_result(), meta=meta, additional_context=meta))
+    back = decode_line(encode_record(result))
+    assert isinstance(back, ToolResultRecord) and back == result
+    assert _deep_frozen(back.result.meta) and _deep_frozen(back.result.additional_context)
+    prompt = UserMessageRecord(content=freeze_json([{"type": "text", "x": arguments}]))  # type: ignore[arg-type]
+    again = decode_line(encode_record(prompt))
+    assert isinstance(again, UserMessageRecord) and _deep_frozen(again.content)
 
 
 def test_session_log_requires_a_file(tmp_path: Path) -> None:
