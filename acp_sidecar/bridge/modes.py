@@ -37,10 +37,35 @@ def mode_state(current: ModeId) -> SessionModeState:
     return SessionModeState(current_mode_id=current, available_modes=list(MODES))
 
 
+@attrs.frozen
+class DeclaredRisk:
+    """What a tool declared about itself when the user was asked about it."""
+
+    may_change: bool
+    """It is not declared read-only."""
+    open_world: bool
+    """It declared that it reaches outside the machine."""
+
+
+Remembered: TypeAlias = tuple[str, DeclaredRisk | None]
+"""What an "always" answer is about: a tool's name and the risk it declared when the user
+answered (``None`` when the call was asked about without the mode policy judging it)."""
+
+
 @attrs.define
 class SessionPolicy:
-    """A session's mutable permission state: its mode and the "always" answers per tool."""
+    """A session's mutable permission state: its mode and the "always" answers per tool.
+
+    An answer is remembered for a tool's name *and the risk it declared* when the user
+    answered, so it cannot survive the tool's definition changing under the same name: an
+    MCP server that re-lists a tool once read-only as one that may change things (or that now
+    reaches outside the machine) is asked about again. This is chosen over forgetting a
+    server's answers whenever it re-lists its tools because it is local to the policy (no
+    re-listing path can forget to clear) and a re-listing that leaves a tool as it was keeps
+    the user's answer about it.
+    """
 
     mode: ModeId = DEFAULT_MODE
-    always: dict[str, bool] = attrs.field(factory=dict)
-    """Tool name → allowed (``True``) or rejected (``False``) for the rest of the session."""
+    always: dict[Remembered, bool] = attrs.field(factory=dict)
+    """(tool name, declared risk) → allowed (``True``) or rejected (``False``) for the rest of
+    the session."""

@@ -14,7 +14,9 @@ Invariants:
   the tool's call-time preview when it has one (the real old text of a file about to be
   overwritten), else the pending card. The preview is also sent to the card itself first, so
   a client that draws cards from updates alone shows the same. "Always" is remembered for
-  that session and tool. A ``cancelled`` outcome cancels the turn, and the call ends
+  that session, tool name and the risk the tool declared when asked (see
+  :class:`~acp_sidecar.bridge.modes.SessionPolicy`): a tool re-declared under the same name
+  is asked about again. A ``cancelled`` outcome cancels the turn, and the call ends
   cancelled before permission was given, as when the turn is cancelled during the dialog.
 - A session's calls carry a :class:`CallScope` as their execution ``context``: it is the
   tools' :class:`~acp_sidecar.tools.context.ToolContext` and the session's
@@ -29,6 +31,7 @@ Invariants:
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Final, Protocol, assert_never
 
@@ -36,7 +39,7 @@ import attrs
 
 from acp_sidecar.bridge.cards import call_start, status_update
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.bridge.modes import SessionPolicy
+from acp_sidecar.bridge.modes import DeclaredRisk, SessionPolicy
 from acp_sidecar.protocol import (
     CancelledPermissionOutcome,
     PermissionOption,
@@ -106,6 +109,11 @@ class CallScope:
     """The editor's files, when the client offers ``fs/*``."""
     pending: dict[str, tuple[ToolCallStart, ToolCallView]] = attrs.field(factory=dict)
     """Open cards by call id (the permission dialog shows them)."""
+    declared: weakref.WeakKeyDictionary[ToolExecution, DeclaredRisk] = attrs.field(
+        factory=weakref.WeakKeyDictionary
+    )
+    """The risk each call's tool declared when the mode policy judged it (what an "always"
+    answer about the call is remembered with); gone with the call."""
 
     @property
     def cwd(self) -> str:
@@ -157,11 +165,11 @@ def mode_policy(lookup: Callable[[str], ToolDefinition | None]) -> PreExecuteLis
         if permissions is None or isinstance(decision, Deny):
             return decision
         definition = lookup(execution.name)
+        risk = DeclaredRisk(may_change_things(definition), reaches_open_world(definition))
+        if isinstance(permissions, CallScope):
+            permissions.declared[execution] = risk
         return permissions.judge(
-            execution.name,
-            may_change_things(definition),
-            decision,
-            open_world=reaches_open_world(definition),
+            execution.name, risk.may_change, decision, open_world=risk.open_world
         )
 
     return apply_mode
@@ -262,8 +270,12 @@ def permission_request(
 async def ask_the_editor(
     scope: CallScope, execution: ToolExecution, ask: Ask
 ) -> PermissionDecision:
-    """A session's answer to an ``Ask``: remembered answers first, then the dialog."""
-    remembered = scope.policy.always.get(execution.name)
+    """A session's answer to an ``Ask``: remembered answers first, then the dialog.
+
+    Answers are remembered for the tool's name and the risk it declared when the mode policy
+    judged this call (see :class:`~acp_sidecar.bridge.modes.SessionPolicy`)."""
+    key = (execution.name, scope.declared.get(execution))
+    remembered = scope.policy.always.get(key)
     if remembered is not None:
         return Allow() if remembered else Deny("the user always rejects this tool")
     call_id = execution.call_id
@@ -281,10 +293,10 @@ async def ask_the_editor(
             if option == ALLOW_ONCE:
                 return Allow()
             if option == ALLOW_ALWAYS:
-                scope.policy.always[execution.name] = True
+                scope.policy.always[key] = True
                 return Allow()
             if option == REJECT_ALWAYS:
-                scope.policy.always[execution.name] = False
+                scope.policy.always[key] = False
                 return Deny("the user rejected it (always)")
             if option == REJECT_ONCE:
                 return Deny("the user rejected it")

@@ -31,9 +31,9 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any, BinaryIO, Final, TypeAlias
+from typing import Any, BinaryIO, Final
 
 import anyio
 import httpx2
@@ -46,6 +46,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from acp_sidecar.mcp.callbacks import ProgressCallback
 from acp_sidecar.mcp.client_side import ClientCallbacks, ClientSideHooks
 from acp_sidecar.mcp.config import (
     HttpServerConfig,
@@ -67,9 +68,6 @@ from acp_sidecar.mcp.streams import WatchedReadStream
 logger = logging.getLogger(__name__)
 stderr_log: Final = logging.getLogger("acp_sidecar.mcp.stderr")
 """Where the lines a stdio server writes to its stderr go (``[server] line``)."""
-
-ProgressCallback: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None]]
-"""Receives a call's progress notifications: (progress, total, message)."""
 
 BASE_VARIABLES: Final = (
     "PATH",

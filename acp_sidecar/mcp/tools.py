@@ -1,28 +1,41 @@
 """An MCP server's tools as tool definitions: names, schemas, declarations, cards, execute.
 
 Invariants:
-- A tool is named ``mcp__<server>__<tool>``, sanitized to the registry's name pattern
-  (``[A-Za-z0-9_-]{1,64}``: every other character becomes ``_``; a name too long keeps its
-  start and ends with a hash of the whole, so the same server and tool get the same name in
-  every session and a stored call finds its tool again). Names are unique against ``taken``
-  and each other (a clash gets ``_2``, ``_3``… in listing order).
+- A tool's name is a pure function of (server, tool), never of the listing order or of what
+  else is registered: ``mcp__<server>__<tool>`` when that is already in the registry's
+  pattern (``[A-Za-z0-9_-]{1,64}``) and reads back unambiguously (the server name has no
+  ``__`` and does not end with ``_``; the name does not end like a hashed one); otherwise the
+  sanitized form (every other character becomes ``_``), cut to fit, ending with ``_`` and
+  :data:`HASH_CHARS` hex digits of a hash of the raw server and tool names (joined by NUL).
+  So the same server and tool get the same name in every session (a stored call finds its
+  tool again, a remembered answer stays with its tool) and two different tools never share
+  one except by a hash collision. A name that still clashes (taken by another tool, or shared
+  by tools of this listing) leaves the tool(s) out with a warning; nothing is ever renamed by
+  order.
 - Its ``inputSchema`` is used only when it is a lossless-JSON object schema (``type:
-  object``), the registry's own check; any other tool is left out with a warning, never
-  registered half-checked.
+  object``, the registry's own check), a valid JSON Schema (draft 2020-12 meta-schema,
+  formats such as ``regex`` checked) whose ``$ref`` values are all local and resolve; any
+  other tool is left out with a warning naming it and why, never registered half-checked.
 - Risk is declared from the annotations and never guessed from a missing one:
-  ``readOnlyHint: true`` → ``read_only``; ``openWorldHint`` absent or ``true`` →
-  ``open_world`` (the MCP default is open world). So a read-only tool that says
-  ``openWorldHint: false`` runs without asking in ``ask`` mode; a read-only one that reaches
-  the open world is asked for; any other tool may change things.
+  ``readOnlyHint: true`` (and not contradicted by ``destructiveHint: true``) → ``read_only``;
+  ``openWorldHint`` absent or ``true`` → ``open_world`` (the MCP default is open world). The
+  SDK parses hints leniently (``"yes"``, ``1`` become ``True``) and keeps no raw value, so a
+  hint is read as the SDK gives it. So a read-only tool that says ``openWorldHint: false``
+  runs without asking in ``ask`` mode; a read-only one that reaches the open world is asked
+  for; any other tool may change things.
 - The card is generic and pure (a function of the arguments alone): the tool's title
   (``title``, else ``annotations.title``, else its name) and a short form of the arguments;
   kind ``read`` for a read-only closed-world tool, ``fetch`` for a read-only open-world one,
-  ``other`` otherwise. The result card shows the result's content as it is.
+  ``other`` otherwise; the title is one line of at most :data:`TITLE_MAX` characters (and
+  the arguments' short form). Progress messages are one line of at most
+  :data:`PROGRESS_MESSAGE_MAX`. The result card shows the result's content as it is.
 - ``execute`` passes the arguments (a JSON object) to ``source.call_tool``, MCP progress to
   ``execution.report_progress``, and the execution's cancel signal to the call: the call's
   task is cancelled at once (the SDK then sends ``notifications/cancelled``) and the call
-  ends :class:`~acp_sidecar.tools.errors.ToolCancelledError`. A gone server, a JSON-RPC
-  error and an ``isError`` result each end as an error result with a clear message.
+  ends :class:`~acp_sidecar.tools.errors.ToolCancelledError`. Cancelling the calling task
+  cancels the call and propagates. A call cancelled by neither (the connection ended its
+  requests: the server is going away) is a gone server. A gone server, a JSON-RPC error and
+  an ``isError`` result each end as an error result with a clear message.
 """
 
 from __future__ import annotations
@@ -33,32 +46,41 @@ import json
 import logging
 import math
 import re
-from collections.abc import Awaitable, Callable, Collection
-from typing import Any, ClassVar, Final, Protocol, TypeAlias
+from collections import Counter
+from collections.abc import Callable, Collection
+from typing import Any, ClassVar, Final, Protocol
 
 import mcp.types
 
+from acp_sidecar.mcp.callbacks import ProgressCallback
 from acp_sidecar.mcp.errors import McpCallError, McpServerGone
 from acp_sidecar.mcp.results import error_text, result_content
+from acp_sidecar.mcp.schemas import usable_schema
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.definition import ToolDefinition, ToolReturn
 from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError, ToolError
 from acp_sidecar.tools.execution import ToolExecution
-from acp_sidecar.tools.json_values import FrozenDict, JsonValueError, freeze_json, thaw
+from acp_sidecar.tools.json_values import FrozenDict, thaw
 from acp_sidecar.tools.presentation import GenericCallView, ToolCallKind, ToolCallView
 
 logger = logging.getLogger(__name__)
 
-ProgressCallback: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None]]
-"""``(progress, total, message)`` of one MCP progress notification (as the connection's)."""
-
 PREFIX: Final = "mcp__"
 MAX_NAME: Final = 64
 """The registry's longest tool name."""
+HASH_CHARS: Final = 10
+"""Hex digits of the hash a sanitized, long or ambiguous name ends with."""
+TITLE_MAX: Final = 80
+"""The longest tool title a card shows, in characters."""
 TITLE_ARGUMENTS_MAX: Final = 60
 """The longest short form of the arguments a card's title gets, in characters."""
+PROGRESS_MESSAGE_MAX: Final = 200
+"""The longest progress message a card shows, in characters."""
+SHOWN_MAX: Final = 80
+"""The longest tool name a warning quotes, in characters."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_HASHED = re.compile(rf"_[0-9a-f]{{{HASH_CHARS}}}\Z")
 
 
 class ToolSource(Protocol):
@@ -97,18 +119,28 @@ class McpToolError(ToolError):
     code: ClassVar[str] = "MCP_TOOL_ERROR"
 
 
-def tool_name(server: str, tool: str, taken: Collection[str]) -> str:
-    """The registry name of ``server``'s ``tool``, unique against ``taken`` (see the module)."""
-    base = _UNSAFE.sub("_", f"{PREFIX}{server}__{tool}")
-    if len(base) > MAX_NAME:
-        digest = hashlib.sha256(f"{server}\0{tool}".encode("utf-8", "surrogatepass"))
-        base = f"{base[: MAX_NAME - 9]}_{digest.hexdigest()[:8]}"
-    name, number = base, 1
-    while name in taken:
-        number += 1
-        suffix = f"_{number}"
-        name = base[: MAX_NAME - len(suffix)] + suffix
-    return name
+def tool_name(server: str, tool: str) -> str:
+    """The registry name of ``server``'s ``tool``: a pure function of the two (see the
+    module)."""
+    raw = f"{PREFIX}{server}__{tool}"
+    plain = (
+        len(raw) <= MAX_NAME
+        and not _UNSAFE.search(raw)
+        and "__" not in server
+        and not server.endswith("_")
+        and not _HASHED.search(raw)
+    )
+    if plain:
+        return raw
+    digest = hashlib.sha256(f"{server}\0{tool}".encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{_UNSAFE.sub('_', raw)[: MAX_NAME - HASH_CHARS - 1]}_{digest[:HASH_CHARS]}"
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` as one line (runs of whitespace become one space) of at most ``limit``
+    characters (a cut one ends with ``…``)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def display_title(tool: mcp.types.Tool) -> str:
@@ -122,8 +154,13 @@ def display_title(tool: mcp.types.Tool) -> str:
 
 def declared_risk(annotations: mcp.types.ToolAnnotations | None) -> tuple[bool, bool]:
     """``(read_only, open_world)`` as the annotations declare them; a missing hint is the
-    cautious value (not read-only; open world, the MCP default)."""
-    read_only = annotations is not None and annotations.read_only_hint is True
+    cautious value (not read-only; open world, the MCP default), and so are contradictory
+    ones (read-only but destructive: it may change things)."""
+    read_only = (
+        annotations is not None
+        and annotations.read_only_hint is True
+        and annotations.destructive_hint is not True
+    )
     open_world = annotations is None or annotations.open_world_hint is not False
     return read_only, open_world
 
@@ -164,43 +201,40 @@ def progress_text(progress: float, total: float | None, message: str | None) -> 
         return f"{value:g}" if math.isfinite(value) else str(value)
 
     count = number(progress) if total is None else f"{number(progress)}/{number(total)}"
-    return f"{count} — {message}" if message else count
-
-
-def _schema(tool: mcp.types.Tool) -> FrozenDict | str:
-    """The tool's input schema deep-frozen, or why it cannot be used."""
-    schema: object = tool.input_schema
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        return 'its inputSchema is not a JSON Schema object with "type": "object"'
-    try:
-        frozen = freeze_json(schema)
-    except JsonValueError as exc:
-        return "its inputSchema is not lossless JSON: " + "; ".join(
-            f"inputSchema{violation}" for violation in exc.violations
-        )
-    assert isinstance(frozen, FrozenDict)
-    return frozen
+    line = one_line(message or "", PROGRESS_MESSAGE_MAX)
+    return f"{count} — {line}" if line else count
 
 
 def mcp_tool_definitions(
     source: ToolSource, *, taken: Collection[str]
 ) -> tuple[tuple[ToolDefinition, ...], tuple[str, ...]]:
     """One :class:`ToolDefinition` per usable tool of ``source`` (see the module), and one
-    warning per tool left out. Never raises for a bad tool."""
-    used = set(taken)
-    definitions: list[ToolDefinition] = []
+    warning per tool left out. Never raises for a bad tool; which tools are kept, and their
+    names, do not depend on the order of the listing."""
+    usable: list[tuple[mcp.types.Tool, str, FrozenDict]] = []
     warnings: list[str] = []
+
+    def leave_out(tool: mcp.types.Tool, why: str) -> None:
+        warnings.append(
+            f"The MCP server {source.name!r} offers a tool "
+            f"{one_line(tool.name, SHOWN_MAX)!r} that cannot be used: {why}. It is left out."
+        )
+
     for tool in source.tools:
-        schema = _schema(tool)
+        schema = usable_schema(tool)
         if isinstance(schema, str):
-            warnings.append(
-                f"The MCP server {source.name!r} offers a tool {tool.name!r} that cannot be "
-                f"used: {schema}. It is left out."
-            )
-            continue
-        name = tool_name(source.name, tool.name, used)
-        used.add(name)
-        definitions.append(_definition(source, tool, name, schema))
+            leave_out(tool, schema)
+        else:
+            usable.append((tool, tool_name(source.name, tool.name), schema))
+    shared = Counter(name for _, name, _ in usable)
+    definitions: list[ToolDefinition] = []
+    for tool, name, schema in usable:
+        if name in taken:
+            leave_out(tool, f"its name {name} is already taken by another tool")
+        elif shared[name] > 1:
+            leave_out(tool, f"{shared[name]} of the server's tools would be named {name}")
+        else:
+            definitions.append(_definition(source, tool, name, schema))
     for warning in warnings:
         logger.warning("%s", warning)
     return tuple(definitions), tuple(warnings)
@@ -210,7 +244,7 @@ def _definition(
     source: ToolSource, tool: mcp.types.Tool, name: str, schema: FrozenDict
 ) -> ToolDefinition:
     read_only, open_world = declared_risk(tool.annotations)
-    title = " ".join(display_title(tool).split()) or name  # one line, never empty
+    title = one_line(display_title(tool), TITLE_MAX) or name  # one short line, never empty
     kind = card_kind(read_only, open_world)
     description = (tool.description or "").strip() or (
         f"The {tool.name} tool of the MCP server {source.name}."
@@ -254,10 +288,15 @@ async def call_tool(
         result = await task
     except asyncio.CancelledError:
         current = asyncio.current_task()
-        if signal is not None and signal.cancelled and not (current and current.cancelling()):
-            # The signal cancelled the call, not someone cancelling this task.
+        if current is not None and current.cancelling():
+            raise  # someone cancels this task: it must end cancelled
+        if signal is not None and signal.cancelled:
             raise ToolCancelledError(f"{execution.name} was cancelled: {signal.reason}") from None
-        raise
+        # Nobody here asked for it: the connection ended its requests (it is closing).
+        raise McpServerGoneError(
+            f"MCP server {source.name!r} ended the call without an answer (its connection "
+            "was closed). Its tools cannot be called until it is started again."
+        ) from None
     except McpServerGone as exc:
         # The connection's messages name the server and say what happened; add what it means.
         raise McpServerGoneError(

@@ -199,8 +199,9 @@ def content_from_json(data: object) -> ContentBlock:
                 return cls(data=fields["data"], mime_type=fields["mimeType"])
         if kind == "resource_link":
             fields = _fields(data, ("uri", "name"), ("title", "description", "mimeType", "size"))
+            # An absent size is left out, never written as null: a null is refused.
             size = None if fields is None else fields.get("size")
-            if fields is not None and (size is None or type(size) is int):
+            if fields is not None and ("size" not in fields or type(size) is int):
                 return ResourceLinkContent(
                     uri=fields["uri"],
                     name=fields["name"],

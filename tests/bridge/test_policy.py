@@ -205,3 +205,32 @@ async def test_a_plugin_deny_stands_even_in_auto_mode() -> None:
     reg.on_pre_execute(lambda execution, next_: Deny("plugin says no"), prepend=False)
     result = await run_call(reg, scope(Editor(), "auto"), "c1", "look", {})
     assert result.is_error
+
+
+async def test_an_always_answer_is_for_the_risk_the_tool_declared_when_asked() -> None:
+    def fetcher(read_only: bool) -> ToolRegistry:
+        reg = ToolRegistry()
+        reg.register(
+            define_tool(
+                name="fetch",
+                description="fetches",
+                parameters={"url": SchemaProp(type="string")},
+                execute=noop,
+                read_only=read_only,
+                open_world=True,
+            )
+        )
+        install_policy(reg)
+        return reg
+
+    editor = Editor("allow_always", "reject_once")
+    session = scope(editor)
+    before = fetcher(read_only=True)
+    assert not (await run_call(before, session, "c1", "fetch", {})).is_error
+    assert not (await run_call(before, session, "c2", "fetch", {})).is_error
+    assert len(editor.asked) == 1
+    # The same name, now declared to change things: the answer about the reader does not hold.
+    assert (await run_call(fetcher(read_only=False), session, "c3", "fetch", {})).is_error
+    assert len(editor.asked) == 2
+    assert not (await run_call(before, session, "c4", "fetch", {})).is_error
+    assert len(editor.asked) == 2

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 import mcp.types as m
 
-from acp_sidecar.mcp.tools import ProgressCallback
+from acp_sidecar.mcp.callbacks import ProgressCallback
 
 Handler = Callable[[str, dict[str, Any], ProgressCallback | None], Awaitable[m.CallToolResult]]
 

@@ -102,7 +102,7 @@ def test_text_past_the_cap_is_cut_with_a_note() -> None:
     left_out = len(big.encode()) + len(b"tail") - (shown - len(b"head "))
     assert note == TextContent(
         f"[The result was cut: {left_out:,} bytes of text not shown. One result carries at "
-        "most 256 KiB of text and 4 MiB of images, audio and binary data.]"
+        "most 256 KiB of text, 4 MiB of images, audio and binary data, and 100 blocks.]"
     )
 
 
@@ -122,7 +122,7 @@ def test_binary_blocks_that_do_not_fit_are_left_out_whole() -> None:
     )
     (note,) = blocks[2:]
     assert isinstance(note, TextContent)
-    assert "audio/wav audio, image/jpeg image not shown" in note.text
+    assert "cut: 1 image, 1 audio clip not shown" in note.text
 
 
 def test_nothing_cut_means_no_note() -> None:
@@ -137,8 +137,9 @@ def test_an_empty_text_block_is_kept() -> None:
 def test_an_embedded_text_resource_counts_as_text_and_is_cut() -> None:
     big = "x" * (MAX_TEXT_BYTES + 10)
     (resource, note) = cap_content([EmbeddedResourceContent(TextResource("file:///big", big))])
-    assert resource == EmbeddedResourceContent(TextResource("file:///big", "x" * MAX_TEXT_BYTES))
-    assert isinstance(note, TextContent) and "10 bytes of text" in note.text
+    room = MAX_TEXT_BYTES - len("file:///big")  # the URI counts against the budget too
+    assert resource == EmbeddedResourceContent(TextResource("file:///big", "x" * room))
+    assert isinstance(note, TextContent) and f"{10 + len('file:///big')} bytes of text" in note.text
 
 
 @pytest.mark.parametrize(

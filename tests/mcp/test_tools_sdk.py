@@ -20,7 +20,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.policy import CallScope, SessionPolicy, install_policy
 from acp_sidecar.bridge.runner import run_call
-from acp_sidecar.mcp.tools import ProgressCallback, mcp_tool_definitions
+from acp_sidecar.mcp.callbacks import ProgressCallback
+from acp_sidecar.mcp.tools import mcp_tool_definitions
 from acp_sidecar.tools import CancelSignal, ToolRegistry
 from tests.fakes import Editor
 

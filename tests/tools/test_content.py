@@ -110,6 +110,7 @@ def test_to_and_from_json_are_exact_inverses(block: ContentBlock) -> None:
         {"type": "resource_link", "uri": "u"},
         {"type": "resource_link", "uri": "u", "name": "n", "title": None},
         {"type": "resource_link", "uri": "u", "name": "n", "size": True},
+        {"type": "resource_link", "uri": "u", "name": "n", "size": None},
         {"type": "resource_link", "uri": "u", "name": "n", "size": 1.5},
         {"type": "resource_link", "uri": "u", "name": "n", "size": "1"},
         {"type": "resource_link", "uri": "u", "name": "n", "icons": []},
