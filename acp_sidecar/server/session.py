@@ -7,17 +7,15 @@ Invariants:
   raises; a driver that has not finished ``grace`` seconds later is stopped (task cancelled).
 - When the prompt request itself is cancelled (``$/cancel_request``, shutdown), the driver is
   signalled and given the same grace before the request answers.
-- A driver's first step runs in the prompt request's own task (in a copy of its context, as
-  a task of its own would); the driver gets a task only if that step suspends. Nothing can
-  cancel a step before it suspends, so the rules above hold either way (:func:`drive`).
+- Every step of a driver runs in the one task made for it (never in the request's task):
+  deadlines and task groups a driver enters bind to that task.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -147,50 +145,29 @@ class Session:
 async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:
     """Run ``driver`` on ``turn``, honouring the turn's signal as the module docstring says.
 
-    The driver's first step runs at once, in a copy of the caller's context, as a task's
-    first step would (what Python 3.12 calls an eager task): a turn that ends without waiting
-    for anything -- an empty prompt, a command that only answers -- then costs no task, no
-    future and no trip round the event loop (a third of the sidecar's work per such turn).
-    Only a driver that suspends gets a task of its own, and the cancel watch below; nothing
-    can cancel a step that has not suspended, so the watch misses nothing.
+    The driver runs in a task of its own, every step of it: ``asyncio.timeout`` and
+    ``TaskGroup`` bind to the task current when they are entered, so a driver's steps must
+    not move from one task to another. The caller waits on one future, which the signal and
+    the driver's own last step settle (not a done callback, nor ``asyncio.wait``: each costs
+    the turn a trip round the event loop, and an empty turn is mostly such trips).
     """
-    coro = driver.run_turn(turn)
-    context = contextvars.copy_context()
-    try:
-        pending = context.run(coro.send, None)
-    except StopIteration as done:
-        stop_reason: StopReason = done.value
-        return "cancelled" if turn.signal.cancelled else stop_reason
-    except asyncio.CancelledError:
-        if turn.signal.cancelled:
-            return "cancelled"
-        raise RuntimeError("the driver's task was cancelled, but the turn was not") from None
-    except Exception as exc:
-        if not turn.signal.cancelled:
-            raise
-        logger.debug("the cancelled driver ended with %r", exc)
-        return "cancelled"
     loop = asyncio.get_running_loop()
-    task = loop.create_task(_resume(coro, pending), name=f"turn {turn.session_id}", context=context)
-    fired: asyncio.Future[None] = loop.create_future()
+    woken: asyncio.Future[None] = loop.create_future()
+    task = loop.create_task(_waking(driver.run_turn(turn), woken), name=f"turn {turn.session_id}")
 
     def on_cancel(_reason: str) -> None:
-        def settle() -> None:
-            if not fired.done():
-                fired.set_result(None)
-
-        loop.call_soon_threadsafe(settle)
+        loop.call_soon_threadsafe(_settle, woken)
 
     remove = turn.signal.add_callback(on_cancel)
     try:
-        await asyncio.wait((task, fired), return_when=asyncio.FIRST_COMPLETED)
+        await woken
     except asyncio.CancelledError:
         turn.signal.cancel("the prompt request was cancelled")
         await _wind_down(task, min(grace, SHUTDOWN_WIND_DOWN))
         raise
     finally:
         remove()
-        fired.cancel()
+        woken.cancel()
     if not task.done() or turn.signal.cancelled:
         if turn.signal.reason == SHUTDOWN:
             grace = min(grace, SHUTDOWN_WIND_DOWN)
@@ -201,45 +178,18 @@ async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:
     return task.result()
 
 
-async def _resume(coro: Coroutine[Any, Any, StopReason], pending: object) -> StopReason:
-    """The rest of ``coro``, which suspended on ``pending`` in its first step."""
-    return await _Suspended(coro, pending)
+async def _waking(run: Coroutine[Any, Any, StopReason], woken: asyncio.Future[None]) -> StopReason:
+    """``run``, then settle ``woken`` from its last step (the driver task is done by the
+    time its waiter runs)."""
+    try:
+        return await run
+    finally:
+        _settle(woken)
 
 
-class _Suspended:
-    """A coroutine that has already run its first step, awaitable for the rest of it.
-
-    Awaiting it goes on where the step stopped, exactly as ``await coro`` would have from
-    the start: the task waits on what the step yielded, then each value the task sends and
-    each exception it throws (cancellation) goes on to the coroutine.
-    """
-
-    __slots__ = ("_coro", "_pending")
-
-    def __init__(self, coro: Coroutine[Any, Any, StopReason], pending: object) -> None:
-        self._coro = coro
-        self._pending = pending
-
-    def __await__(self) -> Generator[Any, Any, StopReason]:
-        coro, pending = self._coro, self._pending
-        while True:
-            try:
-                sent = yield pending
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:
-                try:
-                    pending = coro.throw(exc)
-                except StopIteration as done:
-                    result: StopReason = done.value
-                    return result
-            else:
-                try:
-                    pending = coro.send(sent)
-                except StopIteration as done:
-                    result = done.value
-                    return result
+def _settle(woken: asyncio.Future[None]) -> None:
+    if not woken.done() and not woken.get_loop().is_closed():
+        woken.set_result(None)
 
 
 async def _wind_down(task: asyncio.Task[StopReason], grace: float) -> None:

@@ -1,4 +1,4 @@
-"""``drive``: a turn's driver under the cancel watch, its first step run at once."""
+"""``drive``: a turn's driver in a task of its own, under the cancel watch."""
 
 from __future__ import annotations
 
@@ -45,21 +45,23 @@ def make_turn(signal: CancelSignal | None = None) -> Turn:
     )
 
 
-async def test_a_turn_that_never_suspends_runs_in_the_calling_task() -> None:
+async def test_every_step_of_a_driver_runs_in_one_task_of_its_own() -> None:
     caller = asyncio.current_task()
     seen: list[object] = []
 
     async def run(turn: Turn) -> StopReason:
         seen.append(asyncio.current_task())
         SEEN.set("driver")
+        await asyncio.sleep(0)
+        seen.append(asyncio.current_task())
         return "end_turn"
 
     assert await drive(FnDriver(run), make_turn(), 1.0) == "end_turn"
-    assert seen == [caller]  # no task of its own
-    assert SEEN.get() == "caller"  # but its own context, as a task would have
+    assert seen[0] is seen[1] and seen[0] is not caller
+    assert SEEN.get() == "caller"  # the driver's context is a copy
 
 
-async def test_a_turn_that_suspends_goes_on_where_it_stopped() -> None:
+async def test_a_driver_gets_what_it_awaits() -> None:
     loop = asyncio.get_running_loop()
     answers: list[object] = []
 
@@ -67,9 +69,9 @@ async def test_a_turn_that_suspends_goes_on_where_it_stopped() -> None:
         SEEN.set("driver")
         future: asyncio.Future[int] = loop.create_future()
         loop.call_later(0.01, future.set_result, 42)
-        answers.append(await future)  # the first step stops here
+        answers.append(await future)
         await asyncio.sleep(0)  # a bare yield
-        answers.append(SEEN.get())  # the same context after the first step
+        answers.append(SEEN.get())
         failing: asyncio.Future[int] = loop.create_future()
         loop.call_soon(failing.set_exception, KeyError("k"))
         try:
@@ -83,7 +85,7 @@ async def test_a_turn_that_suspends_goes_on_where_it_stopped() -> None:
     assert SEEN.get() == "caller"
 
 
-async def test_a_driver_failing_in_its_first_step_fails_the_turn() -> None:
+async def test_a_driver_failing_fails_the_turn() -> None:
     async def run(turn: Turn) -> StopReason:
         raise RuntimeError("boom")
 
@@ -91,7 +93,7 @@ async def test_a_driver_failing_in_its_first_step_fails_the_turn() -> None:
         await drive(FnDriver(run), make_turn(), 1.0)
 
 
-async def test_a_turn_cancelled_in_its_first_step_answers_cancelled() -> None:
+async def test_a_turn_cancelled_before_its_driver_ends_answers_cancelled() -> None:
     async def returns(turn: Turn) -> StopReason:
         turn.signal.cancel("stop")
         return "end_turn"
@@ -164,3 +166,20 @@ async def test_cancelling_the_caller_signals_a_suspended_driver_and_waits_for_it
     with pytest.raises(asyncio.CancelledError):
         await task
     assert ended == ["the prompt request was cancelled"]
+
+
+async def test_a_deadline_a_driver_enters_applies_to_the_driver() -> None:
+    # asyncio.timeout and TaskGroup bind to the task current when they are entered: were
+    # the driver's steps to move between tasks, its deadline would cancel another task.
+    timed_out: list[bool] = []
+
+    async def run(turn: Turn) -> StopReason:
+        try:
+            async with asyncio.timeout(0.02):
+                await asyncio.sleep(3600)
+        except TimeoutError:
+            timed_out.append(True)
+        return "end_turn"
+
+    assert await asyncio.wait_for(drive(FnDriver(run), make_turn(), 1.0), 5) == "end_turn"
+    assert timed_out == [True]
