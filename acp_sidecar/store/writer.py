@@ -97,6 +97,10 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+_NOT_WORK: Final = (UserMessageRecord, TurnEndRecord)
+"""The records that alone do not make a turn worth a sync (see the module invariants)."""
+
+
 @functools.lru_cache(maxsize=16)
 def _turn_end_line(stop_reason: str) -> bytes:
     """The line of a turn end: it depends on the stop reason alone, one of a handful, and
@@ -253,6 +257,8 @@ class SessionWriter:
     def end_message(self) -> None:
         """Write the pending agent message or thought now, as one record (if any text)."""
         self._check_open()
+        if self._pending_kind is None:
+            return  # nothing pending (text is only ever pending under a kind)
         kind, self._pending_kind = self._pending_kind, None
         text = "".join(self._pending)
         self._pending.clear()
@@ -380,18 +386,17 @@ class SessionWriter:
     def _append(self, record: Record) -> None:
         line = encode_record(record)  # raises before anything is written
         self._write(line)
-        if not isinstance(record, UserMessageRecord | TurnEndRecord):
+        if not isinstance(record, _NOT_WORK):
             self._work_unsynced = True
         if self.fsync == "record":
             self.sync()
 
     def _write(self, line: bytes) -> None:
         fd = self._check_open()
-        view = memoryview(line)
         try:
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            written = os.write(fd, line)
+            while written < len(line):  # a short write is completed before anything else
+                written += os.write(fd, memoryview(line)[written:])
         except OSError as exc:
             try:
                 os.ftruncate(fd, self._size)
