@@ -390,7 +390,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
                 f"Internal error: the answer is {len(line)} bytes, over the limit of "
                 f"{MAX_RESPONSE_BYTES} bytes for one message",
             )
-        self.write_line(line, answer=True)
+        self.write_answer(line)
 
     def _internal_error_line(self, msg_id: MsgId | None, text: str) -> bytes:
         error = {"code": INTERNAL_ERROR, "message": text}
@@ -437,19 +437,30 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         """Encode and write one message (raises if it cannot be encoded)."""
         self.write_line(encode_message(message))
 
-    def write_line(self, line: bytes, *, answer: bool = False) -> None:
-        """Write one encoded message; from another thread it is handed to the loop. An
-        ``answer`` leaves at once (:meth:`WireWriter.write_now`), the rest at the end of
-        the loop's turn."""
+    def write_line(self, line: bytes) -> None:
+        """Write one encoded message (it leaves at the end of the loop's turn, with the others
+        written in it); from another thread it is handed to the loop."""
         wire = self.wire
         if wire is None:
             logger.error("no wire to write to; dropped a message")
             return
-        write = wire.write_now if answer else wire.write
         if threading.get_ident() != self._loop_thread and self._loop is not None:
-            self._loop.call_soon_threadsafe(write, line)
+            self._loop.call_soon_threadsafe(wire.write, line)
             return
-        write(line)
+        wire.write(line)
+
+    def write_answer(self, line: bytes) -> None:
+        """Write one encoded answer: it leaves at once (:meth:`WireWriter.write_now`), after
+        what was written before it. Kept apart from :meth:`write_line`, which every streamed
+        update goes through."""
+        wire = self.wire
+        if wire is None:
+            logger.error("no wire to write to; dropped a message")
+            return
+        if threading.get_ident() != self._loop_thread and self._loop is not None:
+            self._loop.call_soon_threadsafe(wire.write_now, line)
+            return
+        wire.write_now(line)
 
     def attach(self, wire: WireWriter) -> None:
         """Write to ``wire`` from now on; the calling thread is the loop thread."""
