@@ -32,7 +32,10 @@ Figures:
 Goals (issue 3): cold start faster than the SDK agent and within 1.15x of the pygls floor;
 throughput ahead of 37,000 messages/s. Issue 12: at least 1.5x the TypeScript SDK agent's
 messages/s, and round-trip p50 with the default durability within 1.2x the Python SDK agent's. The machine is shared and noisy: trust medians and
-ratios measured in the same run, not single figures.
+ratios measured in the same run, not single figures. On two CPUs each client/peer pair runs
+either on one CPU or on both, as the scheduler places it, and its round trip is about 1.5x
+longer on both: a round-trip ratio of two peers placed differently says little. Run the
+script under ``taskset -c 0`` to take placement out (every peer then shares the one CPU).
 """
 
 from __future__ import annotations
