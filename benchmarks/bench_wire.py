@@ -1,7 +1,10 @@
 """Benchmark: acp-sidecar's ACP wire against an SDK agent, a bare responder and the pygls floor.
 
 Run: ``.venv/bin/python benchmarks/bench_wire.py [--cold-runs 15] [--requests 1000]
-[--flood 100000] [--rounds 3] [--no-ts-sdk]`` (``--cold-runs 0`` or ``--rounds 0`` skips that part)
+[--flood 100000] [--rounds 3] [--no-ts-sdk] [--baseline DIR]`` (``--cold-runs 0`` or
+``--rounds 0`` skips that part; ``--baseline DIR`` adds ``acp-sidecar@base``: the same sidecar
+run from the ``acp_sidecar`` package in ``DIR``, e.g. ``git archive main acp_sidecar`` unpacked
+there, measured beside the others in the same runs)
 
 Peers (see ``benchmarks/wire_peers.py``), all spawned fresh from this process and driven
 through plain pipes by the same minimal NDJSON client, alternating peer order every run:
@@ -29,12 +32,16 @@ Figures:
 Goals (issue 3): cold start faster than the SDK agent and within 1.15x of the pygls floor;
 throughput ahead of 37,000 messages/s. Issue 12: at least 1.5x the TypeScript SDK agent's
 messages/s, and round-trip p50 with the default durability within 1.2x the Python SDK agent's. The machine is shared and noisy: trust medians and
-ratios measured in the same run, not single figures.
+ratios measured in the same run, not single figures. On two CPUs each client/peer pair runs
+either on one CPU or on both, as the scheduler places it, and its round trip is about 1.5x
+longer on both: a round-trip ratio of two peers placed differently says little. Run the
+script under ``taskset -c 0`` to take placement out (every peer then shares the one CPU).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -112,19 +119,23 @@ STORE = tempfile.TemporaryDirectory(prefix="bench-wire-sessions-")
 """The sidecars' session logs go here, never into the user's data directory."""
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": STORE.name}
+BASELINE = "acp-sidecar@base"
+"""The peer ``--baseline DIR`` adds; :data:`PEER_ENV` points its ``PYTHONPATH`` at ``DIR``."""
+PEER_ENV: dict[str, dict[str, str]] = {}
+"""Environment of the peers that do not run with :data:`ENV` (the baseline)."""
 
 
 class Peer:
     """One spawned agent and a blocking NDJSON client on its pipes."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=ROOT,
-            env=ENV,
+            env=ENV if env is None else env,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin: IO[bytes] = self.process.stdin
@@ -188,17 +199,19 @@ def prompt(session_id: str, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
 
-def cold_start(argv: list[str]) -> float:
+def cold_start(argv: list[str], env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    peer = Peer(argv)
+    peer = Peer(argv, env)
     peer.start_session()
     elapsed = time.perf_counter() - started
     peer.close()
     return elapsed
 
 
-def wire_round(argv: list[str], requests: int, flood: int) -> dict[str, Any]:
-    peer = Peer(argv)
+def wire_round(
+    argv: list[str], requests: int, flood: int, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    peer = Peer(argv, env)
     session_id = peer.start_session()
     ping = prompt(session_id, "ping")
     latencies = []
@@ -237,7 +250,7 @@ def report_cold_start(args: argparse.Namespace) -> None:
     cold: dict[str, list[float]] = {name: [] for name in COLD_PEERS}
     for run in range(args.cold_runs):
         for name in rotate(list(COLD_PEERS), run):
-            cold[name].append(cold_start(COLD_PEERS[name]))
+            cold[name].append(cold_start(COLD_PEERS[name], PEER_ENV.get(name)))
     medians = {name: statistics.median(times) for name, times in cold.items()}
     print(f"\nCold start: spawn -> initialize -> session/new answered (median of {args.cold_runs})")
     for name, median in medians.items():
@@ -248,6 +261,8 @@ def report_cold_start(args: argparse.Namespace) -> None:
         f"  acp-sidecar / sdk-agent   = {sidecar / medians['sdk-agent']:.3f} (goal < 1)\n"
         f"  acp-sidecar / bare        = {sidecar / medians['bare']:.3f}"
     )
+    if BASELINE in medians:
+        print(f"  {BASELINE} / pygls-floor = {medians[BASELINE] / medians['pygls-floor']:.3f}")
 
 
 def report_wire(args: argparse.Namespace) -> None:
@@ -260,7 +275,9 @@ def report_wire(args: argparse.Namespace) -> None:
     rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in peers}
     for run in range(args.rounds):
         for name in rotate(list(peers), run):
-            rounds[name].append(wire_round(peers[name], args.requests, args.flood))
+            rounds[name].append(
+                wire_round(peers[name], args.requests, args.flood, PEER_ENV.get(name))
+            )
 
     print(f"\nRound trip: {args.requests} sequential session/prompt (x{args.rounds} rounds)")
     p50s = {}
@@ -279,6 +296,8 @@ def report_wire(args: argparse.Namespace) -> None:
         f"  acp-sidecar-nosync / sdk-agent p50 = "
         f"{p50s['acp-sidecar-nosync'] / p50s['sdk-agent']:.3f} (the rest is the per-turn fsync)"
     )
+    if BASELINE in p50s:
+        print(f"  {BASELINE} / sdk-agent p50 = {p50s[BASELINE] / p50s['sdk-agent']:.3f}")
 
     print(
         f"\nNotification throughput: one turn of {args.flood} agent_message_chunk "
@@ -300,6 +319,8 @@ def report_wire(args: argparse.Namespace) -> None:
         print(
             f"  acp-sidecar / ts-sdk-agent = {sidecar / rates['ts-sdk-agent']:.2f}x (goal >= 1.5)"
         )
+        if BASELINE in rates:
+            print(f"  {BASELINE} / ts-sdk-agent = {rates[BASELINE] / rates['ts-sdk-agent']:.2f}x")
 
 
 def main() -> None:
@@ -311,9 +332,27 @@ def main() -> None:
     parser.add_argument(
         "--no-ts-sdk", action="store_true", help="leave out the TypeScript SDK agent"
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        type=Path,
+        help="also run the sidecar from the acp_sidecar package in DIR (e.g. main's)",
+    )
     args = parser.parse_args()
+    if args.baseline is not None:
+        code = args.baseline.resolve()
+        if not (code / "acp_sidecar" / "__init__.py").exists():
+            parser.error(f"--baseline {code}: no acp_sidecar package there")
+        PEER_ENV[BASELINE] = {**ENV, "PYTHONPATH": os.pathsep.join((str(code), str(ROOT)))}
+        COLD_PEERS[BASELINE] = COLD_PEERS["acp-sidecar"]
+        WIRE_PEERS[BASELINE] = WIRE_PEERS["acp-sidecar"]
 
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} CPUs; acp-sidecar: {SIDECAR}")
+    # An installed package starts from its bytecode; compile each tree measured, so neither
+    # pays for compiling at every start (``PYTHONDONTWRITEBYTECODE`` would have it do so).
+    for code in (ROOT, args.baseline):
+        if code is not None:
+            compileall.compile_dir(code.resolve() / "acp_sidecar", quiet=1)
     if args.cold_runs > 0:
         report_cold_start(args)
     if args.rounds > 0:

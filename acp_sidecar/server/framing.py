@@ -11,9 +11,10 @@ Invariants:
   only, so concurrent senders can never interleave bytes. Lines written in one turn of the
   event loop are gathered and handed to the pipe in one ``write`` at the end of that turn
   (sooner once :data:`WRITE_BATCH` bytes are gathered): a driver streaming thousands of
-  updates costs one system call per batch, not one per message, and an answer still leaves
-  before the loop waits for anything. :meth:`WireWriter.flush` and :meth:`WireWriter.close`
-  write what is gathered first.
+  updates costs one system call per batch, not one per message. An answer to a request
+  (:meth:`WireWriter.write_now`) is handed to the pipe at once, with what was gathered
+  before it: the client is waiting for it, and there is one per request, not one per
+  update. :meth:`WireWriter.flush` and :meth:`WireWriter.close` write what is gathered first.
 - Back-pressure: when more than :data:`WRITE_HIGH_WATER` bytes wait for the client to read
   them, the writer reports it (:meth:`WireWriter.on_backlog`), and again when they drop under
   :data:`WRITE_LOW_WATER`; the server then holds new requests and, past its limit, pauses
@@ -374,6 +375,15 @@ class WireWriter:
         self._gathered_bytes += len(line)
         if self._gathered_bytes >= WRITE_BATCH:
             self._write_gathered()
+
+    def write_now(self, line: bytes) -> None:
+        """Write one whole message now, after those gathered before it (an answer, which
+        the client waits for: it would otherwise wait for the end of the loop's turn)."""
+        if not self._gathered and self.closed:
+            logger.debug("wire closed; dropped a message of %d bytes", len(line))
+            return
+        self._gathered.append(line)
+        self._write_gathered()
 
     def _write_gathered(self) -> None:
         if not self._gathered:

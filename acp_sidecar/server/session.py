@@ -7,14 +7,16 @@ Invariants:
   raises; a driver that has not finished ``grace`` seconds later is stopped (task cancelled).
 - When the prompt request itself is cancelled (``$/cancel_request``, shutdown), the driver is
   signalled and given the same grace before the request answers.
+- Every step of a driver runs in the one task made for it (never in the request's task):
+  deadlines and task groups a driver enters bind to that task.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -141,28 +143,31 @@ class Session:
 
 
 async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:
-    """Run ``driver`` on ``turn``, honouring the turn's signal as the module docstring says."""
+    """Run ``driver`` on ``turn``, honouring the turn's signal as the module docstring says.
+
+    The driver runs in a task of its own, every step of it: ``asyncio.timeout`` and
+    ``TaskGroup`` bind to the task current when they are entered, so a driver's steps must
+    not move from one task to another. The caller waits on one future, which the signal and
+    the driver's own last step settle (not a done callback, nor ``asyncio.wait``: each costs
+    the turn a trip round the event loop, and an empty turn is mostly such trips).
+    """
     loop = asyncio.get_running_loop()
-    task = loop.create_task(driver.run_turn(turn), name=f"turn {turn.session_id}")
-    fired: asyncio.Future[None] = loop.create_future()
+    woken: asyncio.Future[None] = loop.create_future()
+    task = loop.create_task(_waking(driver.run_turn(turn), woken), name=f"turn {turn.session_id}")
 
     def on_cancel(_reason: str) -> None:
-        def settle() -> None:
-            if not fired.done():
-                fired.set_result(None)
-
-        loop.call_soon_threadsafe(settle)
+        loop.call_soon_threadsafe(_settle, woken)
 
     remove = turn.signal.add_callback(on_cancel)
     try:
-        await asyncio.wait((task, fired), return_when=asyncio.FIRST_COMPLETED)
+        await woken
     except asyncio.CancelledError:
         turn.signal.cancel("the prompt request was cancelled")
         await _wind_down(task, min(grace, SHUTDOWN_WIND_DOWN))
         raise
     finally:
         remove()
-        fired.cancel()
+        woken.cancel()
     if not task.done() or turn.signal.cancelled:
         if turn.signal.reason == SHUTDOWN:
             grace = min(grace, SHUTDOWN_WIND_DOWN)
@@ -171,6 +176,20 @@ async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:
     if task.cancelled():
         raise RuntimeError("the driver's task was cancelled, but the turn was not")
     return task.result()
+
+
+async def _waking(run: Coroutine[Any, Any, StopReason], woken: asyncio.Future[None]) -> StopReason:
+    """``run``, then settle ``woken`` from its last step (the driver task is done by the
+    time its waiter runs)."""
+    try:
+        return await run
+    finally:
+        _settle(woken)
+
+
+def _settle(woken: asyncio.Future[None]) -> None:
+    if not woken.done() and not woken.get_loop().is_closed():
+        woken.set_result(None)
 
 
 async def _wind_down(task: asyncio.Task[StopReason], grace: float) -> None:

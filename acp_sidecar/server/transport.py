@@ -4,7 +4,10 @@ pygls keeps what it is good at: the handler table (``fm``), running the client's
 tasks, and ``$/cancel_request`` bookkeeping for them (``_request_futures``). This subclass
 replaces what is LSP-specific: Content-Length framing becomes one JSON object per line,
 incoming messages are checked against JSON-RPC 2.0 before dispatch, and outgoing messages are
-encoded compactly, once, without per-message logging.
+encoded compactly, once, without per-message logging. A request's task answers it from its
+own last step (:meth:`AcpJsonRpcProtocol._answer`), not from a done callback a trip round the
+event loop later; the done callback answers only what that step could not: a request
+cancelled (before its handler started, too).
 
 Invariants:
 - Every line that is not empty gets exactly one outcome: dispatched, dropped with a log line
@@ -43,12 +46,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
 import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import JsonRPCProtocol, MsgId
@@ -295,7 +299,47 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
 
     # ---- handler outcomes ---------------------------------------------------------------
 
-    def _send_handler_result(self, future: Future[Any], *, msg_id: MsgId) -> None:
+    def _execute_handler(
+        self,
+        msg_id: MsgId,
+        handler: Any,
+        callback: Callable[[Any], None],
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        """Run a request's coroutine handler as a task that answers it itself (see the
+        module docstring); anything else pygls's way."""
+        if not asyncio.iscoroutinefunction(handler):
+            super()._execute_handler(msg_id, handler, callback, args, kwargs)
+            return
+        task = asyncio.ensure_future(self._answer(msg_id, handler, args or (), kwargs or {}))
+        self._request_futures[msg_id] = cast(Any, task)  # pygls's table holds asyncio tasks too
+        task.add_done_callback(functools.partial(self._answer_unanswered, msg_id=msg_id))
+
+    async def _answer(
+        self, msg_id: MsgId, handler: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
+        """Await the handler, then answer from this same step: its result or its error. A
+        cancellation goes on to the task (:meth:`_answer_unanswered` answers it)."""
+        try:
+            result = await handler(*args, **kwargs)
+        except Exception as exc:
+            self._send_failure(msg_id, exc)
+            return
+        self._send_response(msg_id, result=result)
+
+    def _answer_unanswered(self, future: asyncio.Future[None], *, msg_id: MsgId) -> None:
+        """A request's task ended: :meth:`_answer` answered it unless it was cancelled (or
+        ended with what is not an ``Exception``). The task stays among :meth:`handler_tasks`
+        until now, as with pygls's own callback (a task that is done cannot be cancelled)."""
+        if future.cancelled() or future.exception() is not None:
+            self._send_handler_result(future, msg_id=msg_id)
+        else:
+            self._request_futures.pop(msg_id, None)
+
+    def _send_handler_result(
+        self, future: Future[Any] | asyncio.Future[Any], *, msg_id: MsgId
+    ) -> None:
         self._request_futures.pop(msg_id, None)
         if future.cancelled():
             self.send_error(
@@ -306,6 +350,9 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         if exc is None:
             self._send_response(msg_id, result=future.result())
             return
+        self._send_failure(msg_id, exc)
+
+    def _send_failure(self, msg_id: MsgId, exc: BaseException) -> None:
         if not isinstance(exc, (AcpError, JsonRpcException)):
             logger.error("request %s failed", shown_id(msg_id), exc_info=exc)
         self._send_response(msg_id, error=error_object(exc))
@@ -343,7 +390,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
                 f"Internal error: the answer is {len(line)} bytes, over the limit of "
                 f"{MAX_RESPONSE_BYTES} bytes for one message",
             )
-        self.write_line(line)
+        self.write_answer(line)
 
     def _internal_error_line(self, msg_id: MsgId | None, text: str) -> bytes:
         error = {"code": INTERNAL_ERROR, "message": text}
@@ -391,7 +438,8 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         self.write_line(encode_message(message))
 
     def write_line(self, line: bytes) -> None:
-        """Write one encoded message; from another thread it is handed to the loop."""
+        """Write one encoded message (it leaves at the end of the loop's turn, with the others
+        written in it); from another thread it is handed to the loop."""
         wire = self.wire
         if wire is None:
             logger.error("no wire to write to; dropped a message")
@@ -400,6 +448,19 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             self._loop.call_soon_threadsafe(wire.write, line)
             return
         wire.write(line)
+
+    def write_answer(self, line: bytes) -> None:
+        """Write one encoded answer: it leaves at once (:meth:`WireWriter.write_now`), after
+        what was written before it. Kept apart from :meth:`write_line`, which every streamed
+        update goes through."""
+        wire = self.wire
+        if wire is None:
+            logger.error("no wire to write to; dropped a message")
+            return
+        if threading.get_ident() != self._loop_thread and self._loop is not None:
+            self._loop.call_soon_threadsafe(wire.write_now, line)
+            return
+        wire.write_now(line)
 
     def attach(self, wire: WireWriter) -> None:
         """Write to ``wire`` from now on; the calling thread is the loop thread."""

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -94,6 +95,17 @@ def _fsync_directory(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+_NOT_WORK: Final = (UserMessageRecord, TurnEndRecord)
+"""The records that alone do not make a turn worth a sync (see the module invariants)."""
+
+
+@functools.lru_cache(maxsize=16)
+def _turn_end_line(stop_reason: str) -> bytes:
+    """The line of a turn end: it depends on the stop reason alone, one of a handful, and
+    every turn writes one (encoding it afresh was a tenth of an empty turn's cost)."""
+    return encode_record(TurnEndRecord(stop_reason=stop_reason))
 
 
 def _committed_size(fd: int, size: int) -> int:
@@ -245,6 +257,8 @@ class SessionWriter:
     def end_message(self) -> None:
         """Write the pending agent message or thought now, as one record (if any text)."""
         self._check_open()
+        if self._pending_kind is None:
+            return  # nothing pending (text is only ever pending under a kind)
         kind, self._pending_kind = self._pending_kind, None
         text = "".join(self._pending)
         self._pending.clear()
@@ -288,8 +302,9 @@ class SessionWriter:
     def end_turn(self, stop_reason: str) -> None:
         """Write pending text, then the turn end; sync under ``"turn"`` unless the turn was
         empty (see the module invariants)."""
-        self.append(TurnEndRecord(stop_reason=stop_reason))
-        if self.fsync == "turn" and self._work_unsynced:
+        self.end_message()
+        self._write(_turn_end_line(stop_reason))
+        if self.fsync == "record" or (self.fsync == "turn" and self._work_unsynced):
             self.sync()
 
     def append(self, record: Record) -> None:
@@ -371,18 +386,17 @@ class SessionWriter:
     def _append(self, record: Record) -> None:
         line = encode_record(record)  # raises before anything is written
         self._write(line)
-        if not isinstance(record, UserMessageRecord | TurnEndRecord):
+        if not isinstance(record, _NOT_WORK):
             self._work_unsynced = True
         if self.fsync == "record":
             self.sync()
 
     def _write(self, line: bytes) -> None:
         fd = self._check_open()
-        view = memoryview(line)
         try:
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            written = os.write(fd, line)
+            while written < len(line):  # a short write is completed before anything else
+                written += os.write(fd, memoryview(line)[written:])
         except OSError as exc:
             try:
                 os.ftruncate(fd, self._size)

@@ -149,6 +149,19 @@ async def test_lines_written_in_one_turn_of_the_loop_reach_the_transport_in_one_
     assert transport.writes == [b"".join(lines)]
 
 
+async def test_an_answer_leaves_at_once_after_the_lines_gathered_before_it() -> None:
+    transport = _CountingTransport()
+    wire = WireWriter(transport, None)
+    wire.write(b'{"update":1}\n')
+    wire.write(b'{"update":2}\n')
+    wire.write_now(b'{"answer":1}\n')
+    assert transport.writes == [b'{"update":1}\n{"update":2}\n{"answer":1}\n']
+    wire.write(b'{"update":3}\n')  # the loop's turn goes on gathering after it
+    wire.write_now(b'{"answer":2}\n')
+    await asyncio.sleep(0)
+    assert transport.writes[1:] == [b'{"update":3}\n{"answer":2}\n']
+
+
 async def test_a_batch_is_written_early_once_it_is_large() -> None:
     transport = _CountingTransport()
     wire = WireWriter(transport, None)

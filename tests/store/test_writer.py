@@ -88,6 +88,31 @@ async def test_the_bridge_event_sink_records_calls_and_results(store: SessionSto
     ]
 
 
+def test_short_writes_are_completed_before_anything_else(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = store.create("s1", CWD)
+    real_write = os.write
+    sizes: list[int] = []
+
+    def dribbling(fd: int, data: bytes) -> int:
+        sizes.append(len(data))
+        return real_write(fd, bytes(data[:7]))  # a pipe or a full disk may take only some
+
+    monkeypatch.setattr(os, "write", dribbling)
+    writer.user_message([{"type": "text", "text": "hi"}])
+    writer.agent_text("a longer answer")
+    writer.end_turn("end_turn")
+    monkeypatch.undo()
+    writer.close()
+    assert len(sizes) > 3
+    assert _records(store) == [
+        UserMessageRecord(content=freeze_json([{"type": "text", "text": "hi"}])),  # type: ignore[arg-type]
+        AgentMessageRecord(text="a longer answer"),
+        TurnEndRecord(stop_reason="end_turn"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("policy", "expected"),
     [
