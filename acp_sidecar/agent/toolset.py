@@ -8,6 +8,10 @@ the cold start: building it at start costs about 30 ms of it (``bench_wire.py``'
 584 ms against 555 ms, same run). A tool module that fails to load, or a tool that fails to
 register, is reported (logged to stderr) and skipped; the rest still work. The registry always
 carries the bridge's policy (modes, permission dialog, dispatch announcements).
+
+A session with tools of its own (its MCP servers') gets its own registry from
+:meth:`ToolsProvider.session_registry`: the server's tools, then the session's, with the same
+policy installed. Sessions without any keep sharing the server's registry.
 """
 
 from __future__ import annotations
@@ -49,13 +53,30 @@ class ToolsProvider:
             self._registry = self._build()
         return self._registry
 
-    def _build(self) -> ToolRegistry:
-        from acp_sidecar.bridge.policy import install_policy
+    def session_registry(
+        self, extra: Sequence[ToolDefinition]
+    ) -> tuple[ToolRegistry, tuple[str, ...]]:
+        """A registry of the server's tools followed by ``extra`` (one session's own), with
+        the bridge's policy; and a message per tool of ``extra`` that could not be registered
+        (skipped, and logged). The server's registry is not changed."""
         from acp_sidecar.tools.errors import ToolRegistrationError
-        from acp_sidecar.tools.registry import ToolRegistry
 
-        registry = ToolRegistry()
-        install_policy(registry)
+        registry = _policed_registry()
+        for definition in self.registry.visible():
+            registry.register(definition)  # registered once already: it cannot fail
+        problems: list[str] = []
+        for definition in extra:
+            try:
+                registry.register(definition)
+            except ToolRegistrationError as exc:
+                problems.append(f"skipped a tool: {exc}")
+                logger.error("skipped a session's tool: %s", exc)
+        return registry, tuple(problems)
+
+    def _build(self) -> ToolRegistry:
+        from acp_sidecar.tools.errors import ToolRegistrationError
+
+        registry = _policed_registry()
         definitions: list[ToolDefinition] = []
         if self._builtins:
             from acp_sidecar.tools.builtin import builtin_tools
@@ -79,3 +100,13 @@ class ToolsProvider:
     def _problem(self, message: str) -> None:
         self.problems.append(message)
         logger.error("%s", message)
+
+
+def _policed_registry() -> ToolRegistry:
+    """An empty registry with the bridge's policy installed."""
+    from acp_sidecar.bridge.policy import install_policy
+    from acp_sidecar.tools.registry import ToolRegistry
+
+    registry = ToolRegistry()
+    install_policy(registry)
+    return registry
