@@ -382,3 +382,28 @@ async def test_a_session_without_servers_never_imports_mcp(tmp_path: Path) -> No
         "env": [],
     }
     assert await _modules_after(tmp_path, [server]) == {"mcp", "acp_sidecar.mcp"}
+
+
+async def test_a_server_that_never_answers_is_left_out_after_the_start_timeout(
+    tmp_path: Path,
+) -> None:
+    editor = McpEditor()
+    hanging = acp.schema.McpServerStdio(
+        name="hangs", command=sys.executable, args=["-c", "import sys; sys.stdin.read()"], env=[]
+    )
+    async with sdk_sidecar(editor, "--mcp-start-timeout", "1", store=tmp_path / "store") as (
+        connection,
+        _wire,
+    ):
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        servers = [hanging, peer(tmp_path / "p")]
+        session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=servers)).session_id
+        assert loop.time() - began < 5  # both start at once; the hanging one is given up
+        await editor.until(lambda: editor.commands and editor.said)
+        assert "hangs" in "".join(editor.said)
+        assert "mcp__peer__echo" in editor.commands[-1]
+        assert not any(name.startswith("mcp__hangs") for name in editor.commands[-1])
+        assert await prompt(connection, session, command("mcp__peer__echo", text="x")) == (
+            "end_turn"
+        )
