@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import acp
+import pytest
 from acp.schema import ClientCapabilities, ElicitationCapabilities, ElicitationFormCapabilities
 
 from tests.mcp.over_acp import PEER, McpEditor, alive, console_script, descendants, peer
@@ -149,6 +151,11 @@ async def test_problems_are_told_after_the_answer_and_the_session_still_works(
         assert await prompt(connection, session, command("mcp__peer__echo", text="x")) == (
             "end_turn"
         )
+    # The log kept what the user was told (as a notice), so a load shows it again.
+    reloaded = McpEditor()
+    async with sdk_sidecar(reloaded, store=tmp_path / "store") as (connection, _wire):
+        await connection.load_session(cwd=str(tmp_path), session_id=session, mcp_servers=[])
+        assert told in "".join(reloaded.said)
 
 
 async def test_roots_are_the_session_cwd(tmp_path: Path) -> None:
@@ -280,7 +287,10 @@ async def test_no_process_is_left_behind_after_eof(tmp_path: Path) -> None:
     assert sorted(pid for pid in seen if alive(pid)) == []
 
 
-async def test_sigterm_stops_the_servers_within_the_bound(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+async def test_a_signal_stops_the_servers_within_the_bound(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
     state = tmp_path / "peer"
     peer(state)
     request = {
@@ -323,7 +333,7 @@ async def test_sigterm_stops_the_servers_within_the_bound(tmp_path: Path) -> Non
     assert alive(server_pid)
     loop = asyncio.get_running_loop()
     began = loop.time()
-    process.terminate()
+    process.send_signal(signum)
     assert await asyncio.wait_for(process.wait(), 5) == 0
     assert loop.time() - began < 2.5
     assert not alive(server_pid)
