@@ -417,3 +417,23 @@ async def test_a_server_that_never_answers_is_left_out_after_the_start_timeout(
         assert await prompt(connection, session, command("mcp__peer__echo", text="x")) == (
             "end_turn"
         )
+
+
+async def test_the_end_of_a_shell_call_never_touches_the_servers(tmp_path: Path) -> None:
+    """What a ``bash`` call left behind is ended when it ends; the session's MCP servers
+    (also the sidecar's children) are not the call's, and live on."""
+    editor = McpEditor()
+    state = tmp_path / "peer"
+    async with sdk_sidecar(editor, store=tmp_path / "store") as (connection, wire):
+        session = (
+            await connection.new_session(cwd=str(tmp_path), mcp_servers=[peer(state)])
+        ).session_id
+        await connection.set_session_mode(session_id=session, mode_id="auto")
+        server_pid = int((state / "pid").read_text())
+        assert await prompt(connection, session, "!(sleep 30 &) ; echo started") == "end_turn"
+        assert alive(server_pid)
+        wire.cards()
+        assert await prompt(connection, session, command("mcp__peer__echo", text="still")) == (
+            "end_turn"
+        )
+        assert texts(wire.cards()[-1]) == "still"
