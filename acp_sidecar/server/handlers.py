@@ -86,7 +86,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MCP_SSE = False
+MCP_SSE = True
 """Whether SSE MCP servers are supported: :data:`acp_sidecar.mcp.config.SSE_SUPPORTED`, kept
 here so that ``initialize`` does not import the MCP package (a test keeps the two equal)."""
 

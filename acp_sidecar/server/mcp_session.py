@@ -86,7 +86,7 @@ class SessionServers:
                     configs,
                     hooks=hooks,
                     start_timeout=self._server.mcp_start_timeout,
-                    on_problem=self._problem,
+                    on_problem=self._tell,  # they log it themselves
                     on_tools_changed=self._tools_changed,
                 )
             except Exception as exc:  # a failure of ours must not fail the session either
@@ -122,6 +122,9 @@ class SessionServers:
 
     def _problem(self, message: str) -> None:
         logger.warning("session %s: MCP: %s", self._session.session_id, message)
+        self._tell(message)
+
+    def _tell(self, message: str) -> None:
         line = PROBLEM_PREFIX + message
         if self._held is not None:
             self._held.append(line)
