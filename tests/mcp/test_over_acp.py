@@ -244,8 +244,11 @@ async def test_load_replays_the_calls_with_and_without_the_server(tmp_path: Path
                 cwd=str(tmp_path), session_id=session, mcp_servers=servers
             )
             replayed = wire.cards()
-            # The same cards as live, whether the server is there or not.
-            assert replayed[0] == live[0]
+            if present:  # the cards it drew live
+                assert replayed[0] == live[0]
+            else:  # a generic card for a tool no longer there, with the same call and result
+                assert replayed[0]["kind"] == "other"
+                assert replayed[0]["rawInput"] == live[0]["rawInput"]
             assert replayed[-1]["status"] == "completed"
             assert replayed[-1]["content"] == live[-1]["content"]
             await editor.until(editor.has_commands)
@@ -401,7 +404,7 @@ async def test_a_server_that_never_answers_is_left_out_after_the_start_timeout(
     hanging = acp.schema.McpServerStdio(
         name="hangs", command=sys.executable, args=["-c", "import sys; sys.stdin.read()"], env=[]
     )
-    async with sdk_sidecar(editor, "--mcp-start-timeout", "1", store=tmp_path / "store") as (
+    async with sdk_sidecar(editor, "--mcp-start-timeout", "4", store=tmp_path / "store") as (
         connection,
         _wire,
     ):
@@ -409,7 +412,8 @@ async def test_a_server_that_never_answers_is_left_out_after_the_start_timeout(
         began = loop.time()
         servers = [hanging, peer(tmp_path / "p")]
         session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=servers)).session_id
-        assert loop.time() - began < 5  # both start at once; the hanging one is given up
+        took = loop.time() - began
+        assert 4 <= took < 8  # both start at once; the hanging one is given up after 4 s
         await editor.until(lambda: editor.commands and editor.said)
         assert "hangs" in "".join(editor.said)
         assert "mcp__peer__echo" in editor.commands[-1]
