@@ -59,15 +59,10 @@ class SessionServers:
         """Tool warnings already told (a rebuild finds them again)."""
         self._closed = False
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The live servers' names, in the order they were named."""
-        return () if self._servers is None else tuple(self._servers.connections)
-
     async def start(self, raw: Sequence[Mapping[str, Any]]) -> None:
         """Start the servers ``raw`` (the request's ``mcpServers``) names and make the
         session's registry; never raises for a server's sake."""
-        # The MCP package's first import takes ~0.4 s: off the loop, so other sessions'
+        # The MCP package's first import takes 0.5-0.9 s: off the loop, so other sessions'
         # turns keep streaming meanwhile.
         await asyncio.to_thread(_import_mcp)
         from acp_sidecar.mcp.config import parse_mcp_servers
