@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from acp_sidecar.agent.driver import ClientCapabilityError
 from acp_sidecar.protocol.client import CreateElicitationRequest
@@ -41,9 +41,6 @@ if TYPE_CHECKING:
     from acp_sidecar.tools.definition import ToolDefinition
 
 logger = logging.getLogger(__name__)
-
-PROBLEM_PREFIX: Final = "MCP: "
-"""What starts each problem line the user is told."""
 
 
 class SessionServers:
@@ -70,7 +67,8 @@ class SessionServers:
 
         configs, refused = parse_mcp_servers(raw)
         for message in refused:
-            self._problem(message)
+            logger.warning("session %s: %s", self._session.session_id, message)
+            self._tell(message)
         if configs:
             hooks = ClientSideHooks(
                 roots=self._roots,
@@ -86,7 +84,7 @@ class SessionServers:
                 )
             except Exception as exc:  # a failure of ours must not fail the session either
                 logger.exception("starting the MCP servers failed")
-                self._problem(f"the MCP servers could not be started: {exc}")
+                self._tell(f"The MCP servers could not be started: {exc}")
         if self._closed:  # the session was replaced or the server stopped meanwhile
             await self.aclose()
             return
@@ -97,7 +95,7 @@ class SessionServers:
         message is scheduled behind the answer and the commands update)."""
         held, self._held = self._held, None
         if held:
-            text = "\n".join(held)
+            text = "\n\n".join(held)  # one paragraph each, as Markdown shows them
             session_id = self._session.session_id
 
             async def tell() -> None:
@@ -115,16 +113,12 @@ class SessionServers:
     def _roots(self) -> Sequence[str]:
         return (self._session.cwd,)
 
-    def _problem(self, message: str) -> None:
-        logger.warning("session %s: MCP: %s", self._session.session_id, message)
-        self._tell(message)
-
     def _tell(self, message: str) -> None:
-        line = PROBLEM_PREFIX + message
+        """Tell the user ``message`` (each one names its server; where it arose logs it)."""
         if self._held is not None:
-            self._held.append(line)
+            self._held.append(message)
         elif not self._closed:
-            self._server.notice(self._session.session_id, line)
+            self._server.notice(self._session.session_id, message)
 
     def _tools_changed(self, name: str) -> None:
         if self._closed:
@@ -146,7 +140,7 @@ class SessionServers:
         for connection in connections.values():
             definitions, warnings = mcp_tool_definitions(connection, taken=taken)
             for warning in warnings:
-                self._warn_once(warning)
+                self._tell_once(warning)
             extra.extend(definitions)
             taken.update(definition.name for definition in definitions)
         if not extra:
@@ -154,13 +148,13 @@ class SessionServers:
             return
         registry, problems = self._server.tools.session_registry(extra)
         for problem in problems:
-            self._warn_once(problem)
+            self._tell_once(problem)
         self._session.tools = registry
 
-    def _warn_once(self, message: str) -> None:
+    def _tell_once(self, message: str) -> None:
         if message not in self._told:
             self._told.add(message)
-            self._problem(message)
+            self._tell(message)
 
     async def _elicit(self, params: mcp.types.ElicitRequestParams) -> mcp.types.ElicitResult:
         # The hook's contract is written in the SDK's types; this module is only ever
