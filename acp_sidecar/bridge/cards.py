@@ -24,10 +24,14 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from acp_sidecar.bridge.context import CardContext, absolute, relative_title
-from acp_sidecar.protocol import ContentBlock as WireContentBlock
 from acp_sidecar.protocol import (
+    AudioContentBlock,
+    BlobResourceContents,
+    EmbeddedResourceContentBlock,
     ImageContentBlock,
+    ResourceLinkContentBlock,
     TextContentBlock,
+    TextResourceContents,
     ToolCallContent,
     ToolCallContentBlock,
     ToolCallDiff,
@@ -37,7 +41,18 @@ from acp_sidecar.protocol import (
     ToolCallStatus,
     ToolCallTerminal,
 )
-from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent
+from acp_sidecar.protocol import ContentBlock as WireContentBlock
+from acp_sidecar.tools.content import (
+    AudioContent,
+    BlobResource,
+    ContentBlock,
+    EmbeddedResource,
+    EmbeddedResourceContent,
+    ImageContent,
+    ResourceLinkContent,
+    TextContent,
+    TextResource,
+)
 from acp_sidecar.tools.json_values import FrozenJson, thaw
 from acp_sidecar.tools.presentation import (
     DiffCallView,
@@ -63,8 +78,31 @@ def wire_block(block: ContentBlock) -> WireContentBlock:
             return TextContentBlock(text=text)
         case ImageContent(data=data, mime_type=mime_type):
             return ImageContentBlock(data=data, mime_type=mime_type)
+        case AudioContent(data=data, mime_type=mime_type):
+            return AudioContentBlock(data=data, mime_type=mime_type)
+        case ResourceLinkContent():
+            return ResourceLinkContentBlock(
+                name=block.name,
+                uri=block.uri,
+                title=block.title,
+                description=block.description,
+                mime_type=block.mime_type,
+                size=block.size,
+            )
+        case EmbeddedResourceContent(resource=resource):
+            return EmbeddedResourceContentBlock(resource=_wire_resource(resource))
         case _:
             assert_never(block)
+
+
+def _wire_resource(resource: EmbeddedResource) -> TextResourceContents | BlobResourceContents:
+    match resource:
+        case TextResource(uri=uri, text=text, mime_type=mime_type):
+            return TextResourceContents(text=text, uri=uri, mime_type=mime_type)
+        case BlobResource(uri=uri, blob=blob, mime_type=mime_type):
+            return BlobResourceContents(blob=blob, uri=uri, mime_type=mime_type)
+        case _:
+            assert_never(resource)
 
 
 def _content(blocks: Sequence[ContentBlock]) -> list[ToolCallContent]:

@@ -20,8 +20,8 @@ MODES: Final = (
     SessionMode(
         id="ask",
         name="Ask",
-        description="Ask before any tool call that may change things: edits, commands, and "
-        "every tool not declared read-only.",
+        description="Ask before any tool call that may change things: edits, commands, "
+        "every tool not declared read-only, and tools that reach outside this machine.",
     ),
     SessionMode(id="auto", name="Auto", description="Run every tool call without asking."),
     SessionMode(

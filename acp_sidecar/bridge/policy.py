@@ -3,7 +3,9 @@
 Invariants:
 - What is risky is what the tool declares: a tool not declared ``read_only`` may change
   things. ``ask`` (the default) asks before every such call; ``auto`` allows everything;
-  ``read-only`` denies them with a clear reason. How a card is drawn (its kind) plays no
+  ``read-only`` denies them with a clear reason. A read-only tool that declares
+  ``open_world`` (it reaches outside the machine, so what it sends can leak data) is asked
+  for in ``ask`` and allowed in ``read-only``. How a card is drawn (its kind) plays no
   part: a presenter is for presentation. The policy listener delegates first, so a plugin's
   own ``Deny`` always stands. In ``auto`` a plugin's ``Ask`` is allowed too: the user chose
   not to be asked.
@@ -115,9 +117,11 @@ class CallScope:
         """The session's permission system: this scope."""
         return self
 
-    def judge(self, name: str, risky: bool, decision: PreToolDecision) -> PreToolDecision:
+    def judge(
+        self, name: str, risky: bool, decision: PreToolDecision, *, open_world: bool = False
+    ) -> PreToolDecision:
         """The session mode's verdict (see :func:`judge`)."""
-        return judge(self.policy, name, risky, decision)
+        return judge(self.policy, name, risky, decision, open_world=open_world)
 
     async def ask(self, execution: ToolExecution, ask: Ask) -> PermissionDecision:
         """Remembered answers first, then the editor's dialog (see :func:`ask_the_editor`)."""
@@ -138,6 +142,12 @@ def may_change_things(definition: ToolDefinition | None) -> bool:
     return definition is None or not definition.read_only
 
 
+def reaches_open_world(definition: ToolDefinition | None) -> bool:
+    """Whether a tool declared that it reaches outside the machine (an unknown one is treated
+    as able to change things, which already covers it)."""
+    return definition is not None and definition.open_world
+
+
 def mode_policy(lookup: Callable[[str], ToolDefinition | None]) -> PreExecuteListener:
     """The pre-execute listener that applies the session's mode to a registry's tools."""
 
@@ -146,8 +156,13 @@ def mode_policy(lookup: Callable[[str], ToolDefinition | None]) -> PreExecuteLis
         permissions = _permissions(execution)
         if permissions is None or isinstance(decision, Deny):
             return decision
-        risky = may_change_things(lookup(execution.name))
-        return permissions.judge(execution.name, risky, decision)
+        definition = lookup(execution.name)
+        return permissions.judge(
+            execution.name,
+            may_change_things(definition),
+            decision,
+            open_world=reaches_open_world(definition),
+        )
 
     return apply_mode
 
@@ -161,9 +176,19 @@ async def announce_dispatch(execution: ToolExecution, next_: NextExecute) -> Too
 
 
 def judge(
-    policy: SessionPolicy, name: str, risky: bool, decision: PreToolDecision
+    policy: SessionPolicy,
+    name: str,
+    risky: bool,
+    decision: PreToolDecision,
+    *,
+    open_world: bool = False,
 ) -> PreToolDecision:
-    """The mode's verdict on a call the other listeners decided ``decision`` for."""
+    """The mode's verdict on a call the other listeners decided ``decision`` for.
+
+    ``risky``: the tool may change things (not declared read-only); ``open_world``: it
+    reaches outside the machine. ``read-only`` mode looks only at ``risky`` (a read-only
+    fetcher reads); ``ask`` asks about either.
+    """
     match policy.mode:
         case "auto":
             return Allow()
@@ -175,7 +200,11 @@ def judge(
                 )
             return decision
         case "ask":
-            return Ask(f"{name} may change the workspace") if risky else decision
+            if risky:
+                return Ask(f"{name} may change the workspace")
+            if open_world:
+                return Ask(f"{name} reaches outside this machine")
+            return decision
         case _:
             assert_never(policy.mode)
 

@@ -7,14 +7,16 @@ For a tool author (a tool's definition, its arguments, what it returns and draws
   ``define_tool``, ``ToolDefinition``, ``ToolReturn``; the schema DSL ``SchemaProp``,
   ``SchemaSpec``, ``schema_spec_to_json_schema``, ``validate_args``; what ``execute``
   receives and returns: ``ToolExecution``, ``CancelSignal``, ``ToolContext``,
-  ``EditorFiles``, ``tool_context``, ``TextContent``, ``ImageContent``, ``ContentBlock``,
-  ``ToolOutput``, ``FrozenDict``; the cards: ``GenericCallView``, ``TerminalCallView``,
-  ``DiffCallView``, ``ToolCallView``, ``GenericResultView``, ``TerminalResultView``,
-  ``DiffResultView``, ``ToolResultView``, ``ToolResult``, ``FileDiff``, ``FileLocation``,
-  ``ToolCallKind``; structured output: ``assert_supported_output_schema``,
-  ``validate_structured_value``; the errors a tool raises or meets: ``ToolError``,
-  ``ToolArgsError``, ``ToolCancelledError``, ``ToolExecutionError``, ``SchemaSpecError``,
-  ``JsonValueError``, ``OutputSchemaError``, ``StructuredValueError``.
+  ``EditorFiles``, ``tool_context``, ``TextContent``, ``ImageContent``, ``AudioContent``,
+  ``ResourceLinkContent``, ``EmbeddedResourceContent`` (of a ``TextResource`` or
+  ``BlobResource``), ``ContentBlock``, ``ToolOutput``, ``FrozenDict``; the cards:
+  ``GenericCallView``, ``TerminalCallView``, ``DiffCallView``, ``ToolCallView``,
+  ``GenericResultView``, ``TerminalResultView``, ``DiffResultView``, ``ToolResultView``,
+  ``ToolResult``, ``FileDiff``, ``FileLocation``, ``ToolCallKind``; structured output:
+  ``assert_supported_output_schema``, ``validate_structured_value``; the errors a tool
+  raises or meets: ``ToolError``, ``ToolArgsError``, ``ToolCancelledError``,
+  ``ToolExecutionError``, ``SchemaSpecError``, ``JsonValueError``, ``OutputSchemaError``,
+  ``StructuredValueError``.
 
 For a pipeline extender (a host, a policy, an observer):
   ``ToolRegistry``, ``ToolExecutionInput``, ``ToolExecutionResult``, ``ToolErrorInfo``,
@@ -28,7 +30,17 @@ For a pipeline extender (a host, a policy, an observer):
 
 from acp_sidecar.tools.args import validate_args
 from acp_sidecar.tools.cancel import CancelSignal
-from acp_sidecar.tools.content import ContentBlock, ImageContent, TextContent, ToolOutput
+from acp_sidecar.tools.content import (
+    AudioContent,
+    BlobResource,
+    ContentBlock,
+    EmbeddedResourceContent,
+    ImageContent,
+    ResourceLinkContent,
+    TextContent,
+    TextResource,
+    ToolOutput,
+)
 from acp_sidecar.tools.context import EditorFiles, SessionPermissions, ToolContext, tool_context
 from acp_sidecar.tools.decisions import (
     Accept,
@@ -90,6 +102,8 @@ __all__ = [
     "Accept",
     "Allow",
     "Ask",
+    "AudioContent",
+    "BlobResource",
     "Block",
     "CancelSignal",
     "ContentBlock",
@@ -97,6 +111,7 @@ __all__ = [
     "DiffCallView",
     "DiffResultView",
     "EditorFiles",
+    "EmbeddedResourceContent",
     "FileDiff",
     "FileLocation",
     "FrozenDict",
@@ -108,6 +123,7 @@ __all__ = [
     "PermissionDecision",
     "PostToolDecision",
     "PreToolDecision",
+    "ResourceLinkContent",
     "SchemaProp",
     "SchemaSpec",
     "SchemaSpecError",
@@ -116,6 +132,7 @@ __all__ = [
     "TerminalCallView",
     "TerminalResultView",
     "TextContent",
+    "TextResource",
     "ToolArgsError",
     "ToolBlockedError",
     "ToolCallKind",

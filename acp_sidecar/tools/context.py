@@ -58,9 +58,12 @@ class SessionPermissions(Protocol):
     ``cleared`` runs when dispatch starts (after every check).
     """
 
-    def judge(self, name: str, risky: bool, decision: PreToolDecision) -> PreToolDecision:
+    def judge(
+        self, name: str, risky: bool, decision: PreToolDecision, *, open_world: bool = False
+    ) -> PreToolDecision:
         """The session mode's verdict on a call the pre-execute listeners decided
-        ``decision`` for; ``risky``: the tool is not declared read-only."""
+        ``decision`` for; ``risky``: the tool is not declared read-only; ``open_world``: it
+        declared that it reaches outside the machine."""
         ...
 
     async def ask(self, execution: ToolExecution, ask: Ask) -> PermissionDecision:

@@ -14,6 +14,8 @@ Invariants:
 - Whether a call may change anything is declared by the tool (``read_only``), never inferred
   from how its card looks. The default is the safe one: a tool that declares nothing is
   treated as able to change things (asked for in ``ask`` mode, refused in ``read-only``).
+  A read-only tool that reaches the open world (a fetcher: what it sends out can leak data)
+  also declares ``open_world``: it is allowed in ``read-only`` but asked for in ``ask``.
 - ``preview_call`` is the one impure presenter: it runs live only, at call time, when the user
   is about to be asked for permission, and may read (never change) the workspace. It is
   never part of replay; the pending card replay draws comes from ``present_call``.
@@ -72,6 +74,10 @@ class ToolDefinition:
     the workspace, never change it), shown when the user is asked for permission. Raising a
     :class:`~acp_sidecar.tools.errors.ToolError` refuses the call before anyone is asked;
     ``None`` (or no method) keeps the ``present_call`` card."""
+    open_world: bool = False
+    """The tool reaches outside the workspace and the machine (the web, a remote service):
+    even a read-only one can leak what it is given, so ``ask`` mode asks before running it
+    (``read-only`` mode still allows it when it is ``read_only``)."""
 
 
 SchemaSpecInput: TypeAlias = "Mapping[str, SchemaProp | Mapping[str, Any]]"
@@ -89,6 +95,7 @@ def define_tool(
     timeout_ms: float | None = None,
     read_only: bool = False,
     preview_call: Callable[[A, ToolExecution], Awaitable[ToolCallView | None]] | None = None,
+    open_world: bool = False,
 ) -> ToolDefinition: ...
 
 
@@ -105,6 +112,7 @@ def define_tool(
     read_only: bool = False,
     preview_call: Callable[[FrozenDict, ToolExecution], Awaitable[ToolCallView | None]]
     | None = None,
+    open_world: bool = False,
 ) -> ToolDefinition: ...
 
 
@@ -119,6 +127,7 @@ def define_tool(
     timeout_ms: float | None = None,
     read_only: bool = False,
     preview_call: Callable[[Any, ToolExecution], Awaitable[ToolCallView | None]] | None = None,
+    open_world: bool = False,
 ) -> ToolDefinition:
     """Build a :class:`ToolDefinition` whose callbacks receive validated, narrowed arguments.
 
@@ -126,7 +135,8 @@ def define_tool(
     :class:`~acp_sidecar.tools.schema.SchemaProp` or its dict form) or an attrs class; the JSON
     Schema the model sees is derived from it once, here. ``read_only=True`` declares that the
     tool never changes anything (see :attr:`ToolDefinition.read_only`); leave it unset for a
-    tool that writes, deletes, runs programs or reaches outside.
+    tool that writes, deletes, runs programs or reaches outside. ``open_world=True`` declares
+    that it reaches the world outside the machine (see :attr:`ToolDefinition.open_world`).
 
     Raises:
         SchemaSpecError: the spec is malformed (every problem listed with its path).
@@ -201,4 +211,5 @@ def define_tool(
         timeout_ms=timeout_ms,
         read_only=read_only,
         preview_call=previewer,
+        open_world=open_world,
     )

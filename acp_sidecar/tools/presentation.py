@@ -24,11 +24,7 @@ from typing import Any, Final, Literal, TypeAlias, TypeGuard, final, get_args
 
 import attrs
 
-from acp_sidecar.tools.content import (
-    ContentBlock,
-    ImageContent,
-    TextContent,
-)
+from acp_sidecar.tools.content import CONTENT_BLOCK_TYPES, ContentBlock
 from acp_sidecar.tools.json_values import (
     FrozenJson,
     JsonValue,
@@ -119,7 +115,7 @@ def _tuple_of(*kinds: type, item: str, or_none: bool = False) -> _Validator:
     return check
 
 
-_content_blocks = _tuple_of(TextContent, ImageContent, item="content block")
+_content_blocks = _tuple_of(*CONTENT_BLOCK_TYPES, item="content block")
 
 
 # The converters turn a list into a tuple and pass anything else through unchanged, for the
@@ -266,7 +262,7 @@ class GenericResultView:
         default=None,
         converter=_optional_blocks,
         validator=attrs.validators.optional(
-            _tuple_of(TextContent, ImageContent, item="content block", or_none=True)
+            _tuple_of(*CONTENT_BLOCK_TYPES, item="content block", or_none=True)
         ),
     )
     """Reformatted content; ``None`` shows the raw result content (``()`` shows nothing)."""

@@ -159,6 +159,9 @@ class ToolRegistry:
         read_only = getattr(definition, "read_only", False)
         if type(read_only) is not bool:
             problems.append(f"read_only: expected True or False, got {read_only!r}")
+        open_world = getattr(definition, "open_world", False)
+        if type(open_world) is not bool:
+            problems.append(f"open_world: expected True or False, got {open_world!r}")
         timeout_ms = getattr(definition, "timeout_ms", None)
         if timeout_ms is not None and (
             type(timeout_ms) not in (int, float) or not math.isfinite(timeout_ms) or timeout_ms <= 0
@@ -181,6 +184,7 @@ class ToolRegistry:
             timeout_ms=None if timeout_ms is None else float(timeout_ms),
             read_only=read_only,
             preview_call=preview_call,
+            open_world=open_world,
         )
         self._tools[snapshot.name] = snapshot
         return snapshot

@@ -19,11 +19,12 @@ from typing import Any
 import attrs
 
 from acp_sidecar.tools.content import (
+    CONTENT_BLOCK_TYPES,
     ContentBlock,
-    ImageContent,
     TextContent,
     ToolOutput,
     content_from_json,
+    content_problems,
     content_to_json,
 )
 from acp_sidecar.tools.errors import ToolError, ToolExecutionError, ToolResultError
@@ -138,7 +139,7 @@ def normalize_output(call_id: str, name: str, output: object) -> ToolExecutionRe
     if isinstance(output, str):
         content = (TextContent(output),)
     elif isinstance(output, list | tuple) and all(
-        isinstance(block, TextContent | ImageContent) for block in output
+        isinstance(block, CONTENT_BLOCK_TYPES) for block in output
     ):
         content = tuple(output)
     else:
@@ -166,14 +167,7 @@ def rebuild_result(call_id: str, result: ToolExecutionResult) -> ToolExecutionRe
         problems.append("isError is not a boolean")
     content: Sequence[object] = result.content
     for index, block in enumerate(content):
-        if isinstance(block, TextContent):
-            if type(block.text) is not str:
-                problems.append(f"content/{index}: text is not a string")
-        elif isinstance(block, ImageContent):
-            if type(block.data) is not str or type(block.mime_type) is not str:
-                problems.append(f"content/{index}: image data and mimeType must be strings")
-        else:
-            problems.append(f"content/{index}: {type(block).__name__} is not a content block")
+        problems.extend(f"content/{index}: {problem}" for problem in content_problems(block))
     error = result.error
     if error is not None and (
         not isinstance(error, ToolErrorInfo)

@@ -6,7 +6,8 @@ Invariants:
   the same messages, so a reloaded session continues with the context it had.
 - Prompt content becomes plain text — ``text`` as is, ``resource_link`` as a link, an
   embedded text resource inside a ``<context>`` element — so every OpenAI-compatible server
-  accepts it (some refuse content-part arrays).
+  accepts it (some refuse content-part arrays). A tool result's content is sent the same way
+  (images and audio as a short note that they are not shown).
 - The messages keep the chat-completions shape every provider checks: an assistant message's
   ``content`` is a string (``""`` beside tool calls, never ``null``); each assistant
   ``tool_calls`` entry is answered by one ``role: tool`` message, in call order (the log
@@ -38,7 +39,14 @@ from acp_sidecar.store.records import (
     ToolResultRecord,
     UserMessageRecord,
 )
-from acp_sidecar.tools.content import ImageContent, TextContent
+from acp_sidecar.tools.content import (
+    AudioContent,
+    EmbeddedResourceContent,
+    ImageContent,
+    ResourceLinkContent,
+    TextContent,
+    content_to_json,
+)
 from acp_sidecar.tools.json_values import FrozenJson, thaw
 from acp_sidecar.tools.result import ToolExecutionResult
 
@@ -187,6 +195,11 @@ def result_text(result: ToolExecutionResult) -> str:
                 parts.append(text)
             case ImageContent(mime_type=mime_type):
                 parts.append(f"[{mime_type} image not shown]")
+            case AudioContent(mime_type=mime_type):
+                parts.append(f"[{mime_type} audio not shown]")
+            case ResourceLinkContent() | EmbeddedResourceContent():
+                # As in a prompt: a link, or a text resource inside a <context> element.
+                parts.append(_block_text(content_to_json(block)))
             case _:
                 assert_never(block)
     text = "".join(parts) or "(no output)"
