@@ -2,10 +2,21 @@
 
 Invariant: a caller of :meth:`acp_sidecar.mcp.connection.McpConnection.call_tool` sees only
 these (and ``CancelledError`` when it cancels the call), never an SDK or transport exception.
-Their messages name the server and never carry header or environment values.
+Their messages name the server and never carry header or environment values;
+:func:`describe_failure` puts any failure in one such line.
 """
 
 from __future__ import annotations
+
+import asyncio
+from urllib.parse import urlsplit
+
+import httpx2
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from acp_sidecar.mcp.config import HttpServerConfig, McpServerConfig, SseServerConfig
 
 
 class McpError(Exception):
@@ -18,3 +29,49 @@ class McpServerGone(McpError):
 
 class McpCallError(McpError):
     """The server answered a request with a JSON-RPC error, or with a result that is unusable."""
+
+
+def innermost(error: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) exception groups."""
+    while isinstance(error, BaseExceptionGroup):
+        inner = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]
+        error = (inner or list(error.exceptions))[0]
+    return error
+
+
+def describe_failure(error: BaseException, config: McpServerConfig) -> str:
+    """One line saying why, without header values, env values or URL credentials."""
+    match error:
+        case MCPError() if error.code == types.CONNECTION_CLOSED:
+            return "it exited or closed its connection before answering"
+        case MCPError():
+            return f"it answered an error: {error.message} (code {error.code})"
+        case FileNotFoundError():
+            return "its command does not exist"
+        case PermissionError():
+            return "its command cannot be executed (permission denied)"
+        case OSError() if error.strerror:
+            return f"it could not be started: {error.strerror}"
+        case ValidationError():
+            return "it sent an answer that does not follow the MCP schema"
+        case httpx2.ConnectError():
+            return "nothing answered at its URL (connection failed)"
+        case httpx2.HTTPStatusError():
+            return f"its URL answered HTTP {error.response.status_code}"
+    text = f"{type(error).__name__}: {error}"
+    if isinstance(config, HttpServerConfig | SseServerConfig):
+        text = text.replace(config.url, _safe_url(config.url))
+        for _, value in config.headers:
+            if value:
+                text = text.replace(value, "***")
+    return one_line(text)
+
+
+def _safe_url(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+
+def one_line(error: object) -> str:
+    text = " ".join(str(error).split())
+    return text if len(text) <= 300 else text[:299] + "…"

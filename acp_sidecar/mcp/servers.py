@@ -1,0 +1,132 @@
+"""A session's MCP servers: started together, watched, stopped together.
+
+Invariants:
+- :meth:`McpServers.start` never raises for a server's failure (it cannot start, exits,
+  hangs past ``start_timeout``): ``on_problem`` gets one line naming the server and why,
+  and the server is left out. All servers start concurrently, so the whole start takes
+  about as long as the slowest server (bounded by ``start_timeout``).
+- ``connections`` holds the live servers only, in config order. A server that dies later
+  is removed, then ``on_problem`` and ``on_tools_changed(name)`` are called; a
+  ``notifications/tools/list_changed`` re-lists its tools, then ``on_tools_changed(name)``.
+- The callbacks are called from the event loop, never concurrently, and an exception they
+  raise is logged, never propagated into a server's task.
+- :meth:`McpServers.aclose` stops every server, including those that failed to start and
+  are still winding down; when it returns each stdio server's whole process group is gone.
+  It is idempotent. If :meth:`start` itself is cancelled, what it started is stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+
+from acp_sidecar.mcp.client_side import ClientSideHooks
+from acp_sidecar.mcp.config import McpServerConfig
+from acp_sidecar.mcp.connection import McpConnection
+from acp_sidecar.mcp.errors import McpError
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ClientSideHooks", "McpServers"]
+
+
+class McpServers:
+    """The MCP servers of one session (see the module invariants)."""
+
+    def __init__(
+        self,
+        *,
+        on_problem: Callable[[str], None],
+        on_tools_changed: Callable[[str], None] | None,
+    ) -> None:
+        self._on_problem = on_problem
+        self._on_tools_changed = on_tools_changed
+        self._all: list[McpConnection] = []
+        self._live: dict[str, McpConnection] = {}
+        self._closed = False
+
+    @classmethod
+    async def start(
+        cls,
+        configs: Sequence[McpServerConfig],
+        *,
+        hooks: ClientSideHooks,
+        start_timeout: float = 10.0,
+        on_problem: Callable[[str], None],
+        on_tools_changed: Callable[[str], None] | None = None,
+    ) -> McpServers:
+        """Starts every server concurrently, each bounded by start_timeout. Never raises for a
+        server's failure: calls on_problem(one line naming the server and why) and leaves it
+        out. Later: a server that dies -> on_problem(...) + removed + on_tools_changed(name);
+        notifications/tools/list_changed -> re-list, then on_tools_changed(name)."""
+        servers = cls(on_problem=on_problem, on_tools_changed=on_tools_changed)
+        names: set[str] = set()
+        for config in configs:
+            if config.name in names:
+                servers._problem(f"MCP server {config.name!r} was not started: its name is taken")
+                continue
+            names.add(config.name)
+            servers._all.append(
+                McpConnection(
+                    config, hooks, on_tools_changed=servers._tools_changed, on_gone=servers._gone
+                )
+            )
+        try:
+            outcomes = await asyncio.gather(
+                *(connection.open(start_timeout) for connection in servers._all),
+                return_exceptions=True,
+            )
+        except BaseException:
+            await servers.aclose()
+            raise
+        for connection, outcome in zip(servers._all, outcomes, strict=True):
+            if outcome is None:
+                servers._live[connection.name] = connection
+                continue
+            if not isinstance(outcome, Exception):
+                await servers.aclose()
+                raise outcome
+            reason = str(outcome) if isinstance(outcome, McpError) else repr(outcome)
+            servers._problem(f"MCP server {connection.name!r} did not start: {reason}")
+        return servers
+
+    @property
+    def connections(self) -> Mapping[str, McpConnection]:
+        """The live servers, in config order."""
+        return MappingProxyType({c.name: c for c in self._all if c.name in self._live})
+
+    async def aclose(self) -> None:
+        """Stops all; a stdio server's whole process group is gone when this returns. Idempotent."""
+        self._closed = True
+        self._live.clear()
+        await asyncio.gather(*(connection.aclose() for connection in self._all))
+
+    def _gone(self, connection: McpConnection, reason: str) -> None:
+        if self._closed or self._live.get(connection.name) is not connection:
+            return
+        del self._live[connection.name]
+        self._problem(
+            f"MCP server {connection.name!r} stopped ({reason}); its tools are no longer available"
+        )
+        self._changed(connection.name)
+
+    def _tools_changed(self, connection: McpConnection) -> None:
+        if not self._closed and self._live.get(connection.name) is connection:
+            self._changed(connection.name)
+
+    def _problem(self, message: str) -> None:
+        logger.warning("%s", message)
+        try:
+            self._on_problem(message)
+        except Exception:
+            logger.exception("on_problem raised")
+
+    def _changed(self, name: str) -> None:
+        if self._on_tools_changed is None:
+            return
+        try:
+            self._on_tools_changed(name)
+        except Exception:
+            logger.exception("on_tools_changed raised")

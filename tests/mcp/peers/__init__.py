@@ -1,0 +1,1 @@
+"""Small MCP servers of our own, built with the MCP SDK's server side, for the tests."""

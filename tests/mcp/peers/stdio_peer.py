@@ -1,0 +1,145 @@
+"""A stdio MCP server whose behaviour the first argument picks (run as a script).
+
+``exit``: writes a line to stderr and exits 3 before reading anything.
+``hang [PIDFILE]``: writes its pid to PIDFILE, reads its stdin and never answers (exits at
+EOF, as a hung server's pipe closes).
+``family PIDFILE``: starts a grandchild (``sleep``) in its own process group, writes its pid
+to PIDFILE, then serves normally: for the no-orphan test.
+``stubborn PIDFILE``: like ``family``, but it and its grandchild ignore SIGTERM, and it
+keeps running after its stdin closes: only SIGKILL ends them.
+``serve [MARKDIR]``: serves the tools below; a cancelled ``slow`` call writes
+``MARKDIR/cancelled`` (proof that ``notifications/cancelled`` arrived and interrupted it).
+
+Tools: ``noop``; ``echo(text)``; ``slow(steps)`` (progress per step, 0.1 s apart);
+``die`` (the process exits mid-call); ``elicit`` (asks the client for a name);
+``sample`` (asks the client for a completion); ``roots`` (lists the client's roots);
+``grow`` (adds the tool ``extra``, then sends ``notifications/tools/list_changed``);
+``capabilities`` (what the client advertised); ``environment`` (its environment as JSON); ``complain(text)`` (writes text to stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import SamplingMessage, TextContent
+from pydantic import BaseModel
+
+
+def build(markdir: Path | None) -> MCPServer:
+    server = MCPServer("peer")
+
+    @server.tool()
+    def noop() -> str:
+        """Does nothing."""
+        return "ok"
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Answers its argument."""
+        return text
+
+    @server.tool()
+    async def slow(steps: int, ctx: Context) -> str:
+        """Reports progress once per step."""
+        try:
+            for step in range(steps):
+                await ctx.report_progress(step + 1, steps, f"step {step + 1}")
+                await anyio.sleep(0.1)
+        except anyio.get_cancelled_exc_class():
+            if markdir is not None:
+                (markdir / "cancelled").write_text("yes")
+            raise
+        return "done"
+
+    @server.tool()
+    async def die() -> str:
+        """Exits mid-call."""
+        await anyio.sleep(0.05)
+        os._exit(7)
+
+    class Name(BaseModel):
+        name: str
+
+    @server.tool()
+    async def elicit(ctx: Context) -> str:
+        """Asks the user for a name."""
+        answer = await ctx.elicit("Your name?", Name)
+        return f"{answer.action}:{answer.data.name if answer.action == 'accept' else ''}"
+
+    @server.tool()
+    async def sample(ctx: Context) -> str:
+        """Asks the client's model."""
+        message = SamplingMessage(role="user", content=TextContent(type="text", text="hi"))
+        result = await ctx.session.create_message([message], max_tokens=5)
+        return str(result)
+
+    @server.tool()
+    async def roots(ctx: Context) -> str:
+        """The client's roots, as JSON."""
+        listed = await ctx.session.list_roots()
+        return json.dumps([str(root.uri) for root in listed.roots])
+
+    @server.tool()
+    async def grow(ctx: Context) -> str:
+        """Adds a tool and says so."""
+        server.add_tool(lambda: "extra", name="extra", description="Added later.")
+        await ctx.session.send_tool_list_changed()
+        return "grown"
+
+    @server.tool()
+    def capabilities(ctx: Context) -> str:
+        """What the client advertised, as JSON."""
+        caps = ctx.client_capabilities
+        return caps.model_dump_json(exclude_none=True) if caps else "{}"
+
+    @server.tool()
+    def environment() -> str:
+        """Its environment."""
+        return json.dumps(dict(os.environ))
+
+    @server.tool()
+    def complain(text: str) -> str:
+        """Writes to stderr."""
+        print(text, file=sys.stderr, flush=True)
+        return "said"
+
+    return server
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    if mode == "exit":
+        print("peer: refusing to start", file=sys.stderr, flush=True)
+        sys.exit(3)
+    if mode == "hang":
+        if len(sys.argv) > 2:
+            Path(sys.argv[2]).write_text(str(os.getpid()))
+        while sys.stdin.buffer.read(1):
+            pass
+        return
+    if mode == "family":
+        child = subprocess.Popen(["sleep", "1000"])
+        Path(sys.argv[2]).write_text(str(child.pid))
+        build(None).run("stdio")
+        return
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited by the grandchild
+        child = subprocess.Popen(["sleep", "1000"])
+        Path(sys.argv[2]).write_text(str(child.pid))
+        build(None).run("stdio")
+        while True:
+            time.sleep(1)
+    markdir = Path(sys.argv[2]) if len(sys.argv) > 2 else None
+    build(markdir).run("stdio")
+
+
+if __name__ == "__main__":
+    main()
