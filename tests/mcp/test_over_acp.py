@@ -441,3 +441,24 @@ async def test_the_end_of_a_shell_call_never_touches_the_servers(tmp_path: Path)
             "end_turn"
         )
         assert texts(wire.cards()[-1]) == "still"
+
+
+async def test_a_server_that_dies_is_told_and_its_tools_leave_the_commands(
+    tmp_path: Path,
+) -> None:
+    editor = McpEditor()
+    servers = [peer(tmp_path / "a"), peer(tmp_path / "b", name="other")]
+    async with sdk_sidecar(editor, store=tmp_path / "store") as (connection, wire):
+        session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=servers)).session_id
+        await editor.until(editor.has_commands)
+        assert "mcp__peer__die" in editor.commands[-1]
+        wire.cards()
+        assert await prompt(connection, session, "/mcp__peer__die") == "end_turn"
+        assert wire.cards()[-1]["status"] == "failed"
+        await editor.until(lambda: "mcp__peer__echo" not in editor.commands[-1])
+        assert "mcp__other__echo" in editor.commands[-1]
+        await editor.until(lambda: "'peer'" in "".join(editor.said))
+        assert await prompt(connection, session, command("mcp__other__echo", text="on")) == (
+            "end_turn"
+        )
+        assert texts(wire.cards()[-1]) == "on"

@@ -7,7 +7,8 @@ sidecar's MCP wiring: tools that say what the sidecar did with them.
 - ``slow``: waits up to 30 s; when the call is cancelled, writes ``STATE_DIR/cancelled``;
 - ``roots``: the roots the client gave, one URI a line;
 - ``ask``: elicits a ``branch`` from the user; returns ``<action> <branch>``;
-- ``grow``: adds a tool ``grown`` and tells the client its tools changed.
+- ``grow``: adds a tool ``grown`` and tells the client its tools changed;
+- ``die``: the process exits in the middle of the call.
 """
 
 from __future__ import annotations
@@ -80,6 +81,12 @@ async def grow(ctx: Context) -> str:
     server.add_tool(grown, annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
     await ctx.session.send_tool_list_changed()
     return "grew"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+def die() -> str:
+    """Exit mid-call."""
+    os._exit(1)
 
 
 if __name__ == "__main__":
