@@ -9,7 +9,8 @@ the cold start: building it at start costs about 30 ms of it (``bench_wire.py``'
 register, is reported (logged to stderr) and skipped; the rest still work. The registry always
 carries the bridge's policy (modes, permission dialog, dispatch announcements).
 
-A session with tools of its own (its MCP servers') gets its own registry from
+A session that names MCP servers builds the registry in a worker thread while its servers
+start, instead of after them. A session with tools of its own gets its own registry from
 :meth:`ToolsProvider.session_registry`: the server's tools, then the session's, with the same
 policy installed. Sessions without any keep sharing the server's registry.
 """
@@ -17,6 +18,7 @@ policy installed. Sessions without any keep sharing the server's registry.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -43,14 +45,18 @@ class ToolsProvider:
         self._entry_points = entry_points
         self._extra = tuple(extra)
         self._registry: ToolRegistry | None = None
+        self._building = threading.Lock()
         self.problems: list[str] = []
         """What could not be loaded or registered (also logged)."""
 
     @property
     def registry(self) -> ToolRegistry:
-        """The registry, built on first use."""
+        """The registry, built on first use (once, even when a worker thread builds it while
+        the event loop asks for it: the loop then waits for that build)."""
         if self._registry is None:
-            self._registry = self._build()
+            with self._building:
+                if self._registry is None:
+                    self._registry = self._build()
         return self._registry
 
     def session_registry(

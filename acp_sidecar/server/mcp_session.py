@@ -74,6 +74,8 @@ class SessionServers:
                 roots=self._roots,
                 elicit=self._elicit if self._server.client.capabilities.elicitation else None,
             )
+            # The server's own registry (~50-100 ms to build) is made while they start.
+            base = asyncio.ensure_future(asyncio.to_thread(lambda: self._server.tools.registry))
             try:
                 self._servers = await McpServers.start(
                     configs,
@@ -85,6 +87,8 @@ class SessionServers:
             except Exception as exc:  # a failure of ours must not fail the session either
                 logger.exception("starting the MCP servers failed")
                 self._tell(f"The MCP servers could not be started: {exc}")
+            finally:
+                await asyncio.shield(base)
         if self._closed:  # the session was replaced or the server stopped meanwhile
             await self.aclose()
             return
