@@ -124,6 +124,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (an ``argparse`` type)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
 def _default(value: object, suppress: bool) -> object:
     import argparse
 
@@ -228,6 +242,14 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         default=_default(False, suppress),
         help="let tools read, write and run outside the session's working directory",
     )
+    parser.add_argument(
+        "--mcp-start-timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=_default(10.0, suppress),
+        help="give each MCP server a session names this long to start; one that takes longer "
+        "is left out and the user is told (default: 10)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -331,6 +353,7 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             tools=tools,
             store=make_store,
             allow_outside_workspace=args.allow_outside_workspace,
+            mcp_start_timeout=args.mcp_start_timeout,
         )
 
     return run_stdio(make_server, log_level=args.log_level, log_file=args.log_file)

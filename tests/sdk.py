@@ -78,10 +78,12 @@ async def sdk_sidecar(
     store: Path | None = None,
     capabilities: ClientCapabilities | None = None,
     observers: Sequence[Callable[[StreamEvent], None]] = (),
+    unstable: bool = False,
 ) -> AsyncIterator[tuple[Any, Wire]]:
     """``acp-sidecar ARGS`` spawned by the SDK with ``client`` answering it, initialized; the
     sidecar must exit cleanly when the connection closes. Sessions go to ``store`` (default:
-    the suite's temporary store); ``observers`` see every message after the :class:`Wire`."""
+    the suite's temporary store); ``observers`` see every message after the :class:`Wire`;
+    ``unstable`` lets the SDK handle the methods it calls unstable (``elicitation/create``)."""
     wire = Wire()
     env = {
         "PYTHONPATH": str(ROOT),
@@ -96,6 +98,7 @@ async def sdk_sidecar(
         env=env,
         cwd=ROOT,
         observers=[wire, *observers],
+        use_unstable_protocol=unstable,
     ) as (connection, process):
         wire.initialized = await connection.initialize(
             protocol_version=acp.PROTOCOL_VERSION,

@@ -68,7 +68,8 @@ def command_line(turn: Turn) -> tuple[str, list[Mention]]:
 
 
 class ConsoleDriver:
-    """Runs each prompt as a console command against the server's registry."""
+    """Runs each prompt as a console command against the session's registry (the turn's
+    ``tools``, else the server's)."""
 
     prompt_capabilities = PromptCapabilities(embedded_context=True)
 
@@ -81,14 +82,15 @@ class ConsoleDriver:
         first call, so making the driver (while ``initialize`` is answered) stays cheap."""
         return self._registry()
 
-    def commands_update(self) -> AvailableCommandsUpdate:
-        """The ``available_commands_update`` sent right after ``session/new``."""
-        return AvailableCommandsUpdate(
-            available_commands=available_commands(self.registry.visible())
-        )
+    def commands_update(self, tools: ToolRegistry | None = None) -> AvailableCommandsUpdate:
+        """The ``available_commands_update`` sent right after ``session/new`` (and again when
+        a session's tools change): ``tools``, the session's own registry, or the server's."""
+        registry = self.registry if tools is None else tools
+        return AvailableCommandsUpdate(available_commands=available_commands(registry.visible()))
 
     async def run_turn(self, turn: Turn) -> StopReason:
-        tools = self.registry.visible()
+        registry = self.registry if turn.tools is None else turn.tools
+        tools = registry.visible()
         text, mentions = command_line(turn)
         command = parse_command(text, tools, mentions)
         match command:
@@ -97,17 +99,17 @@ class ConsoleDriver:
             case BadCommand(message=message):
                 await say(turn, message)
             case CallTool():
-                await self._call(turn, command)
+                await self._call(registry, turn, command)
             case OpenMentions(calls=calls):
                 for call in calls:
                     if turn.signal.cancelled:
                         break
-                    await self._call(turn, call)
+                    await self._call(registry, turn, call)
         return "end_turn"
 
-    async def _call(self, turn: Turn, call: CallTool) -> None:
+    async def _call(self, registry: ToolRegistry, turn: Turn, call: CallTool) -> None:
         result = await run_call(
-            self.registry, turn.scope, new_call_id(), call.name, call.arguments, record=turn.record
+            registry, turn.scope, new_call_id(), call.name, call.arguments, record=turn.record
         )
         error = result.error
         if error is not None and error.code in ("INVALID_ARGS", "INVALID_INPUT"):

@@ -13,6 +13,8 @@ Invariants:
   (with any stop reason, or raising ``ToolCancelledError``); the server answers
   ``"cancelled"`` whenever the signal fired, and stops a driver that ignores it after a grace
   period.
+- A driver calls and lists ``turn.tools`` when it is set, else the server's registry it was
+  made with: a session with MCP servers has its own registry, the others share one.
 - ``turn.client`` raises :class:`ClientCapabilityError` for a method the client did not
   advertise, before anything is sent.
 - What the sidecar itself tells the user about a turn (an endpoint failed, an answer was cut
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
         WriteTextFileResponse,
     )
     from acp_sidecar.store import HistoryItem
+    from acp_sidecar.tools.registry import ToolRegistry
 
 
 class ClientCapabilityError(RuntimeError):
@@ -111,6 +114,9 @@ class Turn:
     notice: Callable[[str], Awaitable[None]] | None = None
     """Shows the user a notice as an agent message and logs it as a notice (see
     :func:`send_notice`); ``None``: the notice is sent with ``send`` as agent text."""
+    tools: ToolRegistry | None = None
+    """The session's own registry (a session with MCP servers has one: the server's tools
+    and theirs), fixed for the turn; ``None``: the driver uses the server's registry."""
 
 
 async def send_notice(turn: Turn, text: str) -> None:

@@ -8,11 +8,17 @@ the cold start: building it at start costs about 30 ms of it (``bench_wire.py``'
 584 ms against 555 ms, same run). A tool module that fails to load, or a tool that fails to
 register, is reported (logged to stderr) and skipped; the rest still work. The registry always
 carries the bridge's policy (modes, permission dialog, dispatch announcements).
+
+A session that names MCP servers builds the registry in a worker thread while its servers
+start, instead of after them. A session with tools of its own gets its own registry from
+:meth:`ToolsProvider.session_registry`: the server's tools, then the session's, with the same
+policy installed. Sessions without any keep sharing the server's registry.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -39,23 +45,44 @@ class ToolsProvider:
         self._entry_points = entry_points
         self._extra = tuple(extra)
         self._registry: ToolRegistry | None = None
+        self._building = threading.Lock()
         self.problems: list[str] = []
         """What could not be loaded or registered (also logged)."""
 
     @property
     def registry(self) -> ToolRegistry:
-        """The registry, built on first use."""
+        """The registry, built on first use (once, even when a worker thread builds it while
+        the event loop asks for it: the loop then waits for that build)."""
         if self._registry is None:
-            self._registry = self._build()
+            with self._building:
+                if self._registry is None:
+                    self._registry = self._build()
         return self._registry
 
-    def _build(self) -> ToolRegistry:
-        from acp_sidecar.bridge.policy import install_policy
+    def session_registry(
+        self, extra: Sequence[ToolDefinition]
+    ) -> tuple[ToolRegistry, tuple[str, ...]]:
+        """A registry of the server's tools followed by ``extra`` (one session's own), with
+        the bridge's policy; and a message per tool of ``extra`` that could not be registered
+        (skipped, and logged). The server's registry is not changed."""
         from acp_sidecar.tools.errors import ToolRegistrationError
-        from acp_sidecar.tools.registry import ToolRegistry
 
-        registry = ToolRegistry()
-        install_policy(registry)
+        registry = _policed_registry()
+        for definition in self.registry.visible():
+            registry.register(definition)  # registered once already: it cannot fail
+        problems: list[str] = []
+        for definition in extra:
+            try:
+                registry.register(definition)
+            except ToolRegistrationError as exc:
+                problems.append(f"skipped a tool: {exc}")
+                logger.error("skipped a session's tool: %s", exc)
+        return registry, tuple(problems)
+
+    def _build(self) -> ToolRegistry:
+        from acp_sidecar.tools.errors import ToolRegistrationError
+
+        registry = _policed_registry()
         definitions: list[ToolDefinition] = []
         if self._builtins:
             from acp_sidecar.tools.builtin import builtin_tools
@@ -79,3 +106,13 @@ class ToolsProvider:
     def _problem(self, message: str) -> None:
         self.problems.append(message)
         logger.error("%s", message)
+
+
+def _policed_registry() -> ToolRegistry:
+    """An empty registry with the bridge's policy installed."""
+    from acp_sidecar.bridge.policy import install_policy
+    from acp_sidecar.tools.registry import ToolRegistry
+
+    registry = ToolRegistry()
+    install_policy(registry)
+    return registry

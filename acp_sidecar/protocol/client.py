@@ -1,6 +1,11 @@
-"""Agent → client requests: ``session/request_permission`` and ``fs/*``.
+"""Agent → client requests: ``session/request_permission``, ``fs/*`` and
+``elicitation/create``.
 
-Invariant: ``RequestPermissionOutcome`` is a closed union tagged by ``outcome``.
+Invariants: ``RequestPermissionOutcome`` is a closed union tagged by ``outcome``. An
+elicitation request is in ``form`` mode (it carries ``requested_schema``) or ``url`` mode (it
+carries ``elicitation_id`` and ``url``); it is always scoped to a session. An answer's
+``action`` is kept as sent: ``accept``, ``decline``, ``cancel``, or an extension's own word,
+which a consumer must not read as one of the three.
 """
 
 from __future__ import annotations
@@ -124,5 +129,43 @@ class WriteTextFileRequest(WireType):
 class WriteTextFileResponse(WireType):
     """Result of ``fs/write_text_file``."""
 
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+ElicitationMode: TypeAlias = Literal["form", "url"]
+"""How the editor asks: a form drawn from a schema, or a page at a URL."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CreateElicitationRequest(WireType):
+    """Params of ``elicitation/create`` (session-scoped): ask the user for structured input."""
+
+    session_id: str
+    """The session the elicitation belongs to."""
+    message: str
+    """What input is needed, for people."""
+    mode: ElicitationMode
+    """``form``: draw ``requested_schema``; ``url``: send the user to ``url``."""
+    requested_schema: dict[str, Any] | None = None
+    """The form's JSON Schema (primitive-typed properties); set in ``form`` mode only."""
+    elicitation_id: str | None = None
+    """The elicitation's id; set in ``url`` mode only."""
+    url: str | None = None
+    """The page the user is sent to; set in ``url`` mode only."""
+    tool_call_id: str | None = None
+    """The tool call the input is for, when there is one."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CreateElicitationResponse(WireType):
+    """Result of ``elicitation/create``."""
+
+    action: str
+    """``accept`` (with ``content``), ``decline``, ``cancel``, or an extension's action."""
+    content: dict[str, Any] | None = None
+    """What the user entered, matching the requested schema (``accept`` only)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""

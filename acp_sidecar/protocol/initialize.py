@@ -29,6 +29,18 @@ class FileSystemCapability(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
+class ElicitationCapabilities(WireType):
+    """Which ``elicitation/create`` modes the client handles (presence of a field: yes)."""
+
+    form: dict[str, Any] | None = None
+    """Set (``{}``) when the client draws form elicitations."""
+    url: dict[str, Any] | None = None
+    """Set (``{}``) when the client sends the user to a URL."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
 class ClientCapabilities(WireType):
     """What the client supports."""
 
@@ -36,6 +48,8 @@ class ClientCapabilities(WireType):
     """File-system methods the client offers."""
     terminal: bool = False
     """The client handles the ``terminal/*`` methods."""
+    elicitation: ElicitationCapabilities | None = None
+    """The client handles ``elicitation/create`` (in the modes it names); ``None``: it does not."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), e.g. ``{"terminal_output": true}``; verbatim."""
 

@@ -17,6 +17,8 @@ import attrs
 
 from acp_sidecar.protocol._base import WireType
 from acp_sidecar.protocol.client import (
+    CreateElicitationRequest,
+    CreateElicitationResponse,
     ReadTextFileRequest,
     ReadTextFileResponse,
     RequestPermissionRequest,
@@ -77,6 +79,8 @@ FS_READ_TEXT_FILE: Final = "fs/read_text_file"
 """Read a text file through the client (sees unsaved editor buffers)."""
 FS_WRITE_TEXT_FILE: Final = "fs/write_text_file"
 """Write a text file through the client."""
+ELICITATION_CREATE: Final = "elicitation/create"
+"""Ask the user for structured input (a form, or a page at a URL)."""
 
 # Either direction, protocol level.
 CANCEL_REQUEST: Final = "$/cancel_request"
@@ -113,6 +117,7 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     SESSION_REQUEST_PERMISSION: MethodTypes(RequestPermissionRequest, RequestPermissionResponse),
     FS_READ_TEXT_FILE: MethodTypes(ReadTextFileRequest, ReadTextFileResponse),
     FS_WRITE_TEXT_FILE: MethodTypes(WriteTextFileRequest, WriteTextFileResponse),
+    ELICITATION_CREATE: MethodTypes(CreateElicitationRequest, CreateElicitationResponse),
     # Either direction, protocol level.
     CANCEL_REQUEST: MethodTypes(CancelRequestNotification, None),
 }

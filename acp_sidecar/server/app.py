@@ -46,6 +46,9 @@ from acp_sidecar.tools.cancel import CancelSignal
 
 logger = logging.getLogger(__name__)
 
+DEFAULT_MCP_START_TIMEOUT = 10.0
+"""Seconds each MCP server of a session gets to start, by default."""
+
 if TYPE_CHECKING:
     # The tool pipeline is imported when the first turn runs, not at start-up.
     from acp_sidecar.agent.toolset import ToolsProvider
@@ -76,6 +79,7 @@ class AcpServer(JsonRPCServer):
         store: Callable[[], SessionStore] | None = None,
         allow_outside_workspace: bool = False,
         cancel_grace: float = DEFAULT_CANCEL_GRACE,
+        mcp_start_timeout: float = DEFAULT_MCP_START_TIMEOUT,
     ) -> None:
         super().__init__(AcpJsonRpcProtocol, lambda: converter)
         if tools is None:
@@ -90,6 +94,8 @@ class AcpServer(JsonRPCServer):
         )
         self.allow_outside_workspace = allow_outside_workspace
         self.cancel_grace = cancel_grace
+        self.mcp_start_timeout = mcp_start_timeout
+        """Seconds each MCP server of a session gets to start (connect and list its tools)."""
         self.initialized = False
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, Session] = {}
@@ -144,18 +150,24 @@ class AcpServer(JsonRPCServer):
         )
 
     def announce_commands(self, session_id: str) -> None:
-        """Send the driver's commands for a new session, after its ``session/new`` answer.
+        """Send the driver's commands for a session (its own tools when it has them): after
+        its ``session/new`` or ``session/load`` answer, and again when its tools change.
 
         The answer goes out when the handler's task completes; scheduling the update with
-        ``call_soon`` from inside the handler puts it behind that answer on the wire.
+        ``call_soon`` from inside the handler puts it behind that answer on the wire. The
+        commands are read when the update is sent, so they are the session's latest.
         """
         commands = getattr(self.driver, "commands_update", None)
         if not callable(commands):
             return
 
         async def send() -> None:
+            session = self.sessions.get(session_id)
+            if session is None:
+                return  # gone meanwhile (a failed load)
             try:
-                await self.send_update(session_id, commands())
+                update = commands() if session.tools is None else commands(session.tools)
+                await self.send_update(session_id, update)
             except Exception:
                 logger.exception("sending the available commands failed")
 
@@ -262,14 +274,33 @@ class AcpServer(JsonRPCServer):
         update = AgentMessageChunk(content=TextContentBlock(text=text))
         self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
 
+    def notice(self, session_id: str, text: str) -> None:
+        """Show the user ``text`` in ``session_id`` as an agent message now, outside any turn,
+        and keep it in the session's log as a notice (never part of a model's history)."""
+        session = self.sessions.get(session_id)
+        if session is not None and session.recorder is not None:
+            session.recorder.notice(text)
+        self.tell(session_id, text)
+
     async def close(self, grace: float) -> None:
-        """Cancel every running turn and every request in flight, within ``grace`` seconds;
-        then close the session logs."""
+        """Cancel every running turn and every request in flight, and stop every session's
+        MCP servers, within ``grace`` seconds; then close the session logs."""
         for session in self.sessions.values():
             session.cancel(SHUTDOWN)
         pending = self.protocol.handler_tasks()
-        if pending:
-            await asyncio.wait(pending, timeout=grace)
+        # The servers stop alongside the turns: a call still running on one fails at once.
+        stopping = {
+            asyncio.get_running_loop().create_task(session.mcp.aclose())
+            for session in self.sessions.values()
+            if session.mcp is not None
+        }
+        if pending or stopping:
+            await asyncio.wait([*pending, *stopping], timeout=grace)
+        for task in stopping:
+            if not task.done():
+                logger.warning("an MCP server did not stop in time")
+            elif not task.cancelled() and task.exception() is not None:
+                logger.error("stopping MCP servers failed", exc_info=task.exception())
         self.protocol.cancel_all_requests()
         leftover = [task for task in pending if not task.done()]
         if leftover:

@@ -1,9 +1,11 @@
-"""The typed proxy for agent→client requests: permission and the client's file system.
+"""The typed proxy for agent→client requests: permission, the client's file system and
+elicitation.
 
 Invariants:
 - A method is called only when the client advertised it (``fs.readTextFile``,
-  ``fs.writeTextFile``); otherwise :class:`ClientCapabilityError` is raised before anything
-  is sent. ``session/request_permission`` is a baseline client method and always allowed.
+  ``fs.writeTextFile``, ``elicitation`` with the request's mode); otherwise
+  :class:`ClientCapabilityError` is raised before anything is sent.
+  ``session/request_permission`` is a baseline client method and always allowed.
 - Abandoning a wait (the turn's signal fires, or the awaiting task is cancelled) forgets the
   request's future and sends ``$/cancel_request``; a late answer is dropped.
 - The client's answer is decoded into the typed response. ``null`` is a valid answer wherever
@@ -27,6 +29,8 @@ from pygls.exceptions import JsonRpcException
 
 from acp_sidecar.agent.driver import ClientCapabilityError
 from acp_sidecar.protocol.client import (
+    CreateElicitationRequest,
+    CreateElicitationResponse,
     ReadTextFileRequest,
     ReadTextFileResponse,
     RequestPermissionRequest,
@@ -38,6 +42,7 @@ from acp_sidecar.protocol.converter import from_wire, to_wire
 from acp_sidecar.protocol.errors import AcpError, ProtocolParamsError
 from acp_sidecar.protocol.initialize import ClientCapabilities
 from acp_sidecar.protocol.methods import (
+    ELICITATION_CREATE,
     FS_READ_TEXT_FILE,
     FS_WRITE_TEXT_FILE,
     SESSION_REQUEST_PERMISSION,
@@ -99,6 +104,28 @@ class ClientProxy:
                 "the client did not advertise fs.writeTextFile; fs/write_text_file is unavailable"
             )
         return await self._call(FS_WRITE_TEXT_FILE, request, WriteTextFileResponse, signal)
+
+    def elicits(self, mode: str) -> bool:
+        """Whether the client advertised ``elicitation/create`` in ``mode``."""
+        elicitation = self.capabilities.elicitation
+        if elicitation is None:
+            return False
+        if mode == "form":
+            return elicitation.form is not None
+        if mode == "url":
+            return elicitation.url is not None
+        return False
+
+    async def create_elicitation(
+        self, request: CreateElicitationRequest, *, signal: CancelSignal | None = None
+    ) -> CreateElicitationResponse:
+        """``elicitation/create`` (needs ``elicitation`` with the request's mode)."""
+        if not self.elicits(request.mode):
+            raise ClientCapabilityError(
+                f"the client did not advertise elicitation.{request.mode}; "
+                "elicitation/create is unavailable"
+            )
+        return await self._call(ELICITATION_CREATE, request, CreateElicitationResponse, signal)
 
     async def _call(
         self, method: str, request: object, response_type: type[R], signal: CancelSignal | None

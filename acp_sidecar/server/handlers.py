@@ -15,10 +15,13 @@ Invariants:
   handler's annotations are that method's params and result type (checked by the tests).
 - Only what is implemented is advertised: ``loadSession`` and ``sessionCapabilities.list``
   only when sessions are stored (otherwise ``session/load`` and ``session/list`` answer
-  ``-32601``), no MCP transports (``mcpServers`` are accepted and ignored, with a log line),
-  no auth methods, prompt content as the driver accepts it.
+  ``-32601``), MCP over stdio and HTTP (SSE as the MCP package supports it), no auth
+  methods, prompt content as the driver accepts it.
 - ``initialize`` succeeds once per connection; a second one is refused (``-32600``) and the
   first capabilities stay.
+- A session's MCP servers never fail ``session/new``: the answer waits for them to start (each
+  bounded), problems are told after it (:mod:`acp_sidecar.server.mcp_session`), and
+  ``acp_sidecar.mcp`` (the MCP package) is imported only for a session that names servers.
 - A new session's ``cwd`` is an existing absolute directory of bounded length
   (:mod:`acp_sidecar.server.cwd`), else ``-32602``.
 - A prompt carrying content the driver did not advertise is refused (``-32602`` naming the
@@ -50,6 +53,7 @@ from acp_sidecar.protocol.initialize import (
     Implementation,
     InitializeRequest,
     InitializeResponse,
+    McpCapabilities,
     PromptCapabilities,
     SessionCapabilities,
     SessionListCapabilities,
@@ -82,6 +86,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+MCP_SSE = True
+"""Whether SSE MCP servers are supported: :data:`acp_sidecar.mcp.config.SSE_SUPPORTED`, kept
+here so that ``initialize`` does not import the MCP package (a test keeps the two equal)."""
+
 AGENT_INFO = Implementation(name="acp-sidecar", title="ACP Sidecar", version=__version__)
 
 
@@ -102,6 +110,7 @@ async def initialize(server: AcpServer, params: InitializeRequest) -> Initialize
         protocol_version=PROTOCOL_VERSION,
         agent_capabilities=AgentCapabilities(
             load_session=server.stores_sessions,
+            mcp_capabilities=McpCapabilities(http=True, sse=MCP_SSE),
             prompt_capabilities=server.driver.prompt_capabilities,
             session_capabilities=SessionCapabilities(
                 list=SessionListCapabilities() if server.stores_sessions else None
@@ -120,17 +129,21 @@ async def authenticate(server: AcpServer, params: AuthenticateRequest) -> Authen
 async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessionResponse:
     """Create a session working in the absolute directory ``cwd``."""
     check_cwd(params.cwd, must_exist=True)
-    if params.mcp_servers:
-        logger.info("ignoring %d MCP server(s): MCP is not supported", len(params.mcp_servers))
     session_id = uuid.uuid4().hex
     session = Session(session_id=session_id, cwd=params.cwd)
     session.recorder = server.recorder_for(session_id, params.cwd, session.policy.mode)
+    if params.mcp_servers:
+        from acp_sidecar.server.mcp_session import start_session_servers
+
+        session.mcp = await start_session_servers(server, session, params.mcp_servers)
     server.sessions[session_id] = session
     if session.recorder is not None:
         # Stored now, so a session that is never prompted can be loaded by id; after the
         # answer is written and off the loop, so the cold start does not pay for it.
         asyncio.get_running_loop().call_soon(server.spawn, session.recorder.create_soon())
     server.announce_commands(session_id)
+    if session.mcp is not None:
+        session.mcp.release()  # problems starting them, told after the answer and commands
     return NewSessionResponse(session_id=session_id, modes=mode_state(session.policy.mode))
 
 

@@ -15,6 +15,10 @@ Invariants:
 - The whole history is replayed as ``session/update`` notifications before ``session/load``
   answers; afterwards the session continues, appending to the same log. Its
   ``available_commands_update`` follows the answer, as after ``session/new``.
+- The ``mcpServers`` of the request are started before the replay (so a present server's
+  calls replay with its tools' cards; an absent one's as generic cards); a session loaded
+  again has its previous servers stopped first (replaced); a failed load stops the ones it
+  started.
 - A session is stored from ``session/new`` on, so one that was never prompted loads too;
   ``session/list`` leaves such sessions out until their first prompt.
 """
@@ -39,6 +43,7 @@ from acp_sidecar.server.session import Session
 
 if TYPE_CHECKING:
     from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.store import SessionStore, SessionWriter
 
 
@@ -87,7 +92,12 @@ async def _load(
         )
     if loaded is not None and loaded.recorder is not None:
         loaded.recorder.flush()  # its log exists (a new one is created meanwhile) and is whole
+    if loaded is not None and loaded.mcp is not None:
+        # Loaded again: the servers this request names replace the ones it had.
+        replaced, loaded.mcp, loaded.tools = loaded.mcp, None, None
+        await replaced.aclose()
     writer: SessionWriter | None = None
+    servers: SessionServers | None = None
     loaded_now = False
     try:
         try:
@@ -101,8 +111,16 @@ async def _load(
                         f"not {params.cwd}"
                     )
                 log.check_versions()  # a newer record anywhere refuses the log before any update
+                session = loaded or Session(session_id=session_id, cwd=header.cwd)
+                if params.mcp_servers:
+                    # Started before the replay, so stored calls of a server that is there
+                    # draw the cards they drew live; a server that is absent leaves its calls
+                    # to the generic card, as for any tool no longer registered.
+                    from acp_sidecar.server.mcp_session import start_session_servers
+
+                    servers = await start_session_servers(server, session, params.mcp_servers)
                 ctx = server.card_context(header.cwd)
-                lookup = server.tools.registry.get
+                lookup = (session.tools or server.tools.registry).get
                 mode = None
                 for update in replay_updates(header, log, lookup, ctx):
                     if isinstance(update, CurrentModeUpdate):
@@ -130,23 +148,31 @@ async def _load(
             assert writer is not None
             from acp_sidecar.server.replay import known_mode
 
-            policy = SessionPolicy(mode=known_mode(mode))
-            loaded = Session(session_id=session_id, cwd=header.cwd, policy=policy)
-            loaded.recorder = SessionRecorder(
+            session.policy = SessionPolicy(mode=known_mode(mode))
+            session.recorder = SessionRecorder(
                 server.require_store,
                 session_id,
                 header.cwd,
-                policy.mode,
+                session.policy.mode,
                 held=server.held_logs,
                 tell=lambda text: server.tell(session_id, text),
                 writer=writer,
             )
-            server.sessions[session_id] = loaded
+            server.sessions[session_id] = session
+            loaded = session
+        loaded.mcp = servers
         loaded_now = True
     finally:
-        if writer is not None and not loaded_now:  # every failure gives the lock back
-            writer.close()
+        if not loaded_now:
+            if writer is not None:  # every failure gives the lock back
+                writer.close()
+            if servers is not None:  # and the servers it started stop
+                if loaded is not None:
+                    loaded.tools = None
+                await servers.aclose()
     server.announce_commands(session_id)  # a reloaded session keeps its slash commands
+    if servers is not None:
+        servers.release()  # problems starting them, told after the answer and commands
     return LoadSessionResponse(modes=mode_state(loaded.policy.mode))
 
 

@@ -30,8 +30,10 @@ from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
+    from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import HistoryItem
+    from acp_sidecar.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +75,12 @@ class Session:
     """The signal of the turn in progress, if any."""
     recorder: SessionRecorder | None = None
     """The session's log (``None`` when sessions are not stored)."""
+    tools: ToolRegistry | None = None
+    """The session's own registry (the server's tools and its MCP servers'); ``None``: the
+    session uses the server's. Replaced, never changed, when its tools change, so a turn keeps
+    the registry it started with."""
+    mcp: SessionServers | None = None
+    """The session's MCP servers, if it named any."""
 
     def cancel(self, reason: str) -> bool:
         """Cancel the running turn, if any; whether there was one."""
@@ -126,6 +134,7 @@ class Session:
             record=None if recorder is None else recorder.record_call_event,
             history=history,
             notice=send_notice,
+            tools=self.tools,
         )
         self.running = signal
         ended = "error"  # what the log says if the driver fails

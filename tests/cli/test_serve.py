@@ -50,3 +50,9 @@ def test_an_unknown_log_level_is_a_usage_error() -> None:
     done = run("serve", "--log-level", "chatty")
     assert done.returncode == 2
     assert "--log-level" in done.stderr
+
+
+def test_the_mcp_start_timeout_must_be_a_positive_number() -> None:
+    done = run("--mcp-start-timeout", "0")
+    assert done.returncode == 2
+    assert "--mcp-start-timeout: expected a positive number of seconds, got '0'" in done.stderr

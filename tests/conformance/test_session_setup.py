@@ -141,11 +141,6 @@ async def test_a_session_that_was_never_prompted_can_be_loaded(
 MCP_SERVER = Path(__file__).with_name("mcp_marker.py")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MCP servers are not supported yet (acp_sidecar/mcp is still to come, see "
-    "ARCHITECTURE.md); not part of issue 10",
-)
 async def test_a_stdio_mcp_server_is_connected(agent: Agent, tmp_path: Path) -> None:
     """Session Setup, "MCP Servers": "All Agents MUST support connecting to MCP servers via
     stdio"; "Agents SHOULD connect to all MCP servers specified by the Client." A stdio MCP

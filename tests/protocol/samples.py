@@ -351,6 +351,35 @@ AGENT_REQUESTS: list[Sample] = [
         p.FS_WRITE_TEXT_FILE,
     ),
     Sample(
+        "elicitation/form",
+        p.CreateElicitationRequest(
+            session_id="sess-1",
+            message="Which branch?",
+            mode="form",
+            requested_schema={
+                "type": "object",
+                "properties": {"branch": {"type": "string", "title": "Branch"}},
+                "required": ["branch"],
+            },
+            tool_call_id="call-1",
+            meta=META,
+        ),
+        "agent_request",
+        p.ELICITATION_CREATE,
+    ),
+    Sample(
+        "elicitation/url",
+        p.CreateElicitationRequest(
+            session_id="sess-1",
+            message="Sign in to continue",
+            mode="url",
+            elicitation_id="el-1",
+            url="https://example.com/login",
+        ),
+        "agent_request",
+        p.ELICITATION_CREATE,
+    ),
+    Sample(
         "cancel_request",
         p.CancelRequestNotification(request_id=12),
         "agent_notification",
@@ -384,6 +413,7 @@ CLIENT_MESSAGES: list[Sample] = [
             client_capabilities=p.ClientCapabilities(
                 fs=p.FileSystemCapability(read_text_file=True, write_text_file=True, meta=META),
                 terminal=True,
+                elicitation=p.ElicitationCapabilities(form={}, url={}, meta=META),
                 meta={"terminal_output": True},
             ),
             client_info=p.Implementation(name="zed", version="0.200.0", title="Zed"),
@@ -471,6 +501,18 @@ CLIENT_MESSAGES: list[Sample] = [
         p.FS_READ_TEXT_FILE,
     ),
     Sample("write_text_file", p.WriteTextFileResponse(), "client_result", p.FS_WRITE_TEXT_FILE),
+    Sample(
+        "elicitation/accept",
+        p.CreateElicitationResponse(action="accept", content={"branch": "main", "n": 2}),
+        "client_result",
+        p.ELICITATION_CREATE,
+    ),
+    Sample(
+        "elicitation/decline",
+        p.CreateElicitationResponse(action="decline", meta=META),
+        "client_result",
+        p.ELICITATION_CREATE,
+    ),
 ]
 
 AGENT_SAMPLES = SESSION_UPDATES + AGENT_RESULTS + AGENT_REQUESTS

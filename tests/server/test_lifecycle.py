@@ -8,6 +8,7 @@ from acp_sidecar import __version__
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.protocol import INVALID_PARAMS
 from acp_sidecar.server.app import AcpServer
+from acp_sidecar.server.handlers import MCP_SSE
 from tests.server.wire import WireClient, served
 
 
@@ -21,8 +22,11 @@ async def test_initialize_advertises_only_what_is_implemented(wire: WireClient) 
     result = await wire.initialize()
     capabilities = result["agentCapabilities"]
     assert capabilities["loadSession"] is False
-    assert capabilities.get("mcpCapabilities", {}).get("http", False) is False
-    assert capabilities.get("mcpCapabilities", {}).get("sse", False) is False
+    # MCP over HTTP is implemented; SSE as far as the MCP package does it cleanly.
+    from acp_sidecar.mcp.config import SSE_SUPPORTED
+
+    assert capabilities["mcpCapabilities"] == {"http": True, "sse": SSE_SUPPORTED}
+    assert MCP_SSE == SSE_SUPPORTED
     assert "list" not in capabilities.get("sessionCapabilities", {})
     # The test driver accepts images and embedded context, not audio.
     assert capabilities["promptCapabilities"] == {

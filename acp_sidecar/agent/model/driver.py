@@ -1,7 +1,8 @@
 """The model driver: each prompt turn is a loop of streamed model requests and tool calls.
 
 A request sends the system prompt, the session's history, the prompt and what this turn has
-added so far, with the registry's tools. Its text streams to the editor as
+added so far, with the session's tools (the turn's registry when the session has its own,
+e.g. MCP servers' tools; else the server's). Its text streams to the editor as
 ``agent_message_chunk``, its reasoning as ``agent_thought_chunk``; each tool call is shown
 and started through the pipeline as soon as it is complete, while the response still
 streams (see :mod:`~acp_sidecar.agent.model.calls`), and the results go back to the model,
@@ -133,7 +134,7 @@ class ModelDriver:
         endpoint = await self._connect(turn)
         if endpoint is None:
             return "end_turn"
-        registry = self.registry
+        registry = self.registry if turn.tools is None else turn.tools
         tools = tool_specs(registry.schemas())
         messages = [
             system_message(turn.cwd),

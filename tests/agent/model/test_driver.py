@@ -163,6 +163,32 @@ async def test_one_tool_call_draws_a_diff_card_and_its_result_goes_back(
     assert tool_names(second.body) == TOOL_NAMES
 
 
+async def test_a_session_with_its_own_registry_offers_and_runs_its_tools(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    """A session with tools of its own (an MCP server's) gets them in the request's tool
+    schemas and runs them from its registry; the driver's own registry is left alone."""
+    from acp_sidecar.agent.toolset import ToolsProvider
+
+    async def ping(args: Any, execution: ToolExecution) -> str:
+        return "pong"
+
+    extra = define_tool(
+        name="mcp__peer__ping", description="Answer pong.", parameters={}, execute=ping
+    )
+    provider = ToolsProvider(builtins=False, entry_points=False, extra=driver.registry.visible())
+    session_tools, problems = provider.session_registry([extra])
+    assert problems == ()
+    endpoint.script(calling(tool_call(0, "call_1", "mcp__peer__ping", "{}")), answer("ok"))
+
+    turn = attrs.evolve(make_turn(editor, "ping"), tools=session_tools)
+    assert await driver.run_turn(turn) == "end_turn"
+
+    assert tool_names(endpoint.requests[0].body) == [*TOOL_NAMES, "mcp__peer__ping"]
+    assert endpoint.requests[1].messages[-1]["content"] == "pong"
+    assert driver.registry.get("mcp__peer__ping") is None
+
+
 @attrs.frozen
 class MeetArgs:
     name: Annotated[str, "Who arrives"]

@@ -1,0 +1,217 @@
+"""A session's MCP servers: started from its ``mcpServers``, their tools in its own registry.
+
+This module is imported only when a session names MCP servers (``session/new``,
+``session/load``): it is what imports :mod:`acp_sidecar.mcp`, and that imports the MCP SDK,
+which a session without servers never pays for.
+
+Invariants:
+- Starting never fails the session: an entry that is refused (bad shape, invalid or duplicate
+  name, unsupported transport), a server that does not start in time, and one that dies
+  later are each reported and left out; the rest are used.
+- Every problem is logged and told to the user as an agent message, recorded in the session's
+  log as a notice. Those found while ``session/new`` or ``session/load`` is answered are held
+  and told right after the answer (and after the session's commands), in one message.
+- The session's registry is the server's tools followed by every live server's, rebuilt
+  whenever a server's tools change or a server goes away; then the session's commands are
+  announced again. A turn keeps the registry it started with.
+- A server asking for roots gets the session's working directory; asking for input is
+  forwarded to the editor's ``elicitation/create`` when the editor advertised elicitation in
+  that mode, and declined otherwise.
+- :meth:`SessionServers.aclose` stops every server (a stdio server's whole process group);
+  it is idempotent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, assert_never
+
+from acp_sidecar.agent.driver import ClientCapabilityError
+from acp_sidecar.protocol.client import CreateElicitationRequest
+from acp_sidecar.protocol.errors import AcpError
+
+if TYPE_CHECKING:
+    import mcp.types
+
+    from acp_sidecar.mcp.servers import McpServers
+    from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.server.session import Session
+    from acp_sidecar.tools.definition import ToolDefinition
+
+logger = logging.getLogger(__name__)
+
+
+class SessionServers:
+    """One session's MCP servers and the registry made from their tools."""
+
+    def __init__(self, server: AcpServer, session: Session) -> None:
+        self._server = server
+        self._session = session
+        self._servers: McpServers | None = None
+        self._held: list[str] | None = []
+        """Problems waiting for the session's answer to go out; ``None`` once it has."""
+        self._told: set[str] = set()
+        """Tool warnings already told (a rebuild finds them again)."""
+        self._closed = False
+
+    async def start(self, raw: Sequence[Mapping[str, Any]]) -> None:
+        """Start the servers ``raw`` (the request's ``mcpServers``) names and make the
+        session's registry; never raises for a server's sake."""
+        # The MCP package's first import takes 0.5-0.9 s: off the loop, so other sessions'
+        # turns keep streaming meanwhile.
+        await asyncio.to_thread(_import_mcp)
+        from acp_sidecar.mcp.config import parse_mcp_servers
+        from acp_sidecar.mcp.servers import ClientSideHooks, McpServers
+
+        configs, refused = parse_mcp_servers(raw)
+        for message in refused:
+            logger.warning("session %s: %s", self._session.session_id, message)
+            self._tell(message)
+        if configs:
+            hooks = ClientSideHooks(
+                roots=self._roots,
+                elicit=self._elicit if self._server.client.capabilities.elicitation else None,
+            )
+            # The server's own registry (~50-100 ms to build) is made while they start.
+            base = asyncio.ensure_future(asyncio.to_thread(lambda: self._server.tools.registry))
+            try:
+                self._servers = await McpServers.start(
+                    configs,
+                    hooks=hooks,
+                    start_timeout=self._server.mcp_start_timeout,
+                    on_problem=self._tell,  # they log it themselves
+                    on_tools_changed=self._tools_changed,
+                )
+            except Exception as exc:  # a failure of ours must not fail the session either
+                logger.exception("starting the MCP servers failed")
+                self._tell(f"The MCP servers could not be started: {exc}")
+            finally:
+                await asyncio.shield(base)
+        if self._closed:  # the session was replaced or the server stopped meanwhile
+            await self.aclose()
+            return
+        self._rebuild()
+
+    def release(self) -> None:
+        """Tell the held problems, after the request's answer (call from its handler: the
+        message is scheduled behind the answer and the commands update)."""
+        held, self._held = self._held, None
+        if held:
+            text = "\n\n".join(held)  # one paragraph each, as Markdown shows them
+            session_id = self._session.session_id
+
+            async def tell() -> None:
+                self._server.notice(session_id, text)
+
+            asyncio.get_running_loop().call_soon(self._server.spawn, tell())
+
+    async def aclose(self) -> None:
+        """Stop every server; idempotent."""
+        self._closed = True
+        servers, self._servers = self._servers, None
+        if servers is not None:
+            await servers.aclose()
+
+    def _roots(self) -> Sequence[str]:
+        return (self._session.cwd,)
+
+    def _tell(self, message: str) -> None:
+        """Tell the user ``message`` (each one names its server; where it arose logs it)."""
+        if self._held is not None:
+            self._held.append(message)
+        elif not self._closed:
+            self._server.notice(self._session.session_id, message)
+
+    def _tools_changed(self, name: str) -> None:
+        if self._closed:
+            return
+        logger.info(
+            "session %s: the tools of MCP server %s changed", self._session.session_id, name
+        )
+        self._rebuild()
+        if self._held is None:  # before the answer, the first announcement carries them
+            self._server.announce_commands(self._session.session_id)
+
+    def _rebuild(self) -> None:
+        from acp_sidecar.mcp.tools import mcp_tool_definitions
+
+        base = self._server.tools.registry
+        taken = {definition.name for definition in base.visible()}
+        extra: list[ToolDefinition] = []
+        connections = {} if self._servers is None else self._servers.connections
+        for connection in connections.values():
+            definitions, warnings = mcp_tool_definitions(connection, taken=taken)
+            for warning in warnings:
+                self._tell_once(warning)
+            extra.extend(definitions)
+            taken.update(definition.name for definition in definitions)
+        if not extra:
+            self._session.tools = None
+            return
+        registry, problems = self._server.tools.session_registry(extra)
+        for problem in problems:
+            self._tell_once(problem)
+        self._session.tools = registry
+
+    def _tell_once(self, message: str) -> None:
+        if message not in self._told:
+            self._told.add(message)
+            self._tell(message)
+
+    async def _elicit(self, params: mcp.types.ElicitRequestParams) -> mcp.types.ElicitResult:
+        # The hook's contract is written in the SDK's types; this module is only ever
+        # imported after acp_sidecar.mcp has imported the SDK.
+        from mcp import types
+
+        client = self._server.client
+        session_id = self._session.session_id
+        match params:
+            case types.ElicitRequestFormParams():
+                request = CreateElicitationRequest(
+                    session_id=session_id,
+                    message=params.message,
+                    mode="form",
+                    requested_schema=dict(params.requested_schema),
+                )
+            case types.ElicitRequestURLParams():
+                request = CreateElicitationRequest(
+                    session_id=session_id,
+                    message=params.message,
+                    mode="url",
+                    elicitation_id=params.elicitation_id,
+                    url=params.url,
+                )
+            case _:
+                assert_never(params)
+        if not client.elicits(request.mode):
+            return types.ElicitResult(action="decline")
+        try:
+            response = await client.create_elicitation(request)
+        except (AcpError, ClientCapabilityError) as exc:
+            logger.info("the editor did not answer an MCP server's elicitation: %s", exc)
+            return types.ElicitResult(action="cancel")
+        match response.action:  # an editor's extension action is passed on as cancel
+            case "accept":
+                return types.ElicitResult(action="accept", content=response.content)
+            case "decline":
+                return types.ElicitResult(action="decline")
+            case _:
+                return types.ElicitResult(action="cancel")
+
+
+def _import_mcp() -> None:
+    import acp_sidecar.mcp.config
+    import acp_sidecar.mcp.servers
+    import acp_sidecar.mcp.tools  # noqa: F401
+
+
+async def start_session_servers(
+    server: AcpServer, session: Session, raw: Sequence[Mapping[str, Any]]
+) -> SessionServers:
+    """Start the servers ``raw`` names for ``session`` and make it their registry; the
+    caller sets ``session.mcp`` and, once its answer is scheduled, calls ``release``."""
+    servers = SessionServers(server, session)
+    await servers.start(raw)
+    return servers

@@ -1,0 +1,58 @@
+"""The model driver with a session's MCP servers, end to end: ``acp-sidecar --model`` (a
+subprocess, every message checked against the ACP schema) offers the session's MCP tools to
+the scripted OpenAI-compatible endpoint and runs the one it calls; a session without
+servers offers only the built-in tools."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, tool_call
+from tests.mcp.over_acp import PEER
+from tests.server.wire import start_sidecar
+
+
+async def test_the_model_is_offered_and_calls_the_sessions_mcp_tools(tmp_path: Path) -> None:
+    state = tmp_path / "peer"
+    state.mkdir()
+    server = {"name": "peer", "command": sys.executable, "args": [str(PEER), str(state)], "env": []}
+    async with ScriptedOpenAI() as endpoint:
+        endpoint.script(
+            calling(tool_call(0, "call_1", "mcp__peer__echo", '{"text": "from the model"}')),
+            answer("Echoed."),
+            answer("No servers here."),
+        )
+        wire, process = await start_sidecar(
+            "--model",
+            "test-model",
+            "--base-url",
+            endpoint.base_url,
+            "--store",
+            str(tmp_path / "store"),
+            env={"OPENAI_API_KEY": "sk-test"},
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            await wire.initialize()
+            new = {"cwd": str(tmp_path), "mcpServers": [server]}
+            answered = await wire.next_response(await wire.send_request("session/new", new), 20)
+            session = answered["result"]["sessionId"]
+            response = await wire.next_response(await wire.start_prompt(session, "echo it"), 20)
+            assert response["result"]["stopReason"] == "end_turn"
+            offered = [t["function"]["name"] for t in endpoint.requests[0].body["tools"]]
+            assert "mcp__peer__echo" in offered and "read" in offered
+            assert endpoint.requests[1].messages[-1] == {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "content": "from the model",
+            }
+
+            plain = await wire.new_session(str(tmp_path))
+            await wire.next_response(await wire.start_prompt(plain, "anything?"), 20)
+            offered = [t["function"]["name"] for t in endpoint.requests[2].body["tools"]]
+            assert "read" in offered and not any(n.startswith("mcp__") for n in offered)
+        finally:
+            wire.close()
+            assert await asyncio.wait_for(process.wait(), 10) == 0
