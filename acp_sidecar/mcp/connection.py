@@ -195,7 +195,8 @@ class McpConnection:
             if error.code == types.CONNECTION_CLOSED or self._gone:
                 raise self._lost() from None
             raise McpCallError(
-                f"MCP server {self.name!r} answered an error: {error.message} (code {error.code})"
+                f"MCP server {self.name!r} answered an error: {one_line(error.message)} "
+                f"(code {error.code})"
             ) from None
         except (ValidationError, RuntimeError) as error:
             raise McpCallError(

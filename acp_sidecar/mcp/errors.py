@@ -45,7 +45,7 @@ def describe_failure(error: BaseException, config: McpServerConfig) -> str:
         case MCPError() if error.code == types.CONNECTION_CLOSED:
             return "it exited or closed its connection before answering"
         case MCPError():
-            return f"it answered an error: {error.message} (code {error.code})"
+            return f"it answered an error: {one_line(error.message)} (code {error.code})"
         case FileNotFoundError():
             return "its command does not exist"
         case PermissionError():

@@ -4,9 +4,12 @@ cancelled ``aclose``, and ``tools/list_changed`` that changes nothing."""
 from __future__ import annotations
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from acp_sidecar.mcp.config import HttpServerConfig, SseServerConfig
-from acp_sidecar.mcp.errors import describe_failure
+from acp_sidecar.mcp.errors import McpCallError, describe_failure
+from acp_sidecar.mcp.servers import McpServers
+from tests.mcp.conftest import HOOKS, Problems, peer
 
 LIMIT = 300
 """The longest failure line a server's text may make (errors.one_line)."""
@@ -24,3 +27,28 @@ def test_a_failure_line_for_an_unparsable_url_neither_raises_nor_shows_it(url: s
         line = describe_failure(RuntimeError(f"POST {url} failed, sent Bearer s3cret"), config)
         assert line.startswith("RuntimeError: POST ")
         assert "pw" not in line and "s3cret" not in line
+
+
+def test_a_server_error_text_becomes_one_short_line() -> None:
+    config = HttpServerConfig(name="h", url="http://h/mcp")
+    text = "first line\nsecond\tline\n" + "x" * 10_000
+    line = describe_failure(MCPError(code=7, message=text), config)
+    assert "\n" not in line and "\t" not in line
+    assert line.startswith("it answered an error: first line second line x")
+    assert len(line) <= LIMIT + len("it answered an error:  (code 7)")
+    assert line.endswith("(code 7)")
+
+
+async def test_a_call_error_from_the_server_is_one_short_line(problems: Problems) -> None:
+    servers = await McpServers.start([peer("p", "serve")], hooks=HOOKS, on_problem=problems)
+    try:
+        text = "boom\n  Traceback (most recent call last):\n" + "  frame\n" * 2_000
+        with pytest.raises(McpCallError) as caught:
+            await servers.connections["p"].call_tool("fail", {"text": text})
+        message = str(caught.value)
+        assert message.startswith("MCP server 'p' answered an error: boom Traceback (most")
+        assert "\n" not in message
+        assert len(message) <= LIMIT + 80
+        assert message.endswith("(code 7)")
+    finally:
+        await servers.aclose()
