@@ -3,11 +3,15 @@ cancelled ``aclose``, and ``tools/list_changed`` that changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from acp_sidecar.mcp.config import HttpServerConfig, SseServerConfig
 from acp_sidecar.mcp.errors import McpCallError, describe_failure
+from acp_sidecar.mcp.processes import group_members
 from acp_sidecar.mcp.servers import McpServers
 from tests.mcp.conftest import HOOKS, Problems, peer
 
@@ -52,3 +56,29 @@ async def test_a_call_error_from_the_server_is_one_short_line(problems: Problems
         assert message.endswith("(code 7)")
     finally:
         await servers.aclose()
+
+
+async def test_cancelling_a_task_awaiting_aclose_cancels_it_and_aclose_can_be_awaited_again(
+    problems: Problems, tmp_path: Path
+) -> None:
+    # A stubborn server takes seconds to end (SIGTERM ignored): aclose is still waiting
+    # when its caller is cancelled.
+    servers = await McpServers.start(
+        [peer("st", "stubborn", str(tmp_path / "pid"))], hooks=HOOKS, on_problem=problems
+    )
+    connection = servers.connections["st"]
+    pgid = connection.process_group
+    assert pgid is not None
+    for close in (connection.aclose, servers.aclose):
+        closer = asyncio.create_task(close())
+        await asyncio.sleep(0.2)
+        assert not closer.done()
+        closer.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await closer
+        assert closer.cancelled()
+    # The connection kept winding down; awaiting aclose again (idempotent) sees it through.
+    await connection.aclose()
+    await servers.aclose()
+    assert group_members(pgid) == []
+    await connection.aclose()
