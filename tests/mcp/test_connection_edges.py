@@ -82,3 +82,30 @@ async def test_cancelling_a_task_awaiting_aclose_cancels_it_and_aclose_can_be_aw
     await servers.aclose()
     assert group_members(pgid) == []
     await connection.aclose()
+
+
+async def test_list_changed_that_changes_nothing_does_not_call_on_tools_changed(
+    problems: Problems,
+) -> None:
+    changed: list[str] = []
+    servers = await McpServers.start(
+        [peer("p", "serve")], hooks=HOOKS, on_problem=problems, on_tools_changed=changed.append
+    )
+    try:
+        connection = servers.connections["p"]
+        before = connection.tools
+        assert await connection.call_tool("nudge", {"n": 50})
+        await asyncio.sleep(0.5)
+        assert connection.tools == before
+        assert changed == []
+        # A real change is still reported, once per change.
+        await connection.call_tool("grow", {})
+        for _ in range(300):
+            if changed:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        assert changed == ["p"]
+        assert "extra" in {tool.name for tool in connection.tools}
+    finally:
+        await servers.aclose()
