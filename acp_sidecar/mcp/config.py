@@ -165,6 +165,10 @@ def _remote(entry: Mapping[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]
         raise _Refused("has a url that cannot be parsed") from None
     if parts.scheme not in ("http", "https") or not host:
         raise _Refused("has a url that is not http(s)://host/...")
+    try:
+        parts.port  # noqa: B018 - only its check matters: a number in 0..65535, or none
+    except ValueError:
+        raise _Refused("has a url with an invalid port") from None
     if _BAD_VALUE.search(url):
         raise _Refused("has a url with a line break or NUL")
     return url, _pairs(entry.get("headers"), "headers", _HEADER_NAME, "header")

@@ -195,7 +195,8 @@ class McpConnection:
             if error.code == types.CONNECTION_CLOSED or self._gone:
                 raise self._lost() from None
             raise McpCallError(
-                f"MCP server {self.name!r} answered an error: {error.message} (code {error.code})"
+                f"MCP server {self.name!r} answered an error: {one_line(error.message)} "
+                f"(code {error.code})"
             ) from None
         except (ValidationError, RuntimeError) as error:
             raise McpCallError(
@@ -217,11 +218,14 @@ class McpConnection:
         return McpServerGone(f"MCP server {self.name!r} stopped during the call")
 
     async def aclose(self) -> None:
-        """Stops the server and waits until its task is over (and its process group gone)."""
+        """Stops the server and waits until its task is over (and its process group gone).
+        Idempotent. Cancelling the caller cancels the wait (CancelledError propagates), not
+        the winding down; the task's own outcome (reported by it) is never raised here."""
         self._stop()
         if self._task is not None:
-            with contextlib.suppress(BaseException):
-                await asyncio.shield(self._task)
+            await asyncio.wait((self._task,))
+            if not self._task.cancelled():
+                self._task.exception()  # retrieved: its outcome is not the caller's
 
     def _stop(self) -> None:
         self._stopping = True

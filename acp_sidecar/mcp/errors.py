@@ -45,7 +45,7 @@ def describe_failure(error: BaseException, config: McpServerConfig) -> str:
         case MCPError() if error.code == types.CONNECTION_CLOSED:
             return "it exited or closed its connection before answering"
         case MCPError():
-            return f"it answered an error: {error.message} (code {error.code})"
+            return f"it answered an error: {one_line(error.message)} (code {error.code})"
         case FileNotFoundError():
             return "its command does not exist"
         case PermissionError():
@@ -68,10 +68,19 @@ def describe_failure(error: BaseException, config: McpServerConfig) -> str:
 
 
 def _safe_url(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    """``url`` without credentials, query or fragment. Never raises: a URL that does not
+    parse (an invalid port, a broken IPv6 host) becomes a placeholder instead."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        host = parts.hostname
+    except ValueError:
+        return "<its url>"
+    return f"{parts.scheme}://{host}{f':{port}' if port else ''}{parts.path}"
 
 
 def one_line(error: object) -> str:
+    """``str(error)`` on one line (runs of whitespace become one space), at most 300
+    characters: what a server or a library says is shown, never unbounded."""
     text = " ".join(str(error).split())
     return text if len(text) <= 300 else text[:299] + "…"

@@ -7,7 +7,8 @@ Invariants:
   about as long as the slowest server (bounded by ``start_timeout``).
 - ``connections`` holds the live servers only, in config order. A server that dies later
   is removed, then ``on_problem`` and ``on_tools_changed(name)`` are called; a
-  ``notifications/tools/list_changed`` re-lists its tools, then ``on_tools_changed(name)``.
+  ``notifications/tools/list_changed`` re-lists its tools, then ``on_tools_changed(name)``
+  only if the list differs from the one last reported (a server may say it changed often).
 - The callbacks are called from the event loop, never concurrently, and an exception they
   raise is logged, never propagated into a server's task.
 - :meth:`McpServers.aclose` stops every server, including those that failed to start and
@@ -21,11 +22,15 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from acp_sidecar.mcp.client_side import ClientSideHooks
 from acp_sidecar.mcp.config import McpServerConfig
 from acp_sidecar.mcp.connection import McpConnection
 from acp_sidecar.mcp.errors import McpError
+
+if TYPE_CHECKING:
+    import mcp_types as types
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +50,8 @@ class McpServers:
         self._on_tools_changed = on_tools_changed
         self._all: list[McpConnection] = []
         self._live: dict[str, McpConnection] = {}
+        self._reported: dict[str, tuple[types.Tool, ...]] = {}
+        """Each live server's tools as last reported (at start, then on_tools_changed)."""
         self._closed = False
 
     @classmethod
@@ -84,6 +91,7 @@ class McpServers:
         for connection, outcome in zip(servers._all, outcomes, strict=True):
             if outcome is None:
                 servers._live[connection.name] = connection
+                servers._reported[connection.name] = connection.tools
                 continue
             if not isinstance(outcome, Exception):
                 await servers.aclose()
@@ -107,14 +115,20 @@ class McpServers:
         if self._closed or self._live.get(connection.name) is not connection:
             return
         del self._live[connection.name]
+        self._reported.pop(connection.name, None)
         self._problem(
             f"MCP server {connection.name!r} stopped ({reason}); its tools are no longer available"
         )
         self._changed(connection.name)
 
     def _tools_changed(self, connection: McpConnection) -> None:
-        if not self._closed and self._live.get(connection.name) is connection:
-            self._changed(connection.name)
+        if self._closed or self._live.get(connection.name) is not connection:
+            return
+        tools = connection.tools
+        if tools == self._reported.get(connection.name):
+            return
+        self._reported[connection.name] = tools
+        self._changed(connection.name)
 
     def _problem(self, message: str) -> None:
         logger.warning("%s", message)

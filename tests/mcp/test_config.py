@@ -114,3 +114,17 @@ def test_duplicate_names_keep_the_first() -> None:
     assert problems == (
         "MCP server 'a' was not started: it has the same name as an earlier server",
     )
+
+
+def test_a_url_with_an_invalid_port_is_refused_not_left_to_crash_later() -> None:
+    raw: list[dict[str, Any]] = [
+        {"type": "http", "name": "big", "url": "http://h:99999/x", "headers": []},
+        {"type": "sse", "name": "word", "url": "http://u:s3cret@h:abc/x", "headers": []},
+        {"type": "http", "name": "ok", "url": "http://h:8080/x", "headers": []},
+    ]
+    configs, problems = parse_mcp_servers(raw)
+    assert [c.name for c in configs] == ["ok"]
+    assert problems == (
+        "MCP server 'big' was not started: it has a url with an invalid port",
+        "MCP server 'word' was not started: it has a url with an invalid port",
+    )

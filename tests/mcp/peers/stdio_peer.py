@@ -14,7 +14,9 @@ Tools: ``noop``; ``echo(text)``; ``slow(steps)`` (progress per step, 0.1 s apart
 ``die`` (the process exits mid-call); ``elicit`` (asks the client for a name);
 ``sample`` (asks the client for a completion); ``roots`` (lists the client's roots);
 ``grow`` (adds the tool ``extra``, then sends ``notifications/tools/list_changed``);
-``capabilities`` (what the client advertised); ``environment`` (its environment as JSON); ``complain(text)`` (writes text to stderr).
+``capabilities`` (what the client advertised); ``environment`` (its environment as JSON); ``complain(text)`` (writes text to stderr);
+``fail(text)`` (answers a JSON-RPC error whose message is ``text``); ``nudge(n)`` (sends
+``notifications/tools/list_changed`` n times, its tools unchanged).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
 from mcp_types import SamplingMessage, TextContent
 from pydantic import BaseModel
 
@@ -110,6 +113,18 @@ def build(markdir: Path | None) -> MCPServer:
         """Writes to stderr."""
         print(text, file=sys.stderr, flush=True)
         return "said"
+
+    @server.tool()
+    def fail(text: str) -> str:
+        """Answers a JSON-RPC error carrying ``text``."""
+        raise MCPError(code=7, message=text)
+
+    @server.tool()
+    async def nudge(n: int, ctx: Context) -> str:
+        """Says n times that its tools changed, without changing them."""
+        for _ in range(n):
+            await ctx.session.send_tool_list_changed()
+        return "nudged"
 
     return server
 
