@@ -5,8 +5,10 @@ Invariants:
   running turn is not touched.
 - Once the turn's signal fires, the answer is ``"cancelled"`` whatever the driver returns or
   raises; a driver that has not finished ``grace`` seconds later is stopped (task cancelled).
-- When the prompt request itself is cancelled (``$/cancel_request``, shutdown), the driver is
-  signalled and given the same grace before the request answers.
+- When the prompt request itself is cancelled (``$/cancel_request``), the driver is signalled
+  and given the same grace before the request answers. At shutdown the grace is only
+  :data:`SHUTDOWN_WIND_DOWN`. A request cancelled again while its driver winds down (shutdown
+  cancelling every request in flight) stops the driver at once and answers.
 - Every step of a driver runs in the one task made for it (never in the request's task):
   deadlines and task groups a driver enters bind to that task.
 """
@@ -171,8 +173,10 @@ async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:
     try:
         await woken
     except asyncio.CancelledError:
+        if turn.signal.reason == SHUTDOWN:  # signalled in the same loop step as cancelled
+            grace = min(grace, SHUTDOWN_WIND_DOWN)
         turn.signal.cancel("the prompt request was cancelled")
-        await _wind_down(task, min(grace, SHUTDOWN_WIND_DOWN))
+        await _wind_down(task, grace)
         raise
     finally:
         remove()
@@ -202,12 +206,25 @@ def _settle(woken: asyncio.Future[None]) -> None:
 
 
 async def _wind_down(task: asyncio.Task[StopReason], grace: float) -> None:
-    """Give a signalled driver ``grace`` seconds, then stop it; its outcome is only logged."""
-    if not task.done():
-        await asyncio.wait((task,), timeout=grace)
-    if not task.done():
-        logger.warning("the driver ignored cancellation for %.1f s; stopping it", grace)
+    """Give a signalled driver ``grace`` seconds, then stop it; its outcome is only logged.
+
+    Cancelled meanwhile (the prompt request cancelled, or shutdown), it stops the driver at
+    once and lets the cancellation go on: a driver ignoring the signal never outlives its
+    turn."""
+    task.add_done_callback(_log_outcome)
+    try:
+        if not task.done():
+            await asyncio.wait((task,), timeout=grace)
+        if not task.done():
+            logger.warning("the driver ignored cancellation for %.1f s; stopping it", grace)
+            task.cancel()
+            await asyncio.wait((task,), timeout=0.2)
+    except asyncio.CancelledError:
         task.cancel()
-        await asyncio.wait((task,), timeout=0.2)
-    if task.done() and not task.cancelled() and task.exception() is not None:
+        raise
+
+
+def _log_outcome(task: asyncio.Task[StopReason]) -> None:
+    """Log how a signalled driver ended (and retrieve its exception, so asyncio does not)."""
+    if not task.cancelled() and task.exception() is not None:
         logger.debug("the cancelled driver ended with %r", task.exception())

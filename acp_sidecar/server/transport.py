@@ -20,7 +20,8 @@ Invariants:
   of the client's own requests in flight, which must get one response only. No exception
   escapes to the line reader. Log lines it causes are bounded (:mod:`.messages`).
 - Every request gets exactly one response; a handler that raises answers ``-32603`` and a
-  request cancelled by ``$/cancel_request`` answers ``-32800``. A notification is never
+  request cancelled by ``$/cancel_request`` answers ``-32800`` (its task is cancelled once,
+  however many cancels name it, and stays among the requests in flight until it ends). A notification is never
   answered, and only the methods ACP defines as notifications (:data:`CLIENT_NOTIFICATIONS`)
   are acted on: a request method sent without an ``id`` is logged and not run. A
   notification method sent with an ``id`` (``session/cancel``) is acted on, then answered
@@ -99,6 +100,8 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = threading.get_ident()
         self._oversized_limit = 0
+        self._notification_tasks: set[asyncio.Future[Any]] = set()
+        """Coroutine notification handlers running now (held so they are not collected)."""
         self.held = HeldInput(self._receive_line_now, self._refuse_oversized)
         """The lines held while the client is behind on our output: the wire's writer
         reports its backlog to it, and it pauses and resumes the wire's reader."""
@@ -308,9 +311,17 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         kwargs: dict[str, Any] | None = None,
     ) -> None:
         """Run a request's coroutine handler as a task that answers it itself (see the
-        module docstring); anything else pygls's way."""
+        module docstring), a notification's as a task that answers nothing; anything else
+        pygls's way. pygls runs notifications through here too, under an id it makes up and
+        with :meth:`_check_handler_result` as the callback: that is how they are told apart."""
         if not asyncio.iscoroutinefunction(handler):
             super()._execute_handler(msg_id, handler, callback, args, kwargs)
+            return
+        if callback == self._check_handler_result:
+            notified = asyncio.ensure_future(handler(*(args or ()), **(kwargs or {})))
+            self._notification_tasks.add(notified)
+            notified.add_done_callback(self._notification_tasks.discard)
+            notified.add_done_callback(callback)
             return
         task = asyncio.ensure_future(self._answer(msg_id, handler, args or (), kwargs or {}))
         self._request_futures[msg_id] = cast(Any, task)  # pygls's table holds asyncio tasks too
@@ -327,6 +338,19 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             self._send_failure(msg_id, exc)
             return
         self._send_response(msg_id, result=result)
+
+    def _handle_cancel_notification(self, msg_id: MsgId) -> None:
+        """Cancel the client's request ``msg_id`` if it is in flight, once. Unlike pygls, its
+        task stays in the table until it ends (its done callback takes it out): shutdown waits
+        for it to answer, and cancels it again if it is still winding down then."""
+        future: object = self._request_futures.get(msg_id)
+        if future is None:
+            logger.debug("$/cancel_request for %s, which is not in flight", shown_id(msg_id))
+        elif isinstance(future, asyncio.Task):
+            if not future.cancelling():  # a held cancel is acted on a second time
+                future.cancel()
+        elif isinstance(future, (asyncio.Future, Future)):
+            future.cancel()
 
     def _answer_unanswered(self, future: asyncio.Future[None], *, msg_id: MsgId) -> None:
         """A request's task ended: :meth:`_answer` answered it unless it was cancelled (or

@@ -183,3 +183,73 @@ async def test_a_deadline_a_driver_enters_applies_to_the_driver() -> None:
 
     assert await asyncio.wait_for(drive(FnDriver(run), make_turn(), 1.0), 5) == "end_turn"
     assert timed_out == [True]
+
+
+async def test_cancelling_the_caller_while_the_signalled_driver_winds_down_stops_it() -> None:
+    # session/cancel, then $/cancel_request (or shutdown) for the prompt during the grace.
+    stopped: list[bool] = []
+
+    async def run(turn: Turn) -> StopReason:
+        try:
+            await asyncio.sleep(3600)  # ignores the signal
+        finally:
+            stopped.append(True)
+        return "end_turn"
+
+    turn = make_turn()
+    task = asyncio.get_running_loop().create_task(drive(FnDriver(run), turn, 5.0))
+    await asyncio.sleep(0.01)
+    turn.signal.cancel("user")
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 1.0)
+    await asyncio.sleep(0.05)
+    assert stopped == [True]
+
+
+async def test_cancelling_the_caller_gives_the_driver_the_same_grace() -> None:
+    ended: list[str] = []
+
+    async def run(turn: Turn) -> StopReason:
+        await turn.signal.wait()
+        try:
+            await asyncio.sleep(1.2)  # longer than the shutdown bound, within the grace
+        except asyncio.CancelledError:
+            ended.append("stopped")
+            raise
+        ended.append("wound down")
+        return "cancelled"
+
+    turn = make_turn()
+    task = asyncio.get_running_loop().create_task(drive(FnDriver(run), turn, 3.0))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert ended == ["wound down"]
+
+
+async def test_cancelling_the_caller_twice_stops_the_driver_at_once() -> None:
+    # Shutdown cancels a request the client already cancelled: the grace ends there.
+    ended: list[str] = []
+
+    async def run(turn: Turn) -> StopReason:
+        await turn.signal.wait()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            ended.append("stopped")
+            raise
+        return "cancelled"
+
+    turn = make_turn()
+    task = asyncio.get_running_loop().create_task(drive(FnDriver(run), turn, 3.0))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 0.5)
+    await asyncio.sleep(0.01)
+    assert ended == ["stopped"]

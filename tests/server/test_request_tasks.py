@@ -7,8 +7,11 @@ import asyncio
 import json
 from typing import Any, cast
 
+import pytest
+
 from acp_sidecar.protocol import REQUEST_CANCELLED
 from acp_sidecar.server.app import AcpServer
+from acp_sidecar.server.handlers import HANDLERS
 from tests.drivers import ScriptDriver
 
 
@@ -92,6 +95,60 @@ async def test_a_request_cancelled_at_shutdown_is_answered_once() -> None:
     await asyncio.sleep(0.05)
     server.protocol.cancel_all_requests()  # the request task itself, not the turn's signal
     await asyncio.sleep(1.0)
+    answers = [m for m in wire.messages if "id" in m]
+    assert [m["id"] for m in answers] == [2]
+    assert answers[0]["error"]["code"] == REQUEST_CANCELLED
+
+
+def cancel_request(msg_id: int) -> bytes:
+    return json.dumps(
+        {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": msg_id}}
+    ).encode()
+
+
+async def test_a_coroutine_notification_handler_runs_and_is_never_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # pygls runs a notification through the same handler path as a request, under an id
+    # it makes up: only requests may answer from their task.
+    ran: list[str] = []
+
+    async def cancel(server: AcpServer, params: Any) -> None:
+        await asyncio.sleep(0)
+        ran.append(params.session_id)
+
+    monkeypatch.setitem(HANDLERS, "session/cancel", cancel)
+    server, wire = started_server()
+    server.protocol.receive_line(
+        json.dumps(
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "x"}}
+        ).encode()
+    )
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert ran == ["x"]
+    assert wire.messages == []
+    assert server.protocol.handler_tasks() == []
+
+
+async def test_shutdown_waits_for_a_request_the_client_cancelled_just_before() -> None:
+    # The cancelled prompt is still winding its turn down: close() must not return (and
+    # the wire close) before it answers.
+    server, wire = started_server()
+    server.protocol.receive_line(request(1, "session/new", {"cwd": "/", "mcpServers": []}))
+    await asyncio.sleep(0.05)
+    session = wire.messages[0]["result"]["sessionId"]
+    wire.messages.clear()
+    prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "ignore-cancel"}]}
+    server.protocol.receive_line(request(2, "session/prompt", prompt))
+    await asyncio.sleep(0.05)
+    server.protocol.receive_line(cancel_request(2))
+    server.protocol.receive_line(cancel_request(2))  # a held cancel is acted on again
+    await asyncio.sleep(0)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await server.close(1.2)
+    assert loop.time() - started < 1.6  # within the shutdown bound all the same
     answers = [m for m in wire.messages if "id" in m]
     assert [m["id"] for m in answers] == [2]
     assert answers[0]["error"]["code"] == REQUEST_CANCELLED
