@@ -47,7 +47,7 @@ from acp_sidecar.protocol.methods import (
     FS_WRITE_TEXT_FILE,
     SESSION_REQUEST_PERMISSION,
 )
-from acp_sidecar.server.transport import MalformedAnswerError
+from acp_sidecar.server.messages import MalformedAnswerError
 from acp_sidecar.text import first_line, shorten
 from acp_sidecar.tools.errors import ToolCancelledError
 

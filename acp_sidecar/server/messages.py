@@ -172,6 +172,71 @@ def short_error(exc: BaseException, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def response_line(
+    msg_id: object, *, result: Any = None, error: dict[str, Any] | None = None
+) -> bytes:
+    """The encoded answer to request ``msg_id``: ``error`` (an error object, bounded here) when
+    given, else ``result``. An answer that cannot be encoded, or is over
+    :data:`MAX_RESPONSE_BYTES`, becomes a ``-32603`` answer saying why (and is logged)."""
+    if error is not None:
+        message: dict[str, Any] = {"jsonrpc": JSONRPC, "id": msg_id, "error": bounded_error(error)}
+    else:
+        message = {"jsonrpc": JSONRPC, "id": msg_id, "result": result}
+    try:
+        line = encode_message(message)
+    except (ValueError, TypeError, RecursionError) as exc:
+        logger.error("the answer to request %s cannot be encoded: %s", shown_id(msg_id), exc)
+        return _internal_error_line(
+            msg_id, f"Internal error: the result cannot be encoded: {short_error(exc)}"
+        )
+    if len(line) > MAX_RESPONSE_BYTES:
+        logger.error("the answer to request %s is %d bytes; refused", shown_id(msg_id), len(line))
+        return _internal_error_line(
+            msg_id,
+            f"Internal error: the answer is {len(line)} bytes, over the limit of "
+            f"{MAX_RESPONSE_BYTES} bytes for one message",
+        )
+    return line
+
+
+def _internal_error_line(msg_id: object, text: str) -> bytes:
+    error = {"code": INTERNAL_ERROR, "message": text}
+    return encode_message({"jsonrpc": JSONRPC, "id": msg_id, "error": error})
+
+
+class MalformedAnswerError(Exception):
+    """The client answered one of our requests with something that is not a response (both
+    ``result`` and ``error``, neither, or an ``error`` that is not an error object)."""
+
+
+def read_answer(message: dict[str, Any]) -> Any:
+    """The ``result`` of the client's answer ``message`` to one of our requests.
+
+    Raises :class:`JsonRpcException` for an error answer and :class:`MalformedAnswerError`
+    (saying why) for what is not a response. Some JSON-RPC libraries always send both
+    members, the unused one null: a null error beside a result, or a null result beside a
+    proper error, counts as absent."""
+    error = message.get("error")
+    has_error = error is not None
+    if message.get("jsonrpc") != JSONRPC:
+        raise MalformedAnswerError('"jsonrpc" is not "2.0"')
+    if "result" in message and has_error and message["result"] is not None:
+        raise MalformedAnswerError("it carries both a result and an error")
+    if "result" in message and not has_error:
+        return message["result"]
+    if "error" not in message:
+        raise MalformedAnswerError("it carries neither a result nor an error")
+    if (
+        isinstance(error, dict)
+        and isinstance(error.get("code"), int)
+        and isinstance(error.get("message"), str)
+    ):
+        raise JsonRpcException(error["message"], error["code"], error.get("data"))
+    raise MalformedAnswerError(
+        "its error is not an object with an integer code and a string message"
+    )
+
+
 __all__ = [
     "INT64",
     "JSONRPC",
@@ -179,11 +244,14 @@ __all__ = [
     "MAX_ERROR_MESSAGE",
     "MAX_INT_DIGITS",
     "MAX_RESPONSE_BYTES",
+    "MalformedAnswerError",
     "bounded_error",
     "decode_line",
     "encode_message",
     "error_object",
     "is_request_id",
+    "read_answer",
+    "response_line",
     "short_error",
     "shown_id",
     "shown_method",

@@ -21,9 +21,10 @@ Invariants:
   escapes to the line reader. Log lines it causes are bounded (:mod:`.messages`).
 - Every request gets exactly one response; a handler that raises answers ``-32603`` and a
   request cancelled by ``$/cancel_request`` answers ``-32800`` (its task is cancelled once,
-  however many cancels name it, and stays among the requests in flight until it ends). A notification is never
-  answered, and only the methods ACP defines as notifications (:data:`CLIENT_NOTIFICATIONS`)
-  are acted on: a request method sent without an ``id`` is logged and not run. A
+  however many cancels name it, and stays among the requests in flight until it ends). A
+  notification is never answered, and only the methods ACP defines as notifications
+  (:data:`CLIENT_NOTIFICATIONS`) are acted on: a request method sent without an ``id`` is
+  logged and not run. A
   notification method sent with an ``id`` (``session/cancel``) is acted on, then answered
   ``-32600`` saying it is a notification.
 - Agent→client requests live in their own table (:attr:`AcpJsonRpcProtocol.outgoing`), apart
@@ -58,21 +59,22 @@ from typing import TYPE_CHECKING, Any, cast
 from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import JsonRPCProtocol, MsgId
 
-from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
+from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS, SESSION_CANCEL
 from acp_sidecar.server.messages import (
     JSONRPC,
-    MAX_RESPONSE_BYTES,
-    bounded_error,
+    MalformedAnswerError,
     decode_line,
     encode_message,
     error_object,
     is_request_id,
+    response_line,
     short_error,
     shown_id,
     shown_method,
     throttled,
 )
+from acp_sidecar.server.outgoing import OutgoingRequests
 from acp_sidecar.server.pacing import HeldInput
 
 if TYPE_CHECKING:
@@ -84,19 +86,14 @@ URGENT_NOTIFICATIONS = frozenset({SESSION_CANCEL, CANCEL_REQUEST})
 """Notifications acted on at once even while the client is behind on our output."""
 
 
-class MalformedAnswerError(Exception):
-    """The client answered one of our requests with something that is not a response (both
-    ``result`` and ``error``, neither, or an ``error`` that is not an error object)."""
-
-
 class AcpJsonRpcProtocol(JsonRPCProtocol):
     """pygls's JSON-RPC protocol speaking NDJSON with ACP's error rules."""
 
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.wire: WireWriter | None = None
-        self.outgoing: dict[MsgId, tuple[str, Future[Any]]] = {}
-        """Agent→client requests waiting for an answer: id → (method, future)."""
+        self.outgoing = OutgoingRequests()
+        """Agent→client requests waiting for an answer."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = threading.get_ident()
         self._oversized_limit = 0
@@ -196,7 +193,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         valid_id = has_id and is_request_id(msg_id)
         reply_id = msg_id if valid_id else None
         if valid_id and "method" not in message and msg_id in self.outgoing:
-            self._receive_answer(msg_id, message)
+            self.outgoing.settle(msg_id, message)
             return
         if message.get("jsonrpc") != JSONRPC and "method" in message:
             self._invalid(reply_id, '"jsonrpc" must be "2.0"')
@@ -260,45 +257,6 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             )
             return
         contextvars.copy_context().run(self._handle_notification, method, params)
-
-    def _receive_answer(self, msg_id: MsgId, message: dict[str, Any]) -> None:
-        """The client's answer to our request ``msg_id``: resolve, fail or reject it."""
-        method, future = self.outgoing.pop(msg_id)
-        if future.done():  # abandoned meanwhile
-            return
-        error = message.get("error")
-        # Some JSON-RPC libraries always send both members, the unused one null: a null
-        # error beside a result, or a null result beside a proper error, counts as absent.
-        has_error = error is not None
-        if message.get("jsonrpc") != JSONRPC:
-            reason = '"jsonrpc" is not "2.0"'
-        elif "result" in message and has_error and message["result"] is not None:
-            reason = "it carries both a result and an error"
-        elif "result" in message and not has_error:
-            future.set_result(message["result"])
-            return
-        elif "error" not in message:
-            reason = "it carries neither a result nor an error"
-        elif (
-            isinstance(error, dict)
-            and isinstance(error.get("code"), int)
-            and isinstance(error.get("message"), str)
-        ):
-            future.set_exception(
-                JsonRpcException(error["message"], error["code"], error.get("data"))
-            )
-            return
-        else:
-            reason = "its error is not an object with an integer code and a string message"
-        throttled(
-            logging.WARNING,
-            "a malformed answer",
-            "the client's answer to %s %s is malformed: %s",
-            method,
-            shown_id(msg_id),
-            reason,
-        )
-        future.set_exception(MalformedAnswerError(reason))
 
     # ---- handler outcomes ---------------------------------------------------------------
 
@@ -388,37 +346,10 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         self._send_response(msg_id, error=error.to_json())
 
     def _send_response(self, msg_id: MsgId | None, result: Any = None, error: Any = None) -> None:
-        if error is not None:
-            if not isinstance(error, dict):  # pygls's own ResponseError (method not found)
-                error = error_object(JsonRpcException(error.message, error.code, error.data))
-            message: dict[str, Any] = {
-                "jsonrpc": JSONRPC,
-                "id": msg_id,
-                "error": bounded_error(error),
-            }
-        else:
-            message = {"jsonrpc": JSONRPC, "id": msg_id, "result": result}
-        try:
-            line = encode_message(message)
-        except (ValueError, TypeError, RecursionError) as exc:
-            logger.error("the answer to request %s cannot be encoded: %s", shown_id(msg_id), exc)
-            line = self._internal_error_line(
-                msg_id, f"Internal error: the result cannot be encoded: {short_error(exc)}"
-            )
-        if len(line) > MAX_RESPONSE_BYTES:
-            logger.error(
-                "the answer to request %s is %d bytes; refused", shown_id(msg_id), len(line)
-            )
-            line = self._internal_error_line(
-                msg_id,
-                f"Internal error: the answer is {len(line)} bytes, over the limit of "
-                f"{MAX_RESPONSE_BYTES} bytes for one message",
-            )
-        self.write_answer(line)
-
-    def _internal_error_line(self, msg_id: MsgId | None, text: str) -> bytes:
-        error = {"code": INTERNAL_ERROR, "message": text}
-        return encode_message({"jsonrpc": JSONRPC, "id": msg_id, "error": error})
+        if error is not None and not isinstance(error, dict):
+            # pygls's own ResponseError (method not found)
+            error = error_object(JsonRpcException(error.message, error.code, error.data))
+        self.write_answer(response_line(msg_id, result=result, error=error))
 
     def notify(self, method: str, params: Any | None = None) -> None:
         """Send a notification; ``params`` is a wire dict (or ``None``)."""
@@ -444,12 +375,11 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         message: dict[str, Any] = {"jsonrpc": JSONRPC, "id": msg_id, "method": method}
         if params is not None:
             message["params"] = params
-        future: Future[Any] = Future()
-        self.outgoing[msg_id] = (method, future)
+        future = self.outgoing.open(msg_id, method)
         try:
             self.write_message(message)
         except BaseException:
-            del self.outgoing[msg_id]
+            self.outgoing.abandon(msg_id)
             raise
         return future
 
@@ -464,27 +394,24 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
     def write_line(self, line: bytes) -> None:
         """Write one encoded message (it leaves at the end of the loop's turn, with the others
         written in it); from another thread it is handed to the loop."""
-        wire = self.wire
-        if wire is None:
-            logger.error("no wire to write to; dropped a message")
-            return
-        if threading.get_ident() != self._loop_thread and self._loop is not None:
-            self._loop.call_soon_threadsafe(wire.write, line)
-            return
-        wire.write(line)
+        self._write(line, now=False)
 
     def write_answer(self, line: bytes) -> None:
         """Write one encoded answer: it leaves at once (:meth:`WireWriter.write_now`), after
         what was written before it. Kept apart from :meth:`write_line`, which every streamed
         update goes through."""
+        self._write(line, now=True)
+
+    def _write(self, line: bytes, *, now: bool) -> None:
         wire = self.wire
         if wire is None:
             logger.error("no wire to write to; dropped a message")
             return
+        write = wire.write_now if now else wire.write
         if threading.get_ident() != self._loop_thread and self._loop is not None:
-            self._loop.call_soon_threadsafe(wire.write_now, line)
+            self._loop.call_soon_threadsafe(write, line)
             return
-        wire.write_now(line)
+        write(line)
 
     def attach(self, wire: WireWriter) -> None:
         """Write to ``wire`` from now on; the calling thread is the loop thread."""
@@ -510,17 +437,12 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             if not future.done():
                 logger.debug("cancelling request %s", shown_id(msg_id))
                 future.cancel()
-        for _method, answer in self.outgoing.values():
-            answer.cancel()
-        self.outgoing.clear()
+        self.outgoing.cancel_all()
 
     def abandon_request(self, msg_id: MsgId) -> None:
         """Stop waiting for the answer to ``msg_id`` and tell the client to cancel it."""
-        entry = self.outgoing.pop(msg_id, None)
-        if entry is None:
-            return
-        entry[1].cancel()
-        self.notify(CANCEL_REQUEST, {"requestId": msg_id})
+        if self.outgoing.abandon(msg_id):
+            self.notify(CANCEL_REQUEST, {"requestId": msg_id})
 
 
 __all__ = ["AcpJsonRpcProtocol", "MalformedAnswerError"]
