@@ -59,40 +59,56 @@ class SessionServers:
     async def start(self, raw: Sequence[Mapping[str, Any]]) -> None:
         """Start the servers ``raw`` (the request's ``mcpServers``) names and make the
         session's registry; never raises for a server's sake."""
-        # The MCP package's first import takes 0.5-0.9 s: off the loop, so other sessions'
-        # turns keep streaming meanwhile.
-        await asyncio.to_thread(_import_mcp)
+        # Neither parsing nor starting a stdio server's process needs the MCP SDK, whose
+        # first import takes 0.5-0.9 s: the servers boot while it loads, off the loop (so
+        # other sessions' turns keep streaming meanwhile).
         from acp_sidecar.mcp.config import parse_mcp_servers
-        from acp_sidecar.mcp.servers import ClientSideHooks, McpServers
+        from acp_sidecar.mcp.launch import launch_all
 
         configs, refused = parse_mcp_servers(raw)
         for message in refused:
             logger.warning("session %s: %s", self._session.session_id, message)
             self._tell(message)
         if configs:
-            hooks = ClientSideHooks(
-                roots=self._roots,
-                elicit=self._elicit if self._server.client.capabilities.elicitation else None,
-            )
-            # The server's own registry (~50-100 ms to build) is made while they start.
-            base = asyncio.ensure_future(asyncio.to_thread(lambda: self._server.tools.registry))
+            launched = await launch_all(configs)
+            base: asyncio.Future[object] | None = None
             try:
+                await asyncio.to_thread(_import_servers)
+                from acp_sidecar.mcp.servers import ClientSideHooks, McpServers
+
+                # What the handshakes do not need (the tools' module, ~50 ms, and the
+                # server's own registry, ~50-100 ms) is made while they run.
+                base = asyncio.ensure_future(asyncio.to_thread(self._prepare_registry))
+
+                hooks = ClientSideHooks(
+                    roots=self._roots,
+                    elicit=self._elicit if self._server.client.capabilities.elicitation else None,
+                )
                 self._servers = await McpServers.start(
                     configs,
                     hooks=hooks,
                     start_timeout=self._server.mcp_start_timeout,
                     on_problem=self._tell,  # they log it themselves
                     on_tools_changed=self._tools_changed,
+                    launched=launched,
                 )
             except Exception as exc:  # a failure of ours must not fail the session either
                 logger.exception("starting the MCP servers failed")
                 self._tell(f"The MCP servers could not be started: {exc}")
             finally:
-                await asyncio.shield(base)
+                await launched.aclose()  # those no connection took
+                if base is not None:
+                    await asyncio.shield(base)
         if self._closed:  # the session was replaced or the server stopped meanwhile
             await self.aclose()
             return
         self._rebuild()
+
+    def _prepare_registry(self) -> object:
+        """In a worker thread: import the tools' module, build the server's own registry."""
+        import acp_sidecar.mcp.tools  # noqa: F401
+
+        return self._server.tools.registry
 
     def release(self) -> None:
         """Tell the held problems, after the request's answer (call from its handler: the
@@ -107,12 +123,13 @@ class SessionServers:
 
             asyncio.get_running_loop().call_soon(self._server.spawn, tell())
 
-    async def aclose(self) -> None:
-        """Stop every server; idempotent."""
+    async def aclose(self, grace: float | None = None) -> None:
+        """Stop every server; idempotent. ``grace``: see
+        :meth:`acp_sidecar.mcp.servers.McpServers.aclose` (a hurried stop at exit)."""
         self._closed = True
         servers, self._servers = self._servers, None
         if servers is not None:
-            await servers.aclose()
+            await servers.aclose(grace)
 
     def _roots(self) -> Sequence[str]:
         return (self._session.cwd,)
@@ -201,10 +218,8 @@ class SessionServers:
                 return types.ElicitResult(action="cancel")
 
 
-def _import_mcp() -> None:
-    import acp_sidecar.mcp.config
-    import acp_sidecar.mcp.servers
-    import acp_sidecar.mcp.tools  # noqa: F401
+def _import_servers() -> None:
+    import acp_sidecar.mcp.servers  # noqa: F401
 
 
 async def start_session_servers(
