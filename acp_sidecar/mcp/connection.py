@@ -42,7 +42,8 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from acp_sidecar.mcp.callbacks import ProgressCallback
-from acp_sidecar.mcp.client_side import ClientCallbacks, ClientSideHooks
+from acp_sidecar.mcp.client_requests import ClientCallbacks
+from acp_sidecar.mcp.client_side import ClientSideHooks
 from acp_sidecar.mcp.config import (
     HttpServerConfig,
     McpServerConfig,

@@ -33,8 +33,7 @@ from acp_sidecar.protocol.client import CreateElicitationRequest
 from acp_sidecar.protocol.errors import AcpError
 
 if TYPE_CHECKING:
-    import mcp.types
-
+    from acp_sidecar.mcp.client_side import ElicitationAnswer, ElicitationRequest
     from acp_sidecar.mcp.servers import McpServers
     from acp_sidecar.server.app import AcpServer
     from acp_sidecar.server.session import Session
@@ -177,45 +176,43 @@ class SessionServers:
             self._told.add(message)
             self._tell(message)
 
-    async def _elicit(self, params: mcp.types.ElicitRequestParams) -> mcp.types.ElicitResult:
-        # The hook's contract is written in the SDK's types; this module is only ever
-        # imported after acp_sidecar.mcp has imported the SDK.
-        from mcp import types
+    async def _elicit(self, asked: ElicitationRequest) -> ElicitationAnswer:
+        from acp_sidecar.mcp.client_side import ElicitationAnswer, FormElicitation, UrlElicitation
 
         client = self._server.client
         session_id = self._session.session_id
-        match params:
-            case types.ElicitRequestFormParams():
+        match asked:
+            case FormElicitation():
                 request = CreateElicitationRequest(
                     session_id=session_id,
-                    message=params.message,
+                    message=asked.message,
                     mode="form",
-                    requested_schema=dict(params.requested_schema),
+                    requested_schema=dict(asked.requested_schema),
                 )
-            case types.ElicitRequestURLParams():
+            case UrlElicitation():
                 request = CreateElicitationRequest(
                     session_id=session_id,
-                    message=params.message,
+                    message=asked.message,
                     mode="url",
-                    elicitation_id=params.elicitation_id,
-                    url=params.url,
+                    elicitation_id=asked.elicitation_id,
+                    url=asked.url,
                 )
             case _:
-                assert_never(params)
+                assert_never(asked)
         if not client.elicits(request.mode):
-            return types.ElicitResult(action="decline")
+            return ElicitationAnswer(action="decline")
         try:
             response = await client.create_elicitation(request)
         except (AcpError, ClientCapabilityError) as exc:
             logger.info("the editor did not answer an MCP server's elicitation: %s", exc)
-            return types.ElicitResult(action="cancel")
+            return ElicitationAnswer(action="cancel")
         match response.action:  # an editor's extension action is passed on as cancel
             case "accept":
-                return types.ElicitResult(action="accept", content=response.content)
+                return ElicitationAnswer(action="accept", content=response.content)
             case "decline":
-                return types.ElicitResult(action="decline")
+                return ElicitationAnswer(action="decline")
             case _:
-                return types.ElicitResult(action="cancel")
+                return ElicitationAnswer(action="cancel")
 
 
 def _import_servers() -> None:
