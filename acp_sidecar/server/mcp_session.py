@@ -2,7 +2,12 @@
 
 This module is imported only when a session names MCP servers (``session/new``,
 ``session/load``): it is what imports :mod:`acp_sidecar.mcp`, and that imports the MCP SDK,
-which a session without servers never pays for.
+which a session without servers never pays for. Nothing here imports the SDK itself: the
+hooks it answers are plain values (:mod:`acp_sidecar.mcp.client_side`).
+
+Stdio servers' processes are started first, without the SDK (:mod:`acp_sidecar.mcp.launch`),
+and boot while the SDK is imported in a worker thread (its first import takes 0.5-0.9 s);
+the handshakes follow, while the tools' module and the server's own registry are made.
 
 Invariants:
 - Starting never fails the session: an entry that is refused (bad shape, invalid or duplicate
