@@ -11,15 +11,12 @@ Invariants:
 - The handshake is MCP's ``initialize`` (the SDK's ``legacy`` mode): every server in use
   today speaks it, and it keeps ``roots/list``, ``notifications/tools/list_changed`` and
   ``notifications/cancelled`` on the wire as the issue asks.
-- A stdio server gets :func:`server_environment`: a minimal base taken from the sidecar's
-  environment by name (:data:`BASE_VARIABLES`, ``LC_*``), then the editor's ``env`` entries
-  over it. Nothing else of the sidecar's — no API key, no ``ACP_SIDECAR_*`` — reaches it.
-- A stdio server's stderr goes through a pipe of ours to :data:`stderr_log`, line by line; it
-  never shares our stdout (the wire).
-- A stdio server runs in a new session, hence a process group of its own (the SDK starts it
-  with ``start_new_session``). When its connection ends, the SDK closes its stdin and, if it
-  lingers, kills its group; then whatever is left of the group (a grandchild of a server
-  that exited on its own) is ended here too, so no orphan outlives the connection.
+- A stdio server is a process we start ourselves (:mod:`acp_sidecar.mcp.launch`: its
+  environment, its own process group, its stderr to our log), usually before the SDK is
+  even imported (:class:`~acp_sidecar.mcp.launch.Launches`); its pipes are handed to the
+  SDK's client by :mod:`acp_sidecar.mcp.stdio`. When the connection ends, the process and
+  its whole group are stopped (:meth:`~acp_sidecar.mcp.launch.ServerProcess.stop`), so no
+  orphan outlives the connection.
 - Cancelling a task awaiting :meth:`McpConnection.call_tool` makes the SDK send
   ``notifications/cancelled`` for the request; the cancellation propagates.
 """
@@ -27,13 +24,11 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any, BinaryIO, Final
+from typing import Any, Final
 
 import anyio
 import httpx2
@@ -41,13 +36,13 @@ import mcp_types as types
 from mcp.client.client import Client
 from mcp.client.session import IncomingMessage
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from acp_sidecar.mcp.callbacks import ProgressCallback
-from acp_sidecar.mcp.client_side import ClientCallbacks, ClientSideHooks
+from acp_sidecar.mcp.client_requests import ClientCallbacks
+from acp_sidecar.mcp.client_side import ClientSideHooks
 from acp_sidecar.mcp.config import (
     HttpServerConfig,
     McpServerConfig,
@@ -62,51 +57,19 @@ from acp_sidecar.mcp.errors import (
     innermost,
     one_line,
 )
-from acp_sidecar.mcp.processes import child_with_stderr, end_group, watch_exit
+from acp_sidecar.mcp.launch import ServerProcess, launch, server_environment
+from acp_sidecar.mcp.stdio import process_streams
 from acp_sidecar.mcp.streams import WatchedReadStream
 
 logger = logging.getLogger(__name__)
-stderr_log: Final = logging.getLogger("acp_sidecar.mcp.stderr")
-"""Where the lines a stdio server writes to its stderr go (``[server] line``)."""
-
-BASE_VARIABLES: Final = (
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "TERM",
-    "LANG",
-    "LANGUAGE",
-    "TZ",
-    "TMPDIR",
-)
-"""Variables of the sidecar's environment a stdio server inherits (plus every ``LC_*``)."""
-
 MAX_LIST_PAGES: Final = 100
 """A ``tools/list`` that is still paginating after this many pages stops there."""
 RELIST_TIMEOUT: Final = 30.0
 """A re-list after ``notifications/tools/list_changed`` that takes longer is given up (the
 old tools stay)."""
-MAX_STDERR_LINE: Final = 4000
-"""A longer stderr line is logged cut to this many characters."""
 HTTP_TIMEOUT: Final = httpx2.Timeout(30.0, read=300.0)
 """Connect/write 30 s; a response stream may stay open (read) for 300 s."""
 CLIENT_INFO: Final = types.Implementation(name="acp-sidecar", version="0.1.0")
-
-
-def server_environment(
-    config: StdioServerConfig, source: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """The whole environment a stdio server starts with (see the module invariants)."""
-    source = os.environ if source is None else source
-    env = {
-        name: value
-        for name, value in source.items()
-        if (name in BASE_VARIABLES or name.startswith("LC_")) and not value.startswith("()")
-    }
-    env.update(config.env)
-    return env
 
 
 class McpConnection:
@@ -123,7 +86,10 @@ class McpConnection:
         *,
         on_tools_changed: Callable[[McpConnection], None],
         on_gone: Callable[[McpConnection, str], None],
+        process: ServerProcess | OSError | None = None,
     ) -> None:
+        """``process``: a stdio server's process already started for this connection (or
+        why it could not be), which it now owns; None -> it starts its own."""
         self.name: str = config.name
         self.config: Final = config
         self._callbacks = ClientCallbacks(config.name, hooks)
@@ -138,7 +104,8 @@ class McpConnection:
         self._gone_reported = False
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
-        self._pgid: int | None = None
+        self._process = process
+        self._grace: float | None = None
         self.started_at: float | None = None
         """``time.monotonic()`` once ``initialize`` was answered and the tools listed."""
 
@@ -155,7 +122,8 @@ class McpConnection:
     @property
     def process_group(self) -> int | None:
         """A stdio server's process group (its pid), once started; None for HTTP/SSE."""
-        return self._pgid
+        process = self._process
+        return process.pid if isinstance(process, ServerProcess) else None
 
     async def open(self, timeout: float) -> None:
         """Starts the connection's task and waits until the tools are listed.
@@ -217,15 +185,22 @@ class McpConnection:
         self._ended()
         return McpServerGone(f"MCP server {self.name!r} stopped during the call")
 
-    async def aclose(self) -> None:
+    async def aclose(self, grace: float | None = None) -> None:
         """Stops the server and waits until its task is over (and its process group gone).
         Idempotent. Cancelling the caller cancels the wait (CancelledError propagates), not
-        the winding down; the task's own outcome (reported by it) is never raised here."""
+        the winding down; the task's own outcome (reported by it) is never raised here.
+
+        ``grace``: a stdio server's whole stop takes about this long at most (see
+        :meth:`~acp_sidecar.mcp.launch.ServerProcess.stop`); None -> the gentle default."""
+        if grace is not None:
+            self._grace = grace if self._grace is None else min(grace, self._grace)
         self._stop()
         if self._task is not None:
             await asyncio.wait((self._task,))
             if not self._task.cancelled():
                 self._task.exception()  # retrieved: its outcome is not the caller's
+        elif isinstance(self._process, ServerProcess):  # never opened
+            await self._process.stop(self._grace)
 
     def _stop(self) -> None:
         self._stopping = True
@@ -254,8 +229,8 @@ class McpConnection:
                 ready.exception()  # retrieved: open() may have stopped waiting (timeout)
             else:
                 self._report_gone(reason)
-            if self._pgid is not None:
-                await end_group(self._pgid)
+            if isinstance(self._process, ServerProcess):
+                await self._process.stop(self._grace)
 
     async def _connect(self, stack: AsyncExitStack) -> Client:
         client = Client(
@@ -341,32 +316,17 @@ class McpConnection:
 
     @asynccontextmanager
     async def _stdio(self, config: StdioServerConfig) -> AsyncIterator[Any]:
-        params = StdioServerParameters(
-            command=config.command, args=list(config.args), env=server_environment(config)
-        )
-        read_fd, write_fd = os.pipe()
-        pipe = os.fstat(write_fd).st_ino
-        errlog = os.fdopen(write_fd, "w")
-        errpipe = os.fdopen(read_fd, "rb", buffering=0)
-        reader = asyncio.create_task(_log_stderr(self.name, errpipe))
-        unwatch: Callable[[], None] = _nothing
+        if self._process is None:
+            self._process = await launch(config)
+        process = self._process
+        if isinstance(process, OSError):
+            raise process
+        unwatch = process.on_exit(self._ended)
         try:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                errlog.close()  # the server holds its own copy
-                self._pgid = child_with_stderr(pipe)
-                if self._pgid is not None:
-                    unwatch = watch_exit(self._pgid, pipe, self._ended)
-                try:
-                    yield WatchedReadStream(read, self._ended), write
-                finally:
-                    unwatch()
+            async with process_streams(process) as (read, write):
+                yield WatchedReadStream(read, self._ended), write
         finally:
-            errlog.close()
-            # EOF once every holder of the pipe is gone; a straggler is cut off at once.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(reader), 0.5)
-            reader.cancel()
-            errpipe.close()  # in case the reader never got to own it
+            unwatch()
 
     @asynccontextmanager
     async def _http(self, config: HttpServerConfig) -> AsyncIterator[Any]:
@@ -380,35 +340,6 @@ class McpConnection:
     async def _sse(self, config: SseServerConfig) -> AsyncIterator[Any]:
         async with sse_client(config.url, headers=dict(config.headers)) as (read, write):
             yield WatchedReadStream(read, self._ended), write
-
-
-async def _log_stderr(server: str, pipe: BinaryIO) -> None:
-    """Logs each line the server writes to its stderr, until EOF."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
-    pending = b""
-    try:
-        while chunk := await reader.read(65536):
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                _log_line(server, line)
-            if len(pending) > MAX_STDERR_LINE:
-                _log_line(server, pending)
-                pending = b""
-        if pending:
-            _log_line(server, pending)
-    finally:
-        transport.close()
-
-
-def _log_line(server: str, line: bytes) -> None:
-    text = line.decode("utf-8", "replace").rstrip("\r")
-    stderr_log.info("[%s] %s", server, text[:MAX_STDERR_LINE])
-
-
-def _nothing() -> None:
-    return None
 
 
 __all__ = ["McpConnection", "ProgressCallback", "server_environment"]

@@ -28,6 +28,7 @@ from acp_sidecar.mcp.client_side import ClientSideHooks
 from acp_sidecar.mcp.config import McpServerConfig
 from acp_sidecar.mcp.connection import McpConnection
 from acp_sidecar.mcp.errors import McpError
+from acp_sidecar.mcp.launch import Launches
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -63,11 +64,16 @@ class McpServers:
         start_timeout: float = 10.0,
         on_problem: Callable[[str], None],
         on_tools_changed: Callable[[str], None] | None = None,
+        launched: Launches | None = None,
     ) -> McpServers:
         """Starts every server concurrently, each bounded by start_timeout. Never raises for a
         server's failure: calls on_problem(one line naming the server and why) and leaves it
         out. Later: a server that dies -> on_problem(...) + removed + on_tools_changed(name);
-        notifications/tools/list_changed -> re-list, then on_tools_changed(name)."""
+        notifications/tools/list_changed -> re-list, then on_tools_changed(name).
+
+        ``launched``: stdio servers already started (:func:`acp_sidecar.mcp.launch.launch_all`,
+        before the SDK was imported); each connection takes its own, the others start theirs.
+        """
         servers = cls(on_problem=on_problem, on_tools_changed=on_tools_changed)
         names: set[str] = set()
         for config in configs:
@@ -77,7 +83,11 @@ class McpServers:
             names.add(config.name)
             servers._all.append(
                 McpConnection(
-                    config, hooks, on_tools_changed=servers._tools_changed, on_gone=servers._gone
+                    config,
+                    hooks,
+                    on_tools_changed=servers._tools_changed,
+                    on_gone=servers._gone,
+                    process=None if launched is None else launched.take(config.name),
                 )
             )
         try:
@@ -105,11 +115,15 @@ class McpServers:
         """The live servers, in config order."""
         return MappingProxyType({c.name: c for c in self._all if c.name in self._live})
 
-    async def aclose(self) -> None:
-        """Stops all; a stdio server's whole process group is gone when this returns. Idempotent."""
+    async def aclose(self, grace: float | None = None) -> None:
+        """Stops all; a stdio server's whole process group is gone when this returns. Idempotent.
+
+        ``grace`` bounds a hurried stop (process shutdown): each stdio server gets half of it
+        after its stdin closes, the rest after SIGTERM, then SIGKILL; None -> the gentle
+        default (about 2 s, then 1 s after SIGTERM)."""
         self._closed = True
         self._live.clear()
-        await asyncio.gather(*(connection.aclose() for connection in self._all))
+        await asyncio.gather(*(connection.aclose(grace) for connection in self._all))
 
     def _gone(self, connection: McpConnection, reason: str) -> None:
         if self._closed or self._live.get(connection.name) is not connection:

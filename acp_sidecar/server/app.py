@@ -48,6 +48,9 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MCP_START_TIMEOUT = 10.0
 """Seconds each MCP server of a session gets to start, by default."""
+MCP_KILL_MARGIN_S = 0.3
+"""At shutdown an MCP server's stop gets the shutdown grace less this: the SIGKILL, the group
+vanishing and the last stderr lines fit in it."""
 
 if TYPE_CHECKING:
     # The tool pipeline is imported when the first turn runs, not at start-up.
@@ -289,8 +292,11 @@ class AcpServer(JsonRPCServer):
             session.cancel(SHUTDOWN)
         pending = self.protocol.handler_tasks()
         # The servers stop alongside the turns: a call still running on one fails at once.
+        # Each is SIGKILLed early enough to be gone within ``grace`` even if it ignores the
+        # end of its stdin and SIGTERM.
+        mcp_grace = max(grace - MCP_KILL_MARGIN_S, 0.1)
         stopping = {
-            asyncio.get_running_loop().create_task(session.mcp.aclose())
+            asyncio.get_running_loop().create_task(session.mcp.aclose(mcp_grace))
             for session in self.sessions.values()
             if session.mcp is not None
         }

@@ -2,7 +2,12 @@
 
 This module is imported only when a session names MCP servers (``session/new``,
 ``session/load``): it is what imports :mod:`acp_sidecar.mcp`, and that imports the MCP SDK,
-which a session without servers never pays for.
+which a session without servers never pays for. Nothing here imports the SDK itself: the
+hooks it answers are plain values (:mod:`acp_sidecar.mcp.client_side`).
+
+Stdio servers' processes are started first, without the SDK (:mod:`acp_sidecar.mcp.launch`),
+and boot while the SDK is imported in a worker thread (its first import takes 0.5-0.9 s);
+the handshakes follow, while the tools' module and the server's own registry are made.
 
 Invariants:
 - Starting never fails the session: an entry that is refused (bad shape, invalid or duplicate
@@ -33,8 +38,7 @@ from acp_sidecar.protocol.client import CreateElicitationRequest
 from acp_sidecar.protocol.errors import AcpError
 
 if TYPE_CHECKING:
-    import mcp.types
-
+    from acp_sidecar.mcp.client_side import ElicitationAnswer, ElicitationRequest
     from acp_sidecar.mcp.servers import McpServers
     from acp_sidecar.server.app import AcpServer
     from acp_sidecar.server.session import Session
@@ -59,40 +63,56 @@ class SessionServers:
     async def start(self, raw: Sequence[Mapping[str, Any]]) -> None:
         """Start the servers ``raw`` (the request's ``mcpServers``) names and make the
         session's registry; never raises for a server's sake."""
-        # The MCP package's first import takes 0.5-0.9 s: off the loop, so other sessions'
-        # turns keep streaming meanwhile.
-        await asyncio.to_thread(_import_mcp)
+        # Neither parsing nor starting a stdio server's process needs the MCP SDK, whose
+        # first import takes 0.5-0.9 s: the servers boot while it loads, off the loop (so
+        # other sessions' turns keep streaming meanwhile).
         from acp_sidecar.mcp.config import parse_mcp_servers
-        from acp_sidecar.mcp.servers import ClientSideHooks, McpServers
+        from acp_sidecar.mcp.launch import launch_all
 
         configs, refused = parse_mcp_servers(raw)
         for message in refused:
             logger.warning("session %s: %s", self._session.session_id, message)
             self._tell(message)
         if configs:
-            hooks = ClientSideHooks(
-                roots=self._roots,
-                elicit=self._elicit if self._server.client.capabilities.elicitation else None,
-            )
-            # The server's own registry (~50-100 ms to build) is made while they start.
-            base = asyncio.ensure_future(asyncio.to_thread(lambda: self._server.tools.registry))
+            launched = await launch_all(configs)
+            base: asyncio.Future[object] | None = None
             try:
+                await asyncio.to_thread(_import_servers)
+                from acp_sidecar.mcp.servers import ClientSideHooks, McpServers
+
+                # What the handshakes do not need (the tools' module, ~50 ms, and the
+                # server's own registry, ~50-100 ms) is made while they run.
+                base = asyncio.ensure_future(asyncio.to_thread(self._prepare_registry))
+
+                hooks = ClientSideHooks(
+                    roots=self._roots,
+                    elicit=self._elicit if self._server.client.capabilities.elicitation else None,
+                )
                 self._servers = await McpServers.start(
                     configs,
                     hooks=hooks,
                     start_timeout=self._server.mcp_start_timeout,
                     on_problem=self._tell,  # they log it themselves
                     on_tools_changed=self._tools_changed,
+                    launched=launched,
                 )
             except Exception as exc:  # a failure of ours must not fail the session either
                 logger.exception("starting the MCP servers failed")
                 self._tell(f"The MCP servers could not be started: {exc}")
             finally:
-                await asyncio.shield(base)
+                await launched.aclose()  # those no connection took
+                if base is not None:
+                    await asyncio.shield(base)
         if self._closed:  # the session was replaced or the server stopped meanwhile
             await self.aclose()
             return
         self._rebuild()
+
+    def _prepare_registry(self) -> object:
+        """In a worker thread: import the tools' module, build the server's own registry."""
+        import acp_sidecar.mcp.tools  # noqa: F401
+
+        return self._server.tools.registry
 
     def release(self) -> None:
         """Tell the held problems, after the request's answer (call from its handler: the
@@ -107,12 +127,13 @@ class SessionServers:
 
             asyncio.get_running_loop().call_soon(self._server.spawn, tell())
 
-    async def aclose(self) -> None:
-        """Stop every server; idempotent."""
+    async def aclose(self, grace: float | None = None) -> None:
+        """Stop every server; idempotent. ``grace``: see
+        :meth:`acp_sidecar.mcp.servers.McpServers.aclose` (a hurried stop at exit)."""
         self._closed = True
         servers, self._servers = self._servers, None
         if servers is not None:
-            await servers.aclose()
+            await servers.aclose(grace)
 
     def _roots(self) -> Sequence[str]:
         return (self._session.cwd,)
@@ -160,51 +181,47 @@ class SessionServers:
             self._told.add(message)
             self._tell(message)
 
-    async def _elicit(self, params: mcp.types.ElicitRequestParams) -> mcp.types.ElicitResult:
-        # The hook's contract is written in the SDK's types; this module is only ever
-        # imported after acp_sidecar.mcp has imported the SDK.
-        from mcp import types
+    async def _elicit(self, asked: ElicitationRequest) -> ElicitationAnswer:
+        from acp_sidecar.mcp.client_side import ElicitationAnswer, FormElicitation, UrlElicitation
 
         client = self._server.client
         session_id = self._session.session_id
-        match params:
-            case types.ElicitRequestFormParams():
+        match asked:
+            case FormElicitation():
                 request = CreateElicitationRequest(
                     session_id=session_id,
-                    message=params.message,
+                    message=asked.message,
                     mode="form",
-                    requested_schema=dict(params.requested_schema),
+                    requested_schema=dict(asked.requested_schema),
                 )
-            case types.ElicitRequestURLParams():
+            case UrlElicitation():
                 request = CreateElicitationRequest(
                     session_id=session_id,
-                    message=params.message,
+                    message=asked.message,
                     mode="url",
-                    elicitation_id=params.elicitation_id,
-                    url=params.url,
+                    elicitation_id=asked.elicitation_id,
+                    url=asked.url,
                 )
             case _:
-                assert_never(params)
+                assert_never(asked)
         if not client.elicits(request.mode):
-            return types.ElicitResult(action="decline")
+            return ElicitationAnswer(action="decline")
         try:
             response = await client.create_elicitation(request)
         except (AcpError, ClientCapabilityError) as exc:
             logger.info("the editor did not answer an MCP server's elicitation: %s", exc)
-            return types.ElicitResult(action="cancel")
+            return ElicitationAnswer(action="cancel")
         match response.action:  # an editor's extension action is passed on as cancel
             case "accept":
-                return types.ElicitResult(action="accept", content=response.content)
+                return ElicitationAnswer(action="accept", content=response.content)
             case "decline":
-                return types.ElicitResult(action="decline")
+                return ElicitationAnswer(action="decline")
             case _:
-                return types.ElicitResult(action="cancel")
+                return ElicitationAnswer(action="cancel")
 
 
-def _import_mcp() -> None:
-    import acp_sidecar.mcp.config
-    import acp_sidecar.mcp.servers
-    import acp_sidecar.mcp.tools  # noqa: F401
+def _import_servers() -> None:
+    import acp_sidecar.mcp.servers  # noqa: F401
 
 
 async def start_session_servers(

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import json
 
-import mcp_types as types
 import pytest
 
-from acp_sidecar.mcp.client_side import ClientSideHooks, roots_result
+from acp_sidecar.mcp.client_requests import roots_result
+from acp_sidecar.mcp.client_side import (
+    ClientSideHooks,
+    ElicitationAnswer,
+    ElicitationRequest,
+    FormElicitation,
+)
 from acp_sidecar.mcp.errors import McpCallError
 from acp_sidecar.mcp.servers import McpServers
 from tests.mcp.conftest import Problems, peer
@@ -41,11 +46,11 @@ def test_roots_result_names_each_root() -> None:
 
 
 async def test_an_elicitation_goes_to_the_hook(problems: Problems) -> None:
-    asked: list[types.ElicitRequestParams] = []
+    asked: list[ElicitationRequest] = []
 
-    async def elicit(params: types.ElicitRequestParams) -> types.ElicitResult:
-        asked.append(params)
-        return types.ElicitResult(action="accept", content={"name": "Ada"})
+    async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
+        asked.append(request)
+        return ElicitationAnswer(action="accept", content={"name": "Ada"})
 
     hooks = ClientSideHooks(roots=list, elicit=elicit)
     servers = await McpServers.start([peer("p", "serve")], hooks=hooks, on_problem=problems)
@@ -54,7 +59,7 @@ async def test_an_elicitation_goes_to_the_hook(problems: Problems) -> None:
     finally:
         await servers.aclose()
     assert len(asked) == 1
-    assert isinstance(asked[0], types.ElicitRequestFormParams)
+    assert isinstance(asked[0], FormElicitation)
     assert asked[0].message == "Your name?"
     assert "name" in asked[0].requested_schema["properties"]
 
@@ -62,10 +67,17 @@ async def test_an_elicitation_goes_to_the_hook(problems: Problems) -> None:
 async def test_without_a_hook_or_with_a_failing_one_elicitation_is_declined(
     problems: Problems,
 ) -> None:
-    async def broken(params: types.ElicitRequestParams) -> types.ElicitResult:
+    async def broken(request: ElicitationRequest) -> ElicitationAnswer:
         raise RuntimeError("the editor went away")
 
-    for hooks in (ClientSideHooks(roots=list), ClientSideHooks(roots=list, elicit=broken)):
+    async def unsendable(request: ElicitationRequest) -> ElicitationAnswer:
+        return ElicitationAnswer(action="accept", content={"name": {"nested": "object"}})
+
+    for hooks in (
+        ClientSideHooks(roots=list),
+        ClientSideHooks(roots=list, elicit=broken),
+        ClientSideHooks(roots=list, elicit=unsendable),
+    ):
         servers = await McpServers.start([peer("p", "serve")], hooks=hooks, on_problem=problems)
         try:
             assert text_of(await servers.connections["p"].call_tool("elicit", {})) == "decline:"

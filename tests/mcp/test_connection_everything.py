@@ -3,7 +3,7 @@ resource results, progress from a long-running operation, cancel, roots, elicita
 process of its tree (npx, a shell, node) left after ``aclose``.
 
 One server for the whole walk: it does not exit when its stdin closes, so each stop costs the
-SDK's 2 s grace before the group is signalled.
+2 s grace (the SDK's own) before the group is signalled.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 import mcp_types as types
 import pytest
 
-from acp_sidecar.mcp.client_side import ClientSideHooks
+from acp_sidecar.mcp.client_side import ClientSideHooks, ElicitationAnswer, ElicitationRequest
 from acp_sidecar.mcp.config import StdioServerConfig
 from acp_sidecar.mcp.processes import group_members
 from acp_sidecar.mcp.servers import McpServers
@@ -30,9 +30,9 @@ async def test_server_everything_over_stdio_through_npx(
 ) -> None:
     elicited: list[str] = []
 
-    async def elicit(params: types.ElicitRequestParams) -> types.ElicitResult:
-        elicited.append(params.message)
-        return types.ElicitResult(action="decline")
+    async def elicit(request: ElicitationRequest) -> ElicitationAnswer:
+        elicited.append(request.message)
+        return ElicitationAnswer(action="decline")
 
     hooks = ClientSideHooks(roots=lambda: ["/srv/workspace"], elicit=elicit)
     servers = await McpServers.start([everything], hooks=hooks, on_problem=problems)

@@ -247,13 +247,14 @@ async def test_starting_and_stopping_leaks_no_file_descriptor(problems: Problems
     assert open_fds() == before
 
 
-async def test_both_ways_of_finding_our_children_agree() -> None:
-    from acp_sidecar.mcp.processes import children_from_stat, children_from_tasks
-
-    child = await asyncio.create_subprocess_exec("sleep", "30")
+async def test_a_stdio_server_is_our_child_leading_its_own_session(problems: Problems) -> None:
+    servers = await McpServers.start([peer("own", "serve")], hooks=HOOKS, on_problem=problems)
     try:
-        assert child.pid in children_from_tasks()
-        assert sorted(children_from_tasks()) == sorted(children_from_stat())
+        leader = servers.connections["own"].process_group
+        assert leader is not None
+        assert os.getsid(leader) == leader and os.getpgid(leader) == leader
+        stat = Path(f"/proc/{leader}/stat").read_text().rsplit(")", 1)[1].split()
+        assert int(stat[1]) == os.getpid()  # started by us, not through a shell
     finally:
-        child.kill()
-        await child.wait()
+        await servers.aclose()
+    assert group_members(leader) == []

@@ -1,0 +1,74 @@
+"""Stdio servers started ahead of the MCP SDK (:mod:`acp_sidecar.mcp.launch`) and handed to
+its client (:mod:`acp_sidecar.mcp.stdio`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from acp_sidecar.mcp.config import StdioServerConfig
+from acp_sidecar.mcp.launch import ServerProcess, launch, launch_all
+from acp_sidecar.mcp.processes import group_members
+from acp_sidecar.mcp.servers import McpServers
+from tests.mcp.conftest import HOOKS, Problems, peer
+
+
+async def test_started_servers_are_taken_by_their_connections(problems: Problems) -> None:
+    configs = [peer("a", "serve"), StdioServerConfig(name="missing", command="/nonexistent/x")]
+    launched = await launch_all(configs)
+    first = launched._started["a"]
+    assert isinstance(first, ServerProcess)
+    servers = await McpServers.start(configs, hooks=HOOKS, on_problem=problems, launched=launched)
+    try:
+        assert servers.connections["a"].process_group == first.pid  # the one started first
+        assert problems == ["MCP server 'missing' did not start: its command does not exist"]
+        assert launched.take("a") is None
+    finally:
+        await servers.aclose()
+        await launched.aclose()
+    assert group_members(first.pid) == []
+
+
+async def test_what_no_connection_took_is_stopped_with_its_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "g.pid"
+    launched = await launch_all([peer("fam", "family", str(pidfile))])
+    process = launched._started["fam"]
+    assert isinstance(process, ServerProcess)
+    for _ in range(500):
+        if pidfile.exists() and pidfile.read_text():
+            break
+        await asyncio.sleep(0.01)
+    assert len(group_members(process.pid)) == 2
+    await launched.aclose()
+    assert group_members(process.pid) == []
+
+
+async def test_a_hurried_stop_of_a_stubborn_server_keeps_to_its_grace(tmp_path: Path) -> None:
+    pidfile = tmp_path / "g.pid"
+    process = await launch(peer("stubborn", "stubborn", str(pidfile)))
+    for _ in range(500):
+        if pidfile.exists() and pidfile.read_text():
+            break
+        await asyncio.sleep(0.01)
+    assert len(group_members(process.pid)) == 2  # ignores EOF and SIGTERM, with a grandchild
+    began = time.monotonic()
+    await process.stop(grace=0.6)
+    took = time.monotonic() - began
+    assert group_members(process.pid) == []
+    assert took < 1.2, took
+    assert process.exited
+
+
+async def test_each_stdout_line_is_validated_with_the_sdks_own_model() -> None:
+    from acp_sidecar.mcp.stdio import parse_line
+
+    assert isinstance(parse_line(b"not json"), Exception)
+    assert isinstance(parse_line(b'{"jsonrpc": "2.0", "id": 1, "nonsense": true}'), Exception)
+    message = parse_line(b'{"jsonrpc": "2.0", "id": 1, "result": {}}')
+    assert not isinstance(message, Exception)
+    assert message.message.model_dump(by_alias=True, exclude_unset=True) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {},
+    }

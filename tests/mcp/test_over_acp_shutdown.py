@@ -1,0 +1,79 @@
+"""The sidecar exits within its bound (2 s) even when an MCP server ignores both the end of
+its stdin and SIGTERM: the server's group is SIGKILLed in time, and nothing is left behind.
+
+The peer is :mod:`tests.mcp.peers.stdio_peer` in ``stubborn`` mode: it and its grandchild
+ignore SIGTERM and it keeps running after its stdin closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.mcp.over_acp import alive, descendants
+from tests.sdk import ROOT
+
+STUBBORN = Path(__file__).parent / "peers" / "stdio_peer.py"
+EXIT_BOUND_S = 2.0
+"""How long the sidecar may take to exit once asked to (stdio.py's shutdown invariant)."""
+
+
+@pytest.mark.parametrize("trigger", ["eof", "SIGTERM", "SIGHUP"])
+async def test_a_stubborn_server_does_not_hold_the_exit_past_the_bound(
+    tmp_path: Path, trigger: str
+) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    messages = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/new",
+            "params": {
+                "cwd": str(tmp_path),
+                "mcpServers": [
+                    {
+                        "name": "stubborn",
+                        "command": sys.executable,
+                        "args": [str(STUBBORN), "stubborn", str(pidfile)],
+                        "env": [],
+                    }
+                ],
+            },
+        },
+    ]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        "--store",
+        str(tmp_path / "store"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env={"PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    await process.stdin.drain()
+    async with asyncio.timeout(20):
+        while json.loads(await process.stdout.readline()).get("id") != 1:
+            pass
+    below = descendants(process.pid)
+    grandchild = int(pidfile.read_text())
+    assert grandchild in below and len(below) >= 2  # the server and its grandchild
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    if trigger == "eof":
+        process.stdin.close()
+    else:
+        process.send_signal(getattr(signal, trigger))
+    assert await asyncio.wait_for(process.wait(), 10) == 0
+    took = loop.time() - began
+    assert sorted(pid for pid in below if alive(pid)) == []
+    assert took < EXIT_BOUND_S, f"the sidecar took {took:.2f} s to exit"
