@@ -1,4 +1,4 @@
-"""Review findings on MCP tools: names that are a pure function of (server, tool), remembered
+"""MCP tools: names that are a pure function of (server, tool), remembered
 answers that do not outlive a tool's declared risk, caps on titles and progress, calls
 cancelled by nobody, input schemas checked as JSON Schema, contradictory hints."""
 

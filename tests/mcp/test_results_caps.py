@@ -1,4 +1,4 @@
-"""Review findings on the result caps: every string counts, the note is bounded, the number
+"""The caps on an MCP result: every string counts, the note is bounded, the number
 of blocks is capped, and a cut keeps lone surrogates."""
 
 from __future__ import annotations
