@@ -4,6 +4,10 @@ its client (:mod:`acp_sidecar.mcp.stdio`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
+import sys
 import time
 from pathlib import Path
 
@@ -11,7 +15,8 @@ from acp_sidecar.mcp.config import StdioServerConfig
 from acp_sidecar.mcp.launch import ServerProcess, launch, launch_all
 from acp_sidecar.mcp.processes import group_members
 from acp_sidecar.mcp.servers import McpServers
-from tests.mcp.conftest import HOOKS, Problems, peer
+from tests.mcp.conftest import HOOKS, PEERS, Problems, peer
+from tests.mcp.over_acp import alive
 
 
 async def test_started_servers_are_taken_by_their_connections(problems: Problems) -> None:
@@ -72,3 +77,35 @@ async def test_each_stdout_line_is_validated_with_the_sdks_own_model() -> None:
         "id": 1,
         "result": {},
     }
+
+
+def test_a_stop_cut_short_by_the_programs_exit_still_kills_the_group(tmp_path: Path) -> None:
+    """The program exits while a server's gentle stop is still waiting (asyncio cancels the
+    stop's task): the server's whole group is SIGKILLed, not its leader alone."""
+    pidfile = tmp_path / "silent.pid"
+    config = StdioServerConfig(
+        name="silent", command=sys.executable, args=(str(PEERS / "silent_peer.py"), str(pidfile))
+    )
+
+    async def main() -> None:
+        process = await launch(config)
+        for _ in range(500):
+            if pidfile.exists() and len(pidfile.read_text().split()) == 2:
+                break
+            await asyncio.sleep(0.01)
+        asyncio.ensure_future(process.stop())  # gentle: 2 s after EOF, then SIGTERM
+        await asyncio.sleep(0.3)  # returning now cancels it, as at the program's exit
+
+    asyncio.run(main())
+    server, grandchild = (int(pid) for pid in pidfile.read_text().split())
+    try:
+        for _ in range(100):  # SIGKILLed processes take a moment to die
+            if not group_members(server) and not alive(grandchild):
+                break
+            time.sleep(0.01)
+        assert group_members(server) == []
+        assert not alive(grandchild)
+    finally:
+        for pid in (server, grandchild):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
