@@ -93,8 +93,9 @@ def test_a_stop_cut_short_by_the_programs_exit_still_kills_the_group(tmp_path: P
             if pidfile.exists() and len(pidfile.read_text().split()) == 2:
                 break
             await asyncio.sleep(0.01)
-        asyncio.ensure_future(process.stop())  # gentle: 2 s after EOF, then SIGTERM
+        stopping = asyncio.ensure_future(process.stop())  # gentle: 2 s after EOF, SIGTERM
         await asyncio.sleep(0.3)  # returning now cancels it, as at the program's exit
+        assert not stopping.done()
 
     asyncio.run(main())
     server, grandchild = (int(pid) for pid in pidfile.read_text().split())
