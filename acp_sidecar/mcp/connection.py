@@ -19,6 +19,8 @@ Invariants:
   orphan outlives the connection.
 - Cancelling a task awaiting :meth:`McpConnection.call_tool` makes the SDK send
   ``notifications/cancelled`` for the request; the cancellation propagates.
+- A line a server sends that is no message is skipped and logged as a WARNING: one line,
+  its text cut short, at a bounded rate.
 """
 
 from __future__ import annotations
@@ -60,8 +62,12 @@ from acp_sidecar.mcp.errors import (
 from acp_sidecar.mcp.launch import ServerProcess, launch, server_environment
 from acp_sidecar.mcp.stdio import process_streams
 from acp_sidecar.mcp.streams import WatchedReadStream
+from acp_sidecar.server.throttle import Throttle
 
 logger = logging.getLogger(__name__)
+_INVALID_LINES: Final = Throttle()
+"""Warnings for lines of a server's stdout that are no message: a server printing junk in a
+loop costs a few lines a minute (:mod:`acp_sidecar.server.throttle`), not a flood."""
 MAX_LIST_PAGES: Final = 100
 """A ``tools/list`` that is still paginating after this many pages stops there."""
 RELIST_TIMEOUT: Final = 30.0
@@ -296,8 +302,15 @@ class McpConnection:
         if isinstance(message, types.ToolListChangedNotification):
             self._relist = True
             self._wake.set()
-        elif isinstance(message, Exception):
-            logger.debug("MCP server %r: transport error %r", self.name, message)
+        elif isinstance(message, Exception):  # a line that is no message: its server's fault
+            _INVALID_LINES.log(
+                logger,
+                logging.WARNING,
+                "an invalid line from an MCP server",
+                "MCP server %r sent an invalid line: %s",
+                self.name,
+                one_line(message),
+            )
 
     def _ended(self) -> None:
         """The server's message stream ended, or its process exited (a grandchild may still

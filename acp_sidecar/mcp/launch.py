@@ -14,7 +14,8 @@ Invariants:
   our stdout (the wire).
 - :meth:`ServerProcess.stop` closes its stdin, waits for it to exit, then SIGTERMs and finally
   SIGKILLs its whole group; when it returns no live member of the group is left (a grandchild
-  of a server that exited on its own included). It is idempotent and never raises.
+  of a server that exited on its own included). It is idempotent and never raises. Cut
+  short (cancelled), it SIGKILLs the whole group before letting go of the process.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
@@ -155,6 +157,7 @@ class ServerProcess:
         self.stdin.close()
         # A server blocked writing its stdout cannot see its stdin close: read it empty.
         drain = asyncio.create_task(_drain(self.stdout))
+        group_ended = False
         try:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._exited.wait(), eof_wait)
@@ -163,6 +166,7 @@ class ServerProcess:
                 term_wait=term_wait,
                 kill_wait=KILL_WAIT_S if grace is None else min(KILL_WAIT_S, 0.2),
             )
+            group_ended = True
             # The last stderr lines, up to EOF (a straggler is cut off).
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
@@ -170,6 +174,11 @@ class ServerProcess:
                     STDERR_WAIT_S if grace is None else min(STDERR_WAIT_S, 0.1),
                 )
         finally:
+            if not group_ended:
+                # Cut short (cancelled, e.g. by the program's exit): the transport's close
+                # below SIGKILLs only the leader, so its group goes first.
+                with contextlib.suppress(OSError):
+                    os.killpg(self.pid, signal.SIGKILL)
             for task in (drain, self._stderr, self._poll):
                 if task is not None:
                     task.cancel()

@@ -65,6 +65,7 @@ class McpServers:
         on_problem: Callable[[str], None],
         on_tools_changed: Callable[[str], None] | None = None,
         launched: Launches | None = None,
+        created: Callable[[McpServers], None] | None = None,
     ) -> McpServers:
         """Starts every server concurrently, each bounded by start_timeout. Never raises for a
         server's failure: calls on_problem(one line naming the server and why) and leaves it
@@ -73,8 +74,13 @@ class McpServers:
 
         ``launched``: stdio servers already started (:func:`acp_sidecar.mcp.launch.launch_all`,
         before the SDK was imported); each connection takes its own, the others start theirs.
+        ``created``: called with the servers before any is opened, so that their owner can
+        :meth:`aclose` them while they are still starting (a shutdown); ``start`` then
+        returns soon, the servers that had not started left out.
         """
         servers = cls(on_problem=on_problem, on_tools_changed=on_tools_changed)
+        if created is not None:
+            created(servers)
         names: set[str] = set()
         for config in configs:
             if config.name in names:

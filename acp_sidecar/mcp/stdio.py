@@ -11,6 +11,9 @@ Invariants:
   with the SDK's own JSON-RPC model; a line that is not a valid message is passed on as the
   exception (the SDK reports it and reads on); each message we send is its JSON on one line
   (by alias, unset fields left out). Blank lines are skipped.
+- A line is at most :data:`MAX_LINE` bytes (the limit the ACP wire has): a longer one is
+  dropped up to its newline and passed on as a ValueError, as an invalid line is; the next
+  line arrives as usual. Reading is linear: each byte is searched for a newline once.
 - The read stream ends when the server's stdout does, or when writing to its stdin fails
   (the server is gone): the SDK's session sees the connection end instead of a request
   hanging.
@@ -32,9 +35,53 @@ from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from acp_sidecar.mcp.launch import ServerProcess
+from acp_sidecar.server.framing import DEFAULT_LINE_LIMIT
 
 FLUSH_TIMEOUT_S: Final = 0.5
 CHUNK: Final = 65536
+MAX_LINE = DEFAULT_LINE_LIMIT
+"""The longest line of a server's stdout read, in bytes (the newline not counted)."""
+
+
+class LineSplitter:
+    """Splits a byte stream into its lines (see the module invariants): :meth:`feed` each
+    chunk, get the lines it completed, or a ValueError for each line over ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._pending = bytearray()
+        """The current line so far (never more than ``limit`` bytes)."""
+        self._skipping = False
+        """The current line is over the limit (already reported): dropped to its newline."""
+
+    def feed(self, chunk: bytes) -> list[bytes | ValueError]:
+        """The lines ``chunk`` completes, in order (a newline ends each)."""
+        items: list[bytes | ValueError] = []
+        view = memoryview(chunk)
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if self._skipping:
+                self._skipping = False
+            elif len(self._pending) + end - start > self._limit:
+                items.append(self._too_long())
+            elif self._pending:
+                self._pending += view[start:end]
+                items.append(bytes(self._pending))
+                self._pending.clear()
+            else:
+                items.append(chunk[start:end])
+            start = end + 1
+        if not self._skipping and start < len(chunk):
+            if len(self._pending) + len(chunk) - start > self._limit:
+                items.append(self._too_long())
+                self._skipping = True
+            else:
+                self._pending += view[start:]
+        return items
+
+    def _too_long(self) -> ValueError:
+        self._pending.clear()
+        return ValueError(f"a line longer than {self._limit} bytes was dropped")
 
 
 def parse_line(line: bytes) -> SessionMessage | Exception:
@@ -60,12 +107,13 @@ async def process_streams(process: ServerProcess) -> AsyncIterator[TransportStre
 
     async def read_stdout() -> None:
         async with to_client:
-            pending = b""
+            lines = LineSplitter(MAX_LINE)
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 while chunk := await process.stdout.read(CHUNK):
-                    *lines, pending = (pending + chunk).split(b"\n")
-                    for line in lines:
-                        if line.strip():
+                    for line in lines.feed(chunk):
+                        if isinstance(line, ValueError):
+                            await to_client.send(line)
+                        elif line.strip():
                             await to_client.send(parse_line(line))
 
     async def write_stdin() -> None:
@@ -94,4 +142,4 @@ async def process_streams(process: ServerProcess) -> AsyncIterator[TransportStre
             tasks.cancel_scope.cancel()
 
 
-__all__ = ["encode", "parse_line", "process_streams"]
+__all__ = ["MAX_LINE", "LineSplitter", "encode", "parse_line", "process_streams"]

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     # The tool pipeline is imported when the first turn runs, not at start-up.
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.bridge.policy import CallScope
+    from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import SessionStore
 
@@ -102,6 +103,9 @@ class AcpServer(JsonRPCServer):
         self.initialized = False
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, Session] = {}
+        self.starting_mcp: set[SessionServers] = set()
+        """Sessions' MCP servers still starting (a session may not be in ``sessions`` yet):
+        :meth:`close` stops them too."""
         self.held_logs = HeldLogs()
         """The session logs held open (a bounded number; see :mod:`acp_sidecar.server.held`)."""
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
@@ -295,10 +299,14 @@ class AcpServer(JsonRPCServer):
         # Each is SIGKILLed early enough to be gone within ``grace`` even if it ignores the
         # end of its stdin and SIGTERM.
         mcp_grace = max(grace - MCP_KILL_MARGIN_S, 0.1)
-        stopping = {
-            asyncio.get_running_loop().create_task(session.mcp.aclose(mcp_grace))
+        owners = {id(mcp): mcp for mcp in self.starting_mcp}
+        owners.update(
+            (id(session.mcp), session.mcp)
             for session in self.sessions.values()
             if session.mcp is not None
+        )
+        stopping = {
+            asyncio.get_running_loop().create_task(mcp.aclose(mcp_grace)) for mcp in owners.values()
         }
         if pending or stopping:
             await asyncio.wait([*pending, *stopping], timeout=grace)

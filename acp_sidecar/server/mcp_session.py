@@ -22,8 +22,10 @@ Invariants:
 - A server asking for roots gets the session's working directory; asking for input is
   forwarded to the editor's ``elicitation/create`` when the editor advertised elicitation in
   that mode, and declined otherwise.
-- :meth:`SessionServers.aclose` stops every server (a stdio server's whole process group);
-  it is idempotent.
+- :meth:`SessionServers.aclose` stops every server (a stdio server's whole process group),
+  those still starting and processes no connection took yet included; it is idempotent.
+  While a start runs, the session's servers are in the server's ``starting_mcp``, so a
+  shutdown stops them before the ``session/new`` (or ``load``) answering them is over.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from acp_sidecar.protocol.errors import AcpError
 
 if TYPE_CHECKING:
     from acp_sidecar.mcp.client_side import ElicitationAnswer, ElicitationRequest
+    from acp_sidecar.mcp.config import McpServerConfig
+    from acp_sidecar.mcp.launch import Launches
     from acp_sidecar.mcp.servers import McpServers
     from acp_sidecar.server.app import AcpServer
     from acp_sidecar.server.session import Session
@@ -54,6 +58,10 @@ class SessionServers:
         self._server = server
         self._session = session
         self._servers: McpServers | None = None
+        self._launched: Launches | None = None
+        """Processes started ahead of their connections, while the start runs."""
+        self._starting: McpServers | None = None
+        """The servers being started (their handshakes running), while the start runs."""
         self._held: list[str] | None = []
         """Problems waiting for the session's answer to go out; ``None`` once it has."""
         self._told: set[str] = set()
@@ -67,27 +75,43 @@ class SessionServers:
         # first import takes 0.5-0.9 s: the servers boot while it loads, off the loop (so
         # other sessions' turns keep streaming meanwhile).
         from acp_sidecar.mcp.config import parse_mcp_servers
-        from acp_sidecar.mcp.launch import launch_all
 
         configs, refused = parse_mcp_servers(raw)
         for message in refused:
             logger.warning("session %s: %s", self._session.session_id, message)
             self._tell(message)
         if configs:
-            launched = await launch_all(configs)
-            base: asyncio.Future[object] | None = None
+            # Known to the server before anything starts: its shutdown stops them too.
+            self._server.starting_mcp.add(self)
             try:
-                await asyncio.to_thread(_import_servers)
-                from acp_sidecar.mcp.servers import ClientSideHooks, McpServers
+                await self._start(configs)
+            finally:
+                self._server.starting_mcp.discard(self)
+        if self._closed:  # the session was replaced or the server stopped meanwhile
+            await self.aclose()
+            return
+        self._rebuild()
 
-                # What the handshakes do not need (the tools' module, ~50 ms, and the
-                # server's own registry, ~50-100 ms) is made while they run.
-                base = asyncio.ensure_future(asyncio.to_thread(self._prepare_registry))
+    async def _start(self, configs: Sequence[McpServerConfig]) -> None:
+        from acp_sidecar.mcp.launch import launch_all
 
-                hooks = ClientSideHooks(
-                    roots=self._roots,
-                    elicit=self._elicit if self._server.client.capabilities.elicitation else None,
-                )
+        if self._closed:
+            return
+        launched = self._launched = await launch_all(configs)
+        base: asyncio.Future[object] | None = None
+        try:
+            await asyncio.to_thread(_import_servers)
+            from acp_sidecar.mcp.servers import ClientSideHooks, McpServers
+
+            # What the handshakes do not need (the tools' module, ~50 ms, and the
+            # server's own registry, ~50-100 ms) is made while they run.
+            base = asyncio.ensure_future(asyncio.to_thread(self._prepare_registry))
+
+            hooks = ClientSideHooks(
+                roots=self._roots,
+                elicit=self._elicit if self._server.client.capabilities.elicitation else None,
+            )
+            if not self._closed:
                 self._servers = await McpServers.start(
                     configs,
                     hooks=hooks,
@@ -95,18 +119,19 @@ class SessionServers:
                     on_problem=self._tell,  # they log it themselves
                     on_tools_changed=self._tools_changed,
                     launched=launched,
+                    created=self._created,
                 )
-            except Exception as exc:  # a failure of ours must not fail the session either
-                logger.exception("starting the MCP servers failed")
-                self._tell(f"The MCP servers could not be started: {exc}")
-            finally:
-                await launched.aclose()  # those no connection took
-                if base is not None:
-                    await asyncio.shield(base)
-        if self._closed:  # the session was replaced or the server stopped meanwhile
-            await self.aclose()
-            return
-        self._rebuild()
+        except Exception as exc:  # a failure of ours must not fail the session either
+            logger.exception("starting the MCP servers failed")
+            self._tell(f"The MCP servers could not be started: {exc}")
+        finally:
+            self._starting = self._launched = None
+            await launched.aclose()  # those no connection took
+            if base is not None:
+                await asyncio.shield(base)
+
+    def _created(self, servers: McpServers) -> None:
+        self._starting = servers
 
     def _prepare_registry(self) -> object:
         """In a worker thread: import the tools' module, build the server's own registry."""
@@ -128,12 +153,15 @@ class SessionServers:
             asyncio.get_running_loop().call_soon(self._server.spawn, tell())
 
     async def aclose(self, grace: float | None = None) -> None:
-        """Stop every server; idempotent. ``grace``: see
+        """Stop every server, those still starting included; idempotent. ``grace``: see
         :meth:`acp_sidecar.mcp.servers.McpServers.aclose` (a hurried stop at exit)."""
         self._closed = True
         servers, self._servers = self._servers, None
-        if servers is not None:
-            await servers.aclose(grace)
+        starting, launched = self._starting, self._launched
+        await asyncio.gather(
+            *(s.aclose(grace) for s in (servers, starting) if s is not None),
+            *([] if launched is None else [launched.aclose(grace)]),
+        )
 
     def _roots(self) -> Sequence[str]:
         return (self._session.cwd,)

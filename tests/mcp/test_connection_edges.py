@@ -4,16 +4,18 @@ cancelled ``aclose``, and ``tools/list_changed`` that changes nothing."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import sys
 from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from acp_sidecar.mcp.config import HttpServerConfig, SseServerConfig
+from acp_sidecar.mcp.config import HttpServerConfig, SseServerConfig, StdioServerConfig
 from acp_sidecar.mcp.errors import McpCallError, describe_failure
 from acp_sidecar.mcp.processes import group_members
 from acp_sidecar.mcp.servers import McpServers
-from tests.mcp.conftest import HOOKS, Problems, peer
+from tests.mcp.conftest import HOOKS, PEERS, Problems, peer
 
 LIMIT = 300
 """The longest failure line a server's text may make (errors.one_line)."""
@@ -109,3 +111,32 @@ async def test_list_changed_that_changes_nothing_does_not_call_on_tools_changed(
         assert "extra" in {tool.name for tool in connection.tools}
     finally:
         await servers.aclose()
+
+
+async def test_an_invalid_line_from_a_server_is_a_short_warning(
+    problems: Problems, caplog: pytest.LogCaptureFixture
+) -> None:
+    script = PEERS / "stdio_peer.py"
+    garbage = "not json " + "y" * 10_000
+    config = StdioServerConfig(
+        name="noisy",
+        command="/bin/sh",
+        args=(
+            "-c",
+            f'echo "{garbage}"; echo "{{}}"; exec "$0" "$1" serve',
+            sys.executable,
+            str(script),
+        ),
+    )
+    caplog.set_level(logging.WARNING, logger="acp_sidecar.mcp.connection")
+    servers = await McpServers.start([config], hooks=HOOKS, on_problem=problems)
+    try:
+        assert "noisy" in servers.connections  # it serves on after the invalid lines
+        await servers.connections["noisy"].call_tool("noop", {})
+    finally:
+        await servers.aclose()
+    warnings = [r.getMessage() for r in caplog.records if "invalid line" in r.getMessage()]
+    assert len(warnings) == 2, warnings
+    for warning in warnings:
+        assert warning.startswith("MCP server 'noisy' sent an invalid line: ")
+        assert "\n" not in warning and len(warning) <= 400

@@ -8,7 +8,9 @@ ignore SIGTERM and it keeps running after its stdin closes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -77,3 +79,72 @@ async def test_a_stubborn_server_does_not_hold_the_exit_past_the_bound(
     took = loop.time() - began
     assert sorted(pid for pid in below if alive(pid)) == []
     assert took < EXIT_BOUND_S, f"the sidecar took {took:.2f} s to exit"
+
+
+SILENT = Path(__file__).parent / "peers" / "silent_peer.py"
+
+
+@pytest.mark.parametrize("trigger", ["eof", "SIGTERM"])
+async def test_a_shutdown_during_session_new_leaves_no_server_behind(
+    tmp_path: Path, trigger: str
+) -> None:
+    """The sidecar is ended while ``session/new`` is still waiting for a server's handshake
+    (it never answers ``initialize``, ignores the end of its stdin and SIGTERM, and has a
+    grandchild in its group): it exits within the bound, and the whole group is gone."""
+    pidfile = tmp_path / "silent.pid"
+    messages = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/new",
+            "params": {
+                "cwd": str(tmp_path),
+                "mcpServers": [
+                    {
+                        "name": "silent",
+                        "command": sys.executable,
+                        "args": [str(SILENT), str(pidfile)],
+                        "env": [],
+                    }
+                ],
+            },
+        },
+    ]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        "--store",
+        str(tmp_path / "store"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env={"PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    await process.stdin.drain()
+    assert json.loads(await asyncio.wait_for(process.stdout.readline(), 20))["id"] == 0
+    async with asyncio.timeout(20):
+        while not pidfile.exists() or len(pidfile.read_text().split()) < 2:
+            await asyncio.sleep(0.05)
+    server, grandchild = (int(pid) for pid in pidfile.read_text().split())
+    await asyncio.sleep(0.6)  # session/new is still in the server's handshake
+    assert alive(server) and alive(grandchild)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    if trigger == "eof":
+        process.stdin.close()
+    else:
+        process.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), 10)
+        took = loop.time() - began
+        await asyncio.sleep(0.2)  # a SIGKILLed process needs a moment to be reaped
+        assert [pid for pid in (server, grandchild) if alive(pid)] == []
+        assert took < EXIT_BOUND_S, f"the sidecar took {took:.2f} s to exit"
+    finally:
+        for pid in (server, grandchild):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
