@@ -62,12 +62,12 @@ from acp_sidecar.mcp.errors import (
 from acp_sidecar.mcp.launch import ServerProcess, launch, server_environment
 from acp_sidecar.mcp.stdio import process_streams
 from acp_sidecar.mcp.streams import WatchedReadStream
-from acp_sidecar.server.throttle import Throttle
+from acp_sidecar.throttle import Throttle
 
 logger = logging.getLogger(__name__)
 _INVALID_LINES: Final = Throttle()
 """Warnings for lines of a server's stdout that are no message: a server printing junk in a
-loop costs a few lines a minute (:mod:`acp_sidecar.server.throttle`), not a flood."""
+loop costs a few lines a minute (:mod:`acp_sidecar.throttle`), not a flood."""
 MAX_LIST_PAGES: Final = 100
 """A ``tools/list`` that is still paginating after this many pages stops there."""
 RELIST_TIMEOUT: Final = 30.0

@@ -35,12 +35,13 @@ from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from acp_sidecar.mcp.launch import ServerProcess
-from acp_sidecar.server.framing import DEFAULT_LINE_LIMIT
 
 FLUSH_TIMEOUT_S: Final = 0.5
 CHUNK: Final = 65536
-MAX_LINE = DEFAULT_LINE_LIMIT
-"""The longest line of a server's stdout read, in bytes (the newline not counted)."""
+MAX_LINE: Final = 64 * 1024 * 1024
+"""The longest line of a server's stdout read, in bytes (the newline not counted): the same
+bound as the ACP wire's own (``server.framing.DEFAULT_LINE_LIMIT``; a test keeps them equal),
+kept here so this package does not import the server's."""
 
 
 class LineSplitter:

@@ -23,8 +23,8 @@ from typing import Any
 from pygls.exceptions import JsonRpcException
 
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
-from acp_sidecar.server.throttle import Throttle
 from acp_sidecar.text import shorten
+from acp_sidecar.throttle import Throttle
 
 logger = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ _THROTTLE = Throttle()
 
 
 def throttled(level: int, kind: str, message: str, *args: object) -> None:
-    """Log a line the client's input causes, at most at :mod:`~acp_sidecar.server.throttle`'s
+    """Log a line the client's input causes, at most at :mod:`~acp_sidecar.throttle`'s
     rate for its ``kind``."""
     _THROTTLE.log(logger, level, kind, message, *args)
 

@@ -50,3 +50,32 @@ def test_the_sdk_free_modules_load_without_it(module: str) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+HIGHER = ("acp_sidecar.server", "acp_sidecar.agent", "acp_sidecar.cli", "acp_sidecar.demo")
+"""The layers above :mod:`acp_sidecar.mcp`: they start servers and use their tools; the MCP
+package never reaches back into them (a callback it is given is how it talks to them)."""
+
+
+def test_the_mcp_package_imports_nothing_from_the_layers_above_it() -> None:
+    hits: list[str] = []
+    for path in (PACKAGE / "mcp").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            hits += [
+                f"{path.name}:{node.lineno} {name}"
+                for name in names
+                if any(name == up or name.startswith(up + ".") for up in HIGHER)
+            ]
+    assert hits == []
+
+
+def test_a_server_line_is_bounded_like_the_acp_wire() -> None:
+    from acp_sidecar.mcp.stdio import MAX_LINE
+    from acp_sidecar.server.framing import DEFAULT_LINE_LIMIT
+
+    assert MAX_LINE == DEFAULT_LINE_LIMIT

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from acp_sidecar.server import throttle
+from acp_sidecar import throttle
 from acp_sidecar.server.app import AcpServer
-from acp_sidecar.server.throttle import Throttle
+from acp_sidecar.throttle import Throttle
 from tests.server.wire import WireClient, served, spawned
 
 MiB = 1024 * 1024
