@@ -67,8 +67,17 @@ def problems() -> Problems:
     return Problems()
 
 
+def git_program() -> str:
+    """The ``git`` on PATH (``mcp-server-git`` needs it too); skips the test without it."""
+    program = shutil.which("git")
+    if program is None:
+        pytest.skip("git is not installed: the mcp-server-git tests need it")
+    return program
+
+
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Path:
+    git = git_program()
     repo = tmp_path / "repo"
     repo.mkdir()
     env = {
@@ -77,13 +86,13 @@ def git_repo(tmp_path: Path) -> Path:
         "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@e",
     }
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([git, "init", "-q", str(repo)], check=True)
     (repo / "a.txt").write_text("hello\n")
-    subprocess.run(["git", "-C", str(repo), "add", "a.txt"], check=True)
+    subprocess.run([git, "-C", str(repo), "add", "a.txt"], check=True)
     subprocess.run(
-        ["git", "-C", str(repo), "commit", "-q", "-m", "first"],
+        [git, "-C", str(repo), "commit", "-q", "-m", "first"],
         check=True,
-        env=env | {"PATH": "/usr/bin:/bin"},
+        env=env | {"PATH": os.path.dirname(git)},
     )
     return repo
 

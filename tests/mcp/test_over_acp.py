@@ -21,6 +21,7 @@ import acp
 import pytest
 from acp.schema import ClientCapabilities, ElicitationCapabilities, ElicitationFormCapabilities
 
+from tests.mcp.conftest import git_program
 from tests.mcp.over_acp import PEER, McpEditor, alive, console_script, descendants, peer
 from tests.sdk import ROOT, prompt, sdk_sidecar
 
@@ -93,7 +94,7 @@ async def test_calls_draw_cards_and_ask_only_for_tools_that_may_change_things(
 async def test_git_server_on_a_temporary_repository(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run([git_program(), "init", "-q", "-b", "main", str(repo)], check=True)
     (repo / "a.txt").write_text("a\n")
     editor = McpEditor()
     server = console_script("mcp-server-git", "git", "--repository", str(repo))
