@@ -7,11 +7,14 @@
   permission dialog with ``allow_once`` (counting them) and every elicitation from a script.
 - :func:`descendants` / :func:`alive`: the processes under the sidecar, to prove none is
   left behind.
+- :func:`bare_sidecar`: a sidecar driven by raw lines, for tests that end it by EOF or a
+  signal while a session's server starts or runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -30,8 +33,41 @@ from acp.schema import (
     RequestPermissionResponse,
 )
 
+from tests.sdk import ROOT
+
 PEER = Path(__file__).with_name("wire_peer.py")
 BIN = Path(sys.executable).parent
+
+
+async def bare_sidecar(tmp_path: Path, name: str, args: list[str]) -> asyncio.subprocess.Process:
+    """``acp-sidecar`` as a subprocess (console driver, its store under ``tmp_path``), sent
+    ``initialize`` (id 0) and a ``session/new`` (id 1) naming one stdio server ``name`` run as
+    ``python *args``; nothing is read yet."""
+    server = {"name": name, "command": sys.executable, "args": args, "env": []}
+    messages = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/new",
+            "params": {"cwd": str(tmp_path), "mcpServers": [server]},
+        },
+    ]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "acp_sidecar",
+        "--store",
+        str(tmp_path / "store"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env={"PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    await process.stdin.drain()
+    return process
 
 
 def peer(state: Path, name: str = "peer") -> McpServerStdio:

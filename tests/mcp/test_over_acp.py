@@ -22,7 +22,15 @@ import pytest
 from acp.schema import ClientCapabilities, ElicitationCapabilities, ElicitationFormCapabilities
 
 from tests.mcp.conftest import git_program
-from tests.mcp.over_acp import PEER, McpEditor, alive, console_script, descendants, peer
+from tests.mcp.over_acp import (
+    PEER,
+    McpEditor,
+    alive,
+    bare_sidecar,
+    console_script,
+    descendants,
+    peer,
+)
 from tests.sdk import ROOT, prompt, sdk_sidecar
 
 
@@ -297,37 +305,8 @@ async def test_a_signal_stops_the_servers_within_the_bound(
 ) -> None:
     state = tmp_path / "peer"
     peer(state)
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "session/new",
-        "params": {
-            "cwd": str(tmp_path),
-            "mcpServers": [
-                {
-                    "name": "peer",
-                    "command": sys.executable,
-                    "args": [str(PEER), str(state)],
-                    "env": [],
-                }
-            ],
-        },
-    }
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        "--store",
-        str(tmp_path / "store"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env={"PYTHONPATH": str(ROOT)},
-        cwd=ROOT,
-    )
+    process = await bare_sidecar(tmp_path, "peer", [str(PEER), str(state)])
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write((json.dumps(init) + "\n" + json.dumps(request) + "\n").encode())
-    await process.stdin.drain()
     async with asyncio.timeout(15):
         while True:
             message = json.loads(await process.stdout.readline())

@@ -12,13 +12,11 @@ import contextlib
 import json
 import os
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.mcp.over_acp import alive, descendants
-from tests.sdk import ROOT
+from tests.mcp.over_acp import alive, bare_sidecar, descendants
 
 STUBBORN = Path(__file__).parent / "peers" / "stdio_peer.py"
 EXIT_BOUND_S = 2.0
@@ -30,39 +28,8 @@ async def test_a_stubborn_server_does_not_hold_the_exit_past_the_bound(
     tmp_path: Path, trigger: str
 ) -> None:
     pidfile = tmp_path / "grandchild.pid"
-    messages = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "session/new",
-            "params": {
-                "cwd": str(tmp_path),
-                "mcpServers": [
-                    {
-                        "name": "stubborn",
-                        "command": sys.executable,
-                        "args": [str(STUBBORN), "stubborn", str(pidfile)],
-                        "env": [],
-                    }
-                ],
-            },
-        },
-    ]
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        "--store",
-        str(tmp_path / "store"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env={"PYTHONPATH": str(ROOT)},
-        cwd=ROOT,
-    )
+    process = await bare_sidecar(tmp_path, "stubborn", [str(STUBBORN), "stubborn", str(pidfile)])
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
-    await process.stdin.drain()
     async with asyncio.timeout(20):
         while json.loads(await process.stdout.readline()).get("id") != 1:
             pass
@@ -92,39 +59,8 @@ async def test_a_shutdown_during_session_new_leaves_no_server_behind(
     (it never answers ``initialize``, ignores the end of its stdin and SIGTERM, and has a
     grandchild in its group): it exits within the bound, and the whole group is gone."""
     pidfile = tmp_path / "silent.pid"
-    messages = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "session/new",
-            "params": {
-                "cwd": str(tmp_path),
-                "mcpServers": [
-                    {
-                        "name": "silent",
-                        "command": sys.executable,
-                        "args": [str(SILENT), str(pidfile)],
-                        "env": [],
-                    }
-                ],
-            },
-        },
-    ]
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "acp_sidecar",
-        "--store",
-        str(tmp_path / "store"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env={"PYTHONPATH": str(ROOT)},
-        cwd=ROOT,
-    )
+    process = await bare_sidecar(tmp_path, "silent", [str(SILENT), str(pidfile)])
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
-    await process.stdin.drain()
     assert json.loads(await asyncio.wait_for(process.stdout.readline(), 20))["id"] == 0
     async with asyncio.timeout(20):
         while not pidfile.exists() or len(pidfile.read_text().split()) < 2:
