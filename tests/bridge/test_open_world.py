@@ -7,11 +7,9 @@ from typing import Any
 
 import pytest
 
-from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.bridge.policy import CallScope, SessionPolicy, install_policy
+from acp_sidecar.bridge.policy import install_policy
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.tools import (
-    CancelSignal,
     GenericCallView,
     SchemaProp,
     ToolDefinition,
@@ -20,6 +18,7 @@ from acp_sidecar.tools import (
     ToolRegistry,
     define_tool,
 )
+from tests.bridge.test_policy import scope
 from tests.fakes import Editor
 
 
@@ -64,17 +63,6 @@ def registry() -> ToolRegistry:
     )
     install_policy(reg)
     return reg
-
-
-def scope(editor: Editor, mode: str) -> CallScope:
-    return CallScope(
-        session_id="s",
-        cards=CardContext("/w"),
-        policy=SessionPolicy(mode=mode),  # type: ignore[arg-type]
-        send=editor.send,
-        asker=editor,
-        signal=CancelSignal(),
-    )
 
 
 @pytest.mark.parametrize(
