@@ -26,6 +26,17 @@ def text_of(result: types.CallToolResult) -> str:
     return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
+async def cancel_marker(state: Path) -> str:
+    """What the peer wrote to ``state/cancelled`` when its slow call was cancelled (it writes
+    ``yes`` once told by ``notifications/cancelled``), waiting up to 2 s for it."""
+    marker = state / "cancelled"
+    for _ in range(200):
+        if marker.exists():
+            break
+        await asyncio.sleep(0.01)
+    return marker.read_text()
+
+
 async def test_mcp_server_time_lists_its_tools_and_answers_a_call(problems: Problems) -> None:
     servers = await McpServers.start(
         [reference_server("mcp-server-time")], hooks=HOOKS, on_problem=problems
@@ -105,14 +116,8 @@ async def test_cancelling_the_awaiting_task_sends_notifications_cancelled(
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        marker = tmp_path / "cancelled"
-        for _ in range(200):
-            if marker.exists():
-                break
-            await asyncio.sleep(0.01)
-        assert (
-            marker.read_text() == "yes"
-        )  # the server's handler was interrupted by the notification
+        # the server's handler was interrupted by the notification
+        assert await cancel_marker(tmp_path) == "yes"
         # The connection is still usable afterwards.
         assert text_of(await connection.call_tool("noop", {})) == "ok"
     finally:
@@ -290,12 +295,7 @@ async def test_streamable_http_cancel_and_progress(
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        marker = tmp_path / "cancelled"
-        for _ in range(200):
-            if marker.exists():
-                break
-            await asyncio.sleep(0.01)
-        assert marker.read_text() == "yes"  # the server stopped the call: it was told
+        assert await cancel_marker(tmp_path) == "yes"  # the server stopped the call: it was told
         assert text_of(await connection.call_tool("noop", {})) == "ok"
     finally:
         await servers.aclose()
