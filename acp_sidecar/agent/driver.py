@@ -117,6 +117,12 @@ class Turn:
     tools: ToolRegistry | None = None
     """The session's own registry (a session with MCP servers has one: the server's tools
     and theirs), fixed for the turn; ``None``: the driver uses the server's registry."""
+    model: str | None = None
+    """The model the session chose (its ``model`` config option), fixed for the turn;
+    ``None``: the driver's default."""
+    reasoning_effort: str | None = None
+    """The reasoning effort the session chose (its ``thought_level`` option); ``None``: the
+    endpoint's default (the field is not sent)."""
 
 
 async def send_notice(turn: Turn, text: str) -> None:

@@ -41,6 +41,20 @@ class ElicitationCapabilities(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
+class ClientSessionCapabilities(WireType):
+    """Session extensions the client supports: each present (``{}``) when it does."""
+
+    compaction: dict[str, Any] | None = None
+    """The client shows ``compaction_update`` / ``compaction_summary_chunk``."""
+    config_options: dict[str, Any] | None = None
+    """Config option extensions (``boolean`` options)."""
+    notices: dict[str, Any] | None = None
+    """The client shows ``notice`` updates."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
 class ClientCapabilities(WireType):
     """What the client supports."""
 
@@ -50,6 +64,8 @@ class ClientCapabilities(WireType):
     """The client handles the ``terminal/*`` methods."""
     elicitation: ElicitationCapabilities | None = None
     """The client handles ``elicitation/create`` (in the modes it names); ``None``: it does not."""
+    session: ClientSessionCapabilities | None = None
+    """Session extensions the client supports (notices, compaction, …); ``None``: none."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), e.g. ``{"terminal_output": true}``; verbatim."""
 
@@ -89,11 +105,51 @@ class SessionListCapabilities(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
+class SessionResumeCapabilities(WireType):
+    """Presence means the agent handles ``session/resume``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionCloseCapabilities(WireType):
+    """Presence means the agent handles ``session/close``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionDeleteCapabilities(WireType):
+    """Presence means the agent handles ``session/delete``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionAdditionalDirectoriesCapabilities(WireType):
+    """Presence means the agent honours ``additionalDirectories`` on session requests."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
 class SessionCapabilities(WireType):
     """Optional session methods the agent handles."""
 
     list: SessionListCapabilities | None = None
     """Set when the agent handles ``session/list``."""
+    resume: SessionResumeCapabilities | None = None
+    """Set when the agent handles ``session/resume``."""
+    close: SessionCloseCapabilities | None = None
+    """Set when the agent handles ``session/close``."""
+    delete: SessionDeleteCapabilities | None = None
+    """Set when the agent handles ``session/delete``."""
+    additional_directories: SessionAdditionalDirectoriesCapabilities | None = None
+    """Set when the agent honours ``additionalDirectories``."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 

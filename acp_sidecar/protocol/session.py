@@ -1,4 +1,5 @@
-"""ACP session methods: create, load, list, switch mode, prompt, cancel.
+"""ACP session methods: create, load, resume, list, close, delete, switch mode, set a config
+option, prompt, cancel; and the session config options they carry.
 
 Invariant: MCP server configs stay raw JSON objects — the sidecar never connects to them, so
 it neither interprets nor rewrites them.
@@ -45,6 +46,48 @@ class SessionModeState(WireType):
     """Extension metadata (``_meta``), passed through verbatim."""
 
 
+SessionConfigOptionCategory: TypeAlias = str
+"""What a config option is about, for the client's UX: ``mode``, ``model``, ``model_config``,
+``thought_level``, or another (``_``-prefixed for custom ones)."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionConfigSelectOption(WireType):
+    """One value a select config option can take."""
+
+    value: str
+    """The value's id (what ``session/set_config_option`` sends)."""
+    name: str
+    """Human-readable label."""
+    description: str | None = None
+    """Optional description."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionConfigOption(WireType):
+    """A session config option (a single-value selector, ``type: "select"``) and its current
+    value. Boolean options are not offered (they need the client's ``configOptions.boolean``)."""
+
+    id: str
+    """The option's id."""
+    name: str
+    """Human-readable label."""
+    current_value: str
+    """The id of the value now selected (one of :attr:`options`)."""
+    options: list[SessionConfigSelectOption]
+    """The values to choose from (ungrouped)."""
+    type: Literal["select"] = "select"
+    """The option's kind: always ``"select"`` here."""
+    description: str | None = None
+    """Optional description."""
+    category: SessionConfigOptionCategory | None = None
+    """Optional semantic category (``mode``, ``model``, ``thought_level``, …)."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
 @attrs.frozen(repr=False, eq=False)
 class NewSessionRequest(WireType):
     """Params of ``session/new``."""
@@ -67,6 +110,8 @@ class NewSessionResponse(WireType):
     """The new session's id."""
     modes: SessionModeState | None = None
     """The session's modes, if the agent has modes."""
+    config_options: list[SessionConfigOption] | None = None
+    """The session's config options and their current values, if the agent has any."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 
@@ -93,6 +138,96 @@ class LoadSessionResponse(WireType):
 
     modes: SessionModeState | None = None
     """The session's modes, if the agent has modes."""
+    config_options: list[SessionConfigOption] | None = None
+    """The session's config options and their current values, if the agent has any."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ResumeSessionRequest(WireType):
+    """Params of ``session/resume``: reattach to a stored session without replaying it."""
+
+    session_id: str
+    """The id of the session to resume."""
+    cwd: str
+    """The absolute working directory of the session (must be the session's)."""
+    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    """MCP servers to connect to, as raw JSON objects."""
+    additional_directories: list[str] | None = None
+    """Further absolute workspace roots: when non-empty, the session's complete list."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ResumeSessionResponse(WireType):
+    """Result of ``session/resume``."""
+
+    modes: SessionModeState | None = None
+    """The session's modes, if the agent has modes."""
+    config_options: list[SessionConfigOption] | None = None
+    """The session's config options and their current values, if the agent has any."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CloseSessionRequest(WireType):
+    """Params of ``session/close``: cancel the session's work and free what it holds."""
+
+    session_id: str
+    """The id of the session to close."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CloseSessionResponse(WireType):
+    """Result of ``session/close``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class DeleteSessionRequest(WireType):
+    """Params of ``session/delete``: remove a session from ``session/list`` and the store."""
+
+    session_id: str
+    """The id of the session to delete."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class DeleteSessionResponse(WireType):
+    """Result of ``session/delete``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SetSessionConfigOptionRequest(WireType):
+    """Params of ``session/set_config_option`` (the value-id form: ``type`` absent)."""
+
+    session_id: str
+    """The session whose option is set."""
+    config_id: str
+    """The option's id."""
+    value: str
+    """The id of the value to select."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SetSessionConfigOptionResponse(WireType):
+    """Result of ``session/set_config_option``: every option with its current value."""
+
+    config_options: list[SessionConfigOption]
+    """All the session's config options, after the change."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 

@@ -1,4 +1,5 @@
-"""ACP ``session/update`` notifications: message chunks, tool calls, plans, commands, modes.
+"""ACP ``session/update`` notifications: message chunks, tool calls, plans, commands, modes,
+config options, session info, usage, notices and context compaction.
 
 Invariant: ``SessionUpdate`` is a closed union tagged by ``sessionUpdate``; consumers
 ``match`` on it exhaustively.
@@ -12,6 +13,7 @@ import attrs
 
 from acp_sidecar.protocol._base import WireType
 from acp_sidecar.protocol.content import ContentBlock
+from acp_sidecar.protocol.session import SessionConfigOption
 from acp_sidecar.protocol.tool_call import ToolCallProgress, ToolCallStart
 
 PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"]
@@ -19,6 +21,12 @@ PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"]
 
 PlanEntryStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
 """Where a plan entry stands."""
+
+NoticeSeverity: TypeAlias = Literal["info", "warning", "error"]
+"""How a notice is presented."""
+
+CompactionStatus: TypeAlias = Literal["in_progress", "completed", "failed", "cancelled"]
+"""Where a context compaction stands."""
 
 
 @attrs.frozen(repr=False, eq=False)
@@ -147,6 +155,121 @@ class CurrentModeUpdate(WireType):
     """Extension metadata (``_meta``), passed through verbatim."""
 
 
+@attrs.frozen(repr=False, eq=False)
+class ConfigOptionUpdate(WireType):
+    """Session update ``config_option_update``: the session's config options changed (the
+    agent changed one itself); carries all of them with their current values."""
+
+    session_update: Literal["config_option_update"] = attrs.field(
+        default="config_option_update", kw_only=True
+    )
+    """The tag, always ``"config_option_update"``."""
+    config_options: list[SessionConfigOption]
+    """Every config option of the session, with its current value."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionInfoUpdate(WireType):
+    """Session update ``session_info_update``: the session's title or last activity changed.
+    Every field is optional (a partial update); an omitted one is unchanged."""
+
+    session_update: Literal["session_info_update"] = attrs.field(
+        default="session_info_update", kw_only=True
+    )
+    """The tag, always ``"session_info_update"``."""
+    title: str | None = None
+    """The session's title."""
+    updated_at: str | None = None
+    """ISO 8601 time of the session's last activity."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class Cost(WireType):
+    """A session's cumulative cost."""
+
+    amount: float
+    """The total so far."""
+    currency: str
+    """Its unit: an ISO 4217 code (``USD``, ``EUR``) or another unit (``credits``)."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class UsageUpdate(WireType):
+    """Session update ``usage_update``: how full the context window is, and the cost."""
+
+    session_update: Literal["usage_update"] = attrs.field(default="usage_update", kw_only=True)
+    """The tag, always ``"usage_update"``."""
+    used: int
+    """Tokens now in the context."""
+    size: int
+    """The context window, in tokens."""
+    cost: Cost | None = None
+    """The session's cumulative cost, when prices are known."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class NoticeUpdate(WireType):
+    """Session update ``notice``: live information for the user that is not part of the
+    session's history. Sent only to a client that advertised ``session.notices``."""
+
+    session_update: Literal["notice"] = attrs.field(default="notice", kw_only=True)
+    """The tag, always ``"notice"``."""
+    severity: NoticeSeverity
+    """How it is presented."""
+    title: str
+    """Non-empty plain text that stands alone."""
+    description: str | None = None
+    """Optional plain-text detail or guidance."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CompactionUpdate(WireType):
+    """Session update ``compaction_update``: a context compaction started or changed state.
+    Sent only to a client that advertised ``session.compaction``."""
+
+    session_update: Literal["compaction_update"] = attrs.field(
+        default="compaction_update", kw_only=True
+    )
+    """The tag, always ``"compaction_update"``."""
+    compaction_id: str
+    """The compaction's id, unique within the session."""
+    status: CompactionStatus
+    """Its lifecycle state."""
+    summary: list[ContentBlock] | None = None
+    """A complete replacement summary (omitted: unchanged)."""
+    error: str | None = None
+    """What went wrong (omitted: unchanged)."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CompactionSummaryChunk(WireType):
+    """Session update ``compaction_summary_chunk``: one block appended to a compaction's
+    summary. Sent only to a client that advertised ``session.compaction``."""
+
+    session_update: Literal["compaction_summary_chunk"] = attrs.field(
+        default="compaction_summary_chunk", kw_only=True
+    )
+    """The tag, always ``"compaction_summary_chunk"``."""
+    compaction_id: str
+    """The compaction the block belongs to."""
+    content: ContentBlock
+    """The block to append."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
 SessionUpdate: TypeAlias = (
     UserMessageChunk
     | AgentMessageChunk
@@ -156,6 +279,12 @@ SessionUpdate: TypeAlias = (
     | Plan
     | AvailableCommandsUpdate
     | CurrentModeUpdate
+    | ConfigOptionUpdate
+    | SessionInfoUpdate
+    | UsageUpdate
+    | NoticeUpdate
+    | CompactionUpdate
+    | CompactionSummaryChunk
 )
 """The closed union of session updates, tagged by ``sessionUpdate``."""
 

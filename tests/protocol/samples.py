@@ -113,6 +113,30 @@ MODES = p.SessionModeState(
     ],
     meta=META,
 )
+
+CONFIG_OPTIONS = [
+    p.SessionConfigOption(
+        id="mode",
+        name="Mode",
+        current_value="ask",
+        options=[
+            p.SessionConfigSelectOption(value="ask", name="Ask"),
+            p.SessionConfigSelectOption(
+                value="auto", name="Auto", description="Run tools without asking", meta=META
+            ),
+        ],
+        category="mode",
+    ),
+    p.SessionConfigOption(
+        id="model",
+        name="Model",
+        current_value="gpt-x",
+        options=[p.SessionConfigSelectOption(value="gpt-x", name="gpt-x")],
+        description="The model that answers",
+        category="model",
+        meta=META,
+    ),
+]
 TOOL_CALL_UPDATE = p.ToolCallUpdate(
     tool_call_id="call-1",
     title="Edit main.py",
@@ -205,6 +229,45 @@ SESSION_UPDATES: list[Sample] = [
         ),
     ),
     _update("current_mode_update", p.CurrentModeUpdate(current_mode_id="code", meta=META)),
+    _update("config_option_update", p.ConfigOptionUpdate(config_options=CONFIG_OPTIONS, meta=META)),
+    _update("session_info_update", p.SessionInfoUpdate()),
+    _update(
+        "session_info_update/full",
+        p.SessionInfoUpdate(title="Fix the bug", updated_at="2026-11-30T12:00:00Z", meta=META),
+    ),
+    _update("usage_update", p.UsageUpdate(used=1200, size=128000)),
+    _update(
+        "usage_update/cost",
+        p.UsageUpdate(
+            used=1200, size=128000, cost=p.Cost(amount=0.0125, currency="USD", meta=META), meta=META
+        ),
+    ),
+    *[
+        _update(f"notice/{severity}", p.NoticeUpdate(severity=severity, title="MCP server failed"))
+        for severity in ("info", "warning", "error")
+    ],
+    _update(
+        "notice/full",
+        p.NoticeUpdate(
+            severity="warning", title="Retrying", description="429 from the endpoint", meta=META
+        ),
+    ),
+    *[
+        _update(
+            f"compaction_update/{status}", p.CompactionUpdate(compaction_id="c1", status=status)
+        )
+        for status in ("in_progress", "completed", "failed", "cancelled")
+    ],
+    _update(
+        "compaction_update/full",
+        p.CompactionUpdate(
+            compaction_id="c1", status="failed", summary=[TEXT], error="too long", meta=META
+        ),
+    ),
+    _update(
+        "compaction_summary_chunk",
+        p.CompactionSummaryChunk(compaction_id="c1", content=TEXT, meta=META),
+    ),
     Sample(
         "session_notification/meta",
         p.SessionNotification(
@@ -230,7 +293,12 @@ AGENT_RESULTS: list[Sample] = [
                 ),
                 mcp_capabilities=p.McpCapabilities(http=True, sse=False, meta=META),
                 session_capabilities=p.SessionCapabilities(
-                    list=p.SessionListCapabilities(meta=META), meta=META
+                    list=p.SessionListCapabilities(meta=META),
+                    resume=p.SessionResumeCapabilities(meta=META),
+                    close=p.SessionCloseCapabilities(meta=META),
+                    delete=p.SessionDeleteCapabilities(meta=META),
+                    additional_directories=p.SessionAdditionalDirectoriesCapabilities(meta=META),
+                    meta=META,
                 ),
                 meta=META,
             ),
@@ -286,6 +354,33 @@ AGENT_RESULTS: list[Sample] = [
         p.SESSION_LIST,
     ),
     Sample("session/set_mode", p.SetSessionModeResponse(), "agent_result", p.SESSION_SET_MODE),
+    Sample(
+        "session/new/config_options",
+        p.NewSessionResponse(session_id="sess-1", modes=MODES, config_options=CONFIG_OPTIONS),
+        "agent_result",
+        p.SESSION_NEW,
+    ),
+    Sample(
+        "session/load/config_options",
+        p.LoadSessionResponse(config_options=CONFIG_OPTIONS),
+        "agent_result",
+        p.SESSION_LOAD,
+    ),
+    Sample("session/resume", p.ResumeSessionResponse(), "agent_result", "session/resume"),
+    Sample(
+        "session/resume/full",
+        p.ResumeSessionResponse(modes=MODES, config_options=CONFIG_OPTIONS, meta=META),
+        "agent_result",
+        "session/resume",
+    ),
+    Sample("session/close", p.CloseSessionResponse(meta=META), "agent_result", "session/close"),
+    Sample("session/delete", p.DeleteSessionResponse(meta=META), "agent_result", "session/delete"),
+    Sample(
+        "session/set_config_option",
+        p.SetSessionConfigOptionResponse(config_options=CONFIG_OPTIONS, meta=META),
+        "agent_result",
+        "session/set_config_option",
+    ),
     *[
         Sample(
             f"session/prompt/{reason}",
@@ -414,6 +509,9 @@ CLIENT_MESSAGES: list[Sample] = [
                 fs=p.FileSystemCapability(read_text_file=True, write_text_file=True, meta=META),
                 terminal=True,
                 elicitation=p.ElicitationCapabilities(form={}, url={}, meta=META),
+                session=p.ClientSessionCapabilities(
+                    compaction={}, config_options={"boolean": {}}, notices={}, meta=META
+                ),
                 meta={"terminal_output": True},
             ),
             client_info=p.Implementation(name="zed", version="0.200.0", title="Zed"),
@@ -448,6 +546,38 @@ CLIENT_MESSAGES: list[Sample] = [
         p.LoadSessionRequest(session_id="sess-1", cwd="/w", meta=META),
         "client_request",
         p.SESSION_LOAD,
+    ),
+    Sample(
+        "session/resume",
+        p.ResumeSessionRequest(
+            session_id="sess-1",
+            cwd="/w",
+            additional_directories=["/lib"],
+            mcp_servers=[],
+            meta=META,
+        ),
+        "client_request",
+        "session/resume",
+    ),
+    Sample(
+        "session/close",
+        p.CloseSessionRequest(session_id="sess-1", meta=META),
+        "client_request",
+        "session/close",
+    ),
+    Sample(
+        "session/delete",
+        p.DeleteSessionRequest(session_id="sess-1", meta=META),
+        "client_request",
+        "session/delete",
+    ),
+    Sample(
+        "session/set_config_option",
+        p.SetSessionConfigOptionRequest(
+            session_id="sess-1", config_id="model", value="gpt-x", meta=META
+        ),
+        "client_request",
+        "session/set_config_option",
     ),
     Sample("session/list", p.ListSessionsRequest(), "client_request", p.SESSION_LIST),
     Sample(

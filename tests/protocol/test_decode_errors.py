@@ -138,10 +138,10 @@ PROMPT_OK: dict[str, Any] = {"sessionId": "s", "prompt": [{"type": "text", "text
         ),
         ({}, p.RequestPermissionResponse, "outcome", "outcome: required field missing"),
         (
-            {"sessionId": "s", "update": {"sessionUpdate": "usage_update"}},
+            {"sessionId": "s", "update": {"sessionUpdate": "future_update"}},
             p.SessionNotification,
             "update/sessionUpdate",
-            "update/sessionUpdate: unknown session update 'usage_update'",
+            "update/sessionUpdate: unknown session update 'future_update'",
         ),
         (
             {

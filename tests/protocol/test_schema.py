@@ -186,6 +186,7 @@ def test_every_schema_meta_has_a_meta_field() -> None:
         p.AvailableCommandInput: "UnstructuredCommandInput",
         p.AuthMethod: "AuthMethodAgent",
         p.CancelledPermissionOutcome: None,
+        p.NoticeUpdate: "Notice",
     }
     checked = 0
     for value in vars(p).values():

@@ -44,6 +44,35 @@ def _positive_or_none(
 
 
 @attrs.frozen
+class Prices:
+    """What a model's tokens cost, per million, in one currency (never guessed: configured)."""
+
+    input_per_mtok: float = attrs.field(validator=attrs.validators.ge(0))
+    """The price of a million prompt tokens."""
+    output_per_mtok: float = attrs.field(validator=attrs.validators.ge(0))
+    """The price of a million completion tokens."""
+    currency: str = attrs.field(validator=_non_empty)
+    """The unit of both: an ISO 4217 code (``USD``, ``EUR``) or another (``credits``)."""
+
+
+@attrs.frozen
+class ModelProfile:
+    """What the sidecar knows of one model it offers: the user's configuration, completed
+    by the endpoint's ``GET /models`` where that lists it."""
+
+    name: str = attrs.field(validator=_non_empty)
+    """The model's id, as sent in requests."""
+    context_window: int | None = attrs.field(default=None, validator=_positive_or_none)
+    """The context window in tokens; ``None``: unknown (no ``usage_update``, no compaction)."""
+    images: bool = False
+    """The model accepts image input."""
+    reasoning_effort: bool = False
+    """The endpoint accepts ``reasoning_effort`` for this model."""
+    prices: Prices | None = None
+    """Its prices; ``None``: unknown (no cost is reported)."""
+
+
+@attrs.frozen
 class ModelConfig:
     """An OpenAI-compatible chat-completions endpoint and how the turn loop uses it."""
 
@@ -66,6 +95,18 @@ class ModelConfig:
     max_tokens: int | None = attrs.field(default=DEFAULT_MAX_TOKENS, validator=_positive_or_none)
     """The most tokens one response may have (sent with every request; reaching it ends the
     turn with ``max_tokens``); ``None`` sends no cap (the server's own applies)."""
+    models: tuple[ModelProfile, ...] = ()
+    """The models offered in the picker, with what is known of each; :attr:`model` (the
+    default) is among them when it is configured there, and may be absent otherwise."""
+
+    def profile(self, name: str | None = None) -> ModelProfile:
+        """What is configured for the model ``name`` (``None``: the default :attr:`model`);
+        a model not in :attr:`models` gets a profile that knows only its name."""
+        wanted = name or self.model
+        for profile in self.models:
+            if profile.name == wanted:
+                return profile
+        return ModelProfile(name=wanted)
 
     @property
     def endpoint_url(self) -> str:

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
-from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig
+from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig, ModelProfile
 from acp_sidecar.agent.model.messages import (
     Message,
     SentCall,
@@ -123,6 +123,10 @@ class ModelDriver:
         """The registry, asked for each time it is used: the server's tool set builds it on the
         first call, so making the driver (while ``initialize`` is answered) stays cheap."""
         return self._registry()
+
+    def profile(self, name: str | None = None) -> ModelProfile:
+        """What is known of the model ``name`` (``None``: the configured default)."""
+        return self.config.profile(name)
 
     async def aclose(self) -> None:
         """Close the connections to the endpoint (the driver can still be used after)."""
