@@ -92,6 +92,7 @@ from acp_sidecar.server.lifecycle import session_close, session_delete, session_
 from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import session_state
+from acp_sidecar.server.transport import cancelled_by_client
 
 if TYPE_CHECKING:
     from acp_sidecar.server.app import AcpServer
@@ -189,17 +190,32 @@ async def session_set_mode(
 
 
 async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResponse:
-    """Run one turn through the driver; answers with its stop reason."""
+    """Run one turn through the driver; answers with its stop reason.
+
+    ``$/cancel_request`` naming the prompt ends it as ``session/cancel`` does: the turn is
+    signalled and given the same grace (its running tools end, their cards complete), the log
+    records it cancelled, and the prompt answers ``cancelled`` -- the cancellation marker ACP's
+    cancellation rules allow in place of ``-32800``, and the answer clients already handle
+    for a cancelled turn. At shutdown the prompt answers ``-32800``.
+    """
     session = server.session(params.session_id)
     check_prompt_content(params.prompt, server.driver.prompt_capabilities)
-    stop_reason = await session.run_turn(
-        server.driver,
-        params.prompt,
-        server.send_update,
-        server.client,
-        server.call_scope,
-        grace=server.cancel_grace,
-    )
+    try:
+        stop_reason = await session.run_turn(
+            server.driver,
+            params.prompt,
+            server.send_update,
+            server.client,
+            server.call_scope,
+            grace=server.cancel_grace,
+        )
+    except asyncio.CancelledError as exc:
+        if not cancelled_by_client(exc):
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # answered here: the cancellation is spent
+        return PromptResponse(stop_reason="cancelled")
     return PromptResponse(stop_reason=stop_reason)
 
 

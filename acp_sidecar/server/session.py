@@ -6,7 +6,8 @@ Invariants:
 - Once the turn's signal fires, the answer is ``"cancelled"`` whatever the driver returns or
   raises; a driver that has not finished ``grace`` seconds later is stopped (task cancelled).
 - When the prompt request itself is cancelled (``$/cancel_request``), the driver is signalled
-  and given the same grace before the request answers. At shutdown the grace is only
+  and given the same grace before the request answers (``cancelled``: the prompt handler
+  answers it as for ``session/cancel``). At shutdown the grace is only
   :data:`SHUTDOWN_WIND_DOWN`. A request cancelled again while its driver winds down (shutdown
   cancelling every request in flight) stops the driver at once and answers.
 - Every step of a driver runs in the one task made for it (never in the request's task):
