@@ -125,12 +125,12 @@ async def attach(
     # each). Close and delete take the same per-session turn.
     async with server.held_logs.loading(session_id), server.held_logs.replaying():
         session, servers = await _attach(server, store, session_id, cwd, mcp_servers, replay=replay)
-    if directories and directories != session.additional_directories:
-        # The request's non-empty list is the whole new list (the schema's rule); the log
-        # keeps it as a ``directories`` record, so listing and the next attach see it.
-        session.additional_directories = directories
-        if session.recorder is not None:
-            session.recorder.directories_change(directories)
+        if directories and directories != session.additional_directories:
+            # The request's non-empty list is the whole new list (the schema's rule); the log
+            # keeps it as a ``directories`` record, so listing and the next attach see it.
+            session.additional_directories = directories
+            if session.recorder is not None:
+                session.recorder.directories_change(directories)
     server.announce_commands(session_id)  # an attached session keeps its slash commands
     if not replay:
         announce_state(server, session_id)  # a replay ended with the mode already
