@@ -91,8 +91,8 @@ class CallScope:
     """What a call made inside a session carries as its ``context``: the session's seams.
 
     It is the tools' :class:`~acp_sidecar.tools.context.ToolContext` (``cwd``,
-    ``allow_outside_workspace``, ``files``) and its own ``permissions``: the session's mode
-    and the editor's permission dialog.
+    ``allow_outside_workspace``, ``additional_roots``, ``files``) and its own
+    ``permissions``: the session's mode and the editor's permission dialog.
     """
 
     session_id: str
@@ -105,6 +105,8 @@ class CallScope:
     """The turn's signal; a cancelled permission dialog cancels it."""
     allow_outside_workspace: bool = False
     """Tools may touch paths outside the session cwd."""
+    additional_roots: tuple[str, ...] = ()
+    """The session's extra workspace roots, admitted like its cwd."""
     files: EditorFiles | None = None
     """The editor's files, when the client offers ``fs/*``."""
     pending: dict[str, tuple[ToolCallStart, ToolCallView]] = attrs.field(factory=dict)

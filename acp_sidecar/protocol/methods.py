@@ -35,6 +35,10 @@ from acp_sidecar.protocol.initialize import (
 from acp_sidecar.protocol.session import (
     CancelNotification,
     CancelRequestNotification,
+    CloseSessionRequest,
+    CloseSessionResponse,
+    DeleteSessionRequest,
+    DeleteSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
     LoadSessionRequest,
@@ -43,6 +47,8 @@ from acp_sidecar.protocol.session import (
     NewSessionResponse,
     PromptRequest,
     PromptResponse,
+    ResumeSessionRequest,
+    ResumeSessionResponse,
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
@@ -59,6 +65,12 @@ SESSION_LOAD: Final = "session/load"
 """Resume a stored session; the agent replays its history as ``session/update``."""
 SESSION_LIST: Final = "session/list"
 """List stored sessions."""
+SESSION_RESUME: Final = "session/resume"
+"""Reattach to a stored session without replaying its history."""
+SESSION_CLOSE: Final = "session/close"
+"""Cancel a session's work and free what it holds (it stays stored)."""
+SESSION_DELETE: Final = "session/delete"
+"""Remove a stored session (it leaves ``session/list``)."""
 SESSION_PROMPT: Final = "session/prompt"
 """Run one prompt turn."""
 SESSION_SET_MODE: Final = "session/set_mode"
@@ -107,6 +119,9 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     SESSION_NEW: MethodTypes(NewSessionRequest, NewSessionResponse),
     SESSION_LOAD: MethodTypes(LoadSessionRequest, LoadSessionResponse),
     SESSION_LIST: MethodTypes(ListSessionsRequest, ListSessionsResponse),
+    SESSION_RESUME: MethodTypes(ResumeSessionRequest, ResumeSessionResponse),
+    SESSION_CLOSE: MethodTypes(CloseSessionRequest, CloseSessionResponse),
+    SESSION_DELETE: MethodTypes(DeleteSessionRequest, DeleteSessionResponse),
     SESSION_PROMPT: MethodTypes(PromptRequest, PromptResponse),
     SESSION_SET_MODE: MethodTypes(SetSessionModeRequest, SetSessionModeResponse),
     # Client → agent notifications.

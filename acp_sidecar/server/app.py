@@ -153,6 +153,7 @@ class AcpServer(JsonRPCServer):
             asker=self.client,
             signal=signal,
             allow_outside_workspace=self.allow_outside_workspace,
+            additional_roots=session.additional_directories,
             files=ClientFiles(self.client, session.session_id, signal),
         )
 
@@ -329,7 +330,9 @@ class AcpServer(JsonRPCServer):
             except Exception:
                 logger.exception("closing the driver failed")
 
-    def recorder_for(self, session_id: str, cwd: str, mode: str) -> SessionRecorder | None:
+    def recorder_for(
+        self, session_id: str, cwd: str, mode: str, *, additional_directories: tuple[str, ...] = ()
+    ) -> SessionRecorder | None:
         """A new session's log (written on first use), or ``None`` without a store."""
         if not self.stores_sessions:
             return None
@@ -342,6 +345,7 @@ class AcpServer(JsonRPCServer):
             mode,
             held=self.held_logs,
             tell=lambda text: self.tell(session_id, text),
+            additional_directories=additional_directories,
         )
 
     def require_store(self) -> SessionStore:

@@ -8,22 +8,25 @@ a plain function handles a notification. The params and result types are the met
 in :data:`acp_sidecar.protocol.methods.METHOD_TO_TYPES`; the server registers every entry of
 :data:`HANDLERS` when it is made, wrapping it in the decoding, the ``initialize`` gate and
 the encoding (see :mod:`acp_sidecar.server.app`). ``session/load`` and ``session/list`` live
-in :mod:`acp_sidecar.server.loading`.
+in :mod:`acp_sidecar.server.loading`; ``session/resume``, ``session/close`` and
+``session/delete`` in :mod:`acp_sidecar.server.lifecycle`.
 
 Invariants:
 - :data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, and each
   handler's annotations are that method's params and result type (checked by the tests).
-- Only what is implemented is advertised: ``loadSession`` and ``sessionCapabilities.list``
-  only when sessions are stored (otherwise ``session/load`` and ``session/list`` answer
-  ``-32601``), MCP over stdio and HTTP (SSE as the MCP package supports it), no auth
-  methods, prompt content as the driver accepts it.
+- Only what is implemented is advertised: ``loadSession`` and ``sessionCapabilities.list``,
+  ``resume`` and ``delete`` only when sessions are stored (otherwise ``session/load``,
+  ``session/list``, ``session/resume`` and ``session/delete`` answer ``-32601``);
+  ``sessionCapabilities.close`` and ``additionalDirectories`` always, MCP over stdio and
+  HTTP (SSE as the MCP package supports it), no auth methods, prompt content as the driver
+  accepts it.
 - ``initialize`` succeeds once per connection; a second one is refused (``-32600``) and the
   first capabilities stay.
 - A session's MCP servers never fail ``session/new``: the answer waits for them to start (each
   bounded), problems are told after it (:mod:`acp_sidecar.server.mcp_session`), and
   ``acp_sidecar.mcp`` (the MCP package) is imported only for a session that names servers.
-- A new session's ``cwd`` is an existing absolute directory of bounded length
-  (:mod:`acp_sidecar.server.cwd`), else ``-32602``.
+- A new session's ``cwd`` and each of its ``additionalDirectories`` is an existing absolute
+  directory of bounded length (:mod:`acp_sidecar.server.cwd`), else ``-32602``.
 - A prompt carrying content the driver did not advertise is refused (``-32602`` naming the
   block).
 """
@@ -37,7 +40,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from acp_sidecar import __version__
-from acp_sidecar.bridge.modes import MODE_IDS, mode_state
+from acp_sidecar.bridge.modes import MODE_IDS
 from acp_sidecar.protocol.content import (
     AudioContentBlock,
     ContentBlock,
@@ -55,17 +58,24 @@ from acp_sidecar.protocol.initialize import (
     InitializeResponse,
     McpCapabilities,
     PromptCapabilities,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionDeleteCapabilities,
     SessionListCapabilities,
+    SessionResumeCapabilities,
 )
 from acp_sidecar.protocol.methods import (
     AUTHENTICATE,
     INITIALIZE,
     SESSION_CANCEL,
+    SESSION_CLOSE,
+    SESSION_DELETE,
     SESSION_LIST,
     SESSION_LOAD,
     SESSION_NEW,
     SESSION_PROMPT,
+    SESSION_RESUME,
     SESSION_SET_MODE,
 )
 from acp_sidecar.protocol.session import (
@@ -77,9 +87,12 @@ from acp_sidecar.protocol.session import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
-from acp_sidecar.server.cwd import check_cwd
+from acp_sidecar.server.cwd import check_additional_directories, check_cwd
+from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
 from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.session import Session
+from acp_sidecar.server.state import session_state
+from acp_sidecar.server.transport import cancelled_by_client
 
 if TYPE_CHECKING:
     from acp_sidecar.server.app import AcpServer
@@ -106,6 +119,7 @@ async def initialize(server: AcpServer, params: InitializeRequest) -> Initialize
         )
     server.client_capabilities = params.client_capabilities
     server.initialized = True
+    stored = server.stores_sessions
     return InitializeResponse(
         protocol_version=PROTOCOL_VERSION,
         agent_capabilities=AgentCapabilities(
@@ -113,7 +127,11 @@ async def initialize(server: AcpServer, params: InitializeRequest) -> Initialize
             mcp_capabilities=McpCapabilities(http=True, sse=MCP_SSE),
             prompt_capabilities=server.driver.prompt_capabilities,
             session_capabilities=SessionCapabilities(
-                list=SessionListCapabilities() if server.stores_sessions else None
+                list=SessionListCapabilities() if stored else None,
+                resume=SessionResumeCapabilities() if stored else None,
+                close=SessionCloseCapabilities(),
+                delete=SessionDeleteCapabilities() if stored else None,
+                additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
         ),
         auth_methods=[],
@@ -127,11 +145,14 @@ async def authenticate(server: AcpServer, params: AuthenticateRequest) -> Authen
 
 
 async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessionResponse:
-    """Create a session working in the absolute directory ``cwd``."""
+    """Create a session working in the absolute directory ``cwd`` (and its extra roots)."""
     check_cwd(params.cwd, must_exist=True)
+    directories = check_additional_directories(params.additional_directories)
     session_id = uuid.uuid4().hex
-    session = Session(session_id=session_id, cwd=params.cwd)
-    session.recorder = server.recorder_for(session_id, params.cwd, session.policy.mode)
+    session = Session(session_id=session_id, cwd=params.cwd, additional_directories=directories)
+    session.recorder = server.recorder_for(
+        session_id, params.cwd, session.policy.mode, additional_directories=directories
+    )
     if params.mcp_servers:
         from acp_sidecar.server.mcp_session import start_session_servers
 
@@ -144,7 +165,10 @@ async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessio
     server.announce_commands(session_id)
     if session.mcp is not None:
         session.mcp.release()  # problems starting them, told after the answer and commands
-    return NewSessionResponse(session_id=session_id, modes=mode_state(session.policy.mode))
+    state = session_state(server, session)
+    return NewSessionResponse(
+        session_id=session_id, modes=state.modes, config_options=state.config_options
+    )
 
 
 async def session_set_mode(
@@ -166,17 +190,32 @@ async def session_set_mode(
 
 
 async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResponse:
-    """Run one turn through the driver; answers with its stop reason."""
+    """Run one turn through the driver; answers with its stop reason.
+
+    ``$/cancel_request`` naming the prompt ends it as ``session/cancel`` does: the turn is
+    signalled and given the same grace (its running tools end, their cards complete), the log
+    records it cancelled, and the prompt answers ``cancelled`` -- the cancellation marker ACP's
+    cancellation rules allow in place of ``-32800``, and the answer clients already handle
+    for a cancelled turn. At shutdown the prompt answers ``-32800``.
+    """
     session = server.session(params.session_id)
     check_prompt_content(params.prompt, server.driver.prompt_capabilities)
-    stop_reason = await session.run_turn(
-        server.driver,
-        params.prompt,
-        server.send_update,
-        server.client,
-        server.call_scope,
-        grace=server.cancel_grace,
-    )
+    try:
+        stop_reason = await session.run_turn(
+            server.driver,
+            params.prompt,
+            server.send_update,
+            server.client,
+            server.call_scope,
+            grace=server.cancel_grace,
+        )
+    except asyncio.CancelledError as exc:
+        if not cancelled_by_client(exc):
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # answered here: the cancellation is spent
+        return PromptResponse(stop_reason="cancelled")
     return PromptResponse(stop_reason=stop_reason)
 
 
@@ -211,6 +250,9 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     SESSION_NEW: session_new,
     SESSION_LOAD: session_load,
     SESSION_LIST: session_list,
+    SESSION_RESUME: session_resume,
+    SESSION_CLOSE: session_close,
+    SESSION_DELETE: session_delete,
     SESSION_PROMPT: session_prompt,
     SESSION_SET_MODE: session_set_mode,
     SESSION_CANCEL: session_cancel,

@@ -1,4 +1,6 @@
-"""``session/load`` and ``session/list``: stored sessions come back to the editor.
+"""``session/load`` and ``session/list``: stored sessions come back to the editor; and
+:func:`attach`, which ``session/load`` and ``session/resume`` share (every check below holds
+for both; a resume only does not send the history).
 
 Invariants:
 - Every check that can fail is made before the first update is sent: the session exists, its
@@ -13,8 +15,13 @@ Invariants:
 - Two loads of one session at once: the second waits for the first, then replays from the
   session the first loaded (both succeed).
 - The whole history is replayed as ``session/update`` notifications before ``session/load``
-  answers; afterwards the session continues, appending to the same log. Its
-  ``available_commands_update`` follows the answer, as after ``session/new``.
+  answers (``session/resume`` reads it for its state only); afterwards the session
+  continues, appending to the same log. Its ``available_commands_update`` follows the
+  answer, as after ``session/new`` (after a resume, its ``current_mode_update`` too).
+- The session's mode and extra roots are the last the log records (else its header's). A
+  request naming a non-empty ``additionalDirectories`` replaces them (each checked as an
+  existing absolute directory first, ``-32602`` naming it); a change is appended to the log
+  as a ``directories`` record.
 - The ``mcpServers`` of the request are started before the replay (so a present server's
   calls replay with its tools' cards; an absent one's as generic cards); a session loaded
   again has its previous servers stopped first (replaced); a failed load stops the ones it
@@ -26,10 +33,12 @@ Invariants:
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from acp_sidecar.bridge.modes import SessionPolicy, mode_state
+from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND, AcpError
+from acp_sidecar.protocol.methods import SESSION_LOAD
 from acp_sidecar.protocol.session import (
     ListSessionsRequest,
     ListSessionsResponse,
@@ -37,23 +46,25 @@ from acp_sidecar.protocol.session import (
     LoadSessionResponse,
     SessionInfo,
 )
-from acp_sidecar.protocol.updates import CurrentModeUpdate
-from acp_sidecar.server.cwd import check_cwd
+from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.session import Session
+from acp_sidecar.server.state import announce_state, session_state
 
 if TYPE_CHECKING:
     from acp_sidecar.server.app import AcpServer
     from acp_sidecar.server.mcp_session import SessionServers
-    from acp_sidecar.store import SessionStore, SessionWriter
+    from acp_sidecar.store import HeaderRecord, Record, SessionStore, SessionWriter
 
 
-def _store(server: AcpServer, method: str) -> SessionStore:
+def store_of(server: AcpServer, method: str) -> SessionStore:
+    """The server's store, or ``-32601``: without one, the stored-session methods do not exist."""
     if server.store is None:
         raise AcpError.method_not_found(method)
     return server.store
 
 
-def _not_found(session_id: str) -> AcpError:
+def not_found(session_id: str) -> AcpError:
+    """``-32002`` naming the session."""
     return AcpError(
         RESOURCE_NOT_FOUND, f"Session not found: {session_id}", {"sessionId": session_id}
     )
@@ -61,21 +72,85 @@ def _not_found(session_id: str) -> AcpError:
 
 async def session_load(server: AcpServer, params: LoadSessionRequest) -> LoadSessionResponse:
     """Replay a stored session's history, then continue it."""
-    store = _store(server, "session/load")
-    if not os.path.isabs(params.cwd):
-        raise AcpError.invalid_params(
-            f"Invalid params: cwd: must be an absolute path, got {params.cwd!r}"
-        )
-    # A second load of one session waits for the first; loads at once are bounded (two fds each).
-    async with server.held_logs.loading(params.session_id), server.held_logs.replaying():
-        return await _load(server, store, params)
+    session = await attach(
+        server,
+        SESSION_LOAD,
+        params.session_id,
+        params.cwd,
+        params.mcp_servers,
+        params.additional_directories,
+        replay=True,
+    )
+    state = session_state(server, session)
+    return LoadSessionResponse(modes=state.modes, config_options=state.config_options)
 
 
-async def _load(
-    server: AcpServer, store: SessionStore, params: LoadSessionRequest
-) -> LoadSessionResponse:
+class StoredState:
+    """What a stored session's records leave in force: its mode and extra roots (the last
+    change of each, else the header's). Fed the records as they are read."""
+
+    def __init__(self, header: HeaderRecord) -> None:
+        self.mode = header.mode
+        self.additional_directories = header.additional_directories
+
+    def watch(self, records: Iterable[Record]) -> Iterator[Record]:
+        """``records``, passed through, noting each change on the way."""
+        from acp_sidecar.store import DirectoriesChangeRecord, ModeChangeRecord
+
+        for record in records:
+            if isinstance(record, ModeChangeRecord):
+                self.mode = record.mode
+            elif isinstance(record, DirectoriesChangeRecord):
+                self.additional_directories = record.additional_directories
+            yield record
+
+
+async def attach(
+    server: AcpServer,
+    method: str,
+    session_id: str,
+    cwd: str,
+    mcp_servers: list[dict[str, Any]],
+    additional_directories: list[str] | None,
+    *,
+    replay: bool,
+) -> Session:
+    """Make stored session ``session_id`` this connection's again (``session/load`` with
+    ``replay``, ``session/resume`` without), making every check of the module docstring
+    before anything is sent; returns the session, in :attr:`AcpServer.sessions`."""
+    store = store_of(server, method)
+    check_cwd(cwd, must_exist=False)
+    directories = check_additional_directories(additional_directories)
+    # A second attach of one session waits for the first; at once they are bounded (two fds
+    # each). Close and delete take the same per-session turn.
+    async with server.held_logs.loading(session_id), server.held_logs.replaying():
+        session, servers = await _attach(server, store, session_id, cwd, mcp_servers, replay=replay)
+        if directories and directories != session.additional_directories:
+            # The request's non-empty list is the whole new list (the schema's rule); the log
+            # keeps it as a ``directories`` record, so listing and the next attach see it.
+            session.additional_directories = directories
+            if session.recorder is not None:
+                session.recorder.directories_change(directories)
+    server.announce_commands(session_id)  # an attached session keeps its slash commands
+    if not replay:
+        announce_state(server, session_id)  # a replay ended with the mode already
+    if servers is not None:
+        servers.release()  # problems starting them, told after the answer and commands
+    return session
+
+
+async def _attach(
+    server: AcpServer,
+    store: SessionStore,
+    session_id: str,
+    cwd: str,
+    mcp_servers: list[dict[str, Any]],
+    *,
+    replay: bool,
+) -> tuple[Session, SessionServers | None]:
+    """The session attached, and the MCP servers this request started for it."""
     from acp_sidecar.server.recording import SessionRecorder
-    from acp_sidecar.server.replay import replay_updates
+    from acp_sidecar.server.replay import known_mode, replay_updates
     from acp_sidecar.store import (
         SessionLockedError,
         SessionNotFoundError,
@@ -83,8 +158,7 @@ async def _load(
         UnsupportedVersionError,
     )
 
-    session_id = params.session_id
-    check_cwd(params.cwd, must_exist=False)
+    verb = "load" if replay else "resume"
     loaded = server.sessions.get(session_id)
     if loaded is not None and loaded.running is not None:
         raise AcpError.invalid_request(
@@ -93,62 +167,64 @@ async def _load(
     if loaded is not None and loaded.recorder is not None:
         loaded.recorder.flush()  # its log exists (a new one is created meanwhile) and is whole
     if loaded is not None and loaded.mcp is not None:
-        # Loaded again: the servers this request names replace the ones it had.
+        # Attached again: the servers this request names replace the ones it had.
         replaced, loaded.mcp, loaded.tools = loaded.mcp, None, None
         await replaced.aclose()
     writer: SessionWriter | None = None
     servers: SessionServers | None = None
-    loaded_now = False
+    attached = False
     try:
         try:
             if loaded is None:
                 writer = store.reopen(session_id)  # the lock first: nothing is sent if it is held
             with store.open_log(session_id) as log:
                 header = log.header
-                if os.path.normpath(header.cwd) != os.path.normpath(params.cwd):
+                if os.path.normpath(header.cwd) != os.path.normpath(cwd):
                     raise AcpError.invalid_params(
                         f"Invalid params: cwd: session {session_id} works in {header.cwd}, "
-                        f"not {params.cwd}"
+                        f"not {cwd}"
                     )
                 log.check_versions()  # a newer record anywhere refuses the log before any update
                 session = loaded or Session(session_id=session_id, cwd=header.cwd)
-                if params.mcp_servers:
+                if mcp_servers:
                     # Started before the replay, so stored calls of a server that is there
                     # draw the cards they drew live; a server that is absent leaves its calls
                     # to the generic card, as for any tool no longer registered.
                     from acp_sidecar.server.mcp_session import start_session_servers
 
-                    servers = await start_session_servers(server, session, params.mcp_servers)
-                ctx = server.card_context(header.cwd)
-                lookup = (session.tools or server.tools.registry).get
-                mode = None
-                for update in replay_updates(header, log, lookup, ctx):
-                    if isinstance(update, CurrentModeUpdate):
-                        mode = update.current_mode_id
-                    await server.send_update(session_id, update)
+                    servers = await start_session_servers(server, session, mcp_servers)
+                stored = StoredState(header)
+                records = stored.watch(log)
+                if replay:
+                    ctx = server.card_context(header.cwd)
+                    lookup = (session.tools or server.tools.registry).get
+                    for update in replay_updates(header, records, lookup, ctx):
+                        await server.send_update(session_id, update)
+                else:
+                    for _record in records:
+                        pass  # read for the state it leaves, not sent
         except SessionNotFoundError:
-            raise _not_found(session_id) from None
+            raise not_found(session_id) from None
         except SessionLockedError as exc:
-            raise AcpError(INTERNAL_ERROR, f"Cannot load session {session_id}: {exc}") from None
+            raise AcpError(INTERNAL_ERROR, f"Cannot {verb} session {session_id}: {exc}") from None
         except UnsupportedVersionError as exc:
             raise AcpError(
                 INTERNAL_ERROR,
-                f"Cannot load session {session_id}: {exc}",
+                f"Cannot {verb} session {session_id}: {exc}",
                 {"found": exc.found, "supported": exc.supported},
             ) from None
         except StoreError as exc:
-            raise AcpError(INTERNAL_ERROR, f"Cannot load session {session_id}: {exc}") from None
+            raise AcpError(INTERNAL_ERROR, f"Cannot {verb} session {session_id}: {exc}") from None
         except OSError as exc:
             raise AcpError(
                 INTERNAL_ERROR,
-                f"Cannot load session {session_id}: its log could not be read "
+                f"Cannot {verb} session {session_id}: its log could not be read "
                 f"({exc.strerror or exc})",
             ) from None
         if loaded is None:
             assert writer is not None
-            from acp_sidecar.server.replay import known_mode
-
-            session.policy = SessionPolicy(mode=known_mode(mode))
+            session.policy = SessionPolicy(mode=known_mode(stored.mode))
+            session.additional_directories = stored.additional_directories
             session.recorder = SessionRecorder(
                 server.require_store,
                 session_id,
@@ -161,26 +237,23 @@ async def _load(
             server.sessions[session_id] = session
             loaded = session
         loaded.mcp = servers
-        loaded_now = True
+        attached = True
     finally:
-        if not loaded_now:
+        if not attached:
             if writer is not None:  # every failure gives the lock back
                 writer.close()
             if servers is not None:  # and the servers it started stop
                 if loaded is not None:
                     loaded.tools = None
                 await servers.aclose()
-    server.announce_commands(session_id)  # a reloaded session keeps its slash commands
-    if servers is not None:
-        servers.release()  # problems starting them, told after the answer and commands
-    return LoadSessionResponse(modes=mode_state(loaded.policy.mode))
+    return loaded, servers
 
 
 async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:
     """Stored sessions, newest first, optionally only those for ``cwd``; cursor paging."""
     from acp_sidecar.store import InvalidCursorError, format_timestamp
 
-    store = _store(server, "session/list")
+    store = store_of(server, "session/list")
     try:
         page = store.list(cwd=params.cwd, cursor=params.cursor)
     except InvalidCursorError as exc:
@@ -192,6 +265,7 @@ async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSe
                 cwd=summary.cwd,
                 title=summary.title,
                 updated_at=format_timestamp(summary.updated_at),
+                additional_directories=list(summary.additional_directories) or None,
             )
             for summary in page.sessions
         ],

@@ -55,14 +55,17 @@ class SessionRecorder:
         held: HeldLogs | None = None,
         tell: Callable[[str], None] | None = None,
         writer: SessionWriter | None = None,
+        additional_directories: tuple[str, ...] = (),
     ) -> None:
         """``held``: the logs held open with this one (default: only this one); ``tell``:
         shows the user a message now (the server sends an agent message; default: the
-        message is only logged, for callers without a client)."""
+        message is only logged, for callers without a client); ``additional_directories``:
+        the session's extra roots, for the header of a log not created yet."""
         self._store_source = store
         self._session_id = session_id
         self._cwd = cwd
         self._mode = mode
+        self._directories = additional_directories
         self._held = HeldLogs(1) if held is None else held
         self._tell = logger.warning if tell is None else tell
         """Shows the user a message now (an agent message; called on the loop's thread)."""
@@ -103,7 +106,12 @@ class SessionRecorder:
                 if self._created:
                     self._writer = self._store.reopen(self._session_id)
                 else:
-                    self._writer = self._store.create(self._session_id, self._cwd, mode=self._mode)
+                    self._writer = self._store.create(
+                        self._session_id,
+                        self._cwd,
+                        mode=self._mode,
+                        additional_directories=self._directories,
+                    )
                     self._created = True
             except (StoreError, OSError) as exc:
                 what = "re-open" if self._created else "create"
@@ -198,6 +206,10 @@ class SessionRecorder:
             created = self._created
         if created:
             self._write(lambda w: w.mode_change(mode))
+
+    def directories_change(self, additional_directories: tuple[str, ...]) -> None:
+        """Record that the session's extra roots are now ``additional_directories``."""
+        self._write(lambda w: w.directories_change(additional_directories))
 
     def end_turn(self, stop_reason: str) -> None:
         """Record the turn's end (and sync, per the store's policy)."""

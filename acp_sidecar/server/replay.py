@@ -30,6 +30,7 @@ from acp_sidecar.protocol.updates import (
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -97,8 +98,8 @@ def replay_updates(
                 mode = known_mode(changed)
             case TurnEndRecord():
                 yield from interrupt_open_calls()
-            case HeaderRecord():
-                pass
+            case HeaderRecord() | DirectoriesChangeRecord():
+                pass  # nothing to draw: the roots are session state, not conversation
     yield from interrupt_open_calls()
     yield CurrentModeUpdate(current_mode_id=mode)
 

@@ -6,7 +6,8 @@ Invariants:
 - Once the turn's signal fires, the answer is ``"cancelled"`` whatever the driver returns or
   raises; a driver that has not finished ``grace`` seconds later is stopped (task cancelled).
 - When the prompt request itself is cancelled (``$/cancel_request``), the driver is signalled
-  and given the same grace before the request answers. At shutdown the grace is only
+  and given the same grace before the request answers (``cancelled``: the prompt handler
+  answers it as for ``session/cancel``). At shutdown the grace is only
   :data:`SHUTDOWN_WIND_DOWN`. A request cancelled again while its driver winds down (shutdown
   cancelling every request in flight) stops the driver at once and answers.
 - Every step of a driver runs in the one task made for it (never in the request's task):
@@ -71,6 +72,8 @@ class Session:
     """The id the client names the session by."""
     cwd: str
     """The session's absolute working directory."""
+    additional_directories: tuple[str, ...] = ()
+    """Extra workspace roots (absolute) the tools admit like ``cwd``."""
     policy: SessionPolicy = attrs.field(factory=SessionPolicy)
     """The session's mode and remembered permission answers."""
     running: CancelSignal | None = None
@@ -83,6 +86,8 @@ class Session:
     the registry it started with."""
     mcp: SessionServers | None = None
     """The session's MCP servers, if it named any."""
+    idle: asyncio.Event = attrs.field(factory=lambda: _set(asyncio.Event()))
+    """Set while no turn runs (``session/close`` waits on it for a cancelled turn to end)."""
 
     def cancel(self, reason: str) -> bool:
         """Cancel the running turn, if any; whether there was one."""
@@ -139,6 +144,7 @@ class Session:
             tools=self.tools,
         )
         self.running = signal
+        self.idle.clear()
         ended = "error"  # what the log says if the driver fails
         try:
             stop_reason = await drive(driver, turn, grace)
@@ -151,6 +157,12 @@ class Session:
             self.running = None
             if recorder is not None:
                 recorder.end_turn(ended)
+            self.idle.set()
+
+
+def _set(event: asyncio.Event) -> asyncio.Event:
+    event.set()
+    return event
 
 
 async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:

@@ -21,7 +21,9 @@ Invariants:
   escapes to the line reader. Log lines it causes are bounded (:mod:`.messages`).
 - Every request gets exactly one response; a handler that raises answers ``-32603`` and a
   request cancelled by ``$/cancel_request`` answers ``-32800`` (its task is cancelled once,
-  however many cancels name it, and stays among the requests in flight until it ends). A
+  however many cancels name it, and stays among the requests in flight until it ends),
+  unless its handler answers the cancellation itself (:func:`cancelled_by_client` tells it
+  the client asked: ``session/prompt`` answers ``cancelled``). A
   notification is never answered, and only the methods ACP defines as notifications
   (:data:`CLIENT_NOTIFICATIONS`) are acted on: a request method sent without an ``id`` is
   logged and not run. A
@@ -84,6 +86,13 @@ logger = logging.getLogger(__name__)
 
 URGENT_NOTIFICATIONS = frozenset({SESSION_CANCEL, CANCEL_REQUEST})
 """Notifications acted on at once even while the client is behind on our output."""
+
+
+def cancelled_by_client(exc: asyncio.CancelledError) -> bool:
+    """Whether a request's task was cancelled by the client's ``$/cancel_request`` alone (not
+    also by shutdown, nor by anything else): then its handler may answer it itself."""
+    task = asyncio.current_task()
+    return exc.args[:1] == (CANCEL_REQUEST,) and task is not None and task.cancelling() == 1
 
 
 class AcpJsonRpcProtocol(JsonRPCProtocol):
@@ -306,7 +315,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             logger.debug("$/cancel_request for %s, which is not in flight", shown_id(msg_id))
         elif isinstance(future, asyncio.Task):
             if not future.cancelling():  # a held cancel is acted on a second time
-                future.cancel()
+                future.cancel(msg=CANCEL_REQUEST)  # told apart from shutdown's cancel
         elif isinstance(future, (asyncio.Future, Future)):
             future.cancel()
 

@@ -2,7 +2,8 @@
 
 Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
 
-    header         {"sessionId", "cwd", "created": ISO 8601 UTC, "mode"?: str}
+    header         {"sessionId", "cwd", "created": ISO 8601 UTC, "mode"?: str,
+                    "additionalDirectories"?: [str, …]}
     user_message   {"content": [ACP content block JSON, …]}
     agent_message  {"text": str}
     agent_thought  {"text": str}
@@ -11,6 +12,7 @@ Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
     tool_call      {"callId", "name", "arguments": JSON}
     tool_result    {"result": result_to_json(result)}
     mode_change    {"mode": str}
+    directories    {"additionalDirectories": [str, …]}
     turn_end       {"stopReason": str}
 
 Invariants:
@@ -20,8 +22,9 @@ Invariants:
 - :func:`decode_record` either returns a record equal to the one encoded or raises
   :class:`RecordDecodeError` (damage: the reader skips the line) or :class:`NewerVersion`
   (the reader refuses the log). Unknown keys of a known record type are ignored, so later
-  additions within version 1 stay readable; a reader older than a record *type* (``notice``
-  and ``gap`` came after the others) skips that line as damage and reads the rest of the log.
+  additions within version 1 stay readable (a header without ``additionalDirectories`` has
+  none); a reader older than a record *type* (``notice``, ``gap`` and ``directories`` came
+  after the others) skips that line as damage and reads the rest of the log.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from acp_sidecar.store.records import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -83,6 +87,8 @@ def _record_json(record: Record) -> dict[str, Any]:
             }
             if record.mode is not None:
                 data["mode"] = record.mode
+            if record.additional_directories:
+                data["additionalDirectories"] = list(record.additional_directories)
             return data
         case UserMessageRecord():
             return {"v": SCHEMA_VERSION, "type": "user_message", "content": record.content}
@@ -110,6 +116,12 @@ def _record_json(record: Record) -> dict[str, Any]:
             }
         case ModeChangeRecord():
             return {"v": SCHEMA_VERSION, "type": "mode_change", "mode": record.mode}
+        case DirectoriesChangeRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "directories",
+                "additionalDirectories": list(record.additional_directories),
+            }
         case TurnEndRecord():
             return {"v": SCHEMA_VERSION, "type": "turn_end", "stopReason": record.stop_reason}
         case _:
@@ -158,6 +170,15 @@ def _str(data: dict[str, Any], key: str) -> str:
     return value
 
 
+def _directories(data: dict[str, Any], *, required: bool) -> tuple[str, ...]:
+    value = data.get("additionalDirectories")
+    if value is None and not required:
+        return ()  # a log written before sessions had extra roots
+    if type(value) is not list or any(type(item) is not str for item in value):
+        raise RecordDecodeError("'additionalDirectories' must be a list of strings")
+    return tuple(value)
+
+
 def _header(data: dict[str, Any]) -> HeaderRecord:
     mode = data.get("mode")
     if mode is not None and type(mode) is not str:
@@ -167,7 +188,11 @@ def _header(data: dict[str, Any]) -> HeaderRecord:
     except ValueError as exc:
         raise RecordDecodeError(f"'created' is not a timestamp: {exc}") from None
     return HeaderRecord(
-        session_id=_str(data, "sessionId"), cwd=_str(data, "cwd"), created_at=created, mode=mode
+        session_id=_str(data, "sessionId"),
+        cwd=_str(data, "cwd"),
+        created_at=created,
+        mode=mode,
+        additional_directories=_directories(data, required=False),
     )
 
 
@@ -209,6 +234,7 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "tool_call": _tool_call,
     "tool_result": _tool_result,
     "mode_change": lambda data: ModeChangeRecord(mode=_str(data, "mode")),
+    "directories": lambda data: DirectoriesChangeRecord(_directories(data, required=True)),
     "turn_end": lambda data: TurnEndRecord(stop_reason=_str(data, "stopReason")),
 }
 

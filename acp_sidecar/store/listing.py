@@ -3,6 +3,9 @@
 Invariants:
 - Listing never parses a whole log: a summary reads the header (line 1) and the lines up to
   the first user message (which come right after it); the last update is the file's mtime.
+  A session's extra workspace roots are the header's unless a later ``directories`` record
+  replaced them: the log's bytes are searched from the end for that record's marker (a
+  plain byte search, block by block), and only a line holding it is parsed.
 - A session is listed once it was prompted: clients create a session for every new thread,
   and a log that holds nothing but its header (and mode switches) is left out of listings
   until its first prompt. It can still be loaded by id.
@@ -28,10 +31,11 @@ from typing import Any, Final
 
 import attrs
 
+from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line
 from acp_sidecar.store.errors import InvalidCursorError, StoreError
 from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id
-from acp_sidecar.store.reader import SessionLog
-from acp_sidecar.store.records import ModeChangeRecord, UserMessageRecord
+from acp_sidecar.store.reader import SessionLog, open_regular
+from acp_sidecar.store.records import DirectoriesChangeRecord, ModeChangeRecord, UserMessageRecord
 from acp_sidecar.text import shorten as text_shorten
 
 logger = logging.getLogger(__name__)
@@ -43,6 +47,8 @@ DEFAULT_PAGE_SIZE: Final = 50
 """Sessions per listing page unless asked otherwise."""
 
 _TITLE_SCAN_LINES: Final = 32
+_DIRECTORIES_MARKER: Final = b'"type":"directories"'
+_SEARCH_BLOCK: Final = 256 * 1024
 _CURSOR_VERSION: Final = 1
 
 
@@ -66,6 +72,8 @@ class SessionSummary:
     """The log file."""
     prompted: bool = True
     """Something happened in it after its creation: it was prompted (listings skip others)."""
+    additional_directories: tuple[str, ...] = ()
+    """The session's extra workspace roots now in force (the header's, or the last change's)."""
 
 
 @attrs.frozen
@@ -103,7 +111,7 @@ def _first_prompt(log: SessionLog) -> tuple[bool, str | None]:
             match record:
                 case UserMessageRecord():
                     return True, title_of(record.content)
-                case ModeChangeRecord() if index < _TITLE_SCAN_LINES:
+                case ModeChangeRecord() | DirectoriesChangeRecord() if index < _TITLE_SCAN_LINES:
                     continue
                 case _:
                     return True, None  # something else first, or too many mode switches
@@ -113,9 +121,56 @@ def _first_prompt(log: SessionLog) -> tuple[bool, str | None]:
     return False, None
 
 
+def last_directories(path: Path) -> tuple[str, ...] | None:
+    """The roots of the log's last ``directories`` record; ``None`` when it has none.
+
+    Searches the file's bytes from the end, block by block, for the record's marker; a line
+    holding the marker that is not such a record (the text inside a tool's arguments, say:
+    JSON strings escape their quotes, so only a key can match) or does not decode is passed
+    over. Memory is bounded by the block and the longest line.
+    """
+    fd = open_regular(path, os.O_RDONLY)
+    try:
+        end = os.fstat(fd).st_size
+        carry = b""  # the start of a line that began in an earlier block
+        while end > 0:
+            start = max(0, end - _SEARCH_BLOCK)
+            block = os.pread(fd, end - start, start) + carry
+            end = start
+            if start > 0:
+                cut = block.find(b"\n")
+                if cut < 0:
+                    carry = block
+                    continue
+                carry, block = block[: cut + 1], block[cut + 1 :]
+            found = _directories_in(block)
+            if found is not None:
+                return found
+        return None
+    finally:
+        os.close(fd)
+
+
+def _directories_in(lines: bytes) -> tuple[str, ...] | None:
+    """The last ``directories`` record among whole ``lines`` (``None``: there is none)."""
+    at = lines.rfind(_DIRECTORIES_MARKER)
+    while at >= 0:
+        line_start = lines.rfind(b"\n", 0, at) + 1
+        line_end = lines.find(b"\n", at)
+        try:
+            record = decode_line(lines[line_start : None if line_end < 0 else line_end])
+        except (RecordDecodeError, NewerVersion):
+            record = None
+        if isinstance(record, DirectoriesChangeRecord):
+            return record.additional_directories
+        at = lines.rfind(_DIRECTORIES_MARKER, 0, line_start)
+    return None
+
+
 def _summarise(log: SessionLog, session_id: str, mtime_ns: int) -> SessionSummary:
     prompted, title = _first_prompt(log)
     header = log.header
+    changed = last_directories(log.path)
     return SessionSummary(
         session_id=session_id,
         cwd=header.cwd,
@@ -125,6 +180,7 @@ def _summarise(log: SessionLog, session_id: str, mtime_ns: int) -> SessionSummar
         mode=header.mode,
         path=log.path,
         prompted=prompted,
+        additional_directories=header.additional_directories if changed is None else changed,
     )
 
 

@@ -36,6 +36,8 @@ class HeaderRecord:
     """When the session was created (timezone-aware, UTC)."""
     mode: str | None = None
     """The session's mode id at creation, if the agent has modes."""
+    additional_directories: tuple[str, ...] = ()
+    """The session's extra workspace roots at creation (absolute), in the client's order."""
 
 
 @attrs.frozen
@@ -104,6 +106,15 @@ class ModeChangeRecord:
 
 
 @attrs.frozen
+class DirectoriesChangeRecord:
+    """The session's extra workspace roots were replaced (a ``session/load`` or
+    ``session/resume`` naming a list): from here on they are these, not the header's."""
+
+    additional_directories: tuple[str, ...]
+    """The complete list now in force (absolute paths; empty: none)."""
+
+
+@attrs.frozen
 class TurnEndRecord:
     """A prompt turn ended (when it is synced: the writer's ``fsync`` invariants)."""
 
@@ -121,6 +132,7 @@ Record: TypeAlias = (
     | ToolCallRecord
     | ToolResultRecord
     | ModeChangeRecord
+    | DirectoriesChangeRecord
     | TurnEndRecord
 )
 """The closed union of everything a session log holds."""

@@ -1,9 +1,9 @@
 """The session store: one directory of logs, addressed by session id.
 
 This is the object the server and the CLI hold. It resolves ids to files (never outside its
-directory), creates and reopens writers with its fsync policy, opens logs for streaming, and
-lists sessions. A stored session's log is a regular file named after the session whose header
-names the same session: a symbolic link or a mismatched header is refused
+directory), creates and reopens writers with its fsync policy, opens logs for streaming,
+lists sessions and deletes them. A stored session's log is a regular file named after the
+session whose header names the same session: a symbolic link or a mismatched header is refused
 (:class:`SessionLogUnsafeError`), never read or appended to. See :mod:`acp_sidecar.store` for
 the invariants of each part.
 """
@@ -26,7 +26,7 @@ from acp_sidecar.store.listing import (
 from acp_sidecar.store.paths import is_session_id, log_path, resolve_store_dir
 from acp_sidecar.store.reader import SessionLog
 from acp_sidecar.store.records import HeaderRecord, utc_now
-from acp_sidecar.store.writer import FSYNC_POLICIES, FsyncPolicy, SessionWriter
+from acp_sidecar.store.writer import FSYNC_POLICIES, FsyncPolicy, SessionWriter, remove_log
 
 
 class SessionStore:
@@ -82,6 +82,7 @@ class SessionStore:
         *,
         mode: str | None = None,
         created_at: datetime | None = None,
+        additional_directories: tuple[str, ...] = (),
     ) -> SessionWriter:
         """Start the log of a new session and return its writer (holding the lock).
 
@@ -97,6 +98,7 @@ class SessionStore:
             cwd=cwd,
             created_at=utc_now() if created_at is None else created_at,
             mode=mode,
+            additional_directories=additional_directories,
         )
         return SessionWriter.create(self.path_of(session_id), header, fsync=self.fsync)
 
@@ -139,6 +141,23 @@ class SessionStore:
         path = self._existing(session_id)
         try:
             return read_summary(path, session_id)
+        except FileNotFoundError:
+            raise SessionNotFoundError(session_id, path) from None
+
+    def delete(self, session_id: str) -> None:
+        """Remove a stored session's log: it leaves listings and can no longer be loaded.
+
+        Nothing else is left behind (the lock lives on the log itself). A log another
+        process is writing to is refused; so is a link at the log's name (left alone).
+
+        Raises:
+            SessionNotFoundError: no such session (or an invalid id).
+            SessionLockedError: another process (or writer) holds the session's log.
+            SessionLogUnsafeError: a link, not a regular file, or not writable by this process.
+        """
+        path = self._existing(session_id)
+        try:
+            remove_log(path, sync=self.fsync != "never")
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
 

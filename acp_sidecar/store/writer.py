@@ -49,6 +49,7 @@ from acp_sidecar.store.codec import encode_record
 from acp_sidecar.store.errors import (
     SessionExistsError,
     SessionLockedError,
+    SessionLogUnsafeError,
     StoreWriteError,
     WriterClosedError,
 )
@@ -56,6 +57,7 @@ from acp_sidecar.store.reader import check_session_id, open_regular, read_header
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -119,6 +121,33 @@ def _committed_size(fd: int, size: int) -> int:
             return start + newline + 1
         end = start
     return 0
+
+
+def remove_log(path: Path, *, sync: bool = True) -> None:
+    """Delete the log at ``path``, which no writer may hold: the lock is taken first, so a
+    log another process is writing to is never removed under it.
+
+    Only the log itself goes (there is no lock file); a link or a non-regular file at
+    ``path`` is refused and left alone. ``sync``: make the removal durable (the directory is
+    synced).
+
+    Raises:
+        FileNotFoundError: no log at ``path``.
+        SessionLockedError: another writer holds it.
+        SessionLogUnsafeError: a link, not a regular file, or not writable by this process.
+    """
+    fd = open_regular(path, os.O_RDWR)
+    try:
+        _lock(fd, path)
+        opened = os.fstat(fd)
+        now = os.lstat(path)  # the name still names the file locked (not swapped meanwhile)
+        if (opened.st_dev, opened.st_ino) != (now.st_dev, now.st_ino):
+            raise SessionLogUnsafeError(path, "was replaced while it was being deleted")
+        os.unlink(path)  # while locked: a writer waiting for the lock then sees it is gone
+    finally:
+        os.close(fd)
+    if sync:
+        _fsync_directory(path.parent)
 
 
 class SessionWriter:
@@ -204,6 +233,10 @@ class SessionWriter:
         fd = open_regular(path, os.O_RDWR | os.O_APPEND)
         try:
             _lock(fd, path)
+            if os.fstat(fd).st_nlink == 0:
+                # Deleted (``session/delete``) between our open and our lock: appending to it
+                # would write to a file no one can find again.
+                raise FileNotFoundError(errno.ENOENT, "the session log was deleted", str(path))
             with os.fdopen(os.dup(fd), "rb") as stream:
                 stream.seek(0)
                 header = read_header(stream, path)
@@ -298,6 +331,10 @@ class SessionWriter:
     def mode_change(self, mode: str) -> None:
         """Append a switch to mode ``mode``."""
         self.append(ModeChangeRecord(mode=mode))
+
+    def directories_change(self, additional_directories: Sequence[str]) -> None:
+        """Append the session's new list of extra workspace roots (the whole list)."""
+        self.append(DirectoriesChangeRecord(tuple(additional_directories)))
 
     def end_turn(self, stop_reason: str) -> None:
         """Write pending text, then the turn end; sync under ``"turn"`` unless the turn was

@@ -91,6 +91,11 @@ class ToolContext(Protocol):
         ...
 
     @property
+    def additional_roots(self) -> tuple[str, ...]:
+        """Further workspace roots (absolute) admitted like ``cwd`` (multi-root workspaces)."""
+        ...
+
+    @property
     def files(self) -> EditorFiles | None:
         """The editor's files, when the client offers them."""
         ...
@@ -115,6 +120,10 @@ class LocalContext:
     @property
     def allow_outside_workspace(self) -> bool:
         return self._allow_outside
+
+    @property
+    def additional_roots(self) -> tuple[str, ...]:
+        return ()
 
     @property
     def files(self) -> EditorFiles | None:

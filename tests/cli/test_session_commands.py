@@ -103,6 +103,24 @@ def test_sessions_lists_them_in_a_table(
     assert session not in elsewhere.stdout and "No stored sessions" in elsewhere.stdout
 
 
+async def test_sessions_no_longer_lists_a_deleted_session(
+    stored: tuple[Path, str, list[dict[str, object]]],
+) -> None:
+    store, session, _loaded = stored
+    server = AcpServer(
+        tools=ToolsProvider(builtins=False, entry_points=False, extra=TOOLS),
+        store=lambda: SessionStore(store),
+    )
+    async with served(server) as (wire, _server):
+        await wire.initialize()
+        assert await wire.result("session/delete", {"sessionId": session}) == {}
+    done = cli("sessions", store=store)
+    assert done.returncode == 0, done.stderr
+    assert session not in done.stdout and "No stored sessions" in done.stdout
+    replay = cli("replay", session, store=store)
+    assert replay.returncode != 0 and session in replay.stderr
+
+
 def test_replay_of_an_unknown_session_is_a_clear_error(tmp_path: Path) -> None:
     done = cli("replay", "no-such-session", store=tmp_path)
     assert done.returncode == 1

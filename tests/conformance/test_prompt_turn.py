@@ -182,3 +182,33 @@ async def test_a_prompt_after_a_cancelled_turn_works(agent: Agent, workspace: Pa
     assert turn.stop_reason == "end_turn"
     (call,) = turn.of_kind("tool_call")
     assert turn.final_status(call["toolCallId"]) == "completed"
+
+
+async def test_cancel_request_ends_a_running_command_as_session_cancel_does(
+    agent: Agent, workspace: Path
+) -> None:
+    """Cancellation, "``$/cancel_request`` Notification": the agent "MUST send one of these
+    responses for the original request: a valid response with appropriate data (such as
+    partial results or cancellation marker)" or ``-32800``. For ``session/prompt`` the
+    sidecar gives the marker Prompt Turn, "Cancellation", asks of ``session/cancel``: the
+    same command cancelled either way ends the same -- the turn answers ``cancelled`` (a
+    result, one answer), the running command's card ends with the same status and nothing
+    of the turn follows the answer."""
+    ended: dict[str, tuple[object, str | None]] = {}
+    for how in ("session/cancel", "$/cancel_request"):
+        session = await agent.new_session(workspace)
+        prompt = await agent.start(session, "!sleep 30")
+        call = await agent.update_where(lambda u: u.get("status") == "in_progress")
+        loop = asyncio.get_running_loop()
+        cancelled_at = loop.time()
+        if how == "session/cancel":
+            await agent.cancel(session)
+        else:
+            await agent.notify("$/cancel_request", {"requestId": prompt})
+        turn = await agent.finish(prompt, session)
+        assert loop.time() - cancelled_at < CANCEL_BOUND, how
+        assert await agent.later_updates(session) == [], how
+        assert len(await answers_to(agent, prompt)) == 1, how
+        ended[how] = (turn.response.get("result"), turn.final_status(call["toolCallId"]))
+    assert ended["$/cancel_request"] == ended["session/cancel"]
+    assert ended["session/cancel"] == ({"stopReason": "cancelled"}, "failed")

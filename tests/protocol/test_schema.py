@@ -106,9 +106,6 @@ def test_schema_methods_not_modelled_are_the_known_ones() -> None:
     modelled = set(methods.METHOD_TO_TYPES)
     assert schema_methods("agent", "Request") - modelled == {
         "logout",
-        "session/close",
-        "session/delete",
-        "session/resume",
         "session/set_config_option",
     }
     assert schema_methods("client", "Request") - modelled == {

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 
-from acp_sidecar.protocol import REQUEST_CANCELLED
 from acp_sidecar.server.app import AcpServer
 from tests.server.wire import WireClient
 
@@ -82,7 +81,8 @@ async def test_cancel_request_cancels_an_in_flight_prompt(ready: WireClient) -> 
     await ready.next_update()
     await ready.notify("$/cancel_request", {"requestId": prompt})
     response = await ready.next_response(prompt)
-    assert response["error"]["code"] == REQUEST_CANCELLED
+    # Answered as session/cancel answers: the cancellation marker, not -32800.
+    assert response["result"] == {"stopReason": "cancelled"}
     # The session is free again.
     again = await ready.next_response(await ready.start_prompt(session, "echo after"))
     assert again["result"] == {"stopReason": "end_turn"}

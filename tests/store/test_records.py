@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -59,10 +60,15 @@ RECORDS: list[Record] = [
     TurnEndRecord(stop_reason="end_turn"),
     NoticeRecord(text="The model endpoint failed with HTTP 500."),
     GapRecord(reason="could not append to session log: [Errno 28] No space left on device"),
+    DirectoriesChangeRecord(additional_directories=("/other",)),
+    DirectoriesChangeRecord(additional_directories=()),
 ]
+HEADER_WITH_ROOTS = HeaderRecord(
+    session_id="s3", cwd=CWD, created_at=CREATED, additional_directories=("/lib", "/docs")
+)
 
 
-@pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
+@pytest.mark.parametrize("record", [*RECORDS, HEADER_WITH_ROOTS], ids=lambda r: type(r).__name__)
 def test_every_record_round_trips_through_its_line(record: Record) -> None:
     line = encode_record(record)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
@@ -118,6 +124,19 @@ def test_record_json_shapes() -> None:
         "type": "notice",
         "text": "The model endpoint failed with HTTP 500.",
     }
+    assert _shape(HEADER_WITH_ROOTS)["additionalDirectories"] == ["/lib", "/docs"]
+    assert "additionalDirectories" not in _shape(HEADER)  # none: the key is left out
+    assert _shape(RECORDS[13]) == {
+        "v": 1,
+        "type": "directories",
+        "additionalDirectories": ["/other"],
+    }
+
+
+def test_a_header_written_before_extra_roots_has_none() -> None:
+    line = b'{"v":1,"type":"header","sessionId":"s","cwd":"/w","created":"2025-01-02T03:04:05Z"}'
+    header = decode_line(line)
+    assert isinstance(header, HeaderRecord) and header.additional_directories == ()
 
 
 def test_timestamps_are_utc_with_z() -> None:
@@ -138,6 +157,8 @@ def test_timestamps_are_utc_with_z() -> None:
         (b'{"v": 1, "type": "user_message", "content": ["x"]}\n', "list of objects"),
         (b'{"v": 1, "type": "tool_call", "callId": "c", "name": "n", "arguments": NaN}\n', "NaN"),
         (b'{"v": 1, "type": "header", "sessionId": "s", "cwd": "/", "created": "x"}\n', "created"),
+        (b'{"v": 1, "type": "directories"}\n', "'additionalDirectories' must be a list"),
+        (b'{"v": 1, "type": "directories", "additionalDirectories": [1]}\n', "list of strings"),
         (b"\xff\xfe\n", "not JSON"),
         (b'{"v": 1, "type": "agent_mes', "not JSON"),
     ],

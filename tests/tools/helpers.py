@@ -46,6 +46,7 @@ class Asking:
         self.ask = ask  # the registry calls ``permissions.ask(execution, ask)``
         self.cwd = os.getcwd()
         self.allow_outside_workspace = False
+        self.additional_roots: tuple[str, ...] = ()
         self.files = None
 
     @property

@@ -108,7 +108,8 @@ async def execute_glob(args: GlobArgs, execution: ToolExecution) -> ToolOutput:
     base = resolve_path(ctx, args.path or ".")
     await asyncio.to_thread(require_directory, base)
     root = workspace_root(ctx)
-    boundary = None if ctx.allow_outside_workspace else os.path.realpath(root)
+    # The boundary is the root holding the base: the cwd, or an additional root.
+    boundary = None if ctx.allow_outside_workspace else os.path.realpath(base.root)
     cancelled = ThreadCancel(execution.signal)
     try:
         found = await asyncio.to_thread(_find, root, base, pattern, boundary, cancelled)

@@ -145,7 +145,8 @@ async def search(
     ctx = tool_context(execution)
     base = resolve_path(ctx, args.path or ".")
     root = workspace_root(ctx)
-    boundary = None if ctx.allow_outside_workspace else os.path.realpath(root)
+    # The boundary is the root holding the base: the cwd, or an additional root.
+    boundary = None if ctx.allow_outside_workspace else os.path.realpath(base.root)
     info = await asyncio.to_thread(stat_path, base)
     cancelled = ThreadCancel(execution.signal)
     try:

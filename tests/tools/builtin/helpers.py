@@ -25,6 +25,7 @@ class Workspace:
 
     cwd: str
     allow_outside_workspace: bool = False
+    additional_roots: tuple[str, ...] = ()
     files: EditorFiles | None = None
     permissions: None = None  # no one to ask: a tool test has no session
 

@@ -128,3 +128,59 @@ def test_an_empty_or_nul_path_is_an_argument_error(
     with pytest.raises(ToolArgsError) as caught:
         resolve_path(workspace, raw)
     assert caught.value.violations == (message,)
+
+
+@pytest.fixture
+def extra_root(tmp_path: Path, workspace: Workspace) -> str:
+    """A second workspace root (``additionalDirectories``) beside the cwd, with a file."""
+    root = tmp_path / "lib"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "mod.py").write_text("VALUE = 1\n")
+    workspace.additional_roots = (str(root),)
+    return str(root)
+
+
+def test_a_path_in_an_additional_root_resolves_to_that_root(
+    workspace: Workspace, extra_root: str
+) -> None:
+    resolved = resolve_path(workspace, os.path.join(extra_root, "pkg", "mod.py"))
+    assert resolved.root == extra_root
+    assert resolved.shown == os.path.join(extra_root, "pkg", "mod.py")  # absolute: not the cwd's
+    assert resolve_path(workspace, "a.txt").root == workspace.cwd
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("read", {"path": "{root}/pkg/mod.py"}, "VALUE = 1"),
+        ("write", {"path": "{root}/pkg/new.py", "content": "NEW = 2\n"}, "new.py"),
+        ("glob", {"pattern": "**/*.py", "path": "{root}"}, "mod.py"),
+        ("grep", {"pattern": "VALUE", "path": "{root}"}, "mod.py"),
+        ("bash", {"command": "ls", "cwd": "{root}/pkg"}, "mod.py"),
+    ],
+)
+async def test_every_tool_works_in_an_additional_root(
+    workspace: Workspace,
+    registry: ToolRegistry,
+    extra_root: str,
+    tool: str,
+    arguments: dict[str, str],
+    expected: str,
+) -> None:
+    filled = {key: value.replace("{root}", extra_root) for key, value in arguments.items()}
+    result = await run(registry, workspace, tool, filled)
+    assert not result.is_error, text(result)
+    assert expected in text(result)
+
+
+async def test_an_additional_root_does_not_open_anything_else(
+    workspace: Workspace, registry: ToolRegistry, extra_root: str, outside: str
+) -> None:
+    os.symlink(outside, os.path.join(extra_root, "link.txt"))
+    via_link = await run(registry, workspace, "read", {"path": f"{extra_root}/link.txt"})
+    assert failure(via_link)[0] == "OUTSIDE_WORKSPACE"
+    beside = await run(registry, workspace, "read", {"path": outside})
+    assert failure(beside)[0] == "OUTSIDE_WORKSPACE"
+    workspace.additional_roots = ()  # without the root, its files are outside again
+    result = await run(registry, workspace, "read", {"path": f"{extra_root}/pkg/mod.py"})
+    assert failure(result)[0] == "OUTSIDE_WORKSPACE"

@@ -5,8 +5,10 @@ Invariants:
   folded lexically, so the file touched is the one the normalised path names.
 - Unless the session allows it (``--allow-outside-workspace``), a path is accepted only when
   its *real* location (symlinks resolved, for the part that exists) lies inside the real
-  workspace root. So ``..`` escapes, absolute paths elsewhere and symlinks that point out are
-  all refused, with an :class:`OutsideWorkspaceError` that says which of the three it was.
+  workspace root or inside the real path of one of the session's additional roots
+  (``additionalDirectories``: a multi-root workspace), the first that holds it. So ``..``
+  escapes, absolute paths elsewhere and symlinks that point out are all refused, with an
+  :class:`OutsideWorkspaceError` that says which of the three it was.
 - The check is made when the call starts. ``read``, ``write`` and ``edit`` then reach the file
   along ``real`` without following any link (:mod:`.confined`), so a symlink swapped in
   afterwards fails the call; tools that walk trees skip symlinks altogether.
@@ -34,7 +36,8 @@ class WorkspacePath:
     shown: str
     """Relative to the workspace root when inside it, else absolute: for messages."""
     root: str
-    """The workspace root (absolute, normalised)."""
+    """The workspace root that holds the path (absolute, normalised): the session cwd, or
+    the additional root the path lies in; the cwd for a path allowed outside every root."""
 
 
 def is_inside(path: str, root: str) -> bool:
@@ -76,9 +79,13 @@ def resolve_path(ctx: ToolContext, raw: str, *, param: str = "path") -> Workspac
             f"{raw} changed while it was being resolved: a directory on its path was replaced "
             "by a symbolic link or back. Nothing was read or written; try again."
         ) from exc
+    holder = root
     if not ctx.allow_outside_workspace:
         real_root = os.path.realpath(root)
-        if not is_inside(real, real_root):
+        extra = containing_root(real, ctx.additional_roots)
+        if extra is not None and not is_inside(real, real_root):
+            holder = extra
+        elif not is_inside(real, real_root):
             if is_inside(full, root):
                 raise OutsideWorkspaceError(
                     f"{raw} resolves through a symbolic link to {real}, which is outside the "
@@ -88,4 +95,14 @@ def resolve_path(ctx: ToolContext, raw: str, *, param: str = "path") -> Workspac
                 f"{raw} is outside the workspace ({root}). Only paths inside the workspace "
                 "can be used; give a path relative to the workspace root."
             )
-    return WorkspacePath(path=full, real=real, shown=shown_path(full, root), root=root)
+    return WorkspacePath(path=full, real=real, shown=shown_path(full, root), root=holder)
+
+
+def containing_root(real: str, roots: tuple[str, ...]) -> str | None:
+    """The first of ``roots`` whose real location holds the real path ``real``, normalised;
+    ``None`` if none does."""
+    for extra in roots:
+        normal = os.path.normpath(extra)
+        if is_inside(real, os.path.realpath(normal)):
+            return normal
+    return None
