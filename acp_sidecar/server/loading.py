@@ -19,6 +19,8 @@ Invariants:
   calls replay with its tools' cards; an absent one's as generic cards); a session loaded
   again has its previous servers stopped first (replaced); a failed load stops the ones it
   started.
+- The answer carries the session's config options with the model and reasoning effort its
+  log recorded restored (:mod:`acp_sidecar.server.config_options`).
 - A session is stored from ``session/new`` on, so one that was never prompted loads too;
   ``session/list`` leaves such sessions out until their first prompt.
 """
@@ -38,6 +40,7 @@ from acp_sidecar.protocol.session import (
     SessionInfo,
 )
 from acp_sidecar.protocol.updates import CurrentModeUpdate
+from acp_sidecar.server.config_options import config_options, remember_choices, restore_choices
 from acp_sidecar.server.cwd import check_cwd
 from acp_sidecar.server.session import Session
 
@@ -122,7 +125,9 @@ async def _load(
                 ctx = server.card_context(header.cwd)
                 lookup = (session.tools or server.tools.registry).get
                 mode = None
-                for update in replay_updates(header, log, lookup, ctx):
+                choices: dict[str, str] = {}
+                records = remember_choices(log, choices)  # the model and effort chosen
+                for update in replay_updates(header, records, lookup, ctx):
                     if isinstance(update, CurrentModeUpdate):
                         mode = update.current_mode_id
                     await server.send_update(session_id, update)
@@ -170,10 +175,13 @@ async def _load(
                 if loaded is not None:
                     loaded.tools = None
                 await servers.aclose()
+    await restore_choices(server, loaded, choices)
     server.announce_commands(session_id)  # a reloaded session keeps its slash commands
     if servers is not None:
         servers.release()  # problems starting them, told after the answer and commands
-    return LoadSessionResponse(modes=mode_state(loaded.policy.mode))
+    return LoadSessionResponse(
+        modes=mode_state(loaded.policy.mode), config_options=config_options(server, loaded)
+    )
 
 
 async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:

@@ -83,6 +83,12 @@ class Session:
     the registry it started with."""
     mcp: SessionServers | None = None
     """The session's MCP servers, if it named any."""
+    model: str | None = None
+    """The model the session chose (its ``model`` config option); ``None``: the driver's
+    default. Read when a turn starts: a switch applies from the next turn's requests."""
+    reasoning_effort: str | None = None
+    """The reasoning effort the session chose; ``None``: the endpoint's default (not sent).
+    Set only while the chosen model accepts one (:mod:`acp_sidecar.server.config_options`)."""
 
     def cancel(self, reason: str) -> bool:
         """Cancel the running turn, if any; whether there was one."""
@@ -137,6 +143,8 @@ class Session:
             history=history,
             notice=send_notice,
             tools=self.tools,
+            model=self.model,
+            reasoning_effort=self.reasoning_effort,
         )
         self.running = signal
         ended = "error"  # what the log says if the driver fails

@@ -11,6 +11,7 @@ Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
     tool_call      {"callId", "name", "arguments": JSON}
     tool_result    {"result": result_to_json(result)}
     mode_change    {"mode": str}
+    config_change  {"configId": str, "value": str}
     turn_end       {"stopReason": str}
 
 Invariants:
@@ -20,8 +21,9 @@ Invariants:
 - :func:`decode_record` either returns a record equal to the one encoded or raises
   :class:`RecordDecodeError` (damage: the reader skips the line) or :class:`NewerVersion`
   (the reader refuses the log). Unknown keys of a known record type are ignored, so later
-  additions within version 1 stay readable; a reader older than a record *type* (``notice``
-  and ``gap`` came after the others) skips that line as damage and reads the rest of the log.
+  additions within version 1 stay readable; a reader older than a record *type* (``notice``,
+  ``gap`` and ``config_change`` came after the others) skips that line as damage and reads the
+  rest of the log.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from acp_sidecar.store.records import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -110,6 +113,13 @@ def _record_json(record: Record) -> dict[str, Any]:
             }
         case ModeChangeRecord():
             return {"v": SCHEMA_VERSION, "type": "mode_change", "mode": record.mode}
+        case ConfigChangeRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "config_change",
+                "configId": record.config_id,
+                "value": record.value,
+            }
         case TurnEndRecord():
             return {"v": SCHEMA_VERSION, "type": "turn_end", "stopReason": record.stop_reason}
         case _:
@@ -209,6 +219,9 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "tool_call": _tool_call,
     "tool_result": _tool_result,
     "mode_change": lambda data: ModeChangeRecord(mode=_str(data, "mode")),
+    "config_change": lambda data: ConfigChangeRecord(
+        config_id=_str(data, "configId"), value=_str(data, "value")
+    ),
     "turn_end": lambda data: TurnEndRecord(stop_reason=_str(data, "stopReason")),
 }
 

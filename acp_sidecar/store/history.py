@@ -22,6 +22,7 @@ from typing import Final, TypeAlias, assert_never
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -97,7 +98,13 @@ class History:
                     yield record
                 case TurnEndRecord():
                     yield from close_open()
-                case HeaderRecord() | ModeChangeRecord() | NoticeRecord() | GapRecord():
+                case (
+                    HeaderRecord()
+                    | ModeChangeRecord()
+                    | ConfigChangeRecord()
+                    | NoticeRecord()
+                    | GapRecord()
+                ):
                     pass
                 case _:
                     assert_never(record)

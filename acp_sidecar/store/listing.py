@@ -31,7 +31,7 @@ import attrs
 from acp_sidecar.store.errors import InvalidCursorError, StoreError
 from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id
 from acp_sidecar.store.reader import SessionLog
-from acp_sidecar.store.records import ModeChangeRecord, UserMessageRecord
+from acp_sidecar.store.records import ConfigChangeRecord, ModeChangeRecord, UserMessageRecord
 from acp_sidecar.text import shorten as text_shorten
 
 logger = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ def _first_prompt(log: SessionLog) -> tuple[bool, str | None]:
             match record:
                 case UserMessageRecord():
                     return True, title_of(record.content)
-                case ModeChangeRecord() if index < _TITLE_SCAN_LINES:
+                case ModeChangeRecord() | ConfigChangeRecord() if index < _TITLE_SCAN_LINES:
                     continue
                 case _:
                     return True, None  # something else first, or too many mode switches

@@ -104,6 +104,17 @@ class ModeChangeRecord:
 
 
 @attrs.frozen
+class ConfigChangeRecord:
+    """The user changed one of the session's config options (its model, its reasoning
+    effort); the mode has :class:`ModeChangeRecord`. Replayed by restoring the choice."""
+
+    config_id: str
+    """The option's id (``model``, ``reasoning_effort``)."""
+    value: str
+    """The id of the value now selected."""
+
+
+@attrs.frozen
 class TurnEndRecord:
     """A prompt turn ended (when it is synced: the writer's ``fsync`` invariants)."""
 
@@ -121,6 +132,7 @@ Record: TypeAlias = (
     | ToolCallRecord
     | ToolResultRecord
     | ModeChangeRecord
+    | ConfigChangeRecord
     | TurnEndRecord
 )
 """The closed union of everything a session log holds."""

@@ -56,6 +56,7 @@ from acp_sidecar.store.reader import check_session_id, open_regular, read_header
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -298,6 +299,10 @@ class SessionWriter:
     def mode_change(self, mode: str) -> None:
         """Append a switch to mode ``mode``."""
         self.append(ModeChangeRecord(mode=mode))
+
+    def config_change(self, config_id: str, value: str) -> None:
+        """Append a change of the config option ``config_id`` to ``value``."""
+        self.append(ConfigChangeRecord(config_id=config_id, value=value))
 
     def end_turn(self, stop_reason: str) -> None:
         """Write pending text, then the turn end; sync under ``"turn"`` unless the turn was

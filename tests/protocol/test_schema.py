@@ -84,6 +84,7 @@ def test_method_constants_are_the_schema_methods() -> None:
         methods.SESSION_LIST,
         methods.SESSION_PROMPT,
         methods.SESSION_SET_MODE,
+        methods.SESSION_SET_CONFIG_OPTION,
     }
     for method in agent_handles:
         assert schema_def_for("agent", method, "Request"), method
@@ -109,7 +110,6 @@ def test_schema_methods_not_modelled_are_the_known_ones() -> None:
         "session/close",
         "session/delete",
         "session/resume",
-        "session/set_config_option",
     }
     assert schema_methods("client", "Request") - modelled == {
         "terminal/create",

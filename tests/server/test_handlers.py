@@ -18,6 +18,7 @@ CLIENT_TO_AGENT = {
     methods.SESSION_LIST,
     methods.SESSION_PROMPT,
     methods.SESSION_SET_MODE,
+    methods.SESSION_SET_CONFIG_OPTION,
     methods.SESSION_CANCEL,
 }
 
