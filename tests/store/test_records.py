@@ -16,6 +16,7 @@ from acp_sidecar.store import (
     AgentThoughtRecord,
     GapRecord,
     HeaderRecord,
+    ConfigChangeRecord,
     ModeChangeRecord,
     NoticeRecord,
     Record,
@@ -59,6 +60,7 @@ RECORDS: list[Record] = [
     TurnEndRecord(stop_reason="end_turn"),
     NoticeRecord(text="The model endpoint failed with HTTP 500."),
     GapRecord(reason="could not append to session log: [Errno 28] No space left on device"),
+    ConfigChangeRecord(config_id="model", value="qwen3:8b"),
 ]
 
 
@@ -112,6 +114,12 @@ def test_record_json_shapes() -> None:
     }
     assert _shape(RECORDS[3]) == {"v": 1, "type": "agent_message", "text": "Sure — running them.\n"}
     assert _shape(RECORDS[9]) == {"v": 1, "type": "mode_change", "mode": "architect"}
+    assert _shape(RECORDS[13]) == {
+        "v": 1,
+        "type": "config_change",
+        "configId": "model",
+        "value": "qwen3:8b",
+    }
     assert _shape(RECORDS[10]) == {"v": 1, "type": "turn_end", "stopReason": "end_turn"}
     assert _shape(RECORDS[11]) == {
         "v": 1,
