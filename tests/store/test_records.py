@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     GapRecord,
     HeaderRecord,
-    ConfigChangeRecord,
     ModeChangeRecord,
     NoticeRecord,
     Record,
