@@ -24,6 +24,9 @@ Invariants:
   ``acp_sidecar.mcp`` (the MCP package) is imported only for a session that names servers.
 - A new session's ``cwd`` is an existing absolute directory of bounded length
   (:mod:`acp_sidecar.server.cwd`), else ``-32602``.
+- Config options (``session/set_config_option`` and the ``configOptions`` of ``session/new``)
+  are :mod:`acp_sidecar.server.config_options`'s; a mode set through either view is
+  announced in the other.
 - A prompt carrying content the driver did not advertise is refused (``-32602`` naming the
   block).
 """

@@ -139,6 +139,12 @@ class ModelCatalog:
             )
         return asyncio.shield(self._task)
 
+    def cancel(self) -> None:
+        """Abandon a listing in flight (the driver is closing); the configured models stay,
+        and the endpoint is not asked again."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
     async def _fetch(self) -> None:
         url = self.config.endpoint_url
         try:

@@ -145,6 +145,7 @@ class ModelDriver:
 
     async def aclose(self) -> None:
         """Close the connections to the endpoint (the driver can still be used after)."""
+        self.catalog.cancel()  # first: its failure on a closed client is no news
         endpoint, self._endpoint = self._endpoint, None
         if endpoint is not None:
             await endpoint.aclose()

@@ -279,3 +279,20 @@ async def test_an_unknown_chosen_model_is_named_in_the_explanation(
     turn = attrs.evolve(make_turn(editor), model="gone-model")
     assert await driver.run_turn(turn) == "end_turn"
     assert "404 Not Found for model 'gone-model'" in editor.text()
+
+
+async def test_closing_abandons_a_listing_in_flight_quietly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="acp_sidecar.agent.model.catalog")
+    listing = FakeLister([ListedModel("late")], delay=30)
+    catalog = ModelCatalog(CONFIG, listing)
+    waiting = asyncio.ensure_future(catalog.list_models())
+    await asyncio.sleep(0.05)
+    catalog.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert catalog.listing_done and catalog.names() == ("main", "small", "wide")
+    catalog.list_models()  # never asked again
+    assert listing.calls == [2.0]
+    assert caplog.records == []
