@@ -181,7 +181,8 @@ async def set_config_option(
         return
     if catalog is not None and config_id == MODEL:
         if value not in catalog.names() and not catalog.listing_done:
-            await catalog.list_models()  # the client may have seen it in an update
+            start_listing(server, catalog)
+            await catalog.list_models()  # the list may name it (bounded by its timeout)
         if value not in _names(catalog, session.model or catalog.default):
             raise _unknown_value(config_id, value, catalog.names())
         choose_model(session, catalog, value)

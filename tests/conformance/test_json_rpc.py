@@ -107,7 +107,7 @@ async def test_an_unknown_session_is_resource_not_found(agent: Agent, workspace:
         check_error_response(await agent.response_to(msg_id), msg_id, RESOURCE_NOT_FOUND)
 
 
-UNOFFERED = ["session/resume", "session/close", "session/delete", "session/set_config_option"]
+UNOFFERED = ["session/resume", "session/close", "session/delete"]
 """Methods of the v1 schema this agent does not advertise."""
 
 
@@ -115,8 +115,8 @@ async def test_methods_the_agent_does_not_offer_are_method_not_found(
     agent: Agent, workspace: Path
 ) -> None:
     """JSON-RPC 2.0 / schema ``ErrorCode``: -32601 — "The method does not exist or is not
-    available". Methods of the v1 schema the agent does not advertise (resume, close, delete,
-    config options) are answered with it, whatever their params."""
+    available". Methods of the v1 schema the agent does not advertise (resume, close, delete)
+    are answered with it, whatever their params."""
     session = await agent.new_session(workspace, mode=None)
     params = {"sessionId": session, "cwd": str(workspace), "mcpServers": []}
     for method in UNOFFERED:
