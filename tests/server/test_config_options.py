@@ -15,9 +15,15 @@ from typing import Any
 import acp
 import pytest
 
+from acp_sidecar.agent.model import ModelConfig, ModelDriver
+from acp_sidecar.agent.model.config import ModelProfile
+from acp_sidecar.server.app import AcpServer
+from acp_sidecar.store import SessionStore
 from tests.agent.model.fake_openai import Listing, ScriptedOpenAI, answer, listed
+from tests.agent.model.harness import tool_registry
 from tests.fakes import AllowingEditor
 from tests.sdk import Wire, sdk_sidecar
+from tests.server.wire import served
 
 MODE_VALUES = ["ask", "auto", "read-only"]
 
@@ -325,3 +331,33 @@ async def test_a_failing_or_slow_listing_leaves_the_configured_models(
                 config_id="model", session_id=session, value="b"
             )
             assert values(options_of(again.config_options)["model"]) == ["test-model", "b"]
+
+
+async def test_a_recorded_model_no_longer_offered_falls_back_to_the_default_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = SessionStore(tmp_path / "store")
+    with store.create("s1", str(tmp_path), mode="ask") as writer:
+        writer.config_change("model", "thinker")
+        writer.config_change("reasoning_effort", "high")
+        writer.config_change("model", "retired-model")
+    async with ScriptedOpenAI() as endpoint:
+        config = ModelConfig(
+            model="test-model",
+            base_url=endpoint.base_url,
+            models=(ModelProfile(name="thinker", reasoning_effort=True),),
+        )
+        server = AcpServer(lambda: ModelDriver(config, tool_registry), store=lambda: store)
+        async with served(server) as (client, _server):
+            await client.initialize()
+            loaded = await client.result(
+                "session/load", {"sessionId": "s1", "cwd": str(tmp_path), "mcpServers": []}
+            )
+        options = {o["id"]: o for o in loaded["configOptions"]}
+        assert list(options) == ["mode", "model"]  # the default takes no effort
+        assert options["model"]["currentValue"] == "test-model"
+        assert endpoint.listings == 1  # asked, in case the endpoint offers it
+    assert (
+        "session s1: its model 'retired-model' is no longer offered; it uses 'test-model'"
+        in caplog.text
+    )
