@@ -188,6 +188,27 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         "$ACP_SIDECAR_MODEL; without a model, prompts are slash commands for the tools)",
     )
     parser.add_argument(
+        "--models",
+        metavar="NAME[,NAME...]",
+        action="append",
+        default=_default(None, suppress),
+        help="offer these models in the editor's model picker (repeatable; default: "
+        "$ACP_SIDECAR_MODELS, names separated by commas). The default model is --model, else "
+        "the first named; the endpoint's GET /models, when it has one, adds its models",
+    )
+    parser.add_argument(
+        "--model-info",
+        metavar="NAME:SETTING[,SETTING...]",
+        action="append",
+        default=_default(None, suppress),
+        help="what is known of the model NAME (repeatable; a model described is offered too; "
+        "default: $ACP_SIDECAR_MODEL_INFO, entries separated by ';'). Settings: "
+        "context=TOKENS (its context window), images (it takes image input), reasoning (it "
+        "takes reasoning_effort: the picker offers an effort), and its prices per million "
+        "tokens with their currency, all three or none: input=PRICE,output=PRICE,currency=CODE. "
+        "Example: --model-info gpt-4.1:context=1047576,images,input=2,output=8,currency=USD",
+    )
+    parser.add_argument(
         "--base-url",
         metavar="URL",
         default=_default(None, suppress),
@@ -302,6 +323,8 @@ def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> Driv
             max_turn_requests=args.max_turn_requests,
             max_parallel_tools=args.max_parallel_tools,
             max_tokens=args.max_tokens,
+            models=args.models,
+            model_info=args.model_info,
         )
     except ValueError as exc:
         message = f"acp-sidecar cannot use the configured model: {exc}"
@@ -312,9 +335,18 @@ def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> Driv
     return lambda: ModelDriver(model, lambda: tools.registry)
 
 
+def wants_model(args: argparse.Namespace) -> bool:
+    """Whether the options or the environment name a model (else the console answers)."""
+    import os
+
+    from acp_sidecar.agent.model.config import MODEL_ENV, MODEL_INFO_ENV, MODELS_ENV
+
+    named = (os.environ.get(name, "").strip() for name in (MODEL_ENV, MODELS_ENV, MODEL_INFO_ENV))
+    return bool(args.model or args.models or args.model_info or any(named))
+
+
 def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``acp-sidecar serve``: the ACP agent on stdio until the client goes away."""
-    import os
 
     from acp_sidecar.server.hardening import harden_process
     from acp_sidecar.server.stdio import run_stdio
@@ -338,7 +370,7 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         configure_child_environment(ChildEnvironment.from_env(pass_env=args.pass_env or ()))
         tools = tools_provider(args)
         factory = driver_factory
-        if factory is None and (args.model or os.environ.get("ACP_SIDECAR_MODEL")):
+        if factory is None and wants_model(args):
             factory = model_driver_factory(args, tools)
 
         from acp_sidecar.server.app import AcpServer

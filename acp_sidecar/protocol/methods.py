@@ -49,6 +49,8 @@ from acp_sidecar.protocol.session import (
     PromptResponse,
     ResumeSessionRequest,
     ResumeSessionResponse,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
@@ -75,6 +77,8 @@ SESSION_PROMPT: Final = "session/prompt"
 """Run one prompt turn."""
 SESSION_SET_MODE: Final = "session/set_mode"
 """Switch the session's mode."""
+SESSION_SET_CONFIG_OPTION: Final = "session/set_config_option"
+"""Set one of the session's config options; the answer carries all of them."""
 
 # Client → agent notifications.
 SESSION_CANCEL: Final = "session/cancel"
@@ -124,6 +128,9 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     SESSION_DELETE: MethodTypes(DeleteSessionRequest, DeleteSessionResponse),
     SESSION_PROMPT: MethodTypes(PromptRequest, PromptResponse),
     SESSION_SET_MODE: MethodTypes(SetSessionModeRequest, SetSessionModeResponse),
+    SESSION_SET_CONFIG_OPTION: MethodTypes(
+        SetSessionConfigOptionRequest, SetSessionConfigOptionResponse
+    ),
     # Client → agent notifications.
     SESSION_CANCEL: MethodTypes(CancelNotification, None),
     # Agent → client notifications.

@@ -27,6 +27,9 @@ Invariants:
   ``acp_sidecar.mcp`` (the MCP package) is imported only for a session that names servers.
 - A new session's ``cwd`` and each of its ``additionalDirectories`` is an existing absolute
   directory of bounded length (:mod:`acp_sidecar.server.cwd`), else ``-32602``.
+- Config options (``session/set_config_option`` and the ``configOptions`` of ``session/new``)
+  are :mod:`acp_sidecar.server.config_options`'s; a mode set through either view is
+  announced in the other.
 - A prompt carrying content the driver did not advertise is refused (``-32602`` naming the
   block).
 """
@@ -76,6 +79,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_NEW,
     SESSION_PROMPT,
     SESSION_RESUME,
+    SESSION_SET_CONFIG_OPTION,
     SESSION_SET_MODE,
 )
 from acp_sidecar.protocol.session import (
@@ -84,9 +88,12 @@ from acp_sidecar.protocol.session import (
     NewSessionResponse,
     PromptRequest,
     PromptResponse,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
+from acp_sidecar.server import config_options as options
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
 from acp_sidecar.server.loading import session_list, session_load
@@ -174,7 +181,8 @@ async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessio
 async def session_set_mode(
     server: AcpServer, params: SetSessionModeRequest
 ) -> SetSessionModeResponse:
-    """Switch the session's mode (``ask``, ``auto`` or ``read-only``)."""
+    """Switch the session's mode (``ask``, ``auto`` or ``read-only``); clients that follow
+    the ``mode`` config option are sent the options (``config_option_update``)."""
     session = server.session(params.session_id)
     mode = next((m for m in MODE_IDS if m == params.mode_id), None)
     if mode is None:
@@ -182,11 +190,19 @@ async def session_set_mode(
         raise AcpError.invalid_params(
             f"Invalid params: modeId: unknown mode {params.mode_id!r} (modes: {known})"
         )
-    if session.policy.mode != mode:
-        session.policy.mode = mode
-        if session.recorder is not None:
-            session.recorder.mode_change(mode)
+    if options.change_mode(session, mode):
+        options.announce_options(server, session.session_id)
     return SetSessionModeResponse()
+
+
+async def session_set_config_option(
+    server: AcpServer, params: SetSessionConfigOptionRequest
+) -> SetSessionConfigOptionResponse:
+    """Set one config option (mode, model, reasoning effort); answers with all of them (see
+    :mod:`acp_sidecar.server.config_options` for who else is told)."""
+    session = server.session(params.session_id)
+    await options.set_config_option(server, session, params.config_id, params.value)
+    return SetSessionConfigOptionResponse(config_options=options.config_options(server, session))
 
 
 async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResponse:
@@ -255,6 +271,7 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     SESSION_DELETE: session_delete,
     SESSION_PROMPT: session_prompt,
     SESSION_SET_MODE: session_set_mode,
+    SESSION_SET_CONFIG_OPTION: session_set_config_option,
     SESSION_CANCEL: session_cancel,
 }
 """Each client → agent method's handler: the one place a handler is registered."""

@@ -26,6 +26,8 @@ Invariants:
   calls replay with its tools' cards; an absent one's as generic cards); a session loaded
   again has its previous servers stopped first (replaced); a failed load stops the ones it
   started.
+- The answer carries the session's config options with the model and reasoning effort its
+  log recorded restored (:mod:`acp_sidecar.server.config_options`).
 - A session is stored from ``session/new`` on, so one that was never prompted loads too;
   ``session/list`` leaves such sessions out until their first prompt.
 """
@@ -46,6 +48,7 @@ from acp_sidecar.protocol.session import (
     LoadSessionResponse,
     SessionInfo,
 )
+from acp_sidecar.server.config_options import remember_choices, restore_choices
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_state, session_state
@@ -124,7 +127,10 @@ async def attach(
     # A second attach of one session waits for the first; at once they are bounded (two fds
     # each). Close and delete take the same per-session turn.
     async with server.held_logs.loading(session_id), server.held_logs.replaying():
-        session, servers = await _attach(server, store, session_id, cwd, mcp_servers, replay=replay)
+        session, servers, choices = await _attach(
+            server, store, session_id, cwd, mcp_servers, replay=replay
+        )
+        await restore_choices(server, session, choices)
         if directories and directories != session.additional_directories:
             # The request's non-empty list is the whole new list (the schema's rule); the log
             # keeps it as a ``directories`` record, so listing and the next attach see it.
@@ -147,8 +153,9 @@ async def _attach(
     mcp_servers: list[dict[str, Any]],
     *,
     replay: bool,
-) -> tuple[Session, SessionServers | None]:
-    """The session attached, and the MCP servers this request started for it."""
+) -> tuple[Session, SessionServers | None, dict[str, str]]:
+    """The session attached, the MCP servers this request started for it, and the config
+    choices (model, effort) its log recorded."""
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.replay import known_mode, replay_updates
     from acp_sidecar.store import (
@@ -172,6 +179,7 @@ async def _attach(
         await replaced.aclose()
     writer: SessionWriter | None = None
     servers: SessionServers | None = None
+    choices: dict[str, str] = {}
     attached = False
     try:
         try:
@@ -194,7 +202,7 @@ async def _attach(
 
                     servers = await start_session_servers(server, session, mcp_servers)
                 stored = StoredState(header)
-                records = stored.watch(log)
+                records = remember_choices(stored.watch(log), choices)  # model, effort chosen
                 if replay:
                     ctx = server.card_context(header.cwd)
                     lookup = (session.tools or server.tools.registry).get
@@ -246,7 +254,7 @@ async def _attach(
                 if loaded is not None:
                     loaded.tools = None
                 await servers.aclose()
-    return loaded, servers
+    return loaded, servers, choices
 
 
 async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:

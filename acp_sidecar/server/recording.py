@@ -211,6 +211,10 @@ class SessionRecorder:
         """Record that the session's extra roots are now ``additional_directories``."""
         self._write(lambda w: w.directories_change(additional_directories))
 
+    def config_change(self, config_id: str, value: str) -> None:
+        """Record a change of one config option (creating the log if it is not yet)."""
+        self._write(lambda w: w.config_change(config_id, value))
+
     def end_turn(self, stop_reason: str) -> None:
         """Record the turn's end (and sync, per the store's policy)."""
         self._turn = False

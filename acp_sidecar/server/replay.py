@@ -30,6 +30,7 @@ from acp_sidecar.protocol.updates import (
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
@@ -96,6 +97,8 @@ def replay_updates(
                 yield AgentMessageChunk(content=TextContentBlock(text=gap_text(reason)))
             case ModeChangeRecord(mode=changed):
                 mode = known_mode(changed)
+            case ConfigChangeRecord():
+                pass  # restored into the session, not drawn (the load answer carries it)
             case TurnEndRecord():
                 yield from interrupt_open_calls()
             case HeaderRecord() | DirectoriesChangeRecord():

@@ -88,6 +88,12 @@ class Session:
     """The session's MCP servers, if it named any."""
     idle: asyncio.Event = attrs.field(factory=lambda: _set(asyncio.Event()))
     """Set while no turn runs (``session/close`` waits on it for a cancelled turn to end)."""
+    model: str | None = None
+    """The model the session chose (its ``model`` config option); ``None``: the driver's
+    default. Read when a turn starts: a switch applies from the next turn's requests."""
+    reasoning_effort: str | None = None
+    """The reasoning effort the session chose; ``None``: the endpoint's default (not sent).
+    Set only while the chosen model accepts one (:mod:`acp_sidecar.server.config_options`)."""
 
     def cancel(self, reason: str) -> bool:
         """Cancel the running turn, if any; whether there was one."""
@@ -142,6 +148,8 @@ class Session:
             history=history,
             notice=send_notice,
             tools=self.tools,
+            model=self.model,
+            reasoning_effort=self.reasoning_effort,
         )
         self.running = signal
         self.idle.clear()

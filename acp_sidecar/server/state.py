@@ -39,7 +39,11 @@ class SessionState:
 
 def session_state(server: AcpServer, session: Session) -> SessionState:
     """The state ``session/new``, ``load`` and ``resume`` answer with for ``session``."""
-    return SessionState(modes=mode_state(session.policy.mode))
+    from acp_sidecar.server.config_options import config_options
+
+    return SessionState(
+        modes=mode_state(session.policy.mode), config_options=config_options(server, session)
+    )
 
 
 def announce_state(server: AcpServer, session_id: str) -> None:

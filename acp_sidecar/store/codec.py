@@ -13,6 +13,7 @@ Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
     tool_result    {"result": result_to_json(result)}
     mode_change    {"mode": str}
     directories    {"additionalDirectories": [str, …]}
+    config_change  {"configId": str, "value": str}
     turn_end       {"stopReason": str}
 
 Invariants:
@@ -23,8 +24,9 @@ Invariants:
   :class:`RecordDecodeError` (damage: the reader skips the line) or :class:`NewerVersion`
   (the reader refuses the log). Unknown keys of a known record type are ignored, so later
   additions within version 1 stay readable (a header without ``additionalDirectories`` has
-  none); a reader older than a record *type* (``notice``, ``gap`` and ``directories`` came
-  after the others) skips that line as damage and reads the rest of the log.
+  none); a reader older than a record *type* (``notice``, ``gap``, ``directories`` and
+  ``config_change`` came after the others) skips that line as damage and reads the rest of
+  the log.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from acp_sidecar.store.records import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
@@ -121,6 +124,13 @@ def _record_json(record: Record) -> dict[str, Any]:
                 "v": SCHEMA_VERSION,
                 "type": "directories",
                 "additionalDirectories": list(record.additional_directories),
+            }
+        case ConfigChangeRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "config_change",
+                "configId": record.config_id,
+                "value": record.value,
             }
         case TurnEndRecord():
             return {"v": SCHEMA_VERSION, "type": "turn_end", "stopReason": record.stop_reason}
@@ -235,6 +245,9 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "tool_result": _tool_result,
     "mode_change": lambda data: ModeChangeRecord(mode=_str(data, "mode")),
     "directories": lambda data: DirectoriesChangeRecord(_directories(data, required=True)),
+    "config_change": lambda data: ConfigChangeRecord(
+        config_id=_str(data, "configId"), value=_str(data, "value")
+    ),
     "turn_end": lambda data: TurnEndRecord(stop_reason=_str(data, "stopReason")),
 }
 

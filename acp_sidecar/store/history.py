@@ -22,6 +22,7 @@ from typing import Final, TypeAlias, assert_never
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
@@ -102,6 +103,7 @@ class History:
                     HeaderRecord()
                     | ModeChangeRecord()
                     | DirectoriesChangeRecord()
+                    | ConfigChangeRecord()
                     | NoticeRecord()
                     | GapRecord()
                 ):

@@ -35,7 +35,12 @@ from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line
 from acp_sidecar.store.errors import InvalidCursorError, StoreError
 from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id
 from acp_sidecar.store.reader import SessionLog, open_regular
-from acp_sidecar.store.records import DirectoriesChangeRecord, ModeChangeRecord, UserMessageRecord
+from acp_sidecar.store.records import (
+    ConfigChangeRecord,
+    DirectoriesChangeRecord,
+    ModeChangeRecord,
+    UserMessageRecord,
+)
 from acp_sidecar.text import shorten as text_shorten
 
 logger = logging.getLogger(__name__)
@@ -111,7 +116,9 @@ def _first_prompt(log: SessionLog) -> tuple[bool, str | None]:
             match record:
                 case UserMessageRecord():
                     return True, title_of(record.content)
-                case ModeChangeRecord() | DirectoriesChangeRecord() if index < _TITLE_SCAN_LINES:
+                case ModeChangeRecord() | DirectoriesChangeRecord() | ConfigChangeRecord() if (
+                    index < _TITLE_SCAN_LINES
+                ):
                     continue
                 case _:
                     return True, None  # something else first, or too many mode switches

@@ -115,6 +115,17 @@ class DirectoriesChangeRecord:
 
 
 @attrs.frozen
+class ConfigChangeRecord:
+    """The user changed one of the session's config options (its model, its reasoning
+    effort); the mode has :class:`ModeChangeRecord`. Replayed by restoring the choice."""
+
+    config_id: str
+    """The option's id (``model``, ``reasoning_effort``)."""
+    value: str
+    """The id of the value now selected."""
+
+
+@attrs.frozen
 class TurnEndRecord:
     """A prompt turn ended (when it is synced: the writer's ``fsync`` invariants)."""
 
@@ -133,6 +144,7 @@ Record: TypeAlias = (
     | ToolResultRecord
     | ModeChangeRecord
     | DirectoriesChangeRecord
+    | ConfigChangeRecord
     | TurnEndRecord
 )
 """The closed union of everything a session log holds."""

@@ -57,6 +57,7 @@ from acp_sidecar.store.reader import check_session_id, open_regular, read_header
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
@@ -335,6 +336,10 @@ class SessionWriter:
     def directories_change(self, additional_directories: Sequence[str]) -> None:
         """Append the session's new list of extra workspace roots (the whole list)."""
         self.append(DirectoriesChangeRecord(tuple(additional_directories)))
+
+    def config_change(self, config_id: str, value: str) -> None:
+        """Append a change of the config option ``config_id`` to ``value``."""
+        self.append(ConfigChangeRecord(config_id=config_id, value=value))
 
     def end_turn(self, stop_reason: str) -> None:
         """Write pending text, then the turn end; sync under ``"turn"`` unless the turn was

@@ -44,6 +44,14 @@ async def prompt(wire: WireClient, session: str, text: str) -> tuple[str, list[d
     return response["result"]["stopReason"], [u["params"]["update"] for u in wire.updates]
 
 
+async def set_mode(wire: WireClient, session: str, mode: str) -> None:
+    """Switch modes; clients following the mode config option are told, after the answer."""
+    await wire.result("session/set_mode", {"sessionId": session, "modeId": mode})
+    update = (await wire.next_update())["params"]["update"]
+    assert update["sessionUpdate"] == "config_option_update"
+    assert update["configOptions"][0]["currentValue"] == mode
+
+
 async def test_plain_text_lists_the_commands(console: WireClient) -> None:
     session = await open_session(console)
     stop, updates = await prompt(console, session, "hello?")
@@ -85,7 +93,7 @@ async def test_terminal_chunks_arrive_before_the_result_for_capable_clients(
     console: WireClient,
 ) -> None:
     session = await open_session(console, _meta={"terminal_output": True})
-    await console.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+    await set_mode(console, session, "auto")
     stop, updates = await prompt(
         console, session, '/stream {"command": "make", "lines": 40, "delay_ms": 2}'
     )
@@ -105,7 +113,7 @@ async def test_terminal_chunks_arrive_before_the_result_for_capable_clients(
 
 async def test_terminal_output_falls_back_to_a_console_block(console: WireClient) -> None:
     session = await open_session(console)
-    await console.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+    await set_mode(console, session, "auto")
     stop, updates = await prompt(
         console, session, '/stream {"command": "ls", "lines": 2, "exit_code": 3}'
     )
@@ -117,7 +125,7 @@ async def test_terminal_output_falls_back_to_a_console_block(console: WireClient
 
 async def test_read_only_mode_refuses_with_a_reason(console: WireClient) -> None:
     session = await open_session(console)
-    await console.result("session/set_mode", {"sessionId": session, "modeId": "read-only"})
+    await set_mode(console, session, "read-only")
     _stop, updates = await prompt(console, session, '/stream {"command": "rm -rf"}')
     assert updates[-1]["status"] == "failed"
     assert "read-only mode" in updates[-1]["content"][0]["content"]["text"]
@@ -147,7 +155,7 @@ async def test_bad_commands_say_what_was_wrong(console: WireClient) -> None:
 
 async def test_broken_presenters_fall_back_to_a_generic_card(console: WireClient) -> None:
     session = await open_session(console)
-    await console.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+    await set_mode(console, session, "auto")
     _stop, updates = await prompt(console, session, "/fragile")
     assert updates[0]["title"] == "fragile"
     assert updates[0]["rawInput"] == {}
@@ -157,7 +165,7 @@ async def test_broken_presenters_fall_back_to_a_generic_card(console: WireClient
 
 async def test_cancel_in_the_middle_of_a_streaming_call(console: WireClient) -> None:
     session = await open_session(console, _meta={"terminal_output": True})
-    await console.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+    await set_mode(console, session, "auto")
     request_id = await console.start_prompt(
         session, '/stream {"command": "tail", "lines": 10000, "delay_ms": 5}'
     )
@@ -172,7 +180,7 @@ async def test_cancel_in_the_middle_of_a_streaming_call(console: WireClient) -> 
 
 async def test_plain_clients_see_console_snapshots_before_the_result(console: WireClient) -> None:
     session = await open_session(console)
-    await console.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+    await set_mode(console, session, "auto")
     _stop, updates = await prompt(
         console, session, '/stream {"command": "tick", "lines": 30, "delay_ms": 10}'
     )

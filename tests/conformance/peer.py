@@ -133,6 +133,12 @@ class Agent:
         session_id: str = result["sessionId"]
         if mode is not None:
             await self.result("session/set_mode", {"sessionId": session_id, "modeId": mode})
+            if mode != result["modes"]["currentModeId"]:
+                # Clients following the mode config option are told, after the answer.
+                update = await self.update_where(
+                    lambda u: u["sessionUpdate"] == "config_option_update"
+                )
+                assert update["configOptions"][0]["currentValue"] == mode
         return session_id
 
     async def start(self, session_id: str, *blocks: str | Message) -> Any:

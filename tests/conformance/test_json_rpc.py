@@ -107,7 +107,7 @@ async def test_an_unknown_session_is_resource_not_found(agent: Agent, workspace:
         check_error_response(await agent.response_to(msg_id), msg_id, RESOURCE_NOT_FOUND)
 
 
-UNOFFERED = ["session/set_config_option"]
+UNOFFERED = ["logout"]
 """Methods of the v1 schema this agent does not advertise."""
 
 
@@ -115,7 +115,7 @@ async def test_methods_the_agent_does_not_offer_are_method_not_found(
     agent: Agent, workspace: Path
 ) -> None:
     """JSON-RPC 2.0 / schema ``ErrorCode``: -32601 — "The method does not exist or is not
-    available". Methods of the v1 schema the agent does not advertise (config options) are
+    available". Methods of the v1 schema the agent does not advertise (``logout``) are
     answered with it, whatever their params."""
     session = await agent.new_session(workspace, mode=None)
     params = {"sessionId": session, "cwd": str(workspace), "mcpServers": []}

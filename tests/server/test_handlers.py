@@ -21,6 +21,7 @@ CLIENT_TO_AGENT = {
     methods.SESSION_DELETE,
     methods.SESSION_PROMPT,
     methods.SESSION_SET_MODE,
+    methods.SESSION_SET_CONFIG_OPTION,
     methods.SESSION_CANCEL,
 }
 

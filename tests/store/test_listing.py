@@ -36,6 +36,7 @@ def _session(
 ) -> None:
     with store.create(session_id, cwd, mode="default", created_at=CREATED) as writer:
         writer.mode_change("code")
+        writer.config_change("model", "qwen3:8b")  # a choice, like a mode, is no prompt
         if prompt is not None:
             blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
             writer.user_message(blocks)

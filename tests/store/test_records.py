@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
     HeaderRecord,
@@ -62,6 +63,7 @@ RECORDS: list[Record] = [
     GapRecord(reason="could not append to session log: [Errno 28] No space left on device"),
     DirectoriesChangeRecord(additional_directories=("/other",)),
     DirectoriesChangeRecord(additional_directories=()),
+    ConfigChangeRecord(config_id="model", value="qwen3:8b"),
 ]
 HEADER_WITH_ROOTS = HeaderRecord(
     session_id="s3", cwd=CWD, created_at=CREATED, additional_directories=("/lib", "/docs")
@@ -118,6 +120,12 @@ def test_record_json_shapes() -> None:
     }
     assert _shape(RECORDS[3]) == {"v": 1, "type": "agent_message", "text": "Sure — running them.\n"}
     assert _shape(RECORDS[9]) == {"v": 1, "type": "mode_change", "mode": "architect"}
+    assert _shape(RECORDS[15]) == {
+        "v": 1,
+        "type": "config_change",
+        "configId": "model",
+        "value": "qwen3:8b",
+    }
     assert _shape(RECORDS[10]) == {"v": 1, "type": "turn_end", "stopReason": "end_turn"}
     assert _shape(RECORDS[11]) == {
         "v": 1,

@@ -6,12 +6,20 @@ Invariants:
 - The API key never appears in ``repr`` (configs end up in logs).
 - A bad endpoint (a URL that is not http(s), an unreachable host, a missing key) is *not*
   refused here: it surfaces in the editor as an agent message when a turn runs.
+- What the user says about the models offered comes from exactly two settings, each an option
+  or its environment variable (the option wins): the names (``--models`` /
+  ``ACP_SIDECAR_MODELS``) and what is known of each (``--model-info`` /
+  ``ACP_SIDECAR_MODEL_INFO``, :func:`parse_model_info`). A later config file maps onto these
+  one to one: a list of names, and per name the settings ``context``, ``images``,
+  ``reasoning``, ``input``, ``output``, ``currency``. A bad value is refused with a message
+  naming the option (or variable) and the value.
 """
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -22,6 +30,14 @@ API_KEY_ENV: Final = "OPENAI_API_KEY"
 MAX_TURN_REQUESTS_ENV: Final = "ACP_SIDECAR_MAX_TURN_REQUESTS"
 MAX_PARALLEL_TOOLS_ENV: Final = "ACP_SIDECAR_MAX_PARALLEL_TOOLS"
 MAX_TOKENS_ENV: Final = "ACP_SIDECAR_MAX_TOKENS"
+MODELS_ENV: Final = "ACP_SIDECAR_MODELS"
+"""The models offered in the picker, names separated by commas (as ``--models``)."""
+MODEL_INFO_ENV: Final = "ACP_SIDECAR_MODEL_INFO"
+"""What is known of each model, one ``--model-info`` value each, separated by semicolons."""
+MODEL_INFO_SETTINGS: Final = (
+    "context=TOKENS, images, reasoning, input=PRICE, output=PRICE, currency=CODE"
+)
+"""The settings of one ``--model-info`` entry, as the help and the error messages name them."""
 DEFAULT_MAX_TOKENS: Final = 8192
 """The default cap on one response's tokens. It stops a model that loops; it is as high as
 it can be without a request being refused by a common endpoint whose own per-response
@@ -123,6 +139,8 @@ class ModelConfig:
         max_turn_requests: int | None = None,
         max_parallel_tools: int | None = None,
         max_tokens: int | None = None,
+        models: Sequence[str] | None = None,
+        model_info: Sequence[str] | None = None,
     ) -> ModelConfig | None:
         """The configuration from the arguments, falling back to the environment.
 
@@ -131,12 +149,18 @@ class ModelConfig:
         ``ACP_SIDECAR_MAX_TURN_REQUESTS``, ``max_parallel_tools`` to
         ``ACP_SIDECAR_MAX_PARALLEL_TOOLS`` and ``max_tokens`` to ``ACP_SIDECAR_MAX_TOKENS``
         (where ``0`` means no cap), then to the defaults. Blank values count as unset.
-        Returns ``None`` when no model is named anywhere: then the console stays the driver.
+        ``models`` (``--models`` values: names separated by commas) falls back to
+        ``ACP_SIDECAR_MODELS``, ``model_info`` (``--model-info`` values) to
+        ``ACP_SIDECAR_MODEL_INFO`` (entries separated by ``;``); the models offered are those
+        named, then those only described, in order, and the default model is ``model``, else
+        the first of them. Returns ``None`` when no model is named anywhere: then the console
+        stays the driver.
 
         Raises:
             ValueError: a limit (given or from the environment) is not a whole number of at
-                least 1 (of at least 0 for ``max_tokens``); the message names the setting and
-                the value. Limits are checked even without a model, so a typo never goes
+                least 1 (of at least 0 for ``max_tokens``), or a model list or description is
+                malformed (:func:`parse_model_info`); the message names the setting and the
+                value. Limits are checked even without a model, so a typo never goes
                 unnoticed.
         """
         limits = {
@@ -153,15 +177,142 @@ class ModelConfig:
         tokens = _limit("max_tokens", max_tokens, MAX_TOKENS_ENV, env, least=0)
         if tokens is not None:
             settings["max_tokens"] = tokens or None  # 0: no cap
-        chosen = _given(model) or _given(env.get(MODEL_ENV))
+        offered = _offered_models(models, model_info, env)
+        chosen = (
+            _given(model) or _given(env.get(MODEL_ENV)) or (offered[0].name if offered else None)
+        )
         if chosen is None:
             return None
         return cls(
             model=chosen,
             base_url=_given(base_url) or _given(env.get(BASE_URL_ENV)),
             api_key=_given(env.get(API_KEY_ENV)),
+            models=offered,
             **settings,
         )
+
+
+def _offered_models(
+    models: Sequence[str] | None, model_info: Sequence[str] | None, env: Mapping[str, str]
+) -> tuple[ModelProfile, ...]:
+    """The models named (option, else variable), then those only described, in order."""
+    if models:
+        names = parse_model_names(models, "--models")
+    else:
+        listed = _given(env.get(MODELS_ENV))
+        names = parse_model_names([listed], MODELS_ENV) if listed else ()
+    if model_info:
+        described = [parse_model_info(text, "--model-info") for text in model_info]
+        source = "--model-info"
+    else:
+        entries = (_given(env.get(MODEL_INFO_ENV)) or "").split(";")
+        described = [parse_model_info(text, MODEL_INFO_ENV) for text in entries if text.strip()]
+        source = MODEL_INFO_ENV
+    known: dict[str, ModelProfile] = {}
+    for profile in described:
+        if profile.name in known:
+            raise ValueError(f"{source}: model {profile.name!r} is described twice")
+        known[profile.name] = profile
+    ordered = list(names) + [name for name in known if name not in names]
+    return tuple(known.get(name) or ModelProfile(name=name) for name in ordered)
+
+
+def parse_model_names(texts: Sequence[str], source: str) -> tuple[str, ...]:
+    """The model names in ``texts`` (each a comma-separated list), in order, each once.
+
+    Raises:
+        ValueError: a name is empty (``a,,b``); the message names ``source`` and the value.
+    """
+    names: list[str] = []
+    for text in texts:
+        for part in text.split(","):
+            name = part.strip()
+            if not name:
+                raise ValueError(f"{source} {text!r}: a model name is empty")
+            if name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+def parse_model_info(text: str, source: str) -> ModelProfile:
+    """One model's description: ``NAME:SETTING[,SETTING...]``.
+
+    The settings are ``context=TOKENS`` (its context window), ``images`` (it accepts image
+    input), ``reasoning`` (it accepts ``reasoning_effort``), and its prices per million tokens
+    with their currency: ``input=PRICE,output=PRICE,currency=CODE``, all three or none. The
+    name ends at the last ``:``, so names with colons (``qwen3:8b:context=40960``) work.
+
+    Raises:
+        ValueError: the text is malformed; the message names ``source`` (the option or the
+            environment variable) and the value, and says what was expected.
+    """
+    where = f"{source} {text!r}"
+    name, colon, spec = text.rpartition(":")
+    name = name.strip()
+    if not colon or not name or not spec.strip():
+        raise ValueError(
+            f"{where}: expected NAME:SETTING[,SETTING...] with the settings {MODEL_INFO_SETTINGS}"
+        )
+    seen: set[str] = set()
+    window: int | None = None
+    flags = {"images": False, "reasoning": False}
+    prices: dict[str, float] = {}
+    currency = ""
+    for item in spec.split(","):
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if key in seen:
+            raise ValueError(f"{where}: {key} is given twice")
+        seen.add(key)
+        match key:
+            case "images" | "reasoning":
+                if equals:
+                    raise ValueError(f"{where}: {key} takes no value (write just {key})")
+                flags[key] = True
+            case "context":
+                try:
+                    tokens = int(value)
+                except ValueError:
+                    tokens = 0
+                if tokens < 1:
+                    raise ValueError(
+                        f"{where}: context must be a whole number of tokens of at least 1, "
+                        f"not {value!r}"
+                    )
+                window = tokens
+            case "input" | "output":
+                try:
+                    price = float(value)
+                except ValueError:
+                    price = math.nan
+                if not math.isfinite(price) or price < 0:
+                    raise ValueError(
+                        f"{where}: {key} must be a price per million tokens (a number of at "
+                        f"least 0), not {value!r}"
+                    )
+                prices[key] = price
+            case "currency":
+                if not value or any(c.isspace() for c in value):
+                    raise ValueError(
+                        f"{where}: currency must be a code such as USD or EUR, not {value!r}"
+                    )
+                currency = value
+            case _:
+                raise ValueError(
+                    f"{where}: unknown setting {key!r} (settings: {MODEL_INFO_SETTINGS})"
+                )
+    priced = [key for key in ("input", "output", "currency") if key in seen]
+    if priced and len(priced) < 3:
+        missing = ", ".join(f"{key}=" for key in ("input", "output", "currency") if key not in seen)
+        raise ValueError(
+            f"{where}: prices need input=, output= and currency= together (missing {missing})"
+        )
+    return ModelProfile(
+        name=name,
+        context_window=window,
+        images=flags["images"],
+        reasoning_effort=flags["reasoning"],
+        prices=Prices(prices["input"], prices["output"], currency) if priced else None,
+    )
 
 
 def _given(value: str | None) -> str | None:

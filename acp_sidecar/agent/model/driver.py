@@ -26,7 +26,11 @@ Invariants:
 - What the driver itself tells the user (an endpoint failure explained, …) is a notice
   (:func:`~acp_sidecar.agent.driver.send_notice`): shown as agent text, never sent back to
   the model as something it said.
-- Every request carries the configured cap on a response's tokens.
+- Every request carries the configured cap on a response's tokens, and names the turn's
+  model (``turn.model``, the session's choice, else the configured default) with the turn's
+  ``reasoning_effort`` when the session chose one.
+- :meth:`ModelDriver.profile` answers from :attr:`ModelDriver.catalog`: the configuration
+  completed by the endpoint's ``/models`` once that has answered.
 - Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
   ``max_tokens`` when the response stopped for length (the cap, or the server's own limit;
   a notice says which); ``refusal`` on a ``refusal`` or a ``content_filter`` stop;
@@ -51,6 +55,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
+from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
 from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig, ModelProfile
 from acp_sidecar.agent.model.messages import (
     Message,
@@ -117,6 +122,8 @@ class ModelDriver:
         self._endpoint: Endpoint | None = None
         self._reasoning_field: str | None = None
         """The delta field the endpoint streams reasoning in, once it has (to send it back)."""
+        self.catalog = ModelCatalog(config, self._list_models)
+        """The models offered (the server asks it to list the endpoint's, once)."""
 
     @property
     def registry(self) -> ToolRegistry:
@@ -125,11 +132,20 @@ class ModelDriver:
         return self._registry()
 
     def profile(self, name: str | None = None) -> ModelProfile:
-        """What is known of the model ``name`` (``None``: the configured default)."""
-        return self.config.profile(name)
+        """What is known of the model ``name`` (``None``: the configured default): what is
+        configured, completed by the endpoint's ``/models`` once it has answered."""
+        return self.catalog.profile(name)
+
+    async def _list_models(self, timeout: float) -> Sequence[ListedModel]:
+        """The endpoint's models (the catalog's lister; ``openai`` loads off the loop)."""
+        endpoint_class = await asyncio.to_thread(_endpoint_class)
+        if self._endpoint is None:
+            self._endpoint = endpoint_class(self.config)
+        return await self._endpoint.list_models(timeout)
 
     async def aclose(self) -> None:
         """Close the connections to the endpoint (the driver can still be used after)."""
+        self.catalog.cancel()  # first: its failure on a closed client is no news
         endpoint, self._endpoint = self._endpoint, None
         if endpoint is not None:
             await endpoint.aclose()
@@ -229,7 +245,7 @@ class ModelDriver:
             return "cancelled"
         error = streaming.exception()
         if error is not None:
-            explained = endpoint.explain(error)
+            explained = endpoint.explain(error, turn.model)
             await send_notice(turn, f"\n\n{explained}" if assembly.text_parts else explained)
             return "end_turn"
         if assembly.finish_reason is None:
@@ -285,7 +301,9 @@ async def stream_response(
     """Stream one response into ``assembly``, sending its text and reasoning as they come."""
     send = turn.send
     feed = assembly.feed
-    async with endpoint.stream(messages, tools) as chunks:
+    async with endpoint.stream(
+        messages, tools, model=turn.model, reasoning_effort=turn.reasoning_effort
+    ) as chunks:
         async for chunk in chunks:
             thought, text = feed(chunk)
             if thought:

@@ -19,19 +19,27 @@ Invariants:
   Ollama, LM Studio, DeepSeek, Mistral, OpenRouter…) — except on OpenAI's own API and Azure
   OpenAI, which deprecated ``max_tokens`` and refuse it for reasoning models: there it is
   ``max_completion_tokens`` (:func:`token_limit_field`).
+- A request names the turn's model when the session chose one (else the configured default),
+  and carries ``reasoning_effort`` only when the session chose an effort.
+- Listing the models (``GET /models``) is not retried and is bounded as a whole; a 404 means
+  the endpoint has no listing, any other failure is reported with :func:`explain`'s
+  (redacted) sentence.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
+import attrs
 import openai
 from openai.types.chat import ChatCompletionChunk
 
+from acp_sidecar.agent.model.catalog import ListedModel, ListingUnavailable, listed_model
 from acp_sidecar.agent.model.config import (
     API_KEY_ENV,
     BASE_URL_ENV,
@@ -79,9 +87,15 @@ class Endpoint:
 
     @asynccontextmanager
     async def stream(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        model: str | None = None,
+        reasoning_effort: str | None = None,
     ) -> AsyncIterator[AsyncIterator[ChatCompletionChunk]]:
-        """Open a streamed chat completion; the response is closed on leaving, however.
+        """Open a streamed chat completion with ``model`` (``None``: the configured one);
+        the response is closed on leaving, however.
 
         Raises:
             EndpointConfigError: the base URL is not http(s).
@@ -97,8 +111,10 @@ class Endpoint:
         extra: dict[str, Any] = {"tools": tools} if tools else {}
         if self.config.max_tokens is not None:
             extra[token_limit_field(url)] = self.config.max_tokens
+        if reasoning_effort is not None:
+            extra["reasoning_effort"] = reasoning_effort
         response = await self.client.chat.completions.create(
-            model=self.config.model,
+            model=model or self.config.model,
             messages=cast(Any, messages),
             stream=True,
             **extra,
@@ -108,9 +124,32 @@ class Endpoint:
         finally:
             await response.close()
 
-    def explain(self, error: BaseException) -> str:
-        """What a request that failed with ``error`` means for the user (see :func:`explain`)."""
-        return explain(error, self.config)
+    async def list_models(self, timeout: float) -> list[ListedModel]:
+        """The endpoint's ``GET /models``, within ``timeout`` seconds, not retried.
+
+        Raises:
+            ListingUnavailable: the endpoint answered 404 (it has no listing).
+            TimeoutError: it took longer than ``timeout``.
+            RuntimeError: any other failure, with :func:`explain`'s sentence.
+        """
+        client = self.client.with_options(timeout=timeout, max_retries=0)
+        try:
+            async with asyncio.timeout(timeout):
+                page = await client.models.list()
+        except openai.NotFoundError:
+            raise ListingUnavailable from None
+        except openai.APITimeoutError:
+            raise TimeoutError from None
+        except openai.OpenAIError as error:
+            raise RuntimeError(explain(error, self.config)) from None
+        listed = (listed_model(entry.to_dict()) for entry in page.data)
+        return [model for model in listed if model is not None]
+
+    def explain(self, error: BaseException, model: str | None = None) -> str:
+        """What a request for ``model`` (``None``: the configured one) that failed with
+        ``error`` means for the user (see :func:`explain`)."""
+        config = self.config if model is None else attrs.evolve(self.config, model=model)
+        return explain(error, config)
 
     async def aclose(self) -> None:
         """Close the client's connections."""

@@ -14,6 +14,10 @@ strict: a request whose messages that template refuses (an assistant message wit
 content, two user or two assistant messages next to each other) gets HTTP 500 with a long body that
 ends in a stack-trace line (:data:`TEMPLATE_ERROR`), without taking a scripted reply.
 
+``GET …/models`` is answered apart from the script (it never takes a scripted reply, and is
+counted in ``listings``, not ``requests``): 404 by default, as a server without a listing
+answers; set ``models`` to a :class:`Listing` to list models (slowly, or failing, if wanted).
+
 The chunk helpers (:func:`say`, :func:`think`, :func:`call`, :func:`stop`) build the JSON
 objects real providers send.
 """
@@ -65,6 +69,24 @@ class Reply:
     a benchmark's answer goes out at once, not after encoding thousands of chunks."""
 
 
+@attrs.define
+class Listing:
+    """The answer to ``GET /models``: ``{"object": "list", "data": entries}`` after ``delay``
+    seconds, or an error ``status``."""
+
+    entries: Sequence[dict[str, Any]] = ()
+    status: int = 200
+    delay: float = 0.0
+
+
+def listed(*names: str, **windows: int) -> Listing:
+    """A listing of ``names``; ``windows`` maps a field (``context_length``, …) to a window
+    every entry carries."""
+    return Listing(
+        [{"id": name, "object": "model", "owned_by": "test", **windows} for name in names]
+    )
+
+
 @attrs.frozen
 class Request:
     """A request as the server received it."""
@@ -98,6 +120,10 @@ class ScriptedOpenAI:
         """``time.perf_counter()`` when each streamed answer's first byte was written."""
         self.on_first_byte: Callable[[], None] | None = None
         """Called just before each streamed answer's first byte is written."""
+        self.models: Listing | None = None
+        """The answer to ``GET /models`` (``None``: 404)."""
+        self.listings = 0
+        """How many times ``GET /models`` was asked."""
         self._server: asyncio.Server | None = None
         self._port = 0
         self._connections: set[asyncio.StreamWriter] = set()
@@ -129,6 +155,11 @@ class ScriptedOpenAI:
                 request = await _read_request(reader)
                 if request is None:
                     return
+                if request.method == "GET" and request.path.endswith("/models"):
+                    self.listings += 1
+                    if not await self._list(writer):
+                        return
+                    continue
                 self.requests.append(request)
                 problem = template_problem(request.messages) if self.strict else None
                 if problem is not None:
@@ -145,6 +176,25 @@ class ScriptedOpenAI:
         finally:
             self._connections.discard(writer)
             writer.close()
+
+    async def _list(self, writer: asyncio.StreamWriter) -> bool:
+        """Answer ``GET /models``; ``False`` once the client has gone."""
+        listing = self.models or Listing(status=404)
+        if listing.delay:
+            await asyncio.sleep(listing.delay)
+        if writer.is_closing():
+            return False
+        if listing.status == 200:
+            body = json.dumps({"object": "list", "data": list(listing.entries)}).encode()
+        else:
+            body = json.dumps({"error": {"message": "no such route"}}).encode()
+        head = _head(
+            listing.status,
+            {"content-type": "application/json", "content-length": str(len(body))},
+        )
+        writer.write(head + body)
+        await writer.drain()
+        return True
 
     async def _answer(
         self, reply: Reply, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

@@ -1,0 +1,172 @@
+"""The models a model driver offers: the configured ones, completed by the endpoint's
+``GET /models``.
+
+Invariants:
+- The endpoint is asked at most once per catalog (one per driver, so once per process), in a
+  task of its own started by the first caller of :meth:`ModelCatalog.list_models` — never at
+  start-up — and bounded by :data:`LIST_TIMEOUT_S`. Whatever happens to it (no ``/models``,
+  an error, a timeout) the catalog keeps the configured models: a failure is logged, never
+  raised to a caller.
+- :meth:`ModelCatalog.offered` is the configured models (the default first when it is not
+  among them), then the listed ones not configured, in the endpoint's order, each once.
+- What the user configured wins over what the endpoint lists: a listed context window
+  (``context_length``, ``context_window`` or ``max_model_len``) fills in only a window the
+  user left unset.
+- Nothing here imports ``openai``: the listing itself is the ``lister`` the driver hands in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Final
+
+import attrs
+
+from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
+
+logger = logging.getLogger(__name__)
+
+LIST_TIMEOUT_S: Final = 2.0
+"""How long the endpoint's ``GET /models`` may take before the configured list is kept."""
+
+WINDOW_FIELDS: Final = ("context_length", "context_window", "max_model_len")
+"""Where ``/models`` entries carry a model's context window (OpenRouter and others, some
+proxies, vLLM), in the order they are read."""
+
+
+@attrs.frozen
+class ListedModel:
+    """One entry of the endpoint's ``GET /models``."""
+
+    name: str
+    """The model's id."""
+    context_window: int | None = None
+    """Its context window in tokens, when the entry says."""
+
+
+def listed_model(entry: Mapping[str, object]) -> ListedModel | None:
+    """The model a ``/models`` entry describes (``None``: it has no usable id)."""
+    name = entry.get("id")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    window = None
+    for field in WINDOW_FIELDS:
+        value = entry.get(field)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            window = value
+            break
+    return ListedModel(name=name, context_window=window)
+
+
+class ListingUnavailable(Exception):
+    """The endpoint does not list its models (``GET /models`` is not there): not a failure."""
+
+
+Lister = Callable[[float], Awaitable[Sequence[ListedModel]]]
+"""Lists the endpoint's models, the HTTP part bounded by the given seconds; raises
+:class:`ListingUnavailable` when the endpoint has no listing, anything else on failure (with
+a message fit for the log: no key in it)."""
+
+
+class ModelCatalog:
+    """What is known of the models one driver offers (see the module invariants)."""
+
+    def __init__(
+        self, config: ModelConfig, lister: Lister, *, timeout: float = LIST_TIMEOUT_S
+    ) -> None:
+        self.config = config
+        self._lister = lister
+        self._timeout = timeout
+        self._listed: tuple[ListedModel, ...] = ()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def default(self) -> str:
+        """The model a session uses until it chooses another."""
+        return self.config.model
+
+    @property
+    def listing_started(self) -> bool:
+        """Whether the endpoint was asked for its models (it is asked once)."""
+        return self._task is not None
+
+    @property
+    def listing_done(self) -> bool:
+        """Whether the endpoint's answer (or its failure) is in."""
+        return self._task is not None and self._task.done()
+
+    def offered(self) -> tuple[ModelProfile, ...]:
+        """Every model offered, as the module invariants order and complete them."""
+        configured = list(self.config.models)
+        if all(profile.name != self.default for profile in configured):
+            configured.insert(0, ModelProfile(name=self.default))
+        windows = {listed.name: listed.context_window for listed in self._listed}
+        offered = [
+            attrs.evolve(profile, context_window=windows.get(profile.name))
+            if profile.context_window is None and windows.get(profile.name) is not None
+            else profile
+            for profile in configured
+        ]
+        names = {profile.name for profile in offered}
+        offered.extend(
+            ModelProfile(name=listed.name, context_window=listed.context_window)
+            for listed in self._listed
+            if listed.name not in names
+        )
+        return tuple(offered)
+
+    def names(self) -> tuple[str, ...]:
+        """The names of the models offered, in order."""
+        return tuple(profile.name for profile in self.offered())
+
+    def profile(self, name: str | None = None) -> ModelProfile:
+        """What is known of ``name`` (``None``: the default); a model not offered gets a
+        profile that knows only its name."""
+        wanted = name or self.default
+        for profile in self.offered():
+            if profile.name == wanted:
+                return profile
+        return ModelProfile(name=wanted)
+
+    def list_models(self) -> Awaitable[None]:
+        """Start the listing if it has not started, and return a wait for its end (waiting
+        may be abandoned: the listing goes on for the others)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
+                self._fetch(), name="list the endpoint's models"
+            )
+        return asyncio.shield(self._task)
+
+    def cancel(self) -> None:
+        """Abandon a listing in flight (the driver is closing); the configured models stay,
+        and the endpoint is not asked again."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def _fetch(self) -> None:
+        url = self.config.endpoint_url
+        try:
+            listed = await self._lister(self._timeout)
+        except ListingUnavailable:
+            logger.info("the model endpoint %s does not list its models", url)
+            return
+        except TimeoutError:
+            logger.warning(
+                "the model endpoint %s did not list its models within %g s; offering the "
+                "configured models",
+                url,
+                self._timeout,
+            )
+            return
+        except Exception as exc:
+            logger.warning(
+                "listing the models of %s failed (%s); offering the configured models", url, exc
+            )
+            return
+        unique: dict[str, ListedModel] = {}
+        for model in listed:
+            unique.setdefault(model.name, model)
+        self._listed = tuple(unique.values())
+        logger.info("the model endpoint %s lists %d models", url, len(self._listed))

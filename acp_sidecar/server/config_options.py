@@ -1,0 +1,342 @@
+"""A session's config options (``configOptions``): its mode, and with a model driver its
+model and reasoning effort; what setting one does, and who is told.
+
+The options are a function of the session and the driver: :func:`config_options` is what
+``session/new``, ``session/load`` and ``session/resume`` answer with and what
+``session/set_config_option`` returns.
+
+- ``mode`` (category ``mode``): the three modes of :mod:`acp_sidecar.bridge.modes`, always.
+- ``model`` (category ``model``): only with a model driver (one that has a
+  :class:`~acp_sidecar.agent.model.catalog.ModelCatalog`); the configured models and those
+  the endpoint's ``GET /models`` lists.
+- ``reasoning_effort`` (category ``thought_level``): only while the session's model is
+  configured as accepting ``reasoning_effort``. Its values are ``default`` (nothing is sent:
+  the endpoint decides, and endpoints differ) and ``low``, ``medium``, ``high``.
+
+Who is told what. The schema's rules: the answer to ``session/set_config_option`` carries
+every option ("since changing one option can affect others"); ``config_option_update`` is
+how the agent announces options it changed itself; ``current_mode_update`` how it announces
+a mode it switched. Modes and the ``mode`` option are two views of one state, and a client
+may know only one of them (Toad and acpx know only modes), so a change made through one view
+is announced in the other:
+
+- ``session/set_mode`` → ``config_option_update`` (for clients that know config options);
+- ``session/set_config_option`` of ``mode`` → ``current_mode_update`` (for clients that
+  know only modes);
+- ``session/set_config_option`` of ``model`` or ``reasoning_effort`` → the answer only (it
+  already shows the effort option appearing or going with the model);
+- the endpoint's model list arriving and changing the models offered →
+  ``config_option_update`` to every open session.
+
+Nothing is announced when nothing changed, and an announcement goes out after the answer of
+the request that caused it.
+
+Invariants:
+- ``session/new`` never waits for ``GET /models``: it answers with the configured models and
+  starts the listing (once per process, bounded, in the background); when the list arrives
+  the sessions are told with ``config_option_update``. A client thus has its picker at once,
+  and the endpoint's slowness (an import of ``openai`` and an HTTP round trip, up to the
+  listing's timeout) never delays a new session.
+- A model or effort change is recorded (``ConfigChangeRecord``) and restored when the session
+  is loaded or resumed (:func:`remember_choices`, :func:`restore_choices`); a recorded model
+  no longer offered falls back to the default, with a warning in the log. A mode change keeps
+  its own record (``ModeChangeRecord``).
+- An unknown option, or a value the option does not offer, is refused with ``-32602`` naming
+  it; nothing changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Final
+
+from acp_sidecar.bridge.modes import MODE_IDS, MODES, ModeId
+from acp_sidecar.protocol.errors import AcpError
+from acp_sidecar.protocol.session import SessionConfigOption, SessionConfigSelectOption
+from acp_sidecar.protocol.updates import ConfigOptionUpdate, CurrentModeUpdate, SessionUpdate
+from acp_sidecar.server.session import Session
+
+if TYPE_CHECKING:
+    from acp_sidecar.agent.model.catalog import ModelCatalog
+    from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.store import Record
+
+logger = logging.getLogger(__name__)
+
+MODE: Final = "mode"
+"""The id of the mode option."""
+MODEL: Final = "model"
+"""The id of the model option."""
+REASONING_EFFORT: Final = "reasoning_effort"
+"""The id of the reasoning-effort option (named after the request field it sets)."""
+DEFAULT_EFFORT: Final = "default"
+"""The effort value that sends no ``reasoning_effort``."""
+
+EFFORTS: Final = (
+    SessionConfigSelectOption(
+        value=DEFAULT_EFFORT,
+        name="Default",
+        description="Send no reasoning effort: the endpoint's own default applies.",
+    ),
+    SessionConfigSelectOption(value="low", name="Low", description="Reason briefly."),
+    SessionConfigSelectOption(value="medium", name="Medium"),
+    SessionConfigSelectOption(value="high", name="High", description="Reason at length."),
+)
+EFFORT_VALUES: Final = tuple(option.value for option in EFFORTS)
+SHOWN_VALUES: Final = 12
+"""How many of an option's values an error message lists."""
+
+
+def catalog_of(server: AcpServer) -> ModelCatalog | None:
+    """The models the server's driver offers (``None``: it is not a model driver)."""
+    catalog = getattr(server.driver, "catalog", None)
+    if catalog is None:
+        return None
+    # Only a model driver has one, so its module is loaded already: this import is free.
+    from acp_sidecar.agent.model.catalog import ModelCatalog
+
+    return catalog if isinstance(catalog, ModelCatalog) else None
+
+
+def config_options(server: AcpServer, session: Session) -> list[SessionConfigOption]:
+    """Every config option of ``session`` with its current value (see the module docstring).
+
+    With a model driver, the first call also starts listing the endpoint's models, in the
+    background; the sessions are told when the list changes what is offered."""
+    options = [mode_option(session.policy.mode)]
+    catalog = catalog_of(server)
+    if catalog is not None:
+        start_listing(server, catalog)
+        model = session.model or catalog.default
+        options.append(model_option(catalog, model))
+        if catalog.profile(model).reasoning_effort:
+            options.append(effort_option(session.reasoning_effort))
+    return options
+
+
+def mode_option(mode: ModeId) -> SessionConfigOption:
+    """The ``mode`` option, ``mode`` selected."""
+    return SessionConfigOption(
+        id=MODE,
+        name="Mode",
+        description="When tool calls that may change things are asked about, run or refused.",
+        category="mode",
+        current_value=mode,
+        options=[
+            SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
+            for m in MODES
+        ],
+    )
+
+
+def model_option(catalog: ModelCatalog, model: str) -> SessionConfigOption:
+    """The ``model`` option, ``model`` selected."""
+    return SessionConfigOption(
+        id=MODEL,
+        name="Model",
+        description="The model that answers; a change applies from the next prompt.",
+        category="model",
+        current_value=model,
+        options=[
+            SessionConfigSelectOption(value=name, name=name) for name in _names(catalog, model)
+        ],
+    )
+
+
+def _names(catalog: ModelCatalog, model: str) -> list[str]:
+    """The models offered, with ``model`` among them (the schema wants the current value
+    listed)."""
+    names = list(catalog.names())
+    if model not in names:
+        names.insert(0, model)
+    return names
+
+
+def effort_option(effort: str | None) -> SessionConfigOption:
+    """The ``reasoning_effort`` option, ``effort`` selected (``None``: the default)."""
+    return SessionConfigOption(
+        id=REASONING_EFFORT,
+        name="Reasoning effort",
+        description="How much the model reasons before it answers.",
+        category="thought_level",
+        current_value=effort or DEFAULT_EFFORT,
+        options=list(EFFORTS),
+    )
+
+
+async def set_config_option(
+    server: AcpServer, session: Session, config_id: str, value: str
+) -> None:
+    """Set one option of ``session`` (``session/set_config_option``), announcing and
+    recording it as the module docstring says; ``-32602`` for an unknown option or value."""
+    catalog = catalog_of(server)
+    if config_id == MODE:
+        mode = next((m for m in MODE_IDS if m == value), None)
+        if mode is None:
+            raise _unknown_value(config_id, value, MODE_IDS)
+        if change_mode(session, mode):
+            announce(server, session.session_id, lambda: CurrentModeUpdate(current_mode_id=mode))
+        return
+    if catalog is not None and config_id == MODEL:
+        if value not in catalog.names() and not catalog.listing_done:
+            start_listing(server, catalog)
+            await catalog.list_models()  # the list may name it (bounded by its timeout)
+        if value not in _names(catalog, session.model or catalog.default):
+            raise _unknown_value(config_id, value, catalog.names())
+        choose_model(session, catalog, value)
+        return
+    offers_effort = catalog is not None and catalog.profile(session.model).reasoning_effort
+    if config_id == REASONING_EFFORT and offers_effort:
+        if value not in EFFORT_VALUES:
+            raise _unknown_value(config_id, value, EFFORT_VALUES)
+        choose_effort(session, value)
+        return
+    known = ", ".join(option.id for option in config_options(server, session))
+    raise AcpError.invalid_params(
+        f"Invalid params: configId: unknown config option {config_id!r} (options: {known})"
+    )
+
+
+def _unknown_value(config_id: str, value: str, values: Sequence[str]) -> AcpError:
+    shown = ", ".join(values[:SHOWN_VALUES])
+    if len(values) > SHOWN_VALUES:
+        shown += f", … ({len(values)} in all)"
+    return AcpError.invalid_params(
+        f"Invalid params: value: {value!r} is not a value of config option {config_id!r} "
+        f"(values: {shown})"
+    )
+
+
+def change_mode(session: Session, mode: ModeId) -> bool:
+    """Switch the session's mode and record it; whether it changed."""
+    if session.policy.mode == mode:
+        return False
+    session.policy.mode = mode
+    if session.recorder is not None:
+        session.recorder.mode_change(mode)
+    return True
+
+
+def choose_model(session: Session, catalog: ModelCatalog, model: str) -> None:
+    """Make ``model`` the session's model from its next turn, and record it. An effort the new
+    model does not accept goes back to the default, recorded too (so a replay, which applies
+    the records in order, ends where the session is)."""
+    if model == (session.model or catalog.default):
+        return
+    session.model = model
+    _record(session, MODEL, model)
+    if session.reasoning_effort is not None and not catalog.profile(model).reasoning_effort:
+        choose_effort(session, DEFAULT_EFFORT)
+
+
+def choose_effort(session: Session, effort: str) -> None:
+    """Make ``effort`` the session's reasoning effort from its next turn, and record it."""
+    chosen = None if effort == DEFAULT_EFFORT else effort
+    if chosen == session.reasoning_effort:
+        return
+    session.reasoning_effort = chosen
+    _record(session, REASONING_EFFORT, effort)
+
+
+def _record(session: Session, config_id: str, value: str) -> None:
+    if session.recorder is not None:
+        session.recorder.config_change(config_id, value)
+
+
+def announce_options(server: AcpServer, session_id: str) -> None:
+    """Send the session its config options (``config_option_update``) after the current
+    answer: ``session/set_mode`` changed the mode behind the config-option view's back."""
+
+    def update() -> SessionUpdate | None:
+        session = server.sessions.get(session_id)
+        if session is None:
+            return None
+        return ConfigOptionUpdate(config_options=config_options(server, session))
+
+    announce(server, session_id, update)
+
+
+def announce(
+    server: AcpServer, session_id: str, update: Callable[[], SessionUpdate | None]
+) -> None:
+    """Send ``update()`` to the session after the answer being written (``call_soon`` from
+    inside a handler puts it behind that answer, as the commands are); ``None``: nothing."""
+
+    async def send() -> None:
+        made = update()
+        if made is not None:
+            await server.send_update(session_id, made)
+
+    asyncio.get_running_loop().call_soon(server.spawn, send())
+
+
+def start_listing(server: AcpServer, catalog: ModelCatalog) -> None:
+    """Ask the endpoint for its models (once); when the answer changes the models offered,
+    every open session is sent its options."""
+    if catalog.listing_started:
+        return
+    before = catalog.names()
+    listing = catalog.list_models()
+
+    async def announce_listed() -> None:
+        await listing
+        if catalog.names() == before:
+            return
+        for session_id, session in list(server.sessions.items()):
+            update = ConfigOptionUpdate(config_options=config_options(server, session))
+            await server.send_update(session_id, update)
+
+    server.spawn(announce_listed())
+
+
+def remember_choices(records: Iterable[Record], choices: dict[str, str]) -> Iterator[Record]:
+    """``records``, passed through as they are read, keeping in ``choices`` the last value of
+    each config option recorded (for :func:`restore_choices` after a load's replay)."""
+    from acp_sidecar.store import ConfigChangeRecord
+
+    for record in records:
+        if isinstance(record, ConfigChangeRecord):
+            choices[record.config_id] = record.value
+        yield record
+
+
+def stored_choices(records: Iterable[Record]) -> dict[str, str]:
+    """The last value of each config option recorded in ``records`` (read whole)."""
+    choices: dict[str, str] = {}
+    for _record in remember_choices(records, choices):
+        pass
+    return choices
+
+
+async def restore_choices(server: AcpServer, session: Session, choices: Mapping[str, str]) -> None:
+    """Give a loaded (or resumed) session the model and effort its log recorded.
+
+    A model that is not among those configured waits for the endpoint's list (bounded); one
+    no longer offered at all falls back to the default, with a warning in the log. An effort
+    is restored only for a model that accepts one. Nothing is recorded: the log has it."""
+    catalog = catalog_of(server)
+    if catalog is None:
+        return
+    model = choices.get(MODEL)
+    if model is not None:
+        if model not in catalog.names():
+            start_listing(server, catalog)
+            await catalog.list_models()
+        if model in catalog.names():
+            session.model = model
+        else:
+            logger.warning(
+                "session %s: its model %r is no longer offered; it uses %r",
+                session.session_id,
+                model,
+                catalog.default,
+            )
+            session.model = None
+    effort = choices.get(REASONING_EFFORT)
+    supported = catalog.profile(session.model).reasoning_effort
+    if effort in EFFORT_VALUES and effort != DEFAULT_EFFORT and supported:
+        session.reasoning_effort = effort
+    else:
+        session.reasoning_effort = None
