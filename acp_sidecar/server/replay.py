@@ -4,7 +4,9 @@ Invariants: every tool card goes through the bridge's one translator, so a repla
 the card the editor drew live. A call the log holds no result for (the sidecar stopped while it
 ran) is completed as failed with an "interrupted" message rather than left spinning. The
 stream ends with the session's current mode. A gap marker (records the sidecar failed to
-write) is shown as an agent message saying that part of the session was not recorded. Records
+write) is shown as an agent message saying that part of the session was not recorded.
+Permission decisions send nothing: live they were a request and its answer, not updates (they
+stay in the log for later views). Records
 are consumed as they are read: memory does not grow with the log.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, assert_never
 
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
@@ -34,6 +36,9 @@ from acp_sidecar.store import (
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
+    PermissionAnswerRecord,
+    PermissionAskedRecord,
+    PermissionRememberedRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -97,8 +102,15 @@ def replay_updates(
                 mode = known_mode(changed)
             case TurnEndRecord():
                 yield from interrupt_open_calls()
-            case HeaderRecord():
-                pass
+            case (
+                HeaderRecord()
+                | PermissionAskedRecord()
+                | PermissionAnswerRecord()
+                | PermissionRememberedRecord()
+            ):
+                pass  # permission decisions were a request and its answer live, no update
+            case _:
+                assert_never(record)
     yield from interrupt_open_calls()
     yield CurrentModeUpdate(current_mode_id=mode)
 

@@ -265,7 +265,7 @@ async def test_a_newer_record_mid_log_fails_the_load_before_any_update_and_frees
     path = store / f"{session}.jsonl"
     original = path.read_bytes()
     lines = original.splitlines(keepends=True)
-    newer = b'{"v":2,"type":"agent_message","text":"from the future"}\n'
+    newer = b'{"v":3,"type":"agent_message","text":"from the future"}\n'
     path.write_bytes(b"".join([*lines[:4], newer, *lines[4:]]))
     async with sidecar("--store", str(store)) as (wire, process):
         await wire.initialize()
