@@ -154,6 +154,7 @@ class AcpServer(JsonRPCServer):
             signal=signal,
             allow_outside_workspace=self.allow_outside_workspace,
             files=ClientFiles(self.client, session.session_id, signal),
+            decisions=session.recorder,
         )
 
     def announce_commands(self, session_id: str) -> None:

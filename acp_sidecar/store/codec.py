@@ -41,8 +41,6 @@ from datetime import UTC, datetime
 from json.scanner import make_scanner
 from typing import Any, Final, NoReturn, assert_never
 
-import attrs
-
 from acp_sidecar.store.records import (
     PERMISSION_ANSWERS,
     SCHEMA_VERSION,
@@ -330,9 +328,15 @@ def decode_record(data: object) -> Record:
         raise RecordDecodeError(f"unknown record type {kind!r}")
     record = decoder(data)
     moment = data.get("t")
-    if moment is None:
-        return record
-    return attrs.evolve(record, at=_time(moment))
+    if moment is not None:
+        _set_at(record, "at", _time(moment))
+    return record
+
+
+_set_at: Final = object.__setattr__
+"""Sets the time on a record fresh from its type's decoder, before anyone else holds it: what
+the frozen class's own ``__init__`` does for each field. ``attrs.evolve`` (a second record)
+made loading a log 15% slower than a log without times; this costs a tenth of that."""
 
 
 _scan_once: Final = make_scanner(_DECODER)  # type: ignore[arg-type]  # any decoder is a context
