@@ -13,8 +13,10 @@ Invariants:
 - Two loads of one session at once: the second waits for the first, then replays from the
   session the first loaded (both succeed).
 - The whole history is replayed as ``session/update`` notifications before ``session/load``
-  answers; afterwards the session continues, appending to the same log. Its
-  ``available_commands_update`` follows the answer, as after ``session/new``.
+  answers, and ends with a ``session_info_update``: the title and ``updatedAt`` that
+  ``session/list`` shows for it (the title is left out before the first prompt). Afterwards
+  the session continues, appending to the same log. Its ``available_commands_update``
+  follows the answer, as after ``session/new``.
 - The ``mcpServers`` of the request are started before the replay (so a present server's
   calls replay with its tools' cards; an absent one's as generic cards); a session loaded
   again has its previous servers stopped first (replaced); a failed load stops the ones it
@@ -75,7 +77,7 @@ async def _load(
     server: AcpServer, store: SessionStore, params: LoadSessionRequest
 ) -> LoadSessionResponse:
     from acp_sidecar.server.recording import SessionRecorder
-    from acp_sidecar.server.replay import replay_updates
+    from acp_sidecar.server.replay import replay_updates, session_info
     from acp_sidecar.store import (
         SessionLockedError,
         SessionNotFoundError,
@@ -126,6 +128,11 @@ async def _load(
                     if isinstance(update, CurrentModeUpdate):
                         mode = update.current_mode_id
                     await server.send_update(session_id, update)
+                summary = store.summary(session_id)
+                session.prompted, session.title = summary.prompted, summary.title
+                await server.send_update(
+                    session_id, session_info(summary.title, summary.updated_at)
+                )
         except SessionNotFoundError:
             raise _not_found(session_id) from None
         except SessionLockedError as exc:

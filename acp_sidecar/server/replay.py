@@ -6,14 +6,18 @@ ran) is completed as failed with an "interrupted" message rather than left spinn
 stream ends with the session's current mode. A gap marker (records the sidecar failed to
 write) is shown as an agent message saying that part of the session was not recorded.
 Permission decisions send nothing: live they were a request and its answer, not updates (they
-stay in the log for later views). Records
+stay in the log for later views). A load then ends with the session's info (title and last
+activity, :func:`session_info`): it describes the session, not a record, so the records of a
+log replay to the same updates whatever version wrote them. Records
 are consumed as they are read: memory does not grow with the log.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from typing import Any, assert_never
 
 from acp_sidecar.bridge.context import CardContext
@@ -26,6 +30,7 @@ from acp_sidecar.protocol.updates import (
     AgentMessageChunk,
     AgentThoughtChunk,
     CurrentModeUpdate,
+    SessionInfoUpdate,
     SessionUpdate,
     UserMessageChunk,
 )
@@ -115,18 +120,29 @@ def replay_updates(
     yield CurrentModeUpdate(current_mode_id=mode)
 
 
+def session_info(title: str | None, updated_at: datetime) -> SessionInfoUpdate:
+    """The ``session_info_update`` that ends a load: the session's title (its first prompt's,
+    when it has one) and its last activity, as ``session/list`` shows them."""
+    from acp_sidecar.store import format_timestamp
+
+    return SessionInfoUpdate(title=title, updated_at=format_timestamp(updated_at))
+
+
 def load_notifications(
     session_id: str,
     header: HeaderRecord,
     records: Iterable[Record],
     lookup: ToolLookup,
     ctx: CardContext,
+    info: SessionInfoUpdate | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The exact ``session/update`` messages ``session/load`` sends for a stored session."""
+    """The exact ``session/update`` messages ``session/load`` sends for a stored session: the
+    replay of its records, then ``info`` (:func:`session_info`) when given."""
     from acp_sidecar.protocol.converter import to_wire
     from acp_sidecar.protocol.updates import SessionNotification
 
-    for update in replay_updates(header, records, lookup, ctx):
+    tail: tuple[SessionUpdate, ...] = () if info is None else (info,)
+    for update in itertools.chain(replay_updates(header, records, lookup, ctx), tail):
         yield {
             "jsonrpc": "2.0",
             "method": "session/update",
