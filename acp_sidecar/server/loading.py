@@ -41,6 +41,7 @@ from acp_sidecar.protocol.session import (
 )
 from acp_sidecar.protocol.updates import CurrentModeUpdate
 from acp_sidecar.server.cwd import check_cwd
+from acp_sidecar.server.notices import UserMessage
 from acp_sidecar.server.session import Session
 
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ async def _load(
                 header.cwd,
                 session.policy.mode,
                 held=server.held_logs,
-                tell=lambda text: server.tell(session_id, text),
+                tell=lambda text: server.inform(session_id, UserMessage("warning", text)),
                 writer=writer,
             )
             server.sessions[session_id] = session
