@@ -79,6 +79,7 @@ from acp_sidecar.protocol.session import (
 )
 from acp_sidecar.server.cwd import check_cwd
 from acp_sidecar.server.loading import session_list, session_load
+from acp_sidecar.server.notices import UserMessage
 from acp_sidecar.server.session import Session
 
 if TYPE_CHECKING:
@@ -176,6 +177,7 @@ async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResp
         server.client,
         server.call_scope,
         grace=server.cancel_grace,
+        inform=lambda text: server.inform(params.session_id, UserMessage("info", text)),
     )
     return PromptResponse(stop_reason=stop_reason)
 

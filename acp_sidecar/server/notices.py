@@ -21,7 +21,7 @@ import attrs
 from acp_sidecar.protocol.content import TextContentBlock
 from acp_sidecar.protocol.initialize import ClientCapabilities
 from acp_sidecar.protocol.updates import AgentMessageChunk, NoticeSeverity, NoticeUpdate
-from acp_sidecar.text import first_line
+from acp_sidecar.text import shorten
 
 TITLE_MAX: Final = 100
 """The longest notice title, in characters."""
@@ -38,8 +38,10 @@ class UserMessage:
 
     @property
     def title(self) -> str:
-        """The notice's title: the first non-blank line, on one line, shortened."""
-        return first_line(self.text, TITLE_MAX) or self.severity
+        """The notice's title: the first non-blank line, shortened (the description carries
+        the lines after it)."""
+        lines = [line for line in self.text.splitlines() if line.strip()]
+        return shorten(lines[0] if lines else "", TITLE_MAX) or self.severity
 
     @property
     def description(self) -> str | None:

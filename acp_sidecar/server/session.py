@@ -113,6 +113,7 @@ class Session:
         make_scope: ScopeFactory,
         *,
         grace: float = DEFAULT_CANCEL_GRACE,
+        inform: Callable[[str], None] | None = None,
     ) -> StopReason:
         """Run one prompt turn; refuses to start while another turn runs."""
         if self.running is not None:
@@ -151,6 +152,7 @@ class Session:
             history=history,
             notice=send_notice,
             tools=self.tools,
+            inform=inform,
         )
         self.running = signal
         ended = "error"  # what the log says if the driver fails

@@ -54,7 +54,7 @@ def test_the_one_decision_follows_the_capability() -> None:
     as_notice = user_update(capable, message)
     assert as_notice.session_update == "notice"
     assert as_notice.severity == "error"  # type: ignore[union-attr]
-    assert as_notice.title == "MCP server 'x' did not start: no such file…"  # type: ignore[union-attr]
+    assert as_notice.title == "MCP server 'x' did not start: no such file"  # type: ignore[union-attr]
     assert as_notice.description == message.text  # type: ignore[union-attr]
     short = user_update(capable, UserMessage("info", "Recording resumed."))
     assert short.title == "Recording resumed." and short.description is None  # type: ignore[union-attr]
