@@ -452,8 +452,8 @@ def run_replay(args: argparse.Namespace) -> int:
     import json
 
     from acp_sidecar.bridge.context import CardContext
-    from acp_sidecar.server.replay import load_notifications
-    from acp_sidecar.store import SessionLog, SessionStore, StoreError
+    from acp_sidecar.server.replay import load_notifications, session_info
+    from acp_sidecar.store import SessionLog, SessionStore, StoreError, read_summary
 
     store = SessionStore(args.store)
     lookup = tools_provider(args).registry.get
@@ -462,7 +462,9 @@ def run_replay(args: argparse.Namespace) -> int:
         with SessionLog(path) as log:
             header = log.header
             ctx = CardContext(cwd=header.cwd, terminal_output=args.terminal_output)
-            messages = load_notifications(header.session_id, header, log, lookup, ctx)
+            summary = read_summary(path, header.session_id)
+            info = session_info(summary.title, summary.updated_at)
+            messages = load_notifications(header.session_id, header, log, lookup, ctx, info)
             if args.json:
                 for message in messages:
                     sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")

@@ -123,6 +123,10 @@ class Turn:
     reasoning_effort: str | None = None
     """The reasoning effort the session chose (its ``thought_level`` option); ``None``: the
     endpoint's default (the field is not sent)."""
+    inform: Callable[[str], None] | None = None
+    """Tells the user something live that is neither the conversation nor logged (a model
+    request being retried): a ``notice`` where the client shows them, else an agent message.
+    It never blocks the turn. ``None``: nobody is told."""
 
 
 async def send_notice(turn: Turn, text: str) -> None:

@@ -18,6 +18,12 @@ Invariants:
   :class:`~acp_sidecar.bridge.modes.SessionPolicy`): a tool re-declared under the same name
   is asked about again. A ``cancelled`` outcome cancels the turn, and the call ends
   cancelled before permission was given, as when the turn is cancelled during the dialog.
+- Every decision is reported to the scope's :class:`PermissionRecorder` (when it has one):
+  the question (call, tool, options offered) before the dialog opens, the answer when it
+  closes (an option, or ``cancelled`` when the dialog or the turn was), and a call decided by
+  a remembered "always" answer without asking. A dialog that failed (the client answered
+  with an error) leaves a question without an answer. A recorder that fails is logged and
+  never fails the call: the record is for later views, the decision stands.
 - A session's calls carry a :class:`CallScope` as their execution ``context``: it is the
   tools' :class:`~acp_sidecar.tools.context.ToolContext` and the session's
   :class:`~acp_sidecar.tools.context.SessionPermissions`, the protocols the tools layer
@@ -30,10 +36,11 @@ Invariants:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import weakref
-from collections.abc import Awaitable, Callable
-from typing import Final, Protocol, assert_never
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Final, Literal, Protocol, TypeAlias, assert_never
 
 import attrs
 
@@ -70,12 +77,41 @@ ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = (
     "reject_once",
     "reject_always",
 )
+ANSWERS: Final[
+    tuple[Literal["allow_once", "allow_always", "reject_once", "reject_always"], ...]
+] = (
+    "allow_once",
+    "allow_always",
+    "reject_once",
+    "reject_always",
+)
+"""The options' ids as the answers they are."""
 OPTIONS: Final = [
     PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once"),
     PermissionOption(option_id=ALLOW_ALWAYS, name="Always allow", kind="allow_always"),
     PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"),
     PermissionOption(option_id=REJECT_ALWAYS, name="Always reject", kind="reject_always"),
 ]
+
+
+PermissionAnswer: TypeAlias = Literal[
+    "allow_once", "allow_always", "reject_once", "reject_always", "cancelled"
+]
+"""How a permission dialog closed: the option chosen, or ``cancelled``."""
+
+
+class PermissionRecorder(Protocol):
+    """Keeps a session's permission decisions for later views (the server hands the session's
+    log recorder; the bridge does not know the store)."""
+
+    def permission_asked(self, call_id: str, tool: str, options: Sequence[str]) -> None:
+        """The user is being asked about ``call_id`` of ``tool``, offered ``options`` (ids)."""
+
+    def permission_answered(self, call_id: str, tool: str, answer: PermissionAnswer) -> None:
+        """The user answered the dialog about ``call_id``."""
+
+    def permission_remembered(self, call_id: str, tool: str, allowed: bool) -> None:
+        """An earlier "always" answer decided ``call_id`` without asking."""
 
 
 class PermissionAsker(Protocol):
@@ -116,6 +152,8 @@ class CallScope:
     )
     """The risk each call's tool declared when the mode policy judged it (what an "always"
     answer about the call is remembered with); gone with the call."""
+    decisions: PermissionRecorder | None = None
+    """Where the session's permission decisions are recorded (``None``: nowhere)."""
 
     @property
     def cwd(self) -> str:
@@ -277,35 +315,61 @@ async def ask_the_editor(
     Answers are remembered for the tool's name and the risk it declared when the mode policy
     judged this call (see :class:`~acp_sidecar.bridge.modes.SessionPolicy`)."""
     key = (execution.name, scope.declared.get(execution))
+    call_id, name = execution.call_id, execution.name
     remembered = scope.policy.always.get(key)
     if remembered is not None:
+        _record(scope, lambda r: r.permission_remembered(call_id, name, remembered))
         return Allow() if remembered else Deny("the user always rejects this tool")
-    call_id = execution.call_id
     start = asked_card(scope, execution, ask.preview)
     if ask.preview is not None and start is not None:
         await scope.send(preview_update(start))
-    response = await scope.asker.request_permission(
-        permission_request(scope.session_id, call_id, start), signal=scope.signal
-    )
+    request = permission_request(scope.session_id, call_id, start)
+    offered = [option.option_id for option in request.options]
+    _record(scope, lambda r: r.permission_asked(call_id, name, offered))
+    try:
+        response = await scope.asker.request_permission(request, signal=scope.signal)
+    except (ToolCancelledError, asyncio.CancelledError):
+        _record(scope, lambda r: r.permission_answered(call_id, name, "cancelled"))
+        raise
     match response.outcome:
         case CancelledPermissionOutcome():
+            _record(scope, lambda r: r.permission_answered(call_id, name, "cancelled"))
             scope.signal.cancel("the permission request was cancelled")
             raise ToolCancelledError("the permission request was cancelled")
         case SelectedPermissionOutcome(option_id=option):
-            if option == ALLOW_ONCE:
-                return Allow()
-            if option == ALLOW_ALWAYS:
-                scope.policy.always[key] = True
-                return Allow()
-            if option == REJECT_ALWAYS:
-                scope.policy.always[key] = False
-                return Deny("the user rejected it (always)")
-            if option == REJECT_ONCE:
-                return Deny("the user rejected it")
-            logger.warning("unknown permission option %r; treating it as reject", option)
-            return Deny(f"the editor answered with an unknown option {option!r}")
+            answer = next((known for known in ANSWERS if known == option), None)
+            if answer is None:
+                logger.warning("unknown permission option %r; treating it as reject", option)
+                _record(scope, lambda r: r.permission_answered(call_id, name, "reject_once"))
+                return Deny(f"the editor answered with an unknown option {option!r}")
+            chosen = answer
+            _record(scope, lambda r: r.permission_answered(call_id, name, chosen))
+            match answer:
+                case "allow_once":
+                    return Allow()
+                case "allow_always":
+                    scope.policy.always[key] = True
+                    return Allow()
+                case "reject_always":
+                    scope.policy.always[key] = False
+                    return Deny("the user rejected it (always)")
+                case "reject_once":
+                    return Deny("the user rejected it")
+                case _:
+                    assert_never(answer)
         case _:
             assert_never(response.outcome)
+
+
+def _record(scope: CallScope, note: Callable[[PermissionRecorder], None]) -> None:
+    """Report a decision to the scope's recorder, if any; a failing recorder is logged, never
+    raised: the decision stands."""
+    if scope.decisions is None:
+        return
+    try:
+        note(scope.decisions)
+    except Exception:
+        logger.exception("recording a permission decision failed")
 
 
 def install_policy(registry: ToolRegistry) -> Callable[[], None]:

@@ -39,6 +39,7 @@ from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.handlers import HANDLERS
 from acp_sidecar.server.held import HeldLogs
 from acp_sidecar.server.messages import shown_id, throttled
+from acp_sidecar.server.notices import UserMessage, shows_notices, user_updates
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
 from acp_sidecar.text import shorten
@@ -111,6 +112,8 @@ class AcpServer(JsonRPCServer):
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
         self._driver: Driver | None = None
         self._background: set[asyncio.Task[None]] = set()
+        self._tool_problems_told = 0
+        """How many of the tools' problems were told (:meth:`tell_tool_problems`)."""
         for method, handler in HANDLERS.items():
             self._register(method, handler)
 
@@ -155,6 +158,7 @@ class AcpServer(JsonRPCServer):
             allow_outside_workspace=self.allow_outside_workspace,
             additional_roots=session.additional_directories,
             files=ClientFiles(self.client, session.session_id, signal),
+            decisions=session.recorder,
         )
 
     def announce_commands(self, session_id: str) -> None:
@@ -176,6 +180,7 @@ class AcpServer(JsonRPCServer):
             try:
                 update = commands() if session.tools is None else commands(session.tools)
                 await self.send_update(session_id, update)
+                self.tell_tool_problems(session_id)  # the tools were built for the commands
             except Exception:
                 logger.exception("sending the available commands failed")
 
@@ -282,6 +287,27 @@ class AcpServer(JsonRPCServer):
         update = AgentMessageChunk(content=TextContentBlock(text=text))
         self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
 
+    def inform(self, session_id: str, *messages: UserMessage, keep: bool = False) -> None:
+        """Tell the user of ``session_id`` something that is not for the model, now: as
+        ``notice`` updates where the client shows them (live only: never recorded), else as
+        one agent message (:func:`~acp_sidecar.server.notices.user_updates`), which ``keep``
+        also records as a notice in the session's log, as :meth:`notice` does."""
+        updates = user_updates(self.client_capabilities, messages)
+        if keep and messages and not shows_notices(self.client_capabilities):
+            session = self.sessions.get(session_id)
+            if session is not None and session.recorder is not None:
+                session.recorder.notice("\n\n".join(m.text for m in messages))
+        for update in updates:
+            self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
+
+    def tell_tool_problems(self, session_id: str) -> None:
+        """Tell the user (once per connection, in the first session that builds the tools)
+        about tool plugins that failed to load and tools that could not be registered: an
+        editor shows nothing of the sidecar's stderr."""
+        problems = self.tools.problems[self._tool_problems_told :]
+        self._tool_problems_told += len(problems)
+        self.inform(session_id, *(UserMessage("warning", f"Warning: {p}.") for p in problems))
+
     def notice(self, session_id: str, text: str) -> None:
         """Show the user ``text`` in ``session_id`` as an agent message now, outside any turn,
         and keep it in the session's log as a notice (never part of a model's history)."""
@@ -344,7 +370,7 @@ class AcpServer(JsonRPCServer):
             cwd,
             mode,
             held=self.held_logs,
-            tell=lambda text: self.tell(session_id, text),
+            tell=lambda text: self.inform(session_id, UserMessage("warning", text)),
             additional_directories=additional_directories,
         )
 

@@ -97,6 +97,7 @@ from acp_sidecar.server import config_options as options
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
 from acp_sidecar.server.loading import session_list, session_load
+from acp_sidecar.server.notices import UserMessage
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import session_state
 from acp_sidecar.server.transport import cancelled_by_client
@@ -224,6 +225,7 @@ async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResp
             server.client,
             server.call_scope,
             grace=server.cancel_grace,
+            inform=lambda text: server.inform(params.session_id, UserMessage("info", text)),
         )
     except asyncio.CancelledError as exc:
         if not cancelled_by_client(exc):

@@ -15,9 +15,11 @@ Invariants:
 - Two loads of one session at once: the second waits for the first, then replays from the
   session the first loaded (both succeed).
 - The whole history is replayed as ``session/update`` notifications before ``session/load``
-  answers (``session/resume`` reads it for its state only); afterwards the session
-  continues, appending to the same log. Its ``available_commands_update`` follows the
-  answer, as after ``session/new`` (after a resume, its ``current_mode_update`` too).
+  answers (``session/resume`` reads it for its state only), and ends with a
+  ``session_info_update``: the title and ``updatedAt`` that ``session/list`` shows for it
+  (the title is left out before the first prompt). Afterwards the session continues,
+  appending to the same log. Its ``available_commands_update`` follows the answer, as after
+  ``session/new`` (after a resume, its ``current_mode_update`` too).
 - The session's mode and extra roots are the last the log records (else its header's). A
   request naming a non-empty ``additionalDirectories`` replaces them (each checked as an
   existing absolute directory first, ``-32602`` naming it); a change is appended to the log
@@ -50,6 +52,7 @@ from acp_sidecar.protocol.session import (
 )
 from acp_sidecar.server.config_options import remember_choices, restore_choices
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
+from acp_sidecar.server.notices import UserMessage
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_state, session_state
 
@@ -157,7 +160,7 @@ async def _attach(
     """The session attached, the MCP servers this request started for it, and the config
     choices (model, effort) its log recorded."""
     from acp_sidecar.server.recording import SessionRecorder
-    from acp_sidecar.server.replay import known_mode, replay_updates
+    from acp_sidecar.server.replay import known_mode, replay_updates, session_info
     from acp_sidecar.store import (
         SessionLockedError,
         SessionNotFoundError,
@@ -211,6 +214,12 @@ async def _attach(
                 else:
                     for _record in records:
                         pass  # read for the state it leaves, not sent
+                summary = store.summary(session_id)
+                session.prompted, session.title = summary.prompted, summary.title
+                if replay:
+                    await server.send_update(
+                        session_id, session_info(summary.title, summary.updated_at)
+                    )
         except SessionNotFoundError:
             raise not_found(session_id) from None
         except SessionLockedError as exc:
@@ -239,7 +248,7 @@ async def _attach(
                 header.cwd,
                 session.policy.mode,
                 held=server.held_logs,
-                tell=lambda text: server.tell(session_id, text),
+                tell=lambda text: server.inform(session_id, UserMessage("warning", text)),
                 writer=writer,
             )
             server.sessions[session_id] = session

@@ -13,9 +13,11 @@ Invariants:
 - Starting never fails the session: an entry that is refused (bad shape, invalid or duplicate
   name, unsupported transport), a server that does not start in time, and one that dies
   later are each reported and left out; the rest are used.
-- Every problem is logged and told to the user as an agent message, recorded in the session's
-  log as a notice. Those found while ``session/new`` or ``session/load`` is answered are held
-  and told right after the answer (and after the session's commands), in one message.
+- Every problem is logged and told to the user: as a ``notice`` update where the client shows
+  notices (live only, never recorded), else as an agent message recorded in the session's log
+  as a notice (:meth:`~acp_sidecar.server.app.AcpServer.inform`). Those found while
+  ``session/new`` or ``session/load`` is answered are held and told right after the answer
+  (and after the session's commands): a notice each, or one agent message.
 - The session's registry is the server's tools followed by every live server's, rebuilt
   whenever a server's tools change or a server goes away; then the session's commands are
   announced again. A turn keeps the registry it started with.
@@ -38,6 +40,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from acp_sidecar.agent.driver import ClientCapabilityError
 from acp_sidecar.protocol.client import CreateElicitationRequest
 from acp_sidecar.protocol.errors import AcpError
+from acp_sidecar.server.notices import UserMessage
 
 if TYPE_CHECKING:
     from acp_sidecar.mcp.client_side import ElicitationAnswer, ElicitationRequest
@@ -144,11 +147,11 @@ class SessionServers:
         message is scheduled behind the answer and the commands update)."""
         held, self._held = self._held, None
         if held:
-            text = "\n\n".join(held)  # one paragraph each, as Markdown shows them
             session_id = self._session.session_id
+            messages = [UserMessage("warning", message) for message in held]
 
             async def tell() -> None:
-                self._server.notice(session_id, text)
+                self._server.inform(session_id, *messages, keep=True)
 
             asyncio.get_running_loop().call_soon(self._server.spawn, tell())
 
@@ -171,7 +174,9 @@ class SessionServers:
         if self._held is not None:
             self._held.append(message)
         elif not self._closed:
-            self._server.notice(self._session.session_id, message)
+            self._server.inform(
+                self._session.session_id, UserMessage("warning", message), keep=True
+            )
 
     def _tools_changed(self, name: str) -> None:
         if self._closed:

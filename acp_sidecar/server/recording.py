@@ -15,6 +15,9 @@ Invariants:
   later record retries (creating the log if it was never created); the first that succeeds is
   preceded by a gap marker saying records were lost, so replay shows the hole instead of
   leaving out what happened, and the user is told recording resumed.
+- Permission decisions (asked, answered, decided by a remembered "always") are recorded as
+  they happen: this recorder is the bridge's
+  :class:`~acp_sidecar.bridge.policy.PermissionRecorder`.
 - The log is held open only while it is among the most recently used
   (:class:`~acp_sidecar.server.held.HeldLogs`, which releases logs with no turn running first:
   :attr:`SessionRecorder.busy`): released, it is re-opened and re-locked on its next use. A
@@ -28,7 +31,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import to_wire
@@ -214,6 +217,32 @@ class SessionRecorder:
     def config_change(self, config_id: str, value: str) -> None:
         """Record a change of one config option (creating the log if it is not yet)."""
         self._write(lambda w: w.config_change(config_id, value))
+
+    def permission_asked(self, call_id: str, tool: str, options: Sequence[str]) -> None:
+        """Record that the user is asked about a call (the option ids offered)."""
+        from acp_sidecar.store import PermissionAskedRecord
+
+        record = PermissionAskedRecord(call_id=call_id, tool=tool, options=tuple(options))
+        self._write(lambda w: w.append(record))
+
+    def permission_answered(
+        self,
+        call_id: str,
+        tool: str,
+        answer: Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
+    ) -> None:
+        """Record the user's answer about a call."""
+        from acp_sidecar.store import PermissionAnswerRecord
+
+        record = PermissionAnswerRecord(call_id=call_id, tool=tool, answer=answer)
+        self._write(lambda w: w.append(record))
+
+    def permission_remembered(self, call_id: str, tool: str, allowed: bool) -> None:
+        """Record that an earlier "always" answer decided a call without asking."""
+        from acp_sidecar.store import PermissionRememberedRecord
+
+        record = PermissionRememberedRecord(call_id=call_id, tool=tool, allowed=allowed)
+        self._write(lambda w: w.append(record))
 
     def end_turn(self, stop_reason: str) -> None:
         """Record the turn's end (and sync, per the store's policy)."""

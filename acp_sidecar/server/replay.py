@@ -4,15 +4,21 @@ Invariants: every tool card goes through the bridge's one translator, so a repla
 the card the editor drew live. A call the log holds no result for (the sidecar stopped while it
 ran) is completed as failed with an "interrupted" message rather than left spinning. The
 stream ends with the session's current mode. A gap marker (records the sidecar failed to
-write) is shown as an agent message saying that part of the session was not recorded. Records
+write) is shown as an agent message saying that part of the session was not recorded.
+Permission decisions send nothing: live they were a request and its answer, not updates (they
+stay in the log for later views). A load then ends with the session's info (title and last
+activity, :func:`session_info`): it describes the session, not a record, so the records of a
+log replay to the same updates whatever version wrote them. Records
 are consumed as they are read: memory does not grow with the log.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterable, Iterator
-from typing import Any
+from datetime import datetime
+from typing import Any, assert_never
 
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
@@ -24,6 +30,7 @@ from acp_sidecar.protocol.updates import (
     AgentMessageChunk,
     AgentThoughtChunk,
     CurrentModeUpdate,
+    SessionInfoUpdate,
     SessionUpdate,
     UserMessageChunk,
 )
@@ -36,6 +43,9 @@ from acp_sidecar.store import (
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
+    PermissionAnswerRecord,
+    PermissionAskedRecord,
+    PermissionRememberedRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -101,10 +111,26 @@ def replay_updates(
                 pass  # restored into the session, not drawn (the load answer carries it)
             case TurnEndRecord():
                 yield from interrupt_open_calls()
-            case HeaderRecord() | DirectoriesChangeRecord():
-                pass  # nothing to draw: the roots are session state, not conversation
+            case (
+                HeaderRecord()
+                | DirectoriesChangeRecord()
+                | PermissionAskedRecord()
+                | PermissionAnswerRecord()
+                | PermissionRememberedRecord()
+            ):
+                pass  # session state, or decisions that were a request and its answer live
+            case _:
+                assert_never(record)
     yield from interrupt_open_calls()
     yield CurrentModeUpdate(current_mode_id=mode)
+
+
+def session_info(title: str | None, updated_at: datetime) -> SessionInfoUpdate:
+    """The ``session_info_update`` that ends a load: the session's title (its first prompt's,
+    when it has one) and its last activity, as ``session/list`` shows them."""
+    from acp_sidecar.store import format_timestamp
+
+    return SessionInfoUpdate(title=title, updated_at=format_timestamp(updated_at))
 
 
 def load_notifications(
@@ -113,12 +139,15 @@ def load_notifications(
     records: Iterable[Record],
     lookup: ToolLookup,
     ctx: CardContext,
+    info: SessionInfoUpdate | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The exact ``session/update`` messages ``session/load`` sends for a stored session."""
+    """The exact ``session/update`` messages ``session/load`` sends for a stored session: the
+    replay of its records, then ``info`` (:func:`session_info`) when given."""
     from acp_sidecar.protocol.converter import to_wire
     from acp_sidecar.protocol.updates import SessionNotification
 
-    for update in replay_updates(header, records, lookup, ctx):
+    tail: tuple[SessionUpdate, ...] = () if info is None else (info,)
+    for update in itertools.chain(replay_updates(header, records, lookup, ctx), tail):
         yield {
             "jsonrpc": "2.0",
             "method": "session/update",

@@ -12,6 +12,13 @@ Invariants:
   cancelling every request in flight) stops the driver at once and answers.
 - Every step of a driver runs in the one task made for it (never in the request's task):
   deadlines and task groups a driver enters bind to that task.
+- A session's title comes from its first prompt (as ``session/list`` derives it from the
+  log: :func:`~acp_sidecar.store.listing.title_of`). Every turn that ends (not one whose
+  request was cancelled from under it) sends one ``session_info_update`` after its turn end
+  is recorded, before ``session/prompt`` answers: the new ``updatedAt``, and the title when
+  this turn set it. One update per turn, at its end, rather than one more when the turn
+  starts: the title is the prompt's own text, which the editor already shows. Neither is
+  recorded: they describe the session, the log holds what happened.
 """
 
 from __future__ import annotations
@@ -26,9 +33,10 @@ import attrs
 from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
+from acp_sidecar.protocol.converter import to_wire
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.protocol.updates import AgentMessageChunk, SessionUpdate
+from acp_sidecar.protocol.updates import AgentMessageChunk, SessionInfoUpdate, SessionUpdate
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
@@ -94,6 +102,11 @@ class Session:
     reasoning_effort: str | None = None
     """The reasoning effort the session chose; ``None``: the endpoint's default (not sent).
     Set only while the chosen model accepts one (:mod:`acp_sidecar.server.config_options`)."""
+    title: str | None = None
+    """The session's title, from its first prompt (``None``: no prompt yet, or one with no
+    text to make a title of)."""
+    prompted: bool = False
+    """Whether the session had its first prompt (the one its title comes from)."""
 
     def cancel(self, reason: str) -> bool:
         """Cancel the running turn, if any; whether there was one."""
@@ -111,6 +124,7 @@ class Session:
         make_scope: ScopeFactory,
         *,
         grace: float = DEFAULT_CANCEL_GRACE,
+        inform: Callable[[str], None] | None = None,
     ) -> StopReason:
         """Run one prompt turn; refuses to start while another turn runs."""
         if self.running is not None:
@@ -125,6 +139,7 @@ class Session:
             if getattr(driver, "wants_history", False):
                 history = recorder.history()
             recorder.prompt(prompt)
+        titled = None if self.prompted else self._title_from(prompt)
 
         async def send_update(update: SessionUpdate) -> None:
             if recorder is not None:
@@ -150,6 +165,7 @@ class Session:
             tools=self.tools,
             model=self.model,
             reasoning_effort=self.reasoning_effort,
+            inform=inform,
         )
         self.running = signal
         self.idle.clear()
@@ -157,7 +173,6 @@ class Session:
         try:
             stop_reason = await drive(driver, turn, grace)
             ended = stop_reason
-            return stop_reason
         except asyncio.CancelledError:
             ended = "cancelled"
             raise
@@ -166,6 +181,33 @@ class Session:
             if recorder is not None:
                 recorder.end_turn(ended)
             self.idle.set()
+        await self._announce(send, SessionInfoUpdate(title=titled, updated_at=_now()))
+        return stop_reason
+
+    def _title_from(self, prompt: list[ContentBlock]) -> str | None:
+        """Take the session's title from its first prompt (``None``: it gives none)."""
+        from acp_sidecar.store.listing import title_of
+
+        self.prompted = True
+        self.title = title_of(tuple(to_wire(block) for block in prompt))
+        return self.title
+
+    async def _announce(
+        self, send: Callable[[str, SessionUpdate], Awaitable[None]], info: SessionUpdate
+    ) -> None:
+        """Send a session update about the session itself; a failure is logged, never the
+        turn's (the update describes the session, the turn is the user's work)."""
+        try:
+            await send(self.session_id, info)
+        except Exception:
+            logger.exception("announcing the session's info failed")
+
+
+def _now() -> str:
+    """The current time as ``updatedAt`` takes it (the store's form)."""
+    from acp_sidecar.store.records import format_timestamp, utc_now
+
+    return format_timestamp(utc_now())
 
 
 def _set(event: asyncio.Event) -> asyncio.Event:

@@ -1,6 +1,8 @@
 """Records ⇄ JSONL lines.
 
-Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
+Record JSON shapes (every object also carries its version ``"v"``, its ``"type"`` and, from
+version 2, its time ``"t"``: ISO 8601 UTC as :func:`~acp_sidecar.store.records.format_timestamp`
+writes it)::
 
     header         {"sessionId", "cwd", "created": ISO 8601 UTC, "mode"?: str,
                     "additionalDirectories"?: [str, …]}
@@ -15,6 +17,9 @@ Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
     directories    {"additionalDirectories": [str, …]}
     config_change  {"configId": str, "value": str}
     turn_end       {"stopReason": str}
+    permission_asked       {"callId", "tool", "options": [str]}
+    permission_answer      {"callId", "tool", "answer": str}
+    permission_remembered  {"callId", "tool", "allowed": bool}
 
 Invariants:
 - :func:`encode_record` returns exactly one line: compact ASCII JSON (``ensure_ascii``, so
@@ -27,16 +32,22 @@ Invariants:
   none); a reader older than a record *type* (``notice``, ``gap``, ``directories`` and
   ``config_change`` came after the others) skips that line as damage and reads the rest of
   the log.
+- The time is generic: :func:`encode_record` writes ``"t"`` for any record whose ``at`` is
+  set (or the ``at`` it is given), :func:`decode_record` sets ``at`` from ``"t"`` on whatever
+  record a type's decoder made; a record without ``"t"`` (version 1) decodes with ``at``
+  ``None``, exactly as it decoded before.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from json.scanner import make_scanner
 from typing import Any, Final, NoReturn, assert_never
 
 from acp_sidecar.store.records import (
+    PERMISSION_ANSWERS,
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
@@ -46,6 +57,9 @@ from acp_sidecar.store.records import (
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
+    PermissionAnswerRecord,
+    PermissionAskedRecord,
+    PermissionRememberedRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -134,17 +148,47 @@ def _record_json(record: Record) -> dict[str, Any]:
             }
         case TurnEndRecord():
             return {"v": SCHEMA_VERSION, "type": "turn_end", "stopReason": record.stop_reason}
+        case PermissionAskedRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "permission_asked",
+                "callId": record.call_id,
+                "tool": record.tool,
+                "options": list(record.options),
+            }
+        case PermissionAnswerRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "permission_answer",
+                "callId": record.call_id,
+                "tool": record.tool,
+                "answer": record.answer,
+            }
+        case PermissionRememberedRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "permission_remembered",
+                "callId": record.call_id,
+                "tool": record.tool,
+                "allowed": record.allowed,
+            }
         case _:
             assert_never(record)
 
 
-def encode_record(record: Record) -> bytes:
-    """The record's line, newline included.
+def encode_record(record: Record, *, at: datetime | None = None) -> bytes:
+    """The record's line, newline included, with its time: ``record.at``, else ``at`` (the
+    writer passes the time of writing), else none.
 
     Raises:
-        ValueError: a payload holds ``NaN``/``Infinity``, or is not JSON (``TypeError`` too).
+        ValueError: a payload holds ``NaN``/``Infinity``, or is not JSON (``TypeError`` too),
+            or the time is not timezone-aware.
     """
-    return (_ENCODER.encode(_record_json(record)) + "\n").encode("ascii")
+    data = _record_json(record)
+    moment = record.at if record.at is not None else at
+    if moment is not None:
+        data["t"] = format_timestamp(moment)
+    return (_ENCODER.encode(data) + "\n").encode("ascii")
 
 
 _new_frozen_dict: Final = FrozenDict.__new__
@@ -221,6 +265,34 @@ def _tool_call(data: dict[str, Any]) -> ToolCallRecord:
     )
 
 
+def _permission_asked(data: dict[str, Any]) -> PermissionAskedRecord:
+    options = data.get("options")
+    if type(options) is not list or any(type(option) is not str for option in options):
+        raise RecordDecodeError("'options' must be a list of strings")
+    return PermissionAskedRecord(
+        call_id=_str(data, "callId"), tool=_str(data, "tool"), options=tuple(options)
+    )
+
+
+def _permission_answer(data: dict[str, Any]) -> PermissionAnswerRecord:
+    answer = data.get("answer")
+    for known in PERMISSION_ANSWERS:  # narrowed to the literal it is
+        if answer == known and type(answer) is str:
+            return PermissionAnswerRecord(
+                call_id=_str(data, "callId"), tool=_str(data, "tool"), answer=known
+            )
+    raise RecordDecodeError(f"'answer' must be one of {', '.join(PERMISSION_ANSWERS)}")
+
+
+def _permission_remembered(data: dict[str, Any]) -> PermissionRememberedRecord:
+    allowed = data.get("allowed")
+    if type(allowed) is not bool:
+        raise RecordDecodeError("'allowed' must be a boolean")
+    return PermissionRememberedRecord(
+        call_id=_str(data, "callId"), tool=_str(data, "tool"), allowed=allowed
+    )
+
+
 def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
     result = data.get("result")
     if type(result) is not dict:
@@ -249,7 +321,30 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
         config_id=_str(data, "configId"), value=_str(data, "value")
     ),
     "turn_end": lambda data: TurnEndRecord(stop_reason=_str(data, "stopReason")),
+    "permission_asked": _permission_asked,
+    "permission_answer": _permission_answer,
+    "permission_remembered": _permission_remembered,
 }
+
+
+_fromisoformat: Final = datetime.fromisoformat
+
+
+def _time(text: object) -> datetime:
+    """The aware UTC time of a record's ``"t"`` (as :func:`parse_timestamp` reads it, with
+    the common case -- the ``Z`` the writer puts -- taking no conversion)."""
+    if type(text) is not str:
+        raise RecordDecodeError("'t' must be a string")
+    try:
+        moment = _fromisoformat(text)
+    except ValueError as exc:
+        raise RecordDecodeError(f"'t' is not a timestamp: {exc}") from None
+    if moment.tzinfo is UTC:
+        return moment
+    try:
+        return parse_timestamp(text)
+    except ValueError as exc:
+        raise RecordDecodeError(f"'t' is not a timestamp: {exc}") from None
 
 
 def decode_record(data: object) -> Record:
@@ -257,7 +352,7 @@ def decode_record(data: object) -> Record:
 
     Raises:
         NewerVersion: ``"v"`` is newer than :data:`SCHEMA_VERSION`.
-        RecordDecodeError: anything else that is not a version-1 record.
+        RecordDecodeError: anything else that is not a record of a version this one reads.
     """
     if type(data) is not dict:
         raise RecordDecodeError("a record must be a JSON object")
@@ -270,7 +365,17 @@ def decode_record(data: object) -> Record:
     decoder = _DECODERS.get(kind) if type(kind) is str else None
     if decoder is None:
         raise RecordDecodeError(f"unknown record type {kind!r}")
-    return decoder(data)
+    record = decoder(data)
+    moment = data.get("t")
+    if moment is not None:
+        _set_at(record, "at", _time(moment))
+    return record
+
+
+_set_at: Final = object.__setattr__
+"""Sets the time on a record fresh from its type's decoder, before anyone else holds it: what
+the frozen class's own ``__init__`` does for each field. ``attrs.evolve`` would build every
+record a second time, once per line of a log that is loaded; this is one attribute store."""
 
 
 _scan_once: Final = make_scanner(_DECODER)  # type: ignore[arg-type]  # any decoder is a context

@@ -2,7 +2,9 @@
 
 Invariants:
 - Items come in log order; headers, mode changes and turn ends are left out, and so are
-  notices (the sidecar's own words to the user: the model never said them) and gap markers.
+  notices (the sidecar's own words to the user: the model never said them), gap markers and
+  permission decisions (the user's answers to the editor's dialog: the call's result already
+  tells the model what came of them).
   Thoughts are kept: some providers (DeepSeek) require an assistant message's reasoning to
   be sent back.
 - Every :class:`ToolCallRecord` is answered by exactly one :class:`ToolResultRecord` before
@@ -28,6 +30,9 @@ from acp_sidecar.store.records import (
     HeaderRecord,
     ModeChangeRecord,
     NoticeRecord,
+    PermissionAnswerRecord,
+    PermissionAskedRecord,
+    PermissionRememberedRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -108,6 +113,12 @@ class History:
                     | GapRecord()
                 ):
                     pass
+                case (
+                    PermissionAskedRecord()
+                    | PermissionAnswerRecord()
+                    | PermissionRememberedRecord()
+                ):
+                    pass  # the user's decisions, for later views; never the model's history
                 case _:
                     assert_never(record)
         yield from close_open()

@@ -75,8 +75,9 @@ def read_header(stream: BinaryIO, path: Path) -> HeaderRecord:
     return record
 
 
-_CURRENT_PREFIX = b'{"v":%d,' % SCHEMA_VERSION
-"""How every line this version writes begins (the encoder puts ``"v"`` first)."""
+_CURRENT_PREFIX = tuple(b'{"v":%d,' % version for version in range(1, SCHEMA_VERSION + 1))
+"""How every line this version (or an older one, which it reads) writes begins: the encoder
+puts ``"v"`` first. A version-1 log is checked as fast as a current one."""
 _V_ESCAPED = b"\\u0076"
 """``v`` as a JSON escape: a key spelled so is ``"v"`` too. Looked for rather than any ``\\u``
 (every non-ASCII character in a log is one), and a longer needle is found faster."""
@@ -87,9 +88,9 @@ block plus the longest line)."""
 
 def _lines_in_current_form(data: bytes, end: int) -> int | None:
     """How many lines ``data[:end]`` (whole lines) holds, if every one is in this version's
-    own form: it begins with :data:`_CURRENT_PREFIX`, and the lines hold as many ``"v"`` as
-    there are lines and no :data:`_V_ESCAPED`; else ``None``. The byte searches run over the
-    whole block at once."""
+    own form (or an older one's): it begins with one of :data:`_CURRENT_PREFIX`, and the
+    lines hold as many ``"v"`` as there are lines and no :data:`_V_ESCAPED`; else ``None``.
+    The byte searches run over the whole block at once."""
     find = data.find
     starts = data.startswith
     position = lines = 0
@@ -187,7 +188,8 @@ class SessionLog:
     def check_versions(self) -> None:
         """Read the rest of the log once; raise for a record of a newer version anywhere.
 
-        Lines in this version's own form are recognized by their bytes: ``{"v":1,`` first, the
+        Lines in this version's own form are recognized by their bytes: ``{"v":1,`` or
+        ``{"v":2,`` (up to :data:`SCHEMA_VERSION`) first, the
         bytes ``"v"`` nowhere else (so no second ``"v"`` key, however spaced before its colon)
         and no ``\\u0076`` (the one escape that spells a ``v``: JSON has no other for it, and
         its hex digits have no case). The log is read in blocks of :data:`CHECK_BLOCK` bytes

@@ -7,12 +7,22 @@ Invariants:
   objects they arrived as; the server converts them back at its seam.
 - A log is: one :class:`HeaderRecord` first, then any other records in the order they
   happened. The header is never repeated.
+- Every record carries its time (:attr:`Stamped.at`): when it was written, stamped by the
+  writer when the caller gave none; ``None`` only for records read from a log written before
+  version 2, which had no times. The time is not part of a record's equality: it says when,
+  not what (two prompts with the same text are the same prompt made twice). Every record
+  class has it (a new one inherits :class:`Stamped`; the tools' :class:`ToolCallRecord`
+  declares the same field), and the codec reads and writes it for all of them alike.
+- Permission decisions are recorded for later views (an export of the session), not for the
+  conversation: they are never part of a model's history, and replay sends nothing for them
+  (live they were a request and its answer, not session updates).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from typing import TypeAlias
+from typing import Final, Literal, TypeAlias, get_args
 
 import attrs
 
@@ -20,12 +30,24 @@ from acp_sidecar.tools.execution import ToolCallRecord as ToolCallRecord  # a re
 from acp_sidecar.tools.json_values import FrozenDict
 from acp_sidecar.tools.result import ToolExecutionResult
 
-SCHEMA_VERSION = 1
-"""The version written into every record (``"v"``); logs with a newer one are refused."""
+SCHEMA_VERSION = 2
+"""The version written into every record (``"v"``); logs with a newer one are refused.
+
+Version 2 added the time of every record (``"t"``) and the permission records; a version-1
+log reads as it always did (its records have no time)."""
 
 
 @attrs.frozen
-class HeaderRecord:
+class Stamped:
+    """What every record has: the time it was written (see the module invariants)."""
+
+    at: datetime | None = attrs.field(default=None, kw_only=True, eq=False)
+    """When the record was written (aware, UTC); ``None`` when the log did not say (a
+    version-1 log) or before the writer stamped it."""
+
+
+@attrs.frozen
+class HeaderRecord(Stamped):
     """The first record of every log: which session, where, since when, in which mode."""
 
     session_id: str
@@ -41,7 +63,7 @@ class HeaderRecord:
 
 
 @attrs.frozen
-class UserMessageRecord:
+class UserMessageRecord(Stamped):
     """A prompt: the user's content blocks, as ACP content-block JSON objects."""
 
     content: tuple[FrozenDict, ...]
@@ -49,7 +71,7 @@ class UserMessageRecord:
 
 
 @attrs.frozen
-class AgentMessageRecord:
+class AgentMessageRecord(Stamped):
     """One whole agent message (its streamed chunks coalesced)."""
 
     text: str
@@ -57,7 +79,7 @@ class AgentMessageRecord:
 
 
 @attrs.frozen
-class AgentThoughtRecord:
+class AgentThoughtRecord(Stamped):
     """One whole agent thought (its streamed chunks coalesced)."""
 
     text: str
@@ -65,7 +87,7 @@ class AgentThoughtRecord:
 
 
 @attrs.frozen
-class NoticeRecord:
+class NoticeRecord(Stamped):
     """Something the sidecar itself told the user in the agent's voice (why a model request
     failed, that an answer was cut off): replayed as an agent message, but never part of the
     conversation a model is sent — the model did not say it."""
@@ -75,7 +97,7 @@ class NoticeRecord:
 
 
 @attrs.frozen
-class GapRecord:
+class GapRecord(Stamped):
     """Some records of this session were not written (a failed write: disk full, file too
     large, I/O error) and recording resumed here: replay says that part of the session is
     missing instead of silently leaving it out."""
@@ -85,7 +107,7 @@ class GapRecord:
 
 
 @attrs.frozen
-class ToolResultRecord:
+class ToolResultRecord(Stamped):
     """The outcome of a call (content, ``is_error``, error info, additional context, meta)."""
 
     result: ToolExecutionResult
@@ -98,7 +120,7 @@ class ToolResultRecord:
 
 
 @attrs.frozen
-class ModeChangeRecord:
+class ModeChangeRecord(Stamped):
     """The session switched mode."""
 
     mode: str
@@ -106,7 +128,7 @@ class ModeChangeRecord:
 
 
 @attrs.frozen
-class DirectoriesChangeRecord:
+class DirectoriesChangeRecord(Stamped):
     """The session's extra workspace roots were replaced (a ``session/load`` or
     ``session/resume`` naming a list): from here on they are these, not the header's."""
 
@@ -115,7 +137,7 @@ class DirectoriesChangeRecord:
 
 
 @attrs.frozen
-class ConfigChangeRecord:
+class ConfigChangeRecord(Stamped):
     """The user changed one of the session's config options (its model, its reasoning
     effort); the mode has :class:`ModeChangeRecord`. Replayed by restoring the choice."""
 
@@ -126,12 +148,60 @@ class ConfigChangeRecord:
 
 
 @attrs.frozen
-class TurnEndRecord:
+class TurnEndRecord(Stamped):
     """A prompt turn ended (when it is synced: the writer's ``fsync`` invariants)."""
 
     stop_reason: str
     """Why the turn ended (the ACP stop reason: ``end_turn``, ``cancelled``, …)."""
 
+
+PermissionAnswer: TypeAlias = Literal[
+    "allow_once", "allow_always", "reject_once", "reject_always", "cancelled"
+]
+"""How the user answered a permission request: one of the options, or the dialog cancelled."""
+PERMISSION_ANSWERS: Final[tuple[PermissionAnswer, ...]] = get_args(PermissionAnswer)
+
+
+@attrs.frozen
+class PermissionAskedRecord(Stamped):
+    """The user was asked whether a tool call may run (``session/request_permission``)."""
+
+    call_id: str
+    """The call asked about."""
+    tool: str
+    """The tool's registered name."""
+    options: tuple[str, ...]
+    """The ids of the options offered, in the order shown."""
+
+
+@attrs.frozen
+class PermissionAnswerRecord(Stamped):
+    """The user's answer to the permission request for a call."""
+
+    call_id: str
+    """The call asked about."""
+    tool: str
+    """The tool's registered name."""
+    answer: PermissionAnswer
+    """The option chosen, or ``cancelled`` (the dialog was dismissed or the turn cancelled)."""
+
+
+@attrs.frozen
+class PermissionRememberedRecord(Stamped):
+    """A call was decided without asking, by an earlier "always" answer for its tool."""
+
+    call_id: str
+    """The call decided."""
+    tool: str
+    """The tool's registered name."""
+    allowed: bool
+    """Whether the remembered answer allowed the call (``False``: it was rejected)."""
+
+
+PermissionRecord: TypeAlias = (
+    PermissionAskedRecord | PermissionAnswerRecord | PermissionRememberedRecord
+)
+"""The records of permission decisions (a closed union; see :func:`permission_records`)."""
 
 Record: TypeAlias = (
     HeaderRecord
@@ -146,8 +216,21 @@ Record: TypeAlias = (
     | DirectoriesChangeRecord
     | ConfigChangeRecord
     | TurnEndRecord
+    | PermissionAskedRecord
+    | PermissionAnswerRecord
+    | PermissionRememberedRecord
 )
 """The closed union of everything a session log holds."""
+
+
+def permission_records(records: Iterable[Record]) -> Iterator[PermissionRecord]:
+    """The permission decisions among ``records``, in order: the read-only view a later
+    export of the session uses (replay and the model's history leave them out)."""
+    for record in records:
+        if isinstance(
+            record, PermissionAskedRecord | PermissionAnswerRecord | PermissionRememberedRecord
+        ):
+            yield record
 
 
 def utc_now() -> datetime:

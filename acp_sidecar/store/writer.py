@@ -30,6 +30,9 @@ Invariants:
   next turn that does something, or close -- takes them to the disk too. Only a crash of the
   machine can lose them, and then only up to that next sync.
 
+- Every record is written with its time (``"t"``): the record's own ``at`` when it has one,
+  else the moment it is written; the header's is its creation time.
+
 A writer is not thread-safe: one task of one event loop appends to it.
 """
 
@@ -68,6 +71,8 @@ from acp_sidecar.store.records import (
     ToolResultRecord,
     TurnEndRecord,
     UserMessageRecord,
+    format_timestamp,
+    utc_now,
 )
 from acp_sidecar.tools.json_values import FrozenDict, freeze_json
 from acp_sidecar.tools.result import ToolExecutionResult
@@ -105,10 +110,20 @@ _NOT_WORK: Final = (UserMessageRecord, TurnEndRecord)
 
 
 @functools.lru_cache(maxsize=16)
+def _turn_end_head(stop_reason: str) -> bytes:
+    """The line of a turn end without its time and closing brace: it depends on the stop
+    reason alone, one of a handful, and every turn writes one (encoding it afresh was a tenth
+    of an empty turn's cost)."""
+    line = encode_record(TurnEndRecord(stop_reason=stop_reason))
+    return line[: -len(b"}\n")]
+
+
 def _turn_end_line(stop_reason: str) -> bytes:
-    """The line of a turn end: it depends on the stop reason alone, one of a handful, and
-    every turn writes one (encoding it afresh was a tenth of an empty turn's cost)."""
-    return encode_record(TurnEndRecord(stop_reason=stop_reason))
+    """The line of a turn end now: :func:`encode_record`'s, time included."""
+    return b'%s,"t":"%s"}\n' % (
+        _turn_end_head(stop_reason),
+        format_timestamp(utc_now()).encode("ascii"),
+    )
 
 
 def _committed_size(fd: int, size: int) -> int:
@@ -192,7 +207,7 @@ class SessionWriter:
         """
         if fsync not in FSYNC_POLICIES:
             raise ValueError(f"fsync policy must be one of {FSYNC_POLICIES}, not {fsync!r}")
-        line = encode_record(header)
+        line = encode_record(header, at=header.created_at)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             fd = os.open(path, _OPEN_FLAGS | os.O_CREAT | os.O_EXCL, 0o600)
@@ -426,7 +441,7 @@ class SessionWriter:
             self._pending.append(chunk)
 
     def _append(self, record: Record) -> None:
-        line = encode_record(record)  # raises before anything is written
+        line = encode_record(record, at=utc_now())  # raises before anything is written
         self._write(line)
         if not isinstance(record, _NOT_WORK):
             self._work_unsynced = True

@@ -18,6 +18,7 @@ of what a tool returns or raises into it, are in :mod:`acp_sidecar.tools.result`
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING, Final, Protocol
 
 import attrs
@@ -72,6 +73,10 @@ class ToolCallRecord:
     """The tool's registered name."""
     arguments: FrozenJson
     """The call's arguments (``None`` when they were not lossless JSON)."""
+    at: datetime | None = attrs.field(default=None, kw_only=True, eq=False)
+    """When the call was recorded (aware, UTC), as every record of a session log says;
+    ``None`` until the log's writer stamps it, or when the log did not say. Not part of
+    equality: it says when, not what."""
 
 
 @attrs.define

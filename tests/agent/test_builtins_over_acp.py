@@ -109,7 +109,7 @@ async def test_reads_and_writes_go_through_the_editor_when_it_offers_fs(builtins
     assert request["params"]["path"] == str(tmp_path / "buffer.txt")
     await builtins.respond(request["id"], {"content": "unsaved editor buffer\n"})
     await builtins.next_response(msg_id)
-    final = builtins.updates[-1]["params"]["update"]
+    final = builtins.updates[-2]["params"]["update"]  # the last is the turn's session info
     assert "unsaved editor buffer" in final["content"][0]["content"]["text"]
 
 

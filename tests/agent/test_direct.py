@@ -41,7 +41,9 @@ async def open_session(wire: WireClient, **capabilities: Any) -> str:
 async def prompt(wire: WireClient, session: str, text: str) -> tuple[str, list[dict[str, Any]]]:
     wire.updates.clear()
     response = await wire.next_response(await wire.start_prompt(session, text))
-    return response["result"]["stopReason"], [u["params"]["update"] for u in wire.updates]
+    updates = [u["params"]["update"] for u in wire.updates]
+    assert updates[-1]["sessionUpdate"] == "session_info_update"  # every turn ends with one
+    return response["result"]["stopReason"], updates[:-1]
 
 
 async def set_mode(wire: WireClient, session: str, mode: str) -> None:
@@ -82,7 +84,8 @@ async def test_a_diff_call_asks_in_ask_mode_and_draws_diffs(console: WireClient)
     assert ask["params"]["toolCall"]["content"][0]["type"] == "diff"
     await console.respond(ask["id"], {"outcome": {"outcome": "selected", "optionId": "allow_once"}})
     await console.next_response(request_id)
-    final = console.updates[-1]["params"]["update"]
+    info, final = (u["params"]["update"] for u in console.updates[-1:-3:-1])
+    assert info["sessionUpdate"] == "session_info_update"
     assert final["status"] == "completed"
     assert final["content"] == [
         {"type": "diff", "path": "/work/a.txt", "oldText": "x", "newText": "y"}

@@ -40,7 +40,9 @@ async def erase(wire: WireClient, session: str, answer: str | None) -> tuple[int
             break
         else:
             raise AssertionError(message)
-    return asked, wire.updates[-1]["params"]["update"]
+    info, final = (u["params"]["update"] for u in wire.updates[-1:-3:-1])
+    assert info["sessionUpdate"] == "session_info_update"  # every turn ends with one
+    return asked, final
 
 
 async def test_an_undeclared_tool_without_a_card_is_asked_for_in_ask_mode(tmp_path: Path) -> None:

@@ -70,11 +70,21 @@ def _strategy(t: Any) -> st.SearchStrategy[Any]:
     raise TypeError(f"no strategy for {t!r}")
 
 
+NON_EMPTY: dict[tuple[type[Any], str], st.SearchStrategy[Any]] = {
+    (p.NoticeUpdate, "title"): st.text(min_size=1, max_size=10),
+}
+"""Fields the schema requires to be non-empty (``minLength: 1``)."""
+
+
 @functools.cache
 def instances(cls: type[Any]) -> st.SearchStrategy[Any]:
     """Arbitrary values of a wire class (tags keep their only value)."""
     attrs.resolve_types(cls)
-    fields = {a.name: _strategy(a.type) for a in attrs.fields(cls) if not a.kw_only}
+    fields = {
+        a.name: NON_EMPTY.get((cls, a.name)) or _strategy(a.type)
+        for a in attrs.fields(cls)
+        if not a.kw_only
+    }
     return st.builds(cls, **fields)
 
 

@@ -204,8 +204,8 @@ async def test_the_model_picker_offers_the_configured_and_listed_models_and_a_sw
             assert len(updates_of(wire, "current_mode_update")) == 0
 
         changes = [r for r in log_records(store, session) if r["type"] == "config_change"]
-        assert changes == [
-            {"v": 1, "type": "config_change", "configId": "model", "value": "listed-model"}
+        assert [{k: v for k, v in r.items() if k != "t"} for r in changes] == [
+            {"v": 2, "type": "config_change", "configId": "model", "value": "listed-model"}
         ]
 
         # Another process loads it: the choice is restored (waiting for the endpoint's list,

@@ -57,7 +57,9 @@ async def test_sigkill_mid_turn_then_load_replays_what_was_committed(tmp_path: P
         assert interrupted[0]["title"] == "forever"
         assert interrupted[-1]["status"] == "failed"
         assert "interrupted" in interrupted[-1]["content"][0]["content"]["text"]
-        assert updates_of(wire)[-1]["params"]["update"]["currentModeId"] == "auto"
+        *_replay, mode, info = (u["params"]["update"] for u in updates_of(wire))
+        assert mode["currentModeId"] == "auto"
+        assert info["sessionUpdate"] == "session_info_update"  # a load ends with it
         # The session continues, appending to the same log.
         wire.updates.clear()
         response = await wire.next_response(await wire.start_prompt(session, "/look after.md"))

@@ -229,6 +229,10 @@ async def test_session_cancel_sent_as_a_request_cancels_and_is_answered_an_error
         answers: dict[Any, dict[str, Any]] = {}
         while len(answers) < 2:
             message = await client.receive()
+            if message.get("method") == "session/update":
+                # The cancelled turn ends with its session info, before it is answered.
+                assert message["params"]["update"]["sessionUpdate"] == "session_info_update"
+                continue
             assert "method" not in message, message
             answers[message["id"]] = message
         assert answers[running]["result"] == {"stopReason": "cancelled"}
@@ -287,7 +291,8 @@ async def test_a_malformed_permission_answer_fails_the_call_at_once(
         response = await client.next_response(turn, timeout=10)
         assert loop.time() - answered < 5  # at once; it used to wait until cancelled
         assert response["result"] == {"stopReason": "end_turn"}
-        card = client.updates[-1]["params"]["update"]
+        info, card = (u["params"]["update"] for u in client.updates[-1:-3:-1])
+        assert info["sessionUpdate"] == "session_info_update"  # every turn ends with one
         assert card["status"] == "failed"
         text = card["content"][0]["content"]["text"]
         assert "session/request_permission" in text, text

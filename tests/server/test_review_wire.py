@@ -90,7 +90,8 @@ async def test_a_null_result_beside_an_error_is_the_clients_error(tmp_path: Path
         await client.send({"jsonrpc": "2.0", "id": asked["id"], "result": None, "error": error})
         response = await client.next_response(turn, timeout=10)
         assert response["result"] == {"stopReason": "end_turn"}
-        card = client.updates[-1]["params"]["update"]
+        info, card = (u["params"]["update"] for u in client.updates[-1:-3:-1])
+        assert info["sessionUpdate"] == "session_info_update"  # every turn ends with one
         assert card["status"] == "failed"
         assert "the user closed the dialog" in card["content"][0]["content"]["text"]
         assert not (tmp_path / "out.txt").exists()

@@ -16,7 +16,7 @@ import pytest
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
 from acp_sidecar.server.app import AcpServer
-from acp_sidecar.store import SessionStore
+from acp_sidecar.store import SCHEMA_VERSION, SessionStore
 from tests.server.test_sessions import record_a_session, server
 from tests.server.wire import WireClient, served
 
@@ -56,7 +56,9 @@ async def update_of_kind(wire: WireClient, kind: str) -> dict[str, Any]:
 
 
 def log_lines(store: Path, session: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (store / f"{session}.jsonl").read_text().splitlines()]
+    """The log's records as JSON, without their times (tests/store checks those)."""
+    lines = (store / f"{session}.jsonl").read_text().splitlines()
+    return [{k: v for k, v in json.loads(line).items() if k != "t"} for line in lines]
 
 
 def prompts_of(updates: list[dict[str, Any]]) -> list[str]:
@@ -212,7 +214,7 @@ async def test_close_cancels_the_turn_stops_its_tool_and_releases_the_log(
         assert session not in srv.sessions
         # The log is whole and unlocked: another writer (another process) could take it now.
         lines = log_lines(tmp_path, session)
-        assert lines[-1] == {"v": 1, "type": "turn_end", "stopReason": "cancelled"}
+        assert lines[-1] == {"v": SCHEMA_VERSION, "type": "turn_end", "stopReason": "cancelled"}
         SessionStore(tmp_path).reopen(session).close()
         gone = await wire.error(
             "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}
@@ -336,7 +338,7 @@ async def test_extra_roots_are_checked_stored_listed_and_restored(tmp_path: Path
         listed = await wire.result("session/list", {})
         assert listed["sessions"][0]["additionalDirectories"] == [str(docs)]
         assert log_lines(tmp_path, session)[-1] == {
-            "v": 1,
+            "v": SCHEMA_VERSION,
             "type": "directories",
             "additionalDirectories": [str(docs)],
         }

@@ -77,10 +77,12 @@ async def test_load_replays_every_card_as_it_was_shown_live(tmp_path: Path) -> N
             if m["params"]["update"]["sessionUpdate"] == "user_message_chunk"
         ]
         assert prompts[0] == "hello" and len(prompts) == 4
-        assert replayed[-1]["params"]["update"] == {
+        assert replayed[-2]["params"]["update"] == {
             "sessionUpdate": "current_mode_update",
             "currentModeId": "auto",
         }
+        info = replayed[-1]["params"]["update"]
+        assert info["sessionUpdate"] == "session_info_update" and info["title"] == "hello"
         # The session goes on, appending to the same log.
         wire.updates.clear()
         await wire.next_response(await wire.start_prompt(session, "/look more.md"))

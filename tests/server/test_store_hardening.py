@@ -265,15 +265,15 @@ async def test_a_newer_record_mid_log_fails_the_load_before_any_update_and_frees
     path = store / f"{session}.jsonl"
     original = path.read_bytes()
     lines = original.splitlines(keepends=True)
-    newer = b'{"v":2,"type":"agent_message","text":"from the future"}\n'
+    newer = b'{"v":3,"type":"agent_message","text":"from the future"}\n'
     path.write_bytes(b"".join([*lines[:4], newer, *lines[4:]]))
     async with sidecar("--store", str(store)) as (wire, process):
         await wire.initialize()
         for _ in range(2):  # the second load must fail the same way: the lock was released
             error = (await load(wire, session, str(tmp_path)))["error"]
             assert error["code"] == INTERNAL_ERROR
-            assert "schema version 2" in error["message"], error
-            assert error["data"] == {"found": 2, "supported": 1}
+            assert "schema version 3" in error["message"], error
+            assert error["data"] == {"found": 3, "supported": 2}
             assert session_updates(wire, session) == []  # nothing was replayed
         path.write_bytes(original)
         assert "result" in await load(wire, session, str(tmp_path))
@@ -366,7 +366,10 @@ async def test_copied_tool_lines_replay_each_card_once(tmp_path: Path) -> None:
         for line, kind in zip(lines, kinds, strict=True)
         for copy in [line] * (2 if kind in tools else 1)
     ] + [lines[call], lines[result]]
+    written = path.stat()
     path.write_bytes(b"".join(doubled))
+    # The same session, copied lines and all: its last activity (updatedAt) is unchanged.
+    os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns))
     async with sidecar("--store", str(store)) as (wire, process):
         await wire.initialize()
         assert "result" in await load(wire, session, str(tmp_path))

@@ -119,7 +119,7 @@ def test_damaged_logs_are_left_out_with_a_warning(
     listed: SessionStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     listed.path_of("a").write_bytes(b"not a header\n")
-    listed.path_of("c").write_bytes(listed.path_of("c").read_bytes().replace(b'"v":1', b'"v":9'))
+    listed.path_of("c").write_bytes(listed.path_of("c").read_bytes().replace(b'"v":2', b'"v":9'))
     (listed.directory / "notes.txt").write_text("ignored")
     (listed.directory / "..bad.jsonl").write_text("ignored")
     (listed.directory / "dir.jsonl").mkdir()

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_sidecar.store import (
+    SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
     ConfigChangeRecord,
@@ -94,7 +95,7 @@ def _shape(record: Record) -> dict[str, Any]:
 
 def test_record_json_shapes() -> None:
     assert _shape(HEADER) == {
-        "v": 1,
+        "v": SCHEMA_VERSION,
         "type": "header",
         "sessionId": "s1",
         "cwd": CWD,
@@ -102,14 +103,14 @@ def test_record_json_shapes() -> None:
         "mode": "default",
     }
     assert _shape(RECORDS[5]) == {
-        "v": 1,
+        "v": SCHEMA_VERSION,
         "type": "tool_call",
         "callId": "call-1",
         "name": "run",
         "arguments": {"cmd": ["pytest", "-q"]},
     }
     assert _shape(RECORDS[8]) == {
-        "v": 1,
+        "v": SCHEMA_VERSION,
         "type": "tool_result",
         "result": {
             "callId": "call-2",
@@ -118,24 +119,32 @@ def test_record_json_shapes() -> None:
             "error": {"name": "ToolDeniedError", "code": "denied"},
         },
     }
-    assert _shape(RECORDS[3]) == {"v": 1, "type": "agent_message", "text": "Sure — running them.\n"}
-    assert _shape(RECORDS[9]) == {"v": 1, "type": "mode_change", "mode": "architect"}
+    assert _shape(RECORDS[3]) == {
+        "v": SCHEMA_VERSION,
+        "type": "agent_message",
+        "text": "Sure — running them.\n",
+    }
+    assert _shape(RECORDS[9]) == {"v": SCHEMA_VERSION, "type": "mode_change", "mode": "architect"}
+    assert _shape(RECORDS[10]) == {
+        "v": SCHEMA_VERSION,
+        "type": "turn_end",
+        "stopReason": "end_turn",
+    }
     assert _shape(RECORDS[15]) == {
-        "v": 1,
+        "v": SCHEMA_VERSION,
         "type": "config_change",
         "configId": "model",
         "value": "qwen3:8b",
     }
-    assert _shape(RECORDS[10]) == {"v": 1, "type": "turn_end", "stopReason": "end_turn"}
     assert _shape(RECORDS[11]) == {
-        "v": 1,
+        "v": SCHEMA_VERSION,
         "type": "notice",
         "text": "The model endpoint failed with HTTP 500.",
     }
     assert _shape(HEADER_WITH_ROOTS)["additionalDirectories"] == ["/lib", "/docs"]
     assert "additionalDirectories" not in _shape(HEADER)  # none: the key is left out
     assert _shape(RECORDS[13]) == {
-        "v": 1,
+        "v": SCHEMA_VERSION,
         "type": "directories",
         "additionalDirectories": ["/other"],
     }
@@ -187,7 +196,7 @@ MODE = b'{"v":1,"type":"mode_change","mode":"m"}'
         b" \t" + MODE + b"\n",
         MODE + b" \r\n",
         MODE + b"\n\n",
-        MODE + b'{"v":2}\n',
+        MODE + b'{"v":3}\n',
         MODE + b" x\n",
         MODE + b"\x0b\n",
         MODE + b"\n" + MODE + b"\n",
@@ -210,8 +219,8 @@ def test_a_line_is_json_exactly_as_json_loads_reads_it(line: bytes) -> None:
 
 def test_a_newer_version_is_not_damage() -> None:
     with pytest.raises(NewerVersion) as caught:
-        decode_line(b'{"v": 2, "type": "whatever"}\n')
-    assert caught.value.found == 2
+        decode_line(b'{"v": 3, "type": "whatever"}\n')
+    assert caught.value.found == 3
 
 
 def test_unknown_keys_within_version_1_are_ignored() -> None:

@@ -22,7 +22,7 @@ from acp_sidecar.store import (
     TurnEndRecord,
     UnsupportedVersionError,
 )
-from acp_sidecar.store.codec import encode_record
+from acp_sidecar.store.codec import decode_line, encode_record
 from tests.store.samples import CWD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_a_damaged_middle_line_is_skipped_with_a_warning(
     lines[2] = b'{"v":1,"type":"agent_message","te\x00garbage\n'
     lines.insert(3, b'{"v":1,"type":"unknown_kind"}\n')
     lines.insert(3, b"\n")
-    lines.insert(3, encode_record(ModeChangeRecord(mode="m")).replace(b'"v":1', b'"v":0'))
+    lines.insert(3, encode_record(ModeChangeRecord(mode="m")).replace(b'"v":2', b'"v":0'))
     path.write_bytes(b"".join(lines))
     with caplog.at_level(logging.WARNING):
         assert _texts(path) == ["one", "three"]
@@ -126,15 +126,15 @@ def test_a_newer_record_raises_naming_both_versions(store: SessionStore) -> None
         with pytest.raises(UnsupportedVersionError) as caught:
             next(records)
     error = caught.value
-    assert (error.found, error.supported, error.line) == (7, 1, 3)
-    assert "schema version 7" in str(error) and "versions up to 1" in str(error)
+    assert (error.found, error.supported, error.line) == (7, 2, 3)
+    assert "schema version 7" in str(error) and "versions up to 2" in str(error)
     assert str(path) in str(error)
 
 
 def test_a_newer_header_is_refused_on_open(store: SessionStore) -> None:
     path = _log_with(store, "one")
-    path.write_bytes(path.read_bytes().replace(b'"v":1', b'"v":2', 1))
-    with pytest.raises(UnsupportedVersionError, match="schema version 2"):
+    path.write_bytes(path.read_bytes().replace(b'"v":2', b'"v":3', 1))
+    with pytest.raises(UnsupportedVersionError, match="schema version 3"):
         store.open_log("s1")
     with pytest.raises(UnsupportedVersionError):
         store.reopen("s1")
@@ -215,7 +215,8 @@ def test_sigkill_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
     store = SessionStore(tmp_path, fsync="never")
     with store.reopen("victim") as writer:
         writer.agent_text("continued")
-    added = encode_record(AgentMessageRecord(text="continued"))
-    assert path.read_bytes() == data[:whole] + added
+    added = path.read_bytes()[whole:]
+    assert path.read_bytes()[:whole] == data[:whole]
+    assert added.count(b"\n") == 1 and decode_line(added) == AgentMessageRecord(text="continued")
     with SessionLog(path) as log:
         assert list(log)[-1] == AgentMessageRecord(text="continued")

@@ -99,10 +99,11 @@ def test_a_prompt_retried_after_a_crash_is_kept_twice(store: SessionStore) -> No
 @pytest.mark.parametrize(
     "newer",
     [
-        b'{"v":2,"type":"agent_message","text":"x"}\n',
-        b'{"v":1,"type":"agent_message","text":"x","v":2}\n',  # JSON lets the last key win
-        b'{"v":1,"type":"agent_message","text":"x","v" :2}\n',  # spaced before the colon
-        b'{"v":1,"type":"agent_message","text":"x","\\u0076":2}\n',  # "v" spelled escaped
+        b'{"v":3,"type":"agent_message","text":"x"}\n',
+        b'{"v":1,"type":"agent_message","text":"x","v":3}\n',  # JSON lets the last key win
+        b'{"v":2,"type":"agent_message","text":"x","v":3}\n',  # in today's form too
+        b'{"v":1,"type":"agent_message","text":"x","v" :3}\n',  # spaced before the colon
+        b'{"v":2,"type":"agent_message","text":"x","\\u0076":3}\n',  # "v" spelled escaped
     ],
 )
 def test_a_newer_record_anywhere_is_found_before_reading(store: SessionStore, newer: bytes) -> None:

@@ -23,11 +23,14 @@ LINES: dict[str, bytes] = {
     "not-json": b"\x00\xff garbage\n",
     "empty": b"\n",
     "old-v": b'{"v":0,"type":"agent_message","text":"x"}\n',
-    "newer": b'{"v":2,"type":"agent_message","text":"x"}\n',
-    "newer-last-key": b'{"v":1,"type":"agent_message","text":"x","v":2}\n',
-    "newer-spaced": b'{"v":1,"type":"agent_message","text":"x","v" :2}\n',
-    "newer-escaped": b'{"v":1,"type":"agent_message","text":"x","\\u0076":2}\n',
-    "newer-first": b'{"v":3}\n',
+    "ours-v2": b'{"v":2,"type":"agent_message","text":"x","t":"2025-01-02T03:04:05.000001Z"}\n',
+    "ours-v2-last-key-v1": b'{"v":2,"type":"agent_message","text":"x","v":1}\n',
+    "newer": b'{"v":3,"type":"agent_message","text":"x"}\n',
+    "newer-last-key": b'{"v":1,"type":"agent_message","text":"x","v":3}\n',
+    "newer-last-key-of-v2": b'{"v":2,"type":"agent_message","text":"x","v":3}\n',
+    "newer-spaced": b'{"v":1,"type":"agent_message","text":"x","v" :3}\n',
+    "newer-escaped": b'{"v":2,"type":"agent_message","text":"x","\\u0076":3}\n',
+    "newer-first": b'{"v":30}\n',
 }
 NEWER = {name for name in LINES if name.startswith("newer")}
 
@@ -43,7 +46,7 @@ def header(store: SessionStore) -> bytes:
 )
 @given(
     kinds=st.lists(st.sampled_from(sorted(LINES)), max_size=30),
-    torn=st.sampled_from([b"", b'{"v":2,"type":"agent', b'{"v":1']),
+    torn=st.sampled_from([b"", b'{"v":3,"type":"agent', b'{"v":1']),
     block=st.integers(min_value=1, max_value=400),
 )
 def test_the_first_newer_record_is_named_by_its_line_whatever_the_blocks(

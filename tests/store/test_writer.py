@@ -29,7 +29,7 @@ from acp_sidecar.store import (
     UserMessageRecord,
     WriterClosedError,
 )
-from acp_sidecar.store.codec import encode_record
+from acp_sidecar.store.codec import decode_line
 from acp_sidecar.tools.json_values import freeze_json
 from tests.store.samples import CWD, ok_result
 
@@ -71,7 +71,8 @@ def test_agent_chunks_coalesce_into_one_record_per_message(store: SessionStore) 
 def test_each_record_is_in_the_file_when_its_method_returns(store: SessionStore) -> None:
     with store.create("s1", CWD) as writer:
         writer.mode_change("m")
-        assert store.path_of("s1").read_bytes().endswith(encode_record(ModeChangeRecord("m")))
+        last = store.path_of("s1").read_bytes().splitlines(keepends=True)[-1]
+        assert decode_line(last) == ModeChangeRecord("m")
         writer.agent_text("pending")  # coalescing: not yet
         assert b"pending" not in store.path_of("s1").read_bytes()
 

@@ -302,7 +302,11 @@ async def stream_response(
     send = turn.send
     feed = assembly.feed
     async with endpoint.stream(
-        messages, tools, model=turn.model, reasoning_effort=turn.reasoning_effort
+        messages,
+        tools,
+        model=turn.model,
+        reasoning_effort=turn.reasoning_effort,
+        on_retry=retry_teller(turn, endpoint),
     ) as chunks:
         async for chunk in chunks:
             thought, text = feed(chunk)
@@ -310,3 +314,21 @@ async def stream_response(
                 await send(AgentThoughtChunk(content=TextContentBlock(text=thought)))
             if text:
                 await send(AgentMessageChunk(content=TextContentBlock(text=text)))
+
+
+def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int], None] | None:
+    """What tells the turn's user that the model request is being retried (``None``: the
+    turn has nobody to tell)."""
+    inform = turn.inform
+    if inform is None:
+        return None
+    retries = endpoint.config.max_retries
+
+    def tell(attempt: int) -> None:
+        inform(
+            f"The model request failed; retrying ({attempt} of {retries}).\n\n"
+            f"The model endpoint {endpoint.config.endpoint_url} did not answer the request; "
+            "it is sent again."
+        )
+
+    return tell

@@ -12,6 +12,11 @@ Invariants:
   server's own explanation is quoted bounded: the first line of it, at most
   :data:`DETAIL_CHARS` characters (bodies run to kilobytes, with template dumps and stack
   traces); the whole of it goes to the log (stderr) instead.
+- A retry is observed, not made: the client's ``x-stainless-retry-count`` request header says
+  which attempt a request is, and a request hook on the client's HTTP client calls the
+  ``on_retry`` of the :meth:`Endpoint.stream` that the request belongs to (a context variable:
+  one endpoint serves every session at once). The hook only calls it; it never blocks or
+  fails the request (a failing callback is logged).
 - The API key never reaches the user or the log: a server that echoes it back has it
   replaced before its text is shown or logged.
 - Every request carries the configured cap on the response's tokens (unless it is ``None``),
@@ -30,9 +35,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Final, cast
+from contextvars import ContextVar
+from typing import Any, Final, Protocol, cast
 from urllib.parse import urlsplit
 
 import attrs
@@ -69,6 +75,36 @@ def token_limit_field(url: str) -> str:
     return "max_tokens"
 
 
+RETRY_COUNT_HEADER: Final = "x-stainless-retry-count"
+"""The header the ``openai`` client numbers each attempt of a request with (0: the first)."""
+
+_on_retry: ContextVar[Callable[[int], None] | None] = ContextVar("on_retry", default=None)
+"""The ``on_retry`` of the stream whose request is being made (in this task)."""
+
+
+class _Request(Protocol):
+    """What the request hook reads of the HTTP client's request (typed structurally: the
+    ``openai`` client brings its own HTTP library, and this module names only ``openai``)."""
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+
+async def _observe_retry(request: _Request) -> None:
+    """The HTTP client's request hook: report a retry to the stream it belongs to."""
+    listener = _on_retry.get()
+    try:
+        attempt = int(request.headers.get(RETRY_COUNT_HEADER, "0"))
+    except ValueError:
+        return
+    if listener is None or attempt < 1:
+        return
+    try:
+        listener(attempt)
+    except Exception:
+        logger.exception("reporting a retried model request failed")
+
+
 class EndpointConfigError(ValueError):
     """The configuration cannot name a usable endpoint (the message says why)."""
 
@@ -83,6 +119,7 @@ class Endpoint:
             base_url=config.endpoint_url,
             timeout=openai.Timeout(config.request_timeout, connect=config.connect_timeout),
             max_retries=config.max_retries,
+            http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_observe_retry]}),
         )
 
     @asynccontextmanager
@@ -93,9 +130,12 @@ class Endpoint:
         *,
         model: str | None = None,
         reasoning_effort: str | None = None,
+        on_retry: Callable[[int], None] | None = None,
     ) -> AsyncIterator[AsyncIterator[ChatCompletionChunk]]:
         """Open a streamed chat completion with ``model`` (``None``: the configured one);
         the response is closed on leaving, however.
+
+        ``on_retry(n)`` is called when the client makes its ``n``-th retry of the request.
 
         Raises:
             EndpointConfigError: the base URL is not http(s).
@@ -113,12 +153,16 @@ class Endpoint:
             extra[token_limit_field(url)] = self.config.max_tokens
         if reasoning_effort is not None:
             extra["reasoning_effort"] = reasoning_effort
-        response = await self.client.chat.completions.create(
-            model=model or self.config.model,
-            messages=cast(Any, messages),
-            stream=True,
-            **extra,
-        )
+        token = _on_retry.set(on_retry)
+        try:
+            response = await self.client.chat.completions.create(
+                model=model or self.config.model,
+                messages=cast(Any, messages),
+                stream=True,
+                **extra,
+            )
+        finally:
+            _on_retry.reset(token)
         try:
             yield response
         finally:
