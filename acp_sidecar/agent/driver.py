@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         WriteTextFileRequest,
         WriteTextFileResponse,
     )
-    from acp_sidecar.store import HistoryItem
+    from acp_sidecar.store import CompactionRecord, HistoryItem, UsageRecord
     from acp_sidecar.tools.registry import ToolRegistry
 
 
@@ -123,6 +123,10 @@ class Turn:
     reasoning_effort: str | None = None
     """The reasoning effort the session chose (its ``thought_level`` option); ``None``: the
     endpoint's default (the field is not sent)."""
+    keep: Callable[[UsageRecord | CompactionRecord], None] | None = None
+    """Appends to the session's log what a driver learned about its context (a response's
+    usage and the cost so far, a compaction's summary), for later turns and reloads to read
+    back in ``history``; ``None``: it is not kept."""
 
 
 async def send_notice(turn: Turn, text: str) -> None:

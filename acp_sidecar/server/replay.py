@@ -4,8 +4,11 @@ Invariants: every tool card goes through the bridge's one translator, so a repla
 the card the editor drew live. A call the log holds no result for (the sidecar stopped while it
 ran) is completed as failed with an "interrupted" message rather than left spinning. The
 stream ends with the session's current mode. A gap marker (records the sidecar failed to
-write) is shown as an agent message saying that part of the session was not recorded. Records
-are consumed as they are read: memory does not grow with the log.
+write) is shown as an agent message saying that part of the session was not recorded. A usage
+record redraws the context meter (``usage_update``, with the session's cost as it was then)
+where the model's window was known, as it was sent live; a compaction record adds nothing (the
+turns it summarised are all replayed). Records are consumed as they are read: memory does not
+grow with the log.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from acp_sidecar.agent.model.usage import usage_update
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
 from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_result
@@ -30,6 +34,7 @@ from acp_sidecar.protocol.updates import (
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    CompactionRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -38,6 +43,7 @@ from acp_sidecar.store import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UsageRecord,
     UserMessageRecord,
     interrupted_result,
 )
@@ -97,7 +103,9 @@ def replay_updates(
                 mode = known_mode(changed)
             case TurnEndRecord():
                 yield from interrupt_open_calls()
-            case HeaderRecord():
+            case UsageRecord(context_window=size) if size is not None:
+                yield usage_update(record, size)
+            case HeaderRecord() | UsageRecord() | CompactionRecord():
                 pass
     yield from interrupt_open_calls()
     yield CurrentModeUpdate(current_mode_id=mode)

@@ -137,6 +137,7 @@ class Session:
             history=history,
             notice=send_notice,
             tools=self.tools,
+            keep=None if recorder is None else recorder.keep,
         )
         self.running = signal
         ended = "error"  # what the log says if the driver fails

@@ -12,6 +12,9 @@ Record JSON shapes (every object also carries ``"v": 1`` and its ``"type"``)::
     tool_result    {"result": result_to_json(result)}
     mode_change    {"mode": str}
     turn_end       {"stopReason": str}
+    usage          {"model", "promptTokens", "completionTokens", "cachedTokens"?,
+                    "contextWindow"?, "cost"?: number, "currency"?: str}
+    compaction     {"summary": str, "turns": int}
 
 Invariants:
 - :func:`encode_record` returns exactly one line: compact ASCII JSON (``ensure_ascii``, so
@@ -20,8 +23,9 @@ Invariants:
 - :func:`decode_record` either returns a record equal to the one encoded or raises
   :class:`RecordDecodeError` (damage: the reader skips the line) or :class:`NewerVersion`
   (the reader refuses the log). Unknown keys of a known record type are ignored, so later
-  additions within version 1 stay readable; a reader older than a record *type* (``notice``
-  and ``gap`` came after the others) skips that line as damage and reads the rest of the log.
+  additions within version 1 stay readable; a reader older than a record *type* (``notice``,
+  ``gap``, ``usage`` and ``compaction`` came after the others) skips that line as damage and
+  reads the rest of the log.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from acp_sidecar.store.records import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    CompactionRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -43,6 +48,7 @@ from acp_sidecar.store.records import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UsageRecord,
     UserMessageRecord,
     format_timestamp,
     parse_timestamp,
@@ -112,8 +118,35 @@ def _record_json(record: Record) -> dict[str, Any]:
             return {"v": SCHEMA_VERSION, "type": "mode_change", "mode": record.mode}
         case TurnEndRecord():
             return {"v": SCHEMA_VERSION, "type": "turn_end", "stopReason": record.stop_reason}
+        case UsageRecord():
+            return _usage_json(record)
+        case CompactionRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "compaction",
+                "summary": record.summary,
+                "turns": record.turns,
+            }
         case _:
             assert_never(record)
+
+
+def _usage_json(record: UsageRecord) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "v": SCHEMA_VERSION,
+        "type": "usage",
+        "model": record.model,
+        "promptTokens": record.prompt_tokens,
+        "completionTokens": record.completion_tokens,
+    }
+    optional = {
+        "cachedTokens": record.cached_tokens,
+        "contextWindow": record.context_window,
+        "cost": record.cost,
+        "currency": record.currency,
+    }
+    data.update((key, value) for key, value in optional.items() if value is not None)
+    return data
 
 
 def encode_record(record: Record) -> bytes:
@@ -199,6 +232,42 @@ def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
         raise RecordDecodeError(f"'result' is not a tool result: {exc}") from None
 
 
+def _count(data: dict[str, Any], key: str, *, required: bool = True) -> int | None:
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if type(value) is not int or value < 0:
+        raise RecordDecodeError(f"{key!r} must be a whole number of at least 0")
+    return value
+
+
+def _usage(data: dict[str, Any]) -> UsageRecord:
+    cost = data.get("cost")
+    if cost is not None and (type(cost) not in (int, float) or cost < 0):
+        raise RecordDecodeError("'cost' must be a number of at least 0")
+    currency = data.get("currency")
+    if currency is not None and type(currency) is not str:
+        raise RecordDecodeError("'currency' must be a string")
+    prompt = _count(data, "promptTokens")
+    completion = _count(data, "completionTokens")
+    assert prompt is not None and completion is not None  # required: raised otherwise
+    return UsageRecord(
+        model=_str(data, "model"),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cached_tokens=_count(data, "cachedTokens", required=False),
+        context_window=_count(data, "contextWindow", required=False),
+        cost=None if cost is None else float(cost),
+        currency=currency,
+    )
+
+
+def _compaction(data: dict[str, Any]) -> CompactionRecord:
+    turns = _count(data, "turns")
+    assert turns is not None  # required: raised otherwise
+    return CompactionRecord(summary=_str(data, "summary"), turns=turns)
+
+
 _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "header": _header,
     "user_message": _user_message,
@@ -210,6 +279,8 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "tool_result": _tool_result,
     "mode_change": lambda data: ModeChangeRecord(mode=_str(data, "mode")),
     "turn_end": lambda data: TurnEndRecord(stop_reason=_str(data, "stopReason")),
+    "usage": _usage,
+    "compaction": _compaction,
 }
 
 

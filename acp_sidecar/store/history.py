@@ -4,7 +4,9 @@ Invariants:
 - Items come in log order; headers, mode changes and turn ends are left out, and so are
   notices (the sidecar's own words to the user: the model never said them) and gap markers.
   Thoughts are kept: some providers (DeepSeek) require an assistant message's reasoning to
-  be sent back.
+  be sent back. Usage and compaction records are kept too, in place: the model driver reads
+  from them how full the context is, the session's cost so far and the summary that stands
+  in for the oldest turns (they add no message of their own).
 - Every :class:`ToolCallRecord` is answered by exactly one :class:`ToolResultRecord` before
   the next user message (model APIs require it): a call left without a result — the process
   was killed, or the turn cancelled, before it returned — gets an error result made up by
@@ -22,6 +24,7 @@ from typing import Final, TypeAlias, assert_never
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    CompactionRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -30,6 +33,7 @@ from acp_sidecar.store.records import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UsageRecord,
     UserMessageRecord,
 )
 from acp_sidecar.tools.content import TextContent
@@ -38,7 +42,13 @@ from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
 logger = logging.getLogger(__name__)
 
 HistoryItem: TypeAlias = (
-    UserMessageRecord | AgentMessageRecord | AgentThoughtRecord | ToolCallRecord | ToolResultRecord
+    UserMessageRecord
+    | AgentMessageRecord
+    | AgentThoughtRecord
+    | ToolCallRecord
+    | ToolResultRecord
+    | UsageRecord
+    | CompactionRecord
 )
 """What :class:`History` yields (a closed union; match it exhaustively)."""
 
@@ -79,7 +89,9 @@ class History:
                 case UserMessageRecord():
                     yield from close_open()
                     yield record
-                case AgentMessageRecord() | AgentThoughtRecord():
+                case (
+                    AgentMessageRecord() | AgentThoughtRecord() | UsageRecord() | CompactionRecord()
+                ):
                     yield record
                 case ToolCallRecord():
                     if record.call_id in open_calls:

@@ -18,7 +18,14 @@ Invariants:
   as ``max_tokens`` — the field every OpenAI-compatible server reads (vLLM, llama.cpp,
   Ollama, LM Studio, DeepSeek, Mistral, OpenRouter…) — except on OpenAI's own API and Azure
   OpenAI, which deprecated ``max_tokens`` and refuse it for reasoning models: there it is
-  ``max_completion_tokens`` (:func:`token_limit_field`).
+  ``max_completion_tokens`` (:func:`token_limit_field`). A request may ask for fewer (a
+  summary's), never for more.
+- Every request asks for usage (``stream_options: {"include_usage": true}``: OpenAI, vLLM,
+  llama.cpp, Ollama, LM Studio, DeepSeek, OpenRouter… send it in the stream's last chunk;
+  servers that do not know the field ignore it). A server that refuses the field (a 400/422
+  naming ``stream_options``) is asked again without it, and not asked for usage again.
+- :func:`context_exceeded` recognises a request refused for its length (the context window),
+  so the driver can compact and retry instead of failing the turn.
 """
 
 from __future__ import annotations
@@ -76,12 +83,19 @@ class Endpoint:
             timeout=openai.Timeout(config.request_timeout, connect=config.connect_timeout),
             max_retries=config.max_retries,
         )
+        self.usage = True
+        """Whether requests ask for usage (until the server refuses ``stream_options``)."""
 
     @asynccontextmanager
     async def stream(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        max_tokens: int | None = None,
     ) -> AsyncIterator[AsyncIterator[ChatCompletionChunk]]:
         """Open a streamed chat completion; the response is closed on leaving, however.
+        ``max_tokens`` lowers the configured cap for this request.
 
         Raises:
             EndpointConfigError: the base URL is not http(s).
@@ -95,18 +109,42 @@ class Endpoint:
                 "http://localhost:11434/v1."
             )
         extra: dict[str, Any] = {"tools": tools} if tools else {}
-        if self.config.max_tokens is not None:
-            extra[token_limit_field(url)] = self.config.max_tokens
-        response = await self.client.chat.completions.create(
-            model=self.config.model,
-            messages=cast(Any, messages),
-            stream=True,
-            **extra,
-        )
+        caps = [cap for cap in (self.config.max_tokens, max_tokens) if cap is not None]
+        if caps:
+            extra[token_limit_field(url)] = min(caps)
+        response = await self._create(messages, extra)
         try:
             yield response
         finally:
             await response.close()
+
+    async def _create(
+        self, messages: Sequence[Mapping[str, Any]], extra: dict[str, Any]
+    ) -> openai.AsyncStream[ChatCompletionChunk]:
+        response: openai.AsyncStream[ChatCompletionChunk]
+        if self.usage:
+            try:
+                response = await self.client.chat.completions.create(
+                    model=self.config.model,
+                    messages=cast(Any, messages),
+                    stream=True,
+                    stream_options={"include_usage": True},
+                    **extra,
+                )
+                return response
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
+                if "stream_options" not in _detail(error):
+                    raise
+                logger.info("the endpoint refused stream_options; usage is not asked for")
+                self.usage = False
+        response = await self.client.chat.completions.create(
+            model=self.config.model, messages=cast(Any, messages), stream=True, **extra
+        )
+        return response
+
+    def context_exceeded(self, error: BaseException) -> bool:
+        """Whether ``error`` refused the request for being longer than the context window."""
+        return context_exceeded(error)
 
     def explain(self, error: BaseException) -> str:
         """What a request that failed with ``error`` means for the user (see :func:`explain`)."""
@@ -155,6 +193,31 @@ def redact(text: str, secret: str | None) -> str:
     if not secret or len(secret) < MIN_SECRET_CHARS:
         return text
     return text.replace(secret, "[API key]")
+
+
+CONTEXT_PHRASES: Final = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "too many tokens",
+    "prompt is too long",
+    "exceeds the context",
+    "context size",
+)
+"""What servers say when a request is longer than the model's context window (OpenAI's code
+``context_length_exceeded`` and message "maximum context length", vLLM's "maximum context
+length", llama.cpp's "exceeds the available context size", Anthropic-style "prompt is too
+long"…); matched case-insensitively in a 400/413/422 answer's code or message."""
+
+
+def context_exceeded(error: BaseException) -> bool:
+    """Whether ``error`` is a refusal of the request's length (see :data:`CONTEXT_PHRASES`)."""
+    if not isinstance(error, openai.APIStatusError) or error.status_code not in (400, 413, 422):
+        return False
+    code = getattr(error, "code", None)
+    text = f"{code or ''} {_detail(error)}".lower()
+    return any(phrase in text for phrase in CONTEXT_PHRASES)
 
 
 def _with(detail: str) -> str:
