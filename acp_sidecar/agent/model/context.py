@@ -14,7 +14,8 @@ Invariants:
   was shown).
 - Failing that (the summary request failed, or the request is still too long), the oldest
   turns are left out of the request, and the user is told in a notice how many; this is not
-  recorded, so a later prompt tries to summarise again.
+  recorded, so a later prompt tries to summarise again (nor is a summary made later in a turn
+  that left turns out: it does not cover them).
 - A request the endpoint refused for its length (the window unknown, or the estimate short)
   is compacted to half its estimate and retried, once per turn.
 - After each response with usage: a usage record (with the session's cost so far) is kept
@@ -93,6 +94,9 @@ class TurnContext:
         self.known: Known | None = None
         """The last request whose tokens the endpoint reported (``None`` after a compaction)."""
         self.retried = False
+        self._dropped = False
+        """Turns were left out (not summarised) in this turn: a later summary does not cover
+        them, so it is not recorded as covering everything before it."""
 
     def messages(self) -> list[Message]:
         """The next request's messages."""
@@ -165,6 +169,7 @@ class TurnContext:
                 summary = await self._summarise(endpoint, count, cap, budget)
             except SummaryFailed as error:
                 failure = str(error)
+                self._dropped = True
                 self._set_past(
                     Past(self.past.summary, self.past.covered + count, self.past.turns[count:])
                 )
@@ -172,7 +177,7 @@ class TurnContext:
                 if summary is None:
                     return "cancelled"
                 self._set_past(self.past.after(count, summary))
-                if self.turn.keep is not None:
+                if self.turn.keep is not None and not self._dropped:
                     self.turn.keep(CompactionRecord(summary=summary, turns=self.past.covered))
         dropped = (count if failure is not None else 0) + self._drop(tools, budget)
         if dropped:
@@ -193,6 +198,7 @@ class TurnContext:
             past = self.past
             if past.turns:
                 self._set_past(Past(past.summary, past.covered + 1, past.turns[1:]))
+                self._dropped = True
                 dropped += 1
             elif past.summary is not None:
                 self._set_past(Past(None, past.covered, ()))
