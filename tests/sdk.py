@@ -79,16 +79,18 @@ async def sdk_sidecar(
     capabilities: ClientCapabilities | None = None,
     observers: Sequence[Callable[[StreamEvent], None]] = (),
     unstable: bool = False,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[tuple[Any, Wire]]:
     """``acp-sidecar ARGS`` spawned by the SDK with ``client`` answering it, initialized; the
     sidecar must exit cleanly when the connection closes. Sessions go to ``store`` (default:
     the suite's temporary store); ``observers`` see every message after the :class:`Wire`;
-    ``unstable`` lets the SDK handle the methods it calls unstable (``elicitation/create``)."""
+    ``unstable`` lets the SDK handle the methods it calls unstable (``elicitation/create``);
+    ``env`` adds to the sidecar's environment."""
     wire = Wire()
     env = {
         "PYTHONPATH": str(ROOT),
         "ACP_SIDECAR_STORE": str(store) if store is not None else os.environ["ACP_SIDECAR_STORE"],
-    }
+    } | (env or {})
     async with acp.spawn_agent_process(
         client,
         sys.executable,

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         WriteTextFileRequest,
         WriteTextFileResponse,
     )
-    from acp_sidecar.store import HistoryItem
+    from acp_sidecar.store import CompactionRecord, HistoryItem, UsageRecord
     from acp_sidecar.tools.registry import ToolRegistry
 
 
@@ -127,6 +127,10 @@ class Turn:
     """Tells the user something live that is neither the conversation nor logged (a model
     request being retried): a ``notice`` where the client shows them, else an agent message.
     It never blocks the turn. ``None``: nobody is told."""
+    keep: Callable[[UsageRecord | CompactionRecord], None] | None = None
+    """Appends to the session's log what a driver learned about its context (a response's
+    usage and the cost so far, a compaction's summary), for later turns and reloads to read
+    back in ``history``; ``None``: it is not kept."""
 
 
 async def send_notice(turn: Turn, text: str) -> None:

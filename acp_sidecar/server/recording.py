@@ -8,7 +8,8 @@ Invariants:
   mode switch, a load, closing) waits for that creation rather than racing it.
 - Everything a turn produces is recorded in order: the prompt, each agent message and thought
   (coalesced per message), each notice (the sidecar's own word to the user, which the model's
-  history leaves out), each tool call and result, the turn's end.
+  history leaves out), each tool call and result, what the driver keeps about the context
+  (usage and cost, compaction summaries), the turn's end.
 - A failure to write (disk full, file too large, the log's lock taken by another process) never
   stops the turn — losing the log must not lose the user's turn — and is never silent: the
   user is told at once, in an agent message (not recorded: the log is what is failing). Every
@@ -39,7 +40,14 @@ from acp_sidecar.protocol.updates import AgentMessageChunk, AgentThoughtChunk, S
 from acp_sidecar.server.held import HeldLogs
 
 if TYPE_CHECKING:
-    from acp_sidecar.store import HistoryItem, SessionStore, SessionWriter, ToolCallRecord
+    from acp_sidecar.store import (
+        CompactionRecord,
+        HistoryItem,
+        SessionStore,
+        SessionWriter,
+        ToolCallRecord,
+        UsageRecord,
+    )
     from acp_sidecar.tools.result import ToolExecutionResult
 
 logger = logging.getLogger(__name__)
@@ -201,6 +209,10 @@ class SessionRecorder:
             self._write(lambda w: w.append(call))
         else:
             self._write(lambda w: w.tool_result(result))
+
+    def keep(self, record: UsageRecord | CompactionRecord) -> None:
+        """Record what the driver learned about the context (usage and cost, a summary)."""
+        self._write(lambda w: w.append(record))
 
     def mode_change(self, mode: str) -> None:
         """Record a switch of mode (a log not created yet will carry it in its header)."""

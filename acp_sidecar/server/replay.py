@@ -4,12 +4,14 @@ Invariants: every tool card goes through the bridge's one translator, so a repla
 the card the editor drew live. A call the log holds no result for (the sidecar stopped while it
 ran) is completed as failed with an "interrupted" message rather than left spinning. The
 stream ends with the session's current mode. A gap marker (records the sidecar failed to
-write) is shown as an agent message saying that part of the session was not recorded.
-Permission decisions send nothing: live they were a request and its answer, not updates (they
-stay in the log for later views). A load then ends with the session's info (title and last
-activity, :func:`session_info`): it describes the session, not a record, so the records of a
-log replay to the same updates whatever version wrote them. Records
-are consumed as they are read: memory does not grow with the log.
+write) is shown as an agent message saying that part of the session was not recorded. A usage
+record redraws the context meter (``usage_update``, with the session's cost as it was then)
+where the model's window was known, as it was sent live; a compaction record adds nothing (the
+turns it summarised are all replayed). Permission decisions send nothing: live they were a
+request and its answer, not updates (they stay in the log for later views). A load then ends
+with the session's info (title and last activity, :func:`session_info`): it describes the
+session, not a record, so the records of a log replay to the same updates whatever version
+wrote them. Records are consumed as they are read: memory does not grow with the log.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, assert_never
 
+from acp_sidecar.agent.model.usage import usage_update
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
 from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_result
@@ -37,6 +40,7 @@ from acp_sidecar.protocol.updates import (
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
@@ -50,6 +54,7 @@ from acp_sidecar.store import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UsageRecord,
     UserMessageRecord,
     interrupted_result,
 )
@@ -111,9 +116,13 @@ def replay_updates(
                 pass  # restored into the session, not drawn (the load answer carries it)
             case TurnEndRecord():
                 yield from interrupt_open_calls()
+            case UsageRecord(context_window=size) if size is not None:
+                yield usage_update(record, size)
             case (
                 HeaderRecord()
                 | DirectoriesChangeRecord()
+                | UsageRecord()
+                | CompactionRecord()
                 | PermissionAskedRecord()
                 | PermissionAnswerRecord()
                 | PermissionRememberedRecord()

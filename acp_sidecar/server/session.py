@@ -166,6 +166,7 @@ class Session:
             model=self.model,
             reasoning_effort=self.reasoning_effort,
             inform=inform,
+            keep=None if recorder is None else recorder.keep,
         )
         self.running = signal
         self.idle.clear()

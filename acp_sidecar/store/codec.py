@@ -20,6 +20,9 @@ writes it)::
     permission_asked       {"callId", "tool", "options": [str]}
     permission_answer      {"callId", "tool", "answer": str}
     permission_remembered  {"callId", "tool", "allowed": bool}
+    usage          {"model", "promptTokens", "completionTokens", "cachedTokens"?,
+                    "contextWindow"?, "cost"?: number, "currency"?: str}
+    compaction     {"summary": str, "turns": int}
 
 Invariants:
 - :func:`encode_record` returns exactly one line: compact ASCII JSON (``ensure_ascii``, so
@@ -29,9 +32,9 @@ Invariants:
   :class:`RecordDecodeError` (damage: the reader skips the line) or :class:`NewerVersion`
   (the reader refuses the log). Unknown keys of a known record type are ignored, so later
   additions within version 1 stay readable (a header without ``additionalDirectories`` has
-  none); a reader older than a record *type* (``notice``, ``gap``, ``directories`` and
-  ``config_change`` came after the others) skips that line as damage and reads the rest of
-  the log.
+  none); a reader older than a record *type* (``notice``, ``gap``, ``directories``,
+  ``config_change``, ``usage`` and ``compaction`` came after the others) skips that line as
+  damage and reads the rest of the log.
 - The time is generic: :func:`encode_record` writes ``"t"`` for any record whose ``at`` is
   set (or the ``at`` it is given), :func:`decode_record` sets ``at`` from ``"t"`` on whatever
   record a type's decoder made; a record without ``"t"`` (version 1) decodes with ``at``
@@ -51,6 +54,7 @@ from acp_sidecar.store.records import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
@@ -64,6 +68,7 @@ from acp_sidecar.store.records import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UsageRecord,
     UserMessageRecord,
     format_timestamp,
     parse_timestamp,
@@ -172,8 +177,35 @@ def _record_json(record: Record) -> dict[str, Any]:
                 "tool": record.tool,
                 "allowed": record.allowed,
             }
+        case UsageRecord():
+            return _usage_json(record)
+        case CompactionRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "compaction",
+                "summary": record.summary,
+                "turns": record.turns,
+            }
         case _:
             assert_never(record)
+
+
+def _usage_json(record: UsageRecord) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "v": SCHEMA_VERSION,
+        "type": "usage",
+        "model": record.model,
+        "promptTokens": record.prompt_tokens,
+        "completionTokens": record.completion_tokens,
+    }
+    optional = {
+        "cachedTokens": record.cached_tokens,
+        "contextWindow": record.context_window,
+        "cost": record.cost,
+        "currency": record.currency,
+    }
+    data.update((key, value) for key, value in optional.items() if value is not None)
+    return data
 
 
 def encode_record(record: Record, *, at: datetime | None = None) -> bytes:
@@ -306,6 +338,42 @@ def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
         raise RecordDecodeError(f"'result' is not a tool result: {exc}") from None
 
 
+def _count(data: dict[str, Any], key: str, *, required: bool = True) -> int | None:
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if type(value) is not int or value < 0:
+        raise RecordDecodeError(f"{key!r} must be a whole number of at least 0")
+    return value
+
+
+def _usage(data: dict[str, Any]) -> UsageRecord:
+    cost = data.get("cost")
+    if cost is not None and (type(cost) not in (int, float) or cost < 0):
+        raise RecordDecodeError("'cost' must be a number of at least 0")
+    currency = data.get("currency")
+    if currency is not None and type(currency) is not str:
+        raise RecordDecodeError("'currency' must be a string")
+    prompt = _count(data, "promptTokens")
+    completion = _count(data, "completionTokens")
+    assert prompt is not None and completion is not None  # required: raised otherwise
+    return UsageRecord(
+        model=_str(data, "model"),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cached_tokens=_count(data, "cachedTokens", required=False),
+        context_window=_count(data, "contextWindow", required=False),
+        cost=None if cost is None else float(cost),
+        currency=currency,
+    )
+
+
+def _compaction(data: dict[str, Any]) -> CompactionRecord:
+    turns = _count(data, "turns")
+    assert turns is not None  # required: raised otherwise
+    return CompactionRecord(summary=_str(data, "summary"), turns=turns)
+
+
 _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "header": _header,
     "user_message": _user_message,
@@ -324,6 +392,8 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "permission_asked": _permission_asked,
     "permission_answer": _permission_answer,
     "permission_remembered": _permission_remembered,
+    "usage": _usage,
+    "compaction": _compaction,
 }
 
 

@@ -6,7 +6,9 @@ Invariants:
   permission decisions (the user's answers to the editor's dialog: the call's result already
   tells the model what came of them).
   Thoughts are kept: some providers (DeepSeek) require an assistant message's reasoning to
-  be sent back.
+  be sent back. Usage and compaction records are kept too, in place: the model driver reads
+  from them how full the context is, the session's cost so far and the summary that stands
+  in for the oldest turns (they add no message of their own).
 - Every :class:`ToolCallRecord` is answered by exactly one :class:`ToolResultRecord` before
   the next user message (model APIs require it): a call left without a result — the process
   was killed, or the turn cancelled, before it returned — gets an error result made up by
@@ -24,6 +26,7 @@ from typing import Final, TypeAlias, assert_never
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
@@ -37,6 +40,7 @@ from acp_sidecar.store.records import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UsageRecord,
     UserMessageRecord,
 )
 from acp_sidecar.tools.content import TextContent
@@ -45,7 +49,13 @@ from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
 logger = logging.getLogger(__name__)
 
 HistoryItem: TypeAlias = (
-    UserMessageRecord | AgentMessageRecord | AgentThoughtRecord | ToolCallRecord | ToolResultRecord
+    UserMessageRecord
+    | AgentMessageRecord
+    | AgentThoughtRecord
+    | ToolCallRecord
+    | ToolResultRecord
+    | UsageRecord
+    | CompactionRecord
 )
 """What :class:`History` yields (a closed union; match it exhaustively)."""
 
@@ -86,7 +96,9 @@ class History:
                 case UserMessageRecord():
                     yield from close_open()
                     yield record
-                case AgentMessageRecord() | AgentThoughtRecord():
+                case (
+                    AgentMessageRecord() | AgentThoughtRecord() | UsageRecord() | CompactionRecord()
+                ):
                     yield record
                 case ToolCallRecord():
                     if record.call_id in open_calls:

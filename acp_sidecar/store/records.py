@@ -155,6 +155,40 @@ class TurnEndRecord(Stamped):
     """Why the turn ended (the ACP stop reason: ``end_turn``, ``cancelled``, …)."""
 
 
+@attrs.frozen
+class UsageRecord(Stamped):
+    """What one model response used, as the endpoint reported it, and the session's cost so
+    far: a loaded session continues its sum from the last one, and replay redraws the
+    context meter from it."""
+
+    model: str
+    """The model that answered."""
+    prompt_tokens: int
+    """Tokens of the request (the context sent)."""
+    completion_tokens: int
+    """Tokens of the response."""
+    cached_tokens: int | None = None
+    """Of the prompt tokens, those the endpoint served from its cache (if it said)."""
+    context_window: int | None = None
+    """The model's context window when it answered (``None``: unknown)."""
+    cost: float | None = None
+    """The session's cumulative cost after this response (``None``: unknown, as it is once
+    any response was not priced)."""
+    currency: str | None = None
+    """The unit of :attr:`cost`."""
+
+
+@attrs.frozen
+class CompactionRecord(Stamped):
+    """The oldest part of the conversation, summarised so later requests send the summary
+    instead; the records it covers stay in the log (replay shows them all)."""
+
+    summary: str
+    """The summary the model wrote (covering any earlier summary too)."""
+    turns: int
+    """How many prompts, from the session's first, it covers (with all that answered them)."""
+
+
 PermissionAnswer: TypeAlias = Literal[
     "allow_once", "allow_always", "reject_once", "reject_always", "cancelled"
 ]
@@ -219,6 +253,8 @@ Record: TypeAlias = (
     | PermissionAskedRecord
     | PermissionAnswerRecord
     | PermissionRememberedRecord
+    | UsageRecord
+    | CompactionRecord
 )
 """The closed union of everything a session log holds."""
 

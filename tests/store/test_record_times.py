@@ -18,6 +18,7 @@ from acp_sidecar.store import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
     GapRecord,
@@ -33,6 +34,7 @@ from acp_sidecar.store import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UsageRecord,
     UserMessageRecord,
     permission_records,
 )
@@ -109,6 +111,20 @@ RECORD_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         at=times,
     ),
     ConfigChangeRecord: st.builds(ConfigChangeRecord, config_id=ids, value=ids, at=times),
+    UsageRecord: st.builds(
+        UsageRecord,
+        model=ids,
+        prompt_tokens=st.integers(0, 2**31),
+        completion_tokens=st.integers(0, 2**31),
+        cached_tokens=st.none() | st.integers(0, 2**31),
+        context_window=st.none() | st.integers(1, 2**31),
+        cost=st.none() | st.floats(0, 1e6),
+        currency=st.none() | ids,
+        at=times,
+    ),
+    CompactionRecord: st.builds(
+        CompactionRecord, summary=st.text(), turns=st.integers(0, 10_000), at=times
+    ),
 }
 any_record = st.one_of(*RECORD_STRATEGIES.values())
 

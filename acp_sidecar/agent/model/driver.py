@@ -42,8 +42,11 @@ Invariants:
 - Tool call ids are unique within the session (ACP requires it): the model's id is kept
   unless the session already used it (some servers number calls per response); a missing or
   reused id is replaced.
-- Nothing is written to the session log here: the server records what is sent and, through
-  ``turn.record``, the calls and results.
+- Requests stay inside the model's context window, and each response's usage is reported
+  and kept (:mod:`~acp_sidecar.agent.model.context`).
+- Nothing is written to the session log here but through the turn: the server records what
+  is sent and, through ``turn.record``, the calls and results; through ``turn.keep``, the
+  context keeps usage and summaries.
 """
 
 from __future__ import annotations
@@ -57,12 +60,11 @@ from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
 from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig, ModelProfile
+from acp_sidecar.agent.model.context import TurnContext
 from acp_sidecar.agent.model.messages import (
     Message,
     SentCall,
-    add_user_message,
     assistant_message,
-    history_messages,
     step_messages,
     system_message,
     tool_specs,
@@ -156,19 +158,24 @@ class ModelDriver:
             return "end_turn"
         registry = self.registry if turn.tools is None else turn.tools
         tools = tool_specs(registry.schemas())
-        messages = [
+        context = TurnContext(
+            turn,
+            self.config,
+            self.profile(turn.model),
             system_message(turn.cwd),
-            *history_messages(turn.history, self._reasoning_field),
-        ]
-        add_user_message(messages, user_message(to_wire(block) for block in turn.prompt))
+            user_message(to_wire(block) for block in turn.prompt),
+            self._reasoning_field,
+        )
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
         if turn.signal.cancelled:
             return "cancelled"
         for _ in range(self.config.max_turn_requests):
+            if await context.fit(endpoint, tools) == "cancelled":
+                return "cancelled"
             step = StepCalls(registry, turn, ids.claim, cap)
             try:
-                response = await self._request(turn, endpoint, messages, tools, step)
+                response = await self._request(turn, endpoint, context, tools, step)
                 if isinstance(response, StreamAssembly) and stop_reason(turn, response) is None:
                     response.close_calls()  # it ended whole: its last call is complete too
                 results = await step.results()
@@ -186,14 +193,14 @@ class ModelDriver:
             field = response.reasoning_field
             if field is not None:
                 self._reasoning_field = field
-            messages.append(
+            context.steps.append(
                 assistant_message(
                     response.text,
                     [SentCall(c.call_id, c.name, c.sent_arguments) for c in step.calls],
                     None if field is None else (field, response.thoughts),
                 )
             )
-            messages.extend(step_messages(results))
+            context.steps.extend(step_messages(results))
         return "max_turn_requests"
 
     async def _connect(self, turn: Turn) -> Endpoint | None:
@@ -223,27 +230,37 @@ class ModelDriver:
         self,
         turn: Turn,
         endpoint: Endpoint,
-        messages: Sequence[Message],
+        context: TurnContext,
         tools: Sequence[Mapping[str, Any]],
         step: StepCalls,
     ) -> StreamAssembly | StopReason:
         """One streamed request, raced against the turn's signal; its calls go to ``step``
-        as they complete."""
-        assembly = StreamAssembly(step.start)
-        streaming = asyncio.ensure_future(
-            stream_response(turn, endpoint, messages, tools, assembly)
-        )
-        cancelled = asyncio.ensure_future(turn.signal.wait())
-        try:
-            await asyncio.wait((streaming, cancelled), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            cancelled.cancel()
-            if not streaming.done():
-                streaming.cancel()  # closes the response: the server sees the client go
-                await asyncio.wait((streaming,), timeout=CLOSE_GRACE_S)
-        if turn.signal.cancelled:
-            return "cancelled"
-        error = streaming.exception()
+        as they complete. A request refused for its length is compacted and sent again, once
+        (nothing of it was shown)."""
+        while True:
+            messages = context.messages()
+            assembly = StreamAssembly(step.start)
+            streaming = asyncio.ensure_future(
+                stream_response(turn, endpoint, messages, tools, assembly)
+            )
+            cancelled = asyncio.ensure_future(turn.signal.wait())
+            try:
+                await asyncio.wait((streaming, cancelled), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                cancelled.cancel()
+                if not streaming.done():
+                    streaming.cancel()  # closes the response: the server sees the client go
+                    await asyncio.wait((streaming,), timeout=CLOSE_GRACE_S)
+            if turn.signal.cancelled:
+                return "cancelled"
+            error = streaming.exception()
+            if error is not None and endpoint.context_exceeded(error) and not assembly.text_parts:
+                retry = await context.overflowed(endpoint, tools)
+                if retry == "cancelled":
+                    return "cancelled"
+                if retry:
+                    continue
+            break
         if error is not None:
             explained = endpoint.explain(error, turn.model)
             await send_notice(turn, f"\n\n{explained}" if assembly.text_parts else explained)
@@ -251,6 +268,7 @@ class ModelDriver:
         if assembly.finish_reason is None:
             await send_notice(turn, self._cut_off(assembly))
             return "end_turn"
+        await context.account(assembly.usage, len(messages))
         return assembly
 
     def _token_limit(self, assembly: StreamAssembly) -> str:

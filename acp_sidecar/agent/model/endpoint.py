@@ -29,6 +29,13 @@ Invariants:
 - Listing the models (``GET /models``) is not retried and is bounded as a whole; a 404 means
   the endpoint has no listing, any other failure is reported with :func:`explain`'s
   (redacted) sentence.
+  A request may ask for fewer tokens (a summary's), never for more.
+- Every request asks for usage (``stream_options: {"include_usage": true}``: OpenAI, vLLM,
+  llama.cpp, Ollama, LM Studio, DeepSeek, OpenRouter… send it in the stream's last chunk;
+  servers that do not know the field ignore it). A server that refuses the field (a 400/422
+  naming ``stream_options``) is asked again without it, and not asked for usage again.
+- :func:`context_exceeded` recognises a request refused for its length (the context window),
+  so the driver can compact and retry instead of failing the turn.
 """
 
 from __future__ import annotations
@@ -121,6 +128,8 @@ class Endpoint:
             max_retries=config.max_retries,
             http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_observe_retry]}),
         )
+        self.usage = True
+        """Whether requests ask for usage (until the server refuses ``stream_options``)."""
 
     @asynccontextmanager
     async def stream(
@@ -131,9 +140,11 @@ class Endpoint:
         model: str | None = None,
         reasoning_effort: str | None = None,
         on_retry: Callable[[int], None] | None = None,
+        max_tokens: int | None = None,
     ) -> AsyncIterator[AsyncIterator[ChatCompletionChunk]]:
         """Open a streamed chat completion with ``model`` (``None``: the configured one);
-        the response is closed on leaving, however.
+        the response is closed on leaving, however. ``max_tokens`` lowers the configured cap
+        for this request.
 
         ``on_retry(n)`` is called when the client makes its ``n``-th retry of the request.
 
@@ -149,18 +160,14 @@ class Endpoint:
                 "http://localhost:11434/v1."
             )
         extra: dict[str, Any] = {"tools": tools} if tools else {}
-        if self.config.max_tokens is not None:
-            extra[token_limit_field(url)] = self.config.max_tokens
+        caps = [cap for cap in (self.config.max_tokens, max_tokens) if cap is not None]
+        if caps:
+            extra[token_limit_field(url)] = min(caps)
         if reasoning_effort is not None:
             extra["reasoning_effort"] = reasoning_effort
         token = _on_retry.set(on_retry)
         try:
-            response = await self.client.chat.completions.create(
-                model=model or self.config.model,
-                messages=cast(Any, messages),
-                stream=True,
-                **extra,
-            )
+            response = await self._create(messages, extra, model or self.config.model)
         finally:
             _on_retry.reset(token)
         try:
@@ -194,6 +201,34 @@ class Endpoint:
         ``error`` means for the user (see :func:`explain`)."""
         config = self.config if model is None else attrs.evolve(self.config, model=model)
         return explain(error, config)
+
+    async def _create(
+        self, messages: Sequence[Mapping[str, Any]], extra: dict[str, Any], model: str
+    ) -> openai.AsyncStream[ChatCompletionChunk]:
+        response: openai.AsyncStream[ChatCompletionChunk]
+        if self.usage:
+            try:
+                response = await self.client.chat.completions.create(
+                    model=model,
+                    messages=cast(Any, messages),
+                    stream=True,
+                    stream_options={"include_usage": True},
+                    **extra,
+                )
+                return response
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
+                if "stream_options" not in _detail(error):
+                    raise
+                logger.info("the endpoint refused stream_options; usage is not asked for")
+                self.usage = False
+        response = await self.client.chat.completions.create(
+            model=model, messages=cast(Any, messages), stream=True, **extra
+        )
+        return response
+
+    def context_exceeded(self, error: BaseException) -> bool:
+        """Whether ``error`` refused the request for being longer than the context window."""
+        return context_exceeded(error)
 
     async def aclose(self) -> None:
         """Close the client's connections."""
@@ -238,6 +273,31 @@ def redact(text: str, secret: str | None) -> str:
     if not secret or len(secret) < MIN_SECRET_CHARS:
         return text
     return text.replace(secret, "[API key]")
+
+
+CONTEXT_PHRASES: Final = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "too many tokens",
+    "prompt is too long",
+    "exceeds the context",
+    "context size",
+)
+"""What servers say when a request is longer than the model's context window (OpenAI's code
+``context_length_exceeded`` and message "maximum context length", vLLM's "maximum context
+length", llama.cpp's "exceeds the available context size", Anthropic-style "prompt is too
+long"…); matched case-insensitively in a 400/413/422 answer's code or message."""
+
+
+def context_exceeded(error: BaseException) -> bool:
+    """Whether ``error`` is a refusal of the request's length (see :data:`CONTEXT_PHRASES`)."""
+    if not isinstance(error, openai.APIStatusError) or error.status_code not in (400, 413, 422):
+        return False
+    code = getattr(error, "code", None)
+    text = f"{code or ''} {_detail(error)}".lower()
+    return any(phrase in text for phrase in CONTEXT_PHRASES)
 
 
 def _with(detail: str) -> str:

@@ -35,8 +35,10 @@ from acp_sidecar.store.history import HistoryItem
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    CompactionRecord,
     ToolCallRecord,
     ToolResultRecord,
+    UsageRecord,
     UserMessageRecord,
 )
 from acp_sidecar.tools.content import (
@@ -346,6 +348,8 @@ def history_messages(
                 conversation.call(item)
             case ToolResultRecord():
                 conversation.result(item)
+            case UsageRecord() | CompactionRecord():
+                pass  # bookkeeping: the driver reads them (compaction, cost), the model not
             case _:
                 assert_never(item)
     return conversation.finish()

@@ -16,6 +16,9 @@ Invariants:
   non-empty string (providers that send two spellings of the same text are not doubled);
   the field's name is kept so the reasoning can be sent back under it.
 - Only the first choice counts (requests ask for one).
+- Usage (``stream_options.include_usage``) is read from any chunk that carries it — the
+  last, usually with no choices; servers that report it on every chunk count up to it — and
+  the last one seen stands.
 
 Nothing here imports ``openai`` at run time: chunks are read by attribute.
 """
@@ -27,6 +30,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 import attrs
+
+from acp_sidecar.agent.model.usage import Usage, usage_of
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionChunk
@@ -75,6 +80,8 @@ class StreamAssembly:
         self.finish_reason: str | None = None
         """The last finish reason of the stream (``None`` if it sent none: the answer is
         incomplete, whatever else the stream said)."""
+        self.usage: Usage | None = None
+        """The response's usage, if the endpoint reported it."""
         self._calls: dict[int, CallDraft] = {}
         self._last: CallDraft | None = None
 
@@ -102,6 +109,8 @@ class StreamAssembly:
 
     def feed(self, chunk: ChatCompletionChunk) -> tuple[str, str]:
         """Take one chunk; return the ``(thought, text)`` it adds (``""`` for none)."""
+        if chunk.usage is not None:
+            self.usage = usage_of(chunk.usage) or self.usage
         choices = chunk.choices
         if not choices:
             return NOTHING  # e.g. a usage-only chunk

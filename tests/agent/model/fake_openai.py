@@ -18,6 +18,10 @@ ends in a stack-trace line (:data:`TEMPLATE_ERROR`), without taking a scripted r
 counted in ``listings``, not ``requests``): 404 by default, as a server without a listing
 answers; set ``models`` to a :class:`Listing` to list models (slowly, or failing, if wanted).
 
+A reply may carry ``usage`` (:func:`usage`): like real providers, the server sends it as a last
+chunk with no choices — only when the request asked for it with
+``stream_options: {"include_usage": true}``.
+
 The chunk helpers (:func:`say`, :func:`think`, :func:`call`, :func:`stop`) build the JSON
 objects real providers send.
 """
@@ -64,6 +68,8 @@ class Reply:
     """End the stream with ``data: [DONE]``."""
     drop: bool = False
     """Cut the connection after ``events``: no end of the chunked body, no ``[DONE]``."""
+    usage: dict[str, Any] | None = None
+    """The usage object sent in a last chunk, when the request asked for usage."""
     encoded: bytes | None = None
     """The whole stream's bytes, already encoded (``events`` and ``done`` are then ignored):
     a benchmark's answer goes out at once, not after encoding thousands of chunks."""
@@ -167,6 +173,7 @@ class ScriptedOpenAI:
                     reply = template_error(problem)
                 else:
                     reply = self.replies.popleft() if self.replies else _unscripted()
+                    reply = _with_usage(reply, request)
                 if not await self._answer(reply, reader, writer):
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -231,6 +238,22 @@ class ScriptedOpenAI:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+
+def _with_usage(reply: Reply, request: Request) -> Reply:
+    """``reply`` with its usage chunk, if it has usage and the request asked for it."""
+    options = (request.body or {}).get("stream_options") or {}
+    if reply.usage is None or options.get("include_usage") is not True:
+        return reply
+    last = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": "test-model",
+        "choices": [],
+        "usage": reply.usage,
+    }
+    return attrs.evolve(reply, events=[*reply.events, last])
 
 
 def _unscripted() -> Reply:
@@ -380,6 +403,18 @@ def tool_call(index: int, call_id: str, name: str, arguments: str) -> dict[str, 
 def stop(reason: str = "stop") -> dict[str, Any]:
     """The last chunk, with the finish reason."""
     return chunk({}, reason)
+
+
+def usage(prompt: int, completion: int, cached: int | None = None) -> dict[str, Any]:
+    """A usage object as OpenAI sends it (``cached``: prompt tokens served from cache)."""
+    data: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if cached is not None:
+        data["prompt_tokens_details"] = {"cached_tokens": cached}
+    return data
 
 
 def answer(*texts: str) -> Reply:

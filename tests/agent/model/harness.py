@@ -24,7 +24,7 @@ from acp_sidecar.protocol import (
     TextContentBlock,
 )
 from acp_sidecar.server.recording import SessionRecorder
-from acp_sidecar.store import HistoryItem, SessionStore
+from acp_sidecar.store import CompactionRecord, HistoryItem, SessionStore, UsageRecord
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.registry import ToolRegistry
 from tests.fakes import Editor, NoClient
@@ -43,13 +43,16 @@ def make_turn(
     record: EventSink | None = None,
     send: Callable[[SessionUpdate], Awaitable[None]] | None = None,
     notice: Callable[[str], Awaitable[None]] | None = None,
+    keep: Callable[[UsageRecord | CompactionRecord], None] | None = None,
+    client: NoClient | None = None,
 ) -> Turn:
     """A turn as the server makes one (``auto`` mode, so no permission dialog); updates go
-    to ``send`` (default: the editor)."""
+    to ``send`` (default: the editor); ``client`` advertises the capabilities (default:
+    none)."""
     signal = signal or CancelSignal()
     send = send or editor.send
     blocks = (TextContentBlock(text=prompt),) if isinstance(prompt, str) else tuple(prompt)
-    client = NoClient()
+    client = client or NoClient()
     scope = CallScope(
         session_id=SESSION,
         cards=CardContext(cwd=CWD),
@@ -69,6 +72,7 @@ def make_turn(
         record=record,
         history=tuple(history),
         notice=notice,
+        keep=keep,
     )
 
 
@@ -76,9 +80,11 @@ class RecordedSession:
     """A session whose turns are logged by the server's own recorder into a real session
     log; each turn's history is read back from that log, as the server does."""
 
-    def __init__(self, directory: Path) -> None:
-        store = SessionStore(directory)
-        self.recorder = SessionRecorder(lambda: store, SESSION, CWD, "auto")
+    def __init__(self, directory: Path, *, reopen: bool = False) -> None:
+        """``reopen``: continue the session a closed one left in ``directory`` (a reload)."""
+        store = self.store = SessionStore(directory)
+        writer = store.reopen(SESSION) if reopen else None
+        self.recorder = SessionRecorder(lambda: store, SESSION, CWD, "auto", writer=writer)
 
     async def run(
         self,
@@ -87,6 +93,7 @@ class RecordedSession:
         *,
         editor: Editor | None = None,
         signal: CancelSignal | None = None,
+        client: NoClient | None = None,
     ) -> StopReason:
         """One turn: the prompt, every update and call recorded, then the turn's end."""
         shown = editor or Editor()
@@ -107,6 +114,8 @@ class RecordedSession:
             send=send,
             record=self.recorder.record_call_event,
             notice=notice,
+            keep=self.recorder.keep,
+            client=client,
         )
         self.recorder.prompt(turn.prompt)
         stop = await driver.run_turn(turn)

@@ -1,0 +1,306 @@
+"""One turn's context: the messages it sends, kept inside the model's window, and what each
+response used.
+
+Invariants:
+- Before each request (:meth:`TurnContext.fit`), when the model's window is known and the
+  request's estimate (:mod:`~acp_sidecar.agent.model.compaction`) would not leave room for
+  the response, the oldest past turns are summarised by the model (one streamed request per
+  batch, no tools) and the summary stands for them; the newest turns stay whole. The summary
+  is recorded (a compaction record in the log) so later turns and reloads reuse it instead of
+  paying a summary request on every prompt; the log keeps every turn it covers.
+- The client sees the compaction (``compaction_update`` in_progress → completed / failed /
+  cancelled, the summary streamed as ``compaction_summary_chunk``) only when it advertised
+  ``session.compaction``; otherwise compaction is silent (it changes nothing the user said or
+  was shown).
+- Failing that (the summary request failed, or the request is still too long), the oldest
+  turns are left out of the request, and the user is told in a notice how many; this is not
+  recorded, so a later prompt tries to summarise again (nor is a summary made later in a turn
+  that left turns out: it does not cover them).
+- A request the endpoint refused for its length (the window unknown, or the estimate short)
+  is compacted to half its estimate and retried, once per turn.
+- After each response with usage: a usage record (with the session's cost so far) is kept
+  in the log and, when the window is known, ``usage_update`` is sent. Without usage, nothing.
+- A cancel during a summary ends it ``cancelled`` and the turn stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from acp_sidecar.agent.driver import Turn, send_notice
+from acp_sidecar.agent.model.compaction import (
+    Known,
+    Past,
+    estimate_request,
+    estimate_tokens,
+    past_of,
+    request_budget,
+    summary_batches,
+    summary_request,
+    summary_tokens,
+    turns_to_keep,
+)
+from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
+from acp_sidecar.agent.model.messages import Message, add_user_message
+from acp_sidecar.agent.model.stream import StreamAssembly
+from acp_sidecar.agent.model.usage import Usage, tally_from, usage_record, usage_update
+from acp_sidecar.protocol import TextContentBlock
+from acp_sidecar.protocol.updates import CompactionSummaryChunk, CompactionUpdate
+from acp_sidecar.store.records import CompactionRecord
+
+if TYPE_CHECKING:
+    from acp_sidecar.agent.model.endpoint import Endpoint
+
+logger = logging.getLogger(__name__)
+
+CLOSE_GRACE_S: Final = 2.0
+"""How long closing an abandoned summary response may take before the turn stops waiting."""
+
+Cancelled = Literal["cancelled"]
+
+
+class SummaryFailed(Exception):
+    """A summary request ended without a usable summary (the message says why)."""
+
+
+class TurnContext:
+    """The messages of one turn's requests, and the session's usage as the turn goes."""
+
+    def __init__(
+        self,
+        turn: Turn,
+        config: ModelConfig,
+        profile: ModelProfile,
+        head: Message,
+        prompt: Message,
+        reasoning_field: str | None,
+    ) -> None:
+        self.turn = turn
+        self.config = config
+        self.profile = profile
+        self.head = head
+        """The system message."""
+        self.prompt = prompt
+        self.reasoning_field = reasoning_field
+        self.steps: list[Message] = []
+        """What this turn added after its prompt (responses and results)."""
+        self.past = past_of(turn.history)
+        self._history = self.past.messages(reasoning_field)
+        self.tally = tally_from(turn.history)
+        self.known: Known | None = None
+        """The last request whose tokens the endpoint reported (``None`` after a compaction)."""
+        self.retried = False
+        self._dropped = False
+        """Turns were left out (not summarised) in this turn: a later summary does not cover
+        them, so it is not recorded as covering everything before it."""
+
+    def messages(self) -> list[Message]:
+        """The next request's messages."""
+        messages = [self.head, *self._history]
+        add_user_message(messages, self.prompt)
+        messages.extend(self.steps)
+        return messages
+
+    def _set_past(self, past: Past) -> None:
+        self.past = past
+        self._history = past.messages(self.reasoning_field)
+        self.known = None
+
+    # -- usage ----------------------------------------------------------------------------
+
+    async def account(self, usage: Usage | None, sent: int) -> None:
+        """Take a response's usage (``sent``: how many messages its request had)."""
+        if usage is None:
+            return
+        self.known = Known(sent, usage.used)
+        self.tally = self.tally.add(usage, self.profile.prices)
+        record = usage_record(self.profile, usage, self.tally)
+        if self.turn.keep is not None:
+            self.turn.keep(record)
+        window = self.profile.context_window
+        if window is not None:
+            await self.turn.send(usage_update(record, window))
+
+    # -- fitting --------------------------------------------------------------------------
+
+    async def fit(self, endpoint: Endpoint, tools: Sequence[Mapping[str, Any]]) -> Cancelled | None:
+        """Compact when the next request would not leave room for its response."""
+        window = self.profile.context_window
+        if window is None:
+            return None
+        budget = request_budget(window, self.config.max_tokens)
+        if estimate_request(self.messages(), tools, self.known) <= budget:
+            return None
+        return await self._compact(endpoint, tools, budget)
+
+    async def overflowed(
+        self, endpoint: Endpoint, tools: Sequence[Mapping[str, Any]]
+    ) -> Cancelled | bool:
+        """The endpoint refused the request for its length: compact it to half and say
+        whether to retry (once per turn)."""
+        if self.retried:
+            return False
+        self.retried = True
+        estimate = estimate_request(self.messages(), tools, self.known)
+        budget = estimate // 2
+        window = self.profile.context_window
+        if window is not None:
+            budget = min(budget, request_budget(window, self.config.max_tokens))
+        before = (self.past.covered, self.past.summary)
+        stopped = await self._compact(endpoint, tools, budget)
+        if stopped is not None:
+            return stopped
+        return (self.past.covered, self.past.summary) != before
+
+    async def _compact(
+        self, endpoint: Endpoint, tools: Sequence[Mapping[str, Any]], budget: int
+    ) -> Cancelled | None:
+        fixed = estimate_tokens([self.head, self.prompt, *self.steps], tools)
+        room = budget - fixed
+        count = len(self.past.turns) - turns_to_keep(self.past, room, self.reasoning_field)
+        failure: str | None = None
+        if count > 0:
+            cap = summary_tokens(max(room, 0))
+            try:
+                summary = await self._summarise(endpoint, count, cap, budget)
+            except SummaryFailed as error:
+                failure = str(error)
+                self._dropped = True
+                self._set_past(
+                    Past(self.past.summary, self.past.covered + count, self.past.turns[count:])
+                )
+            else:
+                if summary is None:
+                    return "cancelled"
+                self._set_past(self.past.after(count, summary))
+                if self.turn.keep is not None and not self._dropped:
+                    self.turn.keep(CompactionRecord(summary=summary, turns=self.past.covered))
+        dropped = (count if failure is not None else 0) + self._drop(tools, budget)
+        if dropped:
+            turns = "turn was" if dropped == 1 else f"{dropped} turns were"
+            why = f"Summarising it failed ({failure}). " if failure is not None else ""
+            await send_notice(
+                self.turn,
+                f"The conversation is too long for the model's context window. {why}The "
+                f"oldest {turns} left out of what the model is sent (the session keeps them).",
+            )
+        return None
+
+    def _drop(self, tools: Sequence[Mapping[str, Any]], budget: int) -> int:
+        """Leave out the oldest turns (then the summary) until the request fits; how many
+        turns went."""
+        dropped = 0
+        while estimate_request(self.messages(), tools, None) > budget:
+            past = self.past
+            if past.turns:
+                self._set_past(Past(past.summary, past.covered + 1, past.turns[1:]))
+                self._dropped = True
+                dropped += 1
+            elif past.summary is not None:
+                self._set_past(Past(None, past.covered, ()))
+            else:
+                logger.warning("the current turn alone is longer than the context window")
+                break
+        return dropped
+
+    # -- summarising ----------------------------------------------------------------------
+
+    def _shows_compaction(self) -> bool:
+        session = self.turn.client.capabilities.session
+        return session is not None and session.compaction is not None
+
+    async def _summarise(self, endpoint: Endpoint, count: int, cap: int, budget: int) -> str | None:
+        """A summary of the past's first ``count`` turns (and its summary); ``None`` when
+        the turn was cancelled.
+
+        Raises:
+            SummaryFailed: no summary came (the reason is for the user).
+        """
+        shown = self._shows_compaction()
+        compaction_id = f"compaction_{uuid.uuid4().hex[:16]}"
+        if shown:
+            await self.turn.send(
+                CompactionUpdate(compaction_id=compaction_id, status="in_progress")
+            )
+        summary = self.past.summary
+        turns = self.past.turns[:count]
+        at = 0
+        try:
+            for size in summary_batches(summary, turns, budget - cap):
+                request = summary_request(summary, turns[at : at + size])
+                summary = await self._request(
+                    endpoint, request, cap, compaction_id if shown else None
+                )
+                if summary is None:
+                    if shown:
+                        await self.turn.send(
+                            CompactionUpdate(compaction_id=compaction_id, status="cancelled")
+                        )
+                    return None
+                at += size
+        except SummaryFailed as error:
+            if shown:
+                await self.turn.send(
+                    CompactionUpdate(compaction_id=compaction_id, status="failed", error=str(error))
+                )
+            raise
+        assert summary is not None
+        if shown:
+            await self.turn.send(
+                CompactionUpdate(
+                    compaction_id=compaction_id,
+                    status="completed",
+                    summary=[TextContentBlock(text=summary)],
+                )
+            )
+        return summary
+
+    async def _request(
+        self, endpoint: Endpoint, messages: list[Message], cap: int, shown: str | None
+    ) -> str | None:
+        """One summary request, raced against the turn's signal (``None``: cancelled)."""
+        assembly = StreamAssembly()
+        streaming = asyncio.ensure_future(self._stream(endpoint, messages, cap, assembly, shown))
+        cancelled = asyncio.ensure_future(self.turn.signal.wait())
+        try:
+            await asyncio.wait((streaming, cancelled), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancelled.cancel()
+            if not streaming.done():
+                streaming.cancel()  # closes the response
+                await asyncio.wait((streaming,), timeout=CLOSE_GRACE_S)
+        if self.turn.signal.cancelled:
+            return None
+        error = streaming.exception()
+        if error is not None:
+            raise SummaryFailed(endpoint.explain(error, self.turn.model))
+        if assembly.usage is not None:
+            self.tally = self.tally.add(assembly.usage, self.profile.prices)
+            if self.turn.keep is not None:  # its cost counts; its size is no meter reading
+                self.turn.keep(usage_record(self.profile, assembly.usage, self.tally, window=False))
+        text = assembly.text.strip()
+        if assembly.finish_reason is None or not text or assembly.refused:
+            raise SummaryFailed("the model sent no summary")
+        return text
+
+    async def _stream(
+        self,
+        endpoint: Endpoint,
+        messages: list[Message],
+        cap: int,
+        assembly: StreamAssembly,
+        shown: str | None,
+    ) -> None:
+        async with endpoint.stream(messages, (), model=self.turn.model, max_tokens=cap) as chunks:
+            async for chunk in chunks:
+                _thought, text = assembly.feed(chunk)
+                if text and shown is not None:
+                    await self.turn.send(
+                        CompactionSummaryChunk(
+                            compaction_id=shown, content=TextContentBlock(text=text)
+                        )
+                    )
