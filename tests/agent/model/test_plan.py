@@ -7,17 +7,25 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
 from acp_sidecar.agent.model import ModelDriver
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.modes import ModeId, SessionPolicy
 from acp_sidecar.bridge.policy import install_policy
 from acp_sidecar.server.replay import replay_updates
 from acp_sidecar.store import SessionStore
 from acp_sidecar.tools.builtin import plan_tool
 from acp_sidecar.tools.registry import ToolRegistry
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, tool_call
-from tests.agent.model.harness import CWD, SESSION, RecordedSession, assert_well_formed
+from tests.agent.model.harness import (
+    CWD,
+    SESSION,
+    RecordedSession,
+    assert_well_formed,
+    make_turn,
+)
 from tests.fakes import Editor
 
 ENTRIES = [
@@ -65,3 +73,25 @@ async def test_the_model_sets_the_plan_and_reads_a_summary(
         ]
     assert replayed.count("plan") == 1
     assert replayed.index("plan") == replayed.index("tool_call_update") + 1
+
+
+@pytest.mark.parametrize("mode", ["ask", "read-only"])
+async def test_the_plan_runs_without_asking_in_ask_and_read_only_modes(
+    driver: ModelDriver, endpoint: ScriptedOpenAI, mode: ModeId
+) -> None:
+    endpoint.script(
+        calling(tool_call(0, "call_p", "plan", json.dumps({"entries": ENTRIES}))), answer("ok")
+    )
+    editor = Editor()  # no answers: a permission dialog would fail the test
+    turn = make_turn(editor, "plan it")
+    scope = attrs.evolve(turn.scope, policy=SessionPolicy(mode=mode))
+
+    assert await driver.run_turn(attrs.evolve(turn, scope=scope)) == "end_turn"
+
+    assert editor.asked == []
+    assert [u for u in editor.updates if u["sessionUpdate"] == "plan"] == [
+        {"sessionUpdate": "plan", "entries": ENTRIES}
+    ]
+    assert (
+        endpoint.requests[-1].messages[-1]["content"] == "Plan updated: 2 entries, 1 in progress."
+    )
