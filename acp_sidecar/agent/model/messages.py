@@ -152,11 +152,14 @@ def user_message(blocks: Iterable[Mapping[str, Any]], images: bool = False) -> M
         return {"role": "user", "content": prompt_text(listed)}
     parts: list[dict[str, Any]] = []
     for block in listed:
-        url = _image_url(block) if block.get("type") == "image" else None
-        if url is not None:
-            parts.append({"type": "image_url", "image_url": {"url": url}})
-            continue
-        text = _block_text(block)
+        if block.get("type") == "image":
+            url = _image_url(block)
+            if url is not None:
+                parts.append({"type": "image_url", "image_url": {"url": url}})
+                continue
+            text = f"[{block.get('mimeType') or 'an'} image, not sent: no data or web address]"
+        else:
+            text = _block_text(block)
         if not text:
             continue
         if parts and parts[-1]["type"] == "text":

@@ -31,6 +31,7 @@ from tests.fakes import Editor
 from tests.server.wire import served
 
 PIXEL = "iVBORw0KGgo="
+IMAGE = {"type": "image", "data": PIXEL, "mimeType": "image/png"}
 SEEING = (ModelProfile("seeing", images=True), ModelProfile("blind"))
 
 PROMPT: tuple[ContentBlock, ...] = (
@@ -199,3 +200,12 @@ def test_a_user_message_with_parts_joins_an_unanswered_one() -> None:
         {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PIXEL}"}},
     ]
     assert len(messages) == 2
+
+
+def test_an_image_the_endpoint_cannot_reach_is_a_note() -> None:
+    local = {"type": "image", "data": "", "mimeType": "image/png", "uri": "file:///w/a.png"}
+    message = user_message([{"type": "text", "text": "see "}, local, dict(IMAGE)], images=True)
+    assert message["content"] == [
+        {"type": "text", "text": "see [image/png image, not sent: no data or web address]"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PIXEL}"}},
+    ]
