@@ -11,6 +11,9 @@ Invariants:
   ``console`` block derived from the output.
 - A terminal result for a call that was not a terminal card renders as a generic card (the
   orphan guard).
+- A plan result (:class:`~acp_sidecar.tools.presentation.PlanResultView`) completes its card
+  with a title and no content, and is sent as a ``plan`` update beside it
+  (:func:`plan_update`): the client draws the plan in its own place.
 - Status: ``completed`` means the call did what it was asked and ``failed`` that it did not:
   an error result, and also a command that exited non-zero or was killed (by a signal, a
   cancel or a timeout) — the model still gets its output as a normal result, and the exit
@@ -29,6 +32,8 @@ from acp_sidecar.protocol import (
     BlobResourceContents,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
+    Plan,
+    PlanEntry,
     ResourceLinkContentBlock,
     TextContentBlock,
     TextResourceContents,
@@ -61,6 +66,7 @@ from acp_sidecar.tools.presentation import (
     FileLocation,
     GenericCallView,
     GenericResultView,
+    PlanResultView,
     TerminalCallView,
     TerminalResultView,
     ToolCallView,
@@ -252,12 +258,31 @@ def result_update(
                 content=_diffs(result_view.diffs, ctx),
                 locations=_locations([FileLocation(p) for p in paths], ctx) or None,
             )
+        case PlanResultView():
+            # The plan itself goes out as its own ``plan`` update (:func:`plan_update`); the
+            # card only marks where it changed, with a title and nothing to expand.
+            return ToolCallProgress(
+                tool_call_id=call_id,
+                status=status,
+                title=_result_title(result_view.title, call_view, ctx),
+                content=[],
+            )
         case TerminalResultView():
             if not command_succeeded(result_view):
                 status = "failed"
             return _terminal_result(call_id, call_view, result_view, status, ctx, streamed)
         case _:
             assert_never(result_view)
+
+
+def plan_update(view: PlanResultView) -> Plan:
+    """The ``plan`` session update that replaces the client's whole plan with the view's."""
+    return Plan(
+        entries=[
+            PlanEntry(content=item.content, priority=item.priority, status=item.status)
+            for item in view.entries
+        ]
+    )
 
 
 def command_succeeded(view: TerminalResultView) -> bool:

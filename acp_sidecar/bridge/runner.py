@@ -99,9 +99,11 @@ async def close_call(
 ) -> None:
     """Draw the call's result card (also for a call answered without running)."""
     scope.pending.pop(opened.call.call_id, None)
-    await scope.send(
-        translate_result(lookup, opened.call, opened.view, result, scope.cards, streamed=streamed)
+    updates = translate_result(
+        lookup, opened.call, opened.view, result, scope.cards, streamed=streamed
     )
+    for update in updates:
+        await scope.send(update)
 
 
 async def run_call(

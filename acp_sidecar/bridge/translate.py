@@ -15,14 +15,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from acp_sidecar.bridge.cards import call_start, result_update
+from acp_sidecar.bridge.cards import call_start, plan_update, result_update
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.protocol import ToolCallProgress, ToolCallStart
+from acp_sidecar.protocol import Plan, ToolCallProgress, ToolCallStart
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.execution import ToolCallRecord
 from acp_sidecar.tools.json_values import FrozenJson
 from acp_sidecar.tools.presentation import (
     GenericCallView,
+    PlanResultView,
     ToolCallView,
     ToolResult,
     ToolResultView,
@@ -49,6 +50,10 @@ REFUSED_CODES = frozenset(
 or that never returned (``INTERRUPTED``: the sidecar stopped while they ran): their cards
 show the error text, not the tool's result presenter, which would have nothing of the tool's
 to show."""
+
+ResultUpdate = ToolCallProgress | Plan
+"""What completing a call sends: its card's ``tool_call_update``, then, for a call whose
+result replaces the session's plan, the ``plan`` update."""
 
 ToolLookup = Callable[[str], ToolDefinition | None]
 """Finds a tool's definition by name (``ToolRegistry.get``)."""
@@ -135,12 +140,16 @@ def translate_result(
     ctx: CardContext,
     *,
     streamed: int = 0,
-) -> ToolCallProgress:
-    """The ``tool_call_update`` that completes a call's card."""
+) -> list[ResultUpdate]:
+    """The ``tool_call_update`` that completes a call's card, followed by the ``plan`` update
+    when the call's result view is a plan (replay sends the same pair, so the plan replays)."""
     outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
     view = present_result(lookup(call.name), call, result, outcome)
     try:
-        return result_update(call.call_id, call_view, view, outcome, ctx, streamed=streamed)
+        card = result_update(call.call_id, call_view, view, outcome, ctx, streamed=streamed)
     except Exception:
         logger.exception("the %s result card could not be drawn; showing raw", call.name)
-        return result_update(call.call_id, call_view, None, outcome, ctx)
+        return [result_update(call.call_id, call_view, None, outcome, ctx)]
+    if isinstance(view, PlanResultView):
+        return [card, plan_update(view)]
+    return [card]

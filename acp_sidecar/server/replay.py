@@ -83,7 +83,7 @@ def replay_updates(
 
     def interrupt_open_calls() -> Iterator[SessionUpdate]:
         for call, view in open_calls.values():
-            yield translate_result(lookup, call, view, interrupted_result(call.call_id), ctx)
+            yield from translate_result(lookup, call, view, interrupted_result(call.call_id), ctx)
         open_calls.clear()
 
     for record in records:
@@ -96,7 +96,7 @@ def replay_updates(
                 opened = open_calls.pop(result.call_id, None)
                 if opened is not None:
                     call, view = opened
-                    yield translate_result(lookup, call, view, result, ctx)
+                    yield from translate_result(lookup, call, view, result, ctx)
             case UserMessageRecord(content=content):
                 for block in content:
                     try:

@@ -11,7 +11,8 @@ For a tool author (a tool's definition, its arguments, what it returns and draws
   ``ResourceLinkContent``, ``EmbeddedResourceContent`` (of a ``TextResource`` or
   ``BlobResource``), ``ContentBlock``, ``ToolOutput``, ``FrozenDict``; the cards:
   ``GenericCallView``, ``TerminalCallView``, ``DiffCallView``, ``ToolCallView``,
-  ``GenericResultView``, ``TerminalResultView``, ``DiffResultView``, ``ToolResultView``,
+  ``GenericResultView``, ``TerminalResultView``, ``DiffResultView``, ``PlanResultView``
+  (with ``PlanItem``), ``ToolResultView``,
   ``ToolResult``, ``FileDiff``, ``FileLocation``, ``ToolCallKind``; structured output:
   ``assert_supported_output_schema``, ``validate_structured_value``; the errors a tool
   raises or meets: ``ToolError``, ``ToolArgsError``, ``ToolCancelledError``,
@@ -77,6 +78,8 @@ from acp_sidecar.tools.presentation import (
     FileLocation,
     GenericCallView,
     GenericResultView,
+    PlanItem,
+    PlanResultView,
     TerminalCallView,
     TerminalResultView,
     ToolCallKind,
@@ -121,6 +124,8 @@ __all__ = [
     "JsonValueError",
     "OutputSchemaError",
     "PermissionDecision",
+    "PlanItem",
+    "PlanResultView",
     "PostToolDecision",
     "PreToolDecision",
     "ResourceLinkContent",

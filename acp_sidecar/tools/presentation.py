@@ -8,7 +8,8 @@ Invariants:
 - Presenters are pure: a UI calls them during live streaming *and* on session replay, so a
   view depends only on ``args`` (and ``result``). Views are therefore plain frozen values.
 - :data:`ToolCallView` and :data:`ToolResultView` are **closed** unions, each member tagged by
-  ``card`` (``generic`` / ``terminal`` / ``diff``), which defaults to its class's tag and
+  ``card`` (``generic`` / ``terminal`` / ``diff``, and ``plan`` for a result that replaces the
+  session's plan), which defaults to its class's tag and
   must equal it. Consumers switch with ``match`` and ``assert_never``, so a new card kind breaks the
   type check at every consumer. The classes are ``@final`` and :func:`is_call_view` /
   :func:`is_result_view` accept exactly these classes, not subclasses.
@@ -40,6 +41,15 @@ ToolCallKind: TypeAlias = Literal[
 
 TOOL_CALL_KINDS: Final[tuple[ToolCallKind, ...]] = get_args(ToolCallKind)
 """Every :data:`ToolCallKind`, in declaration order."""
+
+PlanPriority: TypeAlias = Literal["high", "medium", "low"]
+"""How important a plan item is."""
+
+PlanStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
+"""Where a plan item stands."""
+
+PLAN_PRIORITIES: Final[tuple[PlanPriority, ...]] = get_args(PlanPriority)
+PLAN_STATUSES: Final[tuple[PlanStatus, ...]] = get_args(PlanStatus)
 
 _Validator: TypeAlias = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
@@ -184,6 +194,34 @@ class FileDiff:
     """The text after the change."""
 
 
+def _one_of(choices: tuple[str, ...]) -> _Validator:
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if type(value) is not str or value not in choices:
+            listed = ", ".join(repr(choice) for choice in choices)
+            raise ValueError(
+                f"{_where(instance, attribute)} must be one of {listed}, got {value!r}"
+            )
+
+    return check
+
+
+@final
+@attrs.frozen
+class PlanItem:
+    """One task of a plan (the session's todo list)."""
+
+    content: str = attrs.field(validator=_str)
+    """What the task is, for a person."""
+    priority: PlanPriority = attrs.field(validator=_one_of(PLAN_PRIORITIES))
+    """How important it is."""
+    status: PlanStatus = attrs.field(validator=_one_of(PLAN_STATUSES))
+    """Where it stands."""
+
+
+def _plan_items(value: Sequence[PlanItem]) -> tuple[PlanItem, ...]:
+    return tuple(value) if type(value) is list else value  # type: ignore[return-value]
+
+
 _file_locations = _tuple_of(FileLocation, item="FileLocation")
 _file_diffs = _tuple_of(FileDiff, item="FileDiff")
 
@@ -296,7 +334,25 @@ class DiffResultView:
     """The applied changes."""
 
 
-ToolResultView: TypeAlias = GenericResultView | TerminalResultView | DiffResultView
+@final
+@attrs.frozen(kw_only=True)
+class PlanResultView:
+    """A completed call that replaces the session's whole plan with ``entries``.
+
+    The UI shows the plan in its own place (a panel, a checklist), not inside the card; the
+    card keeps a short title and no content of its own.
+    """
+
+    card: Literal["plan"] = attrs.field(default="plan", validator=_card("plan"))
+    title: str | None = attrs.field(default=None, validator=_optional_str)
+    """A replacement title for the card; ``None`` keeps the pending one."""
+    entries: tuple[PlanItem, ...] = attrs.field(
+        converter=_plan_items, validator=_tuple_of(PlanItem, item="PlanItem")
+    )
+    """The new plan, in order (empty: the plan is cleared)."""
+
+
+ToolResultView: TypeAlias = GenericResultView | TerminalResultView | DiffResultView | PlanResultView
 """The closed union of completed-call render intents."""
 
 
@@ -314,7 +370,7 @@ class ToolResult:
 
 
 _CALL_VIEWS: Final = (GenericCallView, TerminalCallView, DiffCallView)
-_RESULT_VIEWS: Final = (GenericResultView, TerminalResultView, DiffResultView)
+_RESULT_VIEWS: Final = (GenericResultView, TerminalResultView, DiffResultView, PlanResultView)
 
 
 def is_call_view(obj: object) -> TypeGuard[ToolCallView]:

@@ -20,6 +20,8 @@ from acp_sidecar.tools.presentation import (
     FileLocation,
     GenericCallView,
     GenericResultView,
+    PlanItem,
+    PlanResultView,
     TerminalCallView,
     TerminalResultView,
     ToolCallView,
@@ -30,7 +32,7 @@ from acp_sidecar.tools.presentation import (
 )
 
 CALL_CLASSES = (GenericCallView, TerminalCallView, DiffCallView)
-RESULT_CLASSES = (GenericResultView, TerminalResultView, DiffResultView)
+RESULT_CLASSES = (GenericResultView, TerminalResultView, DiffResultView, PlanResultView)
 TAGS = {
     GenericCallView: "generic",
     TerminalCallView: "terminal",
@@ -38,6 +40,7 @@ TAGS = {
     GenericResultView: "generic",
     TerminalResultView: "terminal",
     DiffResultView: "diff",
+    PlanResultView: "plan",
 }
 REQUIRED: dict[type, dict[str, Any]] = {
     GenericCallView: {"title": "t"},
@@ -46,6 +49,7 @@ REQUIRED: dict[type, dict[str, Any]] = {
     GenericResultView: {},
     TerminalResultView: {},
     DiffResultView: {"diffs": ()},
+    PlanResultView: {"entries": ()},
 }
 
 
@@ -346,6 +350,8 @@ def describe(view: ToolCallView | ToolResultView) -> str:
             return "terminal"
         case DiffCallView() | DiffResultView():
             return "diff"
+        case PlanResultView():
+            return "plan"
         case _:
             assert_never(view)
 
@@ -446,3 +452,15 @@ def test_a_tool_result_keeps_what_it_was_given(
     assert result.content == tuple(content)
     assert result.is_error is is_error
     assert same_json(result.meta, meta)
+
+
+def test_a_plan_view_holds_checked_items() -> None:
+    item = PlanItem("Fix it", "high", "in_progress")
+    assert PlanResultView(entries=[item]).entries == (item,)
+    with pytest.raises(ValueError, match=r"PlanItem\.priority must be one of 'high', 'medium'"):
+        PlanItem("Fix it", "urgent", "pending")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"PlanItem\.status must be one of 'pending'"):
+        PlanItem("Fix it", "low", "done")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"PlanResultView.entries\[0\] must be a PlanItem"):
+        PlanResultView(entries=[{"content": "x"}])  # type: ignore[list-item]
+    assert is_result_view(PlanResultView(entries=()))

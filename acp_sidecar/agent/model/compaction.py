@@ -115,13 +115,14 @@ class Past:
     turns: tuple[tuple[HistoryItem, ...], ...]
     """The turns after those, each a prompt and what answered it, oldest first."""
 
-    def messages(self, reasoning_field: str | None) -> list[Message]:
-        """The history as chat messages: the summary first (as context), then the turns."""
+    def messages(self, reasoning_field: str | None, images: bool = False) -> list[Message]:
+        """The history as chat messages: the summary first (as context), then the turns
+        (``images``: the model takes the prompts' images as image parts)."""
         messages: list[Message] = []
         if self.summary is not None:
             messages.append(summary_message(self.summary))
         for message in history_messages(
-            (item for turn in self.turns for item in turn), reasoning_field
+            (item for turn in self.turns for item in turn), reasoning_field, images
         ):
             if message["role"] == "user":
                 add_user_message(messages, message)

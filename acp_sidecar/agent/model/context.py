@@ -89,7 +89,7 @@ class TurnContext:
         self.steps: list[Message] = []
         """What this turn added after its prompt (responses and results)."""
         self.past = past_of(turn.history)
-        self._history = self.past.messages(reasoning_field)
+        self._history = self.past.messages(reasoning_field, profile.images)
         self.tally = tally_from(turn.history)
         self.known: Known | None = None
         """The last request whose tokens the endpoint reported (``None`` after a compaction)."""
@@ -107,7 +107,7 @@ class TurnContext:
 
     def _set_past(self, past: Past) -> None:
         self.past = past
-        self._history = past.messages(self.reasoning_field)
+        self._history = past.messages(self.reasoning_field, self.profile.images)
         self.known = None
 
     # -- usage ----------------------------------------------------------------------------

@@ -31,6 +31,10 @@ Invariants:
   ``reasoning_effort`` when the session chose one.
 - :meth:`ModelDriver.profile` answers from :attr:`ModelDriver.catalog`: the configuration
   completed by the endpoint's ``/models`` once that has answered.
+- The system prompt carries the workspace's instructions file (``AGENTS.md`` or kin, see
+  :mod:`~acp_sidecar.agent.model.instructions`), re-read when it changes between turns.
+- A prompt with an image is sent only to a model that takes images (its profile says so):
+  for any other the turn ends at once with a notice saying so, and no request is made.
 - Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
   ``max_tokens`` when the response stopped for length (the cap, or the server's own limit;
   a notice says which); ``refusal`` on a ``refusal`` or a ``content_filter`` stop;
@@ -61,6 +65,7 @@ from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
 from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig, ModelProfile
 from acp_sidecar.agent.model.context import TurnContext
+from acp_sidecar.agent.model.instructions import InstructionsReader
 from acp_sidecar.agent.model.messages import (
     Message,
     SentCall,
@@ -74,6 +79,7 @@ from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    ImageContentBlock,
     PromptCapabilities,
     StopReason,
     TextContentBlock,
@@ -114,13 +120,18 @@ class CallIds:
 class ModelDriver:
     """Answers prompts with an OpenAI-compatible model that calls the registry's tools."""
 
-    prompt_capabilities = PromptCapabilities(embedded_context=True)
     wants_history = True
     """The server reads the session's history from its log before each turn."""
 
     def __init__(self, config: ModelConfig, registry: Callable[[], ToolRegistry]) -> None:
         self.config = config
+        self.prompt_capabilities = PromptCapabilities(
+            embedded_context=True, image=any(profile.images for profile in config.models)
+        )
+        """Images are advertised when any configured model takes them; a prompt with one for
+        a model that does not is answered with a notice (see :meth:`run_turn`)."""
         self._registry = registry
+        self._instructions = InstructionsReader()
         self._endpoint: Endpoint | None = None
         self._reasoning_field: str | None = None
         """The delta field the endpoint streams reasoning in, once it has (to send it back)."""
@@ -153,17 +164,22 @@ class ModelDriver:
             await endpoint.aclose()
 
     async def run_turn(self, turn: Turn) -> StopReason:
+        images = self.profile(turn.model).images
+        if not images and any(isinstance(block, ImageContentBlock) for block in turn.prompt):
+            await send_notice(turn, self._no_images(turn.model))
+            return "end_turn"
         endpoint = await self._connect(turn)
         if endpoint is None:
             return "end_turn"
         registry = self.registry if turn.tools is None else turn.tools
         tools = tool_specs(registry.schemas())
+        instructions = await asyncio.to_thread(self._instructions.read, turn.cwd)
         context = TurnContext(
             turn,
             self.config,
             self.profile(turn.model),
-            system_message(turn.cwd),
-            user_message(to_wire(block) for block in turn.prompt),
+            system_message(turn.cwd, instructions=instructions),
+            user_message((to_wire(block) for block in turn.prompt), images),
             self._reasoning_field,
         )
         ids = CallIds(turn.history)
@@ -270,6 +286,23 @@ class ModelDriver:
             return "end_turn"
         await context.account(assembly.usage, len(messages))
         return assembly
+
+    def _no_images(self, model: str | None) -> str:
+        """Why a prompt with an image was not sent to ``model``, and what the user can do.
+
+        A notice in the thread, under the prompt, rather than an error answer: the user reads
+        it where they look for the answer, in every client, and can switch the model and send
+        the prompt again; the log keeps the prompt (with the image) and the notice.
+        """
+        name = self.profile(model).name
+        takers = [profile.name for profile in self.config.models if profile.images]
+        choice = (
+            f"Choose a model that does ({', '.join(f'`{n}`' for n in takers)}) and send it "
+            "again, or send it without the image."
+            if takers
+            else "Send it without the image."
+        )
+        return f"The model `{name}` does not accept images, so this prompt was not sent. {choice}"
 
     def _token_limit(self, assembly: StreamAssembly) -> str:
         """What the user is told about an answer that reached the cap on its tokens."""

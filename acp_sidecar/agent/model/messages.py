@@ -5,9 +5,13 @@ Invariants:
 - Pure functions of their arguments (no I/O, no ``openai``): the same history always gives
   the same messages, so a reloaded session continues with the context it had.
 - Prompt content becomes plain text — ``text`` as is, ``resource_link`` as a link, an
-  embedded text resource inside a ``<context>`` element — so every OpenAI-compatible server
-  accepts it (some refuse content-part arrays). A tool result's content is sent the same way
-  (images and audio as a short note that they are not shown).
+  embedded text resource inside a ``<context>`` element with its URI, a blob described by
+  URI and MIME type — so every OpenAI-compatible server accepts it (some refuse content-part
+  arrays). Only a prompt with an image, for a model that takes images, is sent as content
+  parts (``text`` and ``image_url``); for any other model an image is a short note. The log's
+  prompts go through the same function, so a reloaded session sends the same parts. A tool
+  result's content is sent as text (images and audio as a short note that they are not
+  shown).
 - The messages keep the chat-completions shape every provider checks: an assistant message's
   ``content`` is a string (``""`` beside tool calls, never ``null``); each assistant
   ``tool_calls`` entry is answered by one ``role: tool`` message, in call order (the log
@@ -31,6 +35,7 @@ from typing import Any, Final, TypeAlias, assert_never
 
 import attrs
 
+from acp_sidecar.agent.model.instructions import ProjectInstructions
 from acp_sidecar.store.history import HistoryItem
 from acp_sidecar.store.records import (
     AgentMessageRecord,
@@ -58,10 +63,13 @@ Message: TypeAlias = dict[str, Any]
 EMPTY_ARGUMENTS: Final = "{}"
 
 
-def system_message(cwd: str, system: str | None = None) -> Message:
-    """The system prompt: the workspace, the platform, and how to use the tools."""
+def system_message(
+    cwd: str, system: str | None = None, instructions: ProjectInstructions | None = None
+) -> Message:
+    """The system prompt: the workspace, the platform, how to use the tools, and the
+    workspace's own instructions (its ``AGENTS.md`` or kin) when it has them."""
     name = system if system is not None else platform.system() or "unknown"
-    return {
+    message = {
         "role": "system",
         "content": (
             "You are a coding agent working inside the user's editor.\n"
@@ -74,6 +82,14 @@ def system_message(cwd: str, system: str | None = None) -> Message:
             "is done, answer briefly."
         ),
     }
+    if instructions is not None:
+        message["content"] += (
+            f"\n\nThe project's instructions, from {instructions.name} in the workspace. "
+            "Follow them unless the user says otherwise:\n"
+            f'<instructions file="{instructions.name}">\n{instructions.text.rstrip()}\n'
+            "</instructions>"
+        )
+    return message
 
 
 def tool_specs(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -117,14 +133,56 @@ def _block_text(block: Mapping[str, Any]) -> str:
             return f'\n<context uri="{uri}">\n{body}</context>\n'
         mime = resource.get("mimeType") or "binary"
         return f"\n[{uri}: {mime} content, not included]\n"
-    if kind in ("image", "audio"):
-        return f"[{kind} not included]"
+    if kind == "image":
+        return f"[{block.get('mimeType') or 'an'} image, not sent: the model does not take images]"
+    if kind == "audio":
+        return "[audio not included]"
     return ""
 
 
-def user_message(blocks: Iterable[Mapping[str, Any]]) -> Message:
-    """A prompt (ACP content-block JSON objects) as a user message."""
-    return {"role": "user", "content": prompt_text(blocks)}
+def user_message(blocks: Iterable[Mapping[str, Any]], images: bool = False) -> Message:
+    """A prompt (ACP content-block JSON objects) as a user message.
+
+    With ``images`` (the model takes image input) a prompt that holds an image is sent as
+    content parts: its text as ``text`` parts and each image as an ``image_url`` part (a
+    ``data:`` URL of the block's bytes, or its ``uri`` when it has no bytes and the URI is
+    http(s)). Any other prompt — and every prompt for a model without image input, where an
+    image becomes a short note — is one string, which every server accepts.
+    """
+    listed = list(blocks)
+    if not images or not any(block.get("type") == "image" for block in listed):
+        return {"role": "user", "content": prompt_text(listed)}
+    parts: list[dict[str, Any]] = []
+    for block in listed:
+        if block.get("type") == "image":
+            url = _image_url(block)
+            if url is not None:
+                parts.append({"type": "image_url", "image_url": {"url": url}})
+                continue
+            text = f"[{block.get('mimeType') or 'an'} image, not sent: no data or web address]"
+        else:
+            text = _block_text(block)
+        if not text:
+            continue
+        if parts and parts[-1]["type"] == "text":
+            parts[-1] = {"type": "text", "text": parts[-1]["text"] + text}
+        else:
+            parts.append({"type": "text", "text": text})
+    return {"role": "user", "content": parts}
+
+
+def _image_url(block: Mapping[str, Any]) -> str | None:
+    """Where the endpoint finds an image block's picture (``None``: nowhere it can reach)."""
+    data, mime, uri = block.get("data"), block.get("mimeType"), block.get("uri")
+    if isinstance(data, str) and data and isinstance(mime, str) and mime:
+        return f"data:{mime};base64,{data}"
+    if isinstance(uri, str) and uri.startswith(("http://", "https://")):
+        return uri
+    return None
+
+
+def _parts(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
 def add_user_message(messages: list[Message], message: Message) -> None:
@@ -133,13 +191,17 @@ def add_user_message(messages: list[Message], message: Message) -> None:
     A turn that got no answer (cancelled, or its request failed, before the model said
     anything) leaves its prompt unanswered in the log, and chat templates that require
     alternating roles refuse two user messages in a row: the session would fail on every
-    later prompt. Joined, the model still reads both prompts, in order.
+    later prompt. Joined, the model still reads both prompts, in order (as one string, or as
+    content parts when either holds an image).
     """
     last = messages[-1] if messages else None
-    if last is not None and last["role"] == "user":
+    if last is None or last["role"] != "user":
+        messages.append(message)
+    elif isinstance(last["content"], str) and isinstance(message["content"], str):
         messages[-1] = {**last, "content": f"{last['content']}\n\n{message['content']}"}
     else:
-        messages.append(message)
+        joined = [*_parts(last["content"]), {"type": "text", "text": "\n\n"}]
+        messages[-1] = {**last, "content": joined + _parts(message["content"])}
 
 
 # -- assistant turns ----------------------------------------------------------------------
@@ -243,9 +305,10 @@ def step_messages(results: Sequence[ToolExecutionResult]) -> list[Message]:
 class _Conversation:
     """Builds messages from history items, keeping the invariants of the module."""
 
-    def __init__(self, reasoning_field: str | None) -> None:
+    def __init__(self, reasoning_field: str | None, images: bool) -> None:
         self.messages: list[Message] = []
         self._reasoning_field = reasoning_field
+        self._images = images
         self._assistant: Message | None = None
         """The last assistant message, while text or calls may still join it."""
         self._calls: list[SentCall] = []
@@ -258,7 +321,7 @@ class _Conversation:
         self._close_step()
         self._assistant = None
         self._thoughts.clear()
-        add_user_message(self.messages, user_message(record.content))
+        add_user_message(self.messages, user_message(record.content, self._images))
 
     def thought(self, text: str) -> None:
         self._thoughts.append(text)
@@ -326,16 +389,16 @@ HistoryInput: TypeAlias = HistoryItem | AgentThoughtRecord
 
 
 def history_messages(
-    history: Iterable[HistoryInput], reasoning_field: str | None = None
+    history: Iterable[HistoryInput], reasoning_field: str | None = None, images: bool = False
 ) -> list[Message]:
     """The session's earlier conversation as chat messages.
 
     With ``reasoning_field`` (the delta field the endpoint streams its reasoning in, e.g.
     ``reasoning_content``), the thoughts before a step's tool calls are sent back on its
     assistant message under that name — DeepSeek's thinking mode requires it. Without one,
-    thoughts are left out.
+    thoughts are left out. ``images``: the model takes images (see :func:`user_message`).
     """
-    conversation = _Conversation(reasoning_field)
+    conversation = _Conversation(reasoning_field, images)
     for item in history:
         match item:
             case UserMessageRecord():

@@ -1,10 +1,10 @@
-"""The built-in tools: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob``.
+"""The built-in tools: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob``, ``plan``.
 
 Each is an ordinary :func:`~acp_sidecar.tools.define_tool` definition with attrs-class
 parameters, registered by default. Their names and parameters are a public contract.
 
-Layout: one module per tool (``read.py`` … ``glob.py``) and :mod:`.errors`, the errors they
-end in; what the tools share lives in three subpackages, by concern: :mod:`.files` (the
+Layout: one module per tool (``read.py`` … ``glob.py``, ``plan.py``) and :mod:`.errors`, the
+errors they end in; what the tools share lives in three subpackages, by concern: :mod:`.files` (the
 workspace boundary, text files on disk and through the editor, diffs), :mod:`.shell`
 (running a command and reaping what it started, for ``bash``) and :mod:`.search` (the walk,
 glob patterns and the two grep engines, for ``grep`` and ``glob``). Dependencies point from
@@ -41,6 +41,7 @@ from acp_sidecar.tools.builtin.errors import (
 )
 from acp_sidecar.tools.builtin.glob import glob_tool
 from acp_sidecar.tools.builtin.grep import grep_tool
+from acp_sidecar.tools.builtin.plan import plan_tool
 from acp_sidecar.tools.builtin.read import read_tool
 from acp_sidecar.tools.builtin.write import write_tool
 from acp_sidecar.tools.definition import ToolDefinition
@@ -65,6 +66,7 @@ __all__ = [
     "edit_tool",
     "glob_tool",
     "grep_tool",
+    "plan_tool",
     "read_tool",
     "write_tool",
 ]
@@ -72,4 +74,4 @@ __all__ = [
 
 def builtin_tools() -> list[ToolDefinition]:
     """The built-in tools, in the order they are registered (a new list each call)."""
-    return [read_tool, write_tool, edit_tool, bash_tool, grep_tool, glob_tool]
+    return [read_tool, write_tool, edit_tool, bash_tool, grep_tool, glob_tool, plan_tool]

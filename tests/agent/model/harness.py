@@ -127,7 +127,8 @@ def assert_well_formed(messages: Sequence[dict[str, Any]]) -> None:
     """The chat-completions shape every provider checks: one system message first; each
     assistant message's ``tool_calls`` answered at once by one ``tool`` message each, in
     call order, with valid JSON arguments; no ``tool`` message answering nothing; every
-    message has content (or, for an assistant, calls), a string, never ``null``; no two user
+    message has content (or, for an assistant, calls), a string, never ``null`` (a user
+    message may instead be a list of ``text`` and ``image_url`` parts); no two user
     or two assistant messages next to each other (templates that require alternating roles
     refuse that)."""
     assert messages and messages[0]["role"] == "system"
@@ -135,7 +136,13 @@ def assert_well_formed(messages: Sequence[dict[str, Any]]) -> None:
     for index, message in enumerate(messages[1:], 1):
         role = message["role"]
         where = f"message {index}: {message}"
-        assert isinstance(message["content"], str), f"{where}: content is not a string"
+        if role == "user" and isinstance(message["content"], list):
+            assert message["content"], f"{where}: no parts"
+            for part in message["content"]:
+                assert part["type"] in ("text", "image_url"), where
+                assert part.get("text") or part.get("image_url", {}).get("url"), where
+        else:
+            assert isinstance(message["content"], str), f"{where}: content is not a string"
         assert role not in ("user", "assistant") or messages[index - 1]["role"] != role, (
             f"{where} follows another {role} message"
         )
@@ -146,7 +153,7 @@ def assert_well_formed(messages: Sequence[dict[str, Any]]) -> None:
             continue
         assert role in ("user", "assistant"), where
         if role == "user":
-            assert isinstance(message["content"], str) and message["content"], where
+            assert message["content"], where
             continue
         calls = message.get("tool_calls") or []
         assert message["content"] or calls, f"{where} says nothing"

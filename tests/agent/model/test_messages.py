@@ -92,7 +92,7 @@ def test_prompt_blocks_become_text() -> None:
         "Compare [@a.py](file:///w/a.py) with [@B file](file:///w/b)"
         '\n<context uri="file:///w/c.py">\nprint(1)\n</context>\n'
         "\n[file:///w/d.png: image/png content, not included]\n"
-        "[image not included]"
+        "[image/png image, not sent: the model does not take images]"
     )
 
 

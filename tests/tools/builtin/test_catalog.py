@@ -14,7 +14,7 @@ from .helpers import Workspace, run
 
 def test_the_tools_and_their_parameters(registry: ToolRegistry) -> None:
     schemas = {s["name"]: s["parameters"] for s in registry.schemas()}
-    assert list(schemas) == ["read", "write", "edit", "bash", "grep", "glob"]
+    assert list(schemas) == ["read", "write", "edit", "bash", "grep", "glob", "plan"]
     shape = {
         name: (sorted(schema["properties"]), sorted(schema.get("required", [])))
         for name, schema in schemas.items()
@@ -32,6 +32,7 @@ def test_the_tools_and_their_parameters(registry: ToolRegistry) -> None:
             ["pattern"],
         ),
         "glob": (["path", "pattern"], ["pattern"]),
+        "plan": (["entries"], ["entries"]),
     }
     for name, schema in schemas.items():
         assert schema["additionalProperties"] is False
@@ -42,7 +43,7 @@ def test_the_tools_and_their_parameters(registry: ToolRegistry) -> None:
 def test_builtin_tools_is_a_fresh_list() -> None:
     first = builtin_tools()
     first.clear()
-    assert len(builtin_tools()) == 6
+    assert len(builtin_tools()) == 7
 
 
 async def test_result_cards_are_the_same_after_a_round_trip_through_the_log(
@@ -56,6 +57,7 @@ async def test_result_cards_are_the_same_after_a_round_trip_through_the_log(
         ("bash", {"command": "echo hi"}),
         ("grep", {"pattern": "a"}),
         ("glob", {"pattern": "*.txt"}),
+        ("plan", {"entries": [{"content": "c", "priority": "low", "status": "pending"}]}),
     ]
     for name, arguments in calls:
         result = await run(registry, workspace, name, arguments)
