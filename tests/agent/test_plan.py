@@ -54,7 +54,11 @@ async def test_the_console_sets_the_plan_without_asking(tmp_path: Path, mode: st
     async with sdk_sidecar(editor, store=tmp_path / ".store") as (connection, wire):
         session = await new_session(connection, tmp_path, mode)
         assert await prompt(connection, session, command("plan", entries=ENTRIES)) == "end_turn"
-        order = [u["sessionUpdate"] for u in wire.updates if u["sessionUpdate"] != "usage_update"]
+        order = [
+            u["sessionUpdate"]
+            for u in wire.updates
+            if u["sessionUpdate"] not in ("usage_update", "session_info_update")
+        ]
         assert order[-2:] == ["tool_call_update", "plan"]  # the plan follows its card's end
         plans, cards = plan_and_cards(wire)
         assert plans == [{"sessionUpdate": "plan", "entries": ENTRIES}]
