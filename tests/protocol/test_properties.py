@@ -81,7 +81,7 @@ def instances(cls: type[Any]) -> st.SearchStrategy[Any]:
     """Arbitrary values of a wire class (tags keep their only value)."""
     attrs.resolve_types(cls)
     fields = {
-        a.name: NON_EMPTY.get((cls, a.name)) or _strategy(a.type)
+        a.name: NON_EMPTY[cls, a.name] if (cls, a.name) in NON_EMPTY else _strategy(a.type)
         for a in attrs.fields(cls)
         if not a.kw_only
     }
