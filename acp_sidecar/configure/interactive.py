@@ -104,7 +104,8 @@ class Flow:
         self.console.print("\nProviders:")
         for number, preset in enumerate(PRESETS, 1):
             where = preset.base_url or "(you give the URL)"
-            self.console.print(f"  {number}. {preset.id:<11} {escape(preset.name)}  {where}")
+            name = escape(f"{preset.name:<30}")
+            self.console.print(f"  {number}. {preset.id:<11} {name} {where}")
         default = self.options.provider or preset_for_url(self.file_url)
         if default is None:
             default = PRESETS_BY_ID[CUSTOM if self.file_url else "openai"]
