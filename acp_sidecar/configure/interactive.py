@@ -71,15 +71,24 @@ class Flow:
         if self.file.exists:
             self.console.print("Its values are the defaults; other keys and comments are kept.")
         preset = self.ask_preset()
-        base_url = self.ask_base_url(preset)
-        same = self.file_url is not None and same_endpoint(base_url, self.file_url)
-        key = self.ask_key(preset, same)
+        base_url: str | None = None
+        key: KeySource | None = None
         listed: tuple[str, ...] = ()
-        if self.options.check:
+        while True:
+            base_url = self.ask_base_url(preset, base_url)
+            same = self.file_url is not None and same_endpoint(base_url, self.file_url)
+            key = self.ask_key(preset, same, key)
+            if not self.options.check:
+                break
             self.console.print(f"\nLooking at {escape(base_url)} …")
             first = self.checker(base_url, key_value(key), None)
             show_checks(self.console, first, LISTING_CHECKS)
             listed = tuple(first.models)
+            usable = all(first.check(name).status != "failed" for name in ("reachable", "key"))
+            if usable or not Confirm.ask(
+                "Change the base URL or the key?", console=self.console, default=True
+            ):
+                break
         model, others = self.ask_models(preset, same, listed)
         report = None
         if self.options.check:
@@ -119,8 +128,8 @@ class Flow:
         )
         return PRESETS[int(answer) - 1] if answer in numbers else PRESETS_BY_ID[answer]
 
-    def ask_base_url(self, preset: Preset) -> str:
-        default = self.options.base_url or preset.base_url
+    def ask_base_url(self, preset: Preset, previous: str | None = None) -> str:
+        default = previous or self.options.base_url or preset.base_url
         if preset.id == CUSTOM and default is None:
             default = self.file_url
         while True:
@@ -129,11 +138,14 @@ class Flow:
                 return answer
             self.console.print("  Expected an http:// or https:// URL.")
 
-    def ask_key(self, preset: Preset, same: bool) -> KeySource:
+    def ask_key(self, preset: Preset, same: bool, previous: KeySource | None = None) -> KeySource:
+        """Where the key comes from; ``previous``: the answer given before (the default)."""
         options = self.options
-        kept = file_key(self.file) if same else None
+        kept = previous or (file_key(self.file) if same else None)
         default: KeySource
-        if options.api_key_env is not None:
+        if previous is not None:
+            default = previous
+        elif options.api_key_env is not None:
             default = KeyFromEnv(options.api_key_env)
         elif options.no_api_key:
             default = NoKey()
@@ -175,7 +187,7 @@ class Flow:
             "read (mode 0600)."
         )
         stored = kept if isinstance(kept, KeyStored) else None
-        hint = " (Enter keeps the stored key)" if stored is not None else ""
+        hint = " (Enter keeps the one given)" if stored is not None else ""
         while True:
             typed = Prompt.ask(
                 f"API key{hint}",

@@ -102,15 +102,12 @@ async def test_a_model_that_does_not_call_the_tool_fails_with_the_fix(tmp_path: 
 
 
 def test_an_unreachable_endpoint_fails_with_a_fix(tmp_path: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     path = tmp_path / "config.toml"
     done = configure(
         "--config",
         str(path),
         "--base-url",
-        f"http://127.0.0.1:{port}/v1",
+        refused_url(),
         "--no-api-key",
         "--model",
         "m",
@@ -122,16 +119,34 @@ def test_an_unreachable_endpoint_fails_with_a_fix(tmp_path: Path) -> None:
     assert not path.exists()
 
 
+def refused_url() -> str:
+    """A local URL nothing listens on (its port bound, then closed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
 def interact_success(child: pexpect.spawn, base_url: str) -> None:
     child.expect_exact("Provider (number or name)")
     child.sendline("custom")
+    # A wrong URL first: the first look says so, and the URL and key are asked again.
     child.expect_exact("Base URL")
-    child.sendline(base_url)
+    child.sendline(refused_url())
     child.expect_exact("API key [env/file/none]")
     child.sendline("env")
     child.expect_exact("Environment variable")
     child.sendline("CHECK_KEY")
     child.expect_exact("$CHECK_KEY is set now.")
+    child.expect_exact("✗ reachable:")
+    child.expect_exact("Change the base URL or the key? [y/n] (y)")
+    child.sendline("")
+    child.expect_exact("Base URL (http://127.0.0.1:")
+    child.sendline(base_url)
+    child.expect_exact("API key [env/file/none] (env)")
+    child.sendline("")
+    child.expect_exact("Environment variable (CHECK_KEY)")
+    child.sendline("")
     child.expect_exact("✓ models listed: 2 listed")
     child.expect_exact("2. m-two")
     child.expect_exact("Default model (number or name) (m-one)")
