@@ -5,8 +5,7 @@
 :mod:`~acp_sidecar.configure.flags` the script flags, :mod:`~acp_sidecar.configure.interactive`
 the questions, :mod:`~acp_sidecar.configure.checking` the endpoint check as shown, and
 :mod:`~acp_sidecar.configure.command` the command that ties them (and alone writes).
+
+Nothing is imported here: the command line builds its parser from
+:mod:`~acp_sidecar.configure.presets` on every start, and must not pay for the rest.
 """
-
-from acp_sidecar.configure.command import run_configure
-
-__all__ = ["run_configure"]

@@ -79,7 +79,15 @@ def run_configure(
         current = location.path.read_text(encoding="utf-8") if file.exists else ""
     except (OSError, UnicodeDecodeError) as exc:
         return fail(f"{location.path} cannot be read: {exc}")
-    scripted = options.non_interactive or options.api_key_stdin or not stdin.isatty()
+    terminal = stdin.isatty()
+    if options.api_key_stdin and terminal:
+        # Read from a terminal, the key would echo as it is typed.
+        return fail(
+            "--api-key-stdin reads the key from a pipe; in a terminal, leave it out and "
+            "choose to store the key when asked (it is read without echo)",
+            2,
+        )
+    scripted = options.non_interactive or options.api_key_stdin or not terminal
     try:
         if scripted:
             stdin_key = read_stdin_key(stdin.read()) if options.api_key_stdin else None
@@ -97,7 +105,8 @@ def run_configure(
                 return 1
             answers = found
     except UsageError as exc:
-        return fail(f"{exc} (or run it in a terminal to be asked)", 2)
+        hint = "" if options.non_interactive else " (or run it in a terminal to be asked)"
+        return fail(f"{exc}{hint}", 2)
     except KeyboardInterrupt:
         console.print()
         return fail("interrupted; nothing was written.", INTERRUPTED)

@@ -135,3 +135,11 @@ def test_ctrl_c_and_end_of_input_write_nothing(tmp_path: Path) -> None:
     child.expect_exact("input ended; nothing was written.")
     assert finish(child) == 1
     assert not path.exists()
+
+
+def test_api_key_stdin_refuses_a_terminal_where_the_key_would_echo(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    child, _shown = spawn("--config", str(path), "--provider", "openai", "--api-key-stdin")
+    child.expect_exact("--api-key-stdin reads the key from a pipe")
+    assert finish(child) == 2
+    assert not path.exists()

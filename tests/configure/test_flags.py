@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_sidecar.cli import build_parser
+from acp_sidecar.cli import PROVIDER_CHOICES, build_parser
 from acp_sidecar.configure.answers import KeyFromEnv, KeyStored, NoKey
 from acp_sidecar.configure.flags import (
     ConfigureOptions,
@@ -131,14 +131,8 @@ def test_names_split_on_commas_in_order_once() -> None:
     assert split_names(["a, b,", " ,c", "a"]) == ("a", "b", "c")
 
 
-def test_the_presets_are_the_issues_providers() -> None:
-    assert [p.id for p in PRESETS] == [
-        "openai",
-        "deepseek",
-        "openrouter",
-        "ollama",
-        "llama.cpp",
-        "vllm",
-        "custom",
-    ]
+def test_the_presets_are_the_issues_providers_and_the_parsers_choices() -> None:
+    ids = [p.id for p in PRESETS]
+    assert ids == ["openai", "deepseek", "openrouter", "ollama", "llama.cpp", "vllm", "custom"]
+    assert tuple(ids) == PROVIDER_CHOICES
     assert all(p.key_env is None for p in PRESETS if p.local)
