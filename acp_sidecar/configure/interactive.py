@@ -257,7 +257,7 @@ class Flow:
             context = None
             while True:
                 answer = self.ask_text(
-                    f"{name}: context window in tokens ({NONE}: unknown)",
+                    f"{escape(name)}: context window in tokens ({NONE}: unknown)",
                     str(window) if window else NONE,
                 )
                 if answer == NONE or (answer.isdigit() and int(answer) > 0):
@@ -270,7 +270,7 @@ class Flow:
             known = profile is not None and profile.reasoning_effort
             if known or (index == 0 and reasoned):
                 reasoning = Confirm.ask(
-                    f"{name}: offer a reasoning effort in the picker?",
+                    f"{escape(name)}: offer a reasoning effort in the picker?",
                     console=self.console,
                     default=True,
                 )
