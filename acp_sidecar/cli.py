@@ -25,9 +25,6 @@ if TYPE_CHECKING:
     from acp_sidecar.store import SessionStore
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-MODE_CHOICES = ("ask", "auto", "read-only")
-"""The modes (:data:`acp_sidecar.bridge.modes.MODE_IDS`, kept here for a light start; a
-test keeps the two equal)."""
 PROVIDER_CHOICES = ("openai", "deepseek", "openrouter", "ollama", "llama.cpp", "vllm", "custom")
 """The presets of ``configure`` (:data:`acp_sidecar.configure.presets.PRESETS`, kept here for
 a light start: that table imports ``attrs``, some 25 ms; a test keeps the two equal)."""
@@ -363,7 +360,7 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
     )
     parser.add_argument(
         "--mode",
-        choices=MODE_CHOICES,
+        choices=("ask", "auto", "read-only"),  # settings.keys.MODE_CHOICES, kept light
         default=_default(None, suppress),
         help="the mode new sessions start in: ask (the default: ask before changing "
         "anything), auto (run without asking) or read-only (default: $ACP_SIDECAR_MODE)",

@@ -36,8 +36,8 @@ from acp_sidecar.settings import (
     FileSettings,
     config_path,
     read_settings,
-    save_settings,
 )
+from acp_sidecar.settings.writing import save_settings
 
 INTERRUPTED: Final = 130
 

@@ -37,7 +37,8 @@ from acp_sidecar.configure.answers import (
 from acp_sidecar.configure.checking import check_endpoint, show_checks
 from acp_sidecar.configure.flags import ENV_NAME, URL, ConfigureOptions, split_names
 from acp_sidecar.configure.presets import CUSTOM, PRESETS, PRESETS_BY_ID, Preset, preset_for_url
-from acp_sidecar.settings import FileSettings, render_settings
+from acp_sidecar.settings import FileSettings
+from acp_sidecar.settings.writing import render_settings
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.probe import (  # type: ignore[import-not-found, unused-ignore]
