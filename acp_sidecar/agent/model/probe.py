@@ -26,7 +26,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, assert_never
+from typing import Any, Final, assert_never
 from urllib.parse import urlsplit
 
 import attrs
@@ -44,14 +44,26 @@ from acp_sidecar.agent.model.endpoint import (
     refuses_field,
 )
 from acp_sidecar.agent.model.stream import StreamAssembly
+from acp_sidecar.checks import Check, Status
 from acp_sidecar.text import shorten
 from acp_sidecar.tools.errors import ToolArgsError
 
-logger = logging.getLogger(__name__)
+__all__ = [
+    "CHECK_NAMES",
+    "KEY",
+    "MODELS_LISTED",
+    "MODEL_ANSWERS",
+    "REACHABLE",
+    "REASONING",
+    "STREAMING",
+    "TOOL_CALLS",
+    "Check",
+    "EndpointReport",
+    "Status",
+    "probe_endpoint",
+]
 
-Status = Literal["ok", "failed", "skipped", "warning"]
-"""What a check found: it works; it does not (``fix`` says what to do); it was not run or
-does not apply (``detail`` says why); it works with a limit the user should know of."""
+logger = logging.getLogger(__name__)
 
 REACHABLE: Final = "reachable"
 KEY: Final = "key"
@@ -125,19 +137,6 @@ KEY_FIX: Final = (
     "Check the API key: the variable named by api_key_env in the config file "
     "(OPENAI_API_KEY by default), or the key `acp-sidecar configure` stored."
 )
-
-
-@attrs.frozen
-class Check:
-    """One finding, as ``configure`` and ``doctor`` show it."""
-
-    name: str
-    """What was checked (:data:`CHECK_NAMES` for an endpoint)."""
-    status: Status
-    detail: str
-    """What was seen, in a sentence."""
-    fix: str | None = None
-    """What to do about it (when it failed or warns)."""
 
 
 @attrs.frozen
