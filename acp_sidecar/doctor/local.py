@@ -144,7 +144,7 @@ def model_config(
             offered = "--model-info" if getattr(given, "model_info", None) else None
         if offered is None:
             offered = f"${MODEL_INFO_ENV}" if env.get(MODEL_INFO_ENV, "").strip() else None
-        source = f"the first model of {offered or 'the config file'}"
+        source = f"the first of the models from {offered or 'the config file'}"
     url_source = setting_source("base_url", given, env, file)
     url_origin = f"from {url_source}" if url_source is not None else "the default"
     return Check(

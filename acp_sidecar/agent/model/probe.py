@@ -36,7 +36,6 @@ from acp_sidecar.agent.model.catalog import ListingUnavailable
 from acp_sidecar.agent.model.config import BASE_URL_ENV, ModelConfig
 from acp_sidecar.agent.model.endpoint import (
     Endpoint,
-    EndpointConfigError,
     ListingFailed,
     explain,
     failure_kind,
@@ -392,7 +391,7 @@ class _Probe:
         """The chat request failed with ``error``."""
         model = self.config.model
         kind = failure_kind(error)
-        if kind == "other" and not isinstance(error, EndpointConfigError):
+        if kind == "other":
             # Not an endpoint error (a stream that does not parse, say): say what it was.
             logger.debug("the probe's chat request failed", exc_info=error)
             sentence = (
@@ -432,13 +431,21 @@ class _Probe:
                 self.set(MODEL_ANSWERS, "failed", sentence, TOOL_FIX)
                 refused = "The endpoint refused a request that offers tools."
                 self.set(TOOL_CALLS, "failed", refused, TOOL_FIX)
-            case "refused" | "server" | "other":
+            case "refused" | "server":
                 self.set(
                     MODEL_ANSWERS,
                     "failed",
                     sentence,
                     "The endpoint refused the kind of request acp-sidecar sends; its "
                     "message above says why.",
+                )
+            case "other":
+                self.set(
+                    MODEL_ANSWERS,
+                    "failed",
+                    sentence,
+                    "Check that the base URL is an OpenAI-compatible API's root (it usually "
+                    "ends in /v1).",
                 )
             case _:
                 assert_never(kind)

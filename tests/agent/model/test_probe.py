@@ -292,3 +292,14 @@ async def test_the_key_is_redacted_from_an_echoing_server(
     assert not report.ok
     assert KEY not in text_of(report)
     assert "[API key]" in report.check("model answers").detail
+
+
+async def test_a_stream_that_does_not_parse_is_a_failure_not_an_exception(
+    endpoint: ScriptedOpenAI,
+) -> None:
+    endpoint.script(Reply([*say("It is"), "{not json"]))
+    report = await probe_endpoint(endpoint.base_url, KEY, "test-model", timeout=5)
+    answers = report.check("model answers")
+    assert answers.status == "failed"
+    assert answers.detail.startswith(f"The answer of {endpoint.base_url} could not be read (")
+    assert answers.fix is not None and "OpenAI-compatible" in answers.fix
