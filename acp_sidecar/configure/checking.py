@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 if TYPE_CHECKING:
-    from acp_sidecar.agent.model.probe import (  # type: ignore[import-not-found, unused-ignore]
+    from acp_sidecar.agent.model.probe import (
         Check,
         EndpointReport,
     )
@@ -34,7 +34,7 @@ MARKS: Final = {
 
 def check_endpoint(base_url: str, api_key: str | None, model: str | None) -> EndpointReport:
     """Probe the endpoint (``model=None``: list its models only)."""
-    from acp_sidecar.agent.model.probe import (  # type: ignore[import-not-found, unused-ignore]
+    from acp_sidecar.agent.model.probe import (
         probe_endpoint,
     )
 

@@ -41,7 +41,7 @@ from acp_sidecar.settings import FileSettings
 from acp_sidecar.settings.writing import render_settings
 
 if TYPE_CHECKING:
-    from acp_sidecar.agent.model.probe import (  # type: ignore[import-not-found, unused-ignore]
+    from acp_sidecar.agent.model.probe import (
         EndpointReport,
     )
 

@@ -15,19 +15,15 @@ import sys
 from pathlib import Path
 
 import pexpect
-import pytest
 
+from acp_sidecar.agent.model.probe import TOOL_NAME
 from acp_sidecar.settings import ConfigLocation, read_settings
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, listed, tool_call
 from tests.cli.test_configure_terminal import finish, spawn
 
-pytest.importorskip(
-    "acp_sidecar.agent.model.probe", reason="the endpoint probe (branch i15-probe) is not here"
-)
-
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-configure-check-5c2e81d0"
-TIME_CALL = calling(tool_call(0, "call_1", "get_time", '{"timezone": "UTC"}'))
+TIME_CALL = calling(tool_call(0, "call_1", TOOL_NAME, '{"timezone": "UTC"}'))
 
 
 def configure(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
