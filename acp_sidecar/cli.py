@@ -25,6 +25,18 @@ if TYPE_CHECKING:
     from acp_sidecar.store import SessionStore
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+MODE_CHOICES = ("ask", "auto", "read-only")
+"""The modes (:data:`acp_sidecar.bridge.modes.MODE_IDS`, kept here for a light start; a
+test keeps the two equal)."""
+CONFIG_HINT = "~/.config/acp-sidecar/config.toml on Linux (the user config directory)"
+
+CONFIG_EPILOG = (
+    "Settings come from, in order: the command line, the environment, the config file "
+    "(--config PATH, $ACP_SIDECAR_CONFIG, else the user config directory's "
+    "acp-sidecar/config.toml), the defaults. The file's keys are the options' names with "
+    "underscores (max_tokens = 8192), plus api_key_env, api_key and [model_info.NAME] "
+    "tables; `acp-sidecar configure` writes it and `acp-sidecar doctor` checks it."
+)
 
 DRIVER_HELP = (
     "load the driver from MODULE:ATTR, a callable that returns a driver: an object with a "
@@ -59,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
             "An Agent Client Protocol (ACP v1) agent for editors. Spawn it as a subprocess "
             "and speak ACP (JSON-RPC 2.0, one JSON object per line) on its stdin/stdout."
         ),
-        epilog="With no command, acp-sidecar serves ACP on stdio (the same as `serve`).",
+        epilog="With no command, acp-sidecar serves ACP on stdio (the same as `serve`). "
+        + CONFIG_EPILOG,
         parents=[common, serving],
     )
     parser.add_argument("--version", action="version", version=f"acp-sidecar {__version__}")
@@ -145,7 +158,15 @@ def _default(value: object, suppress: bool) -> object:
 
 
 def add_tool_options(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
-    """Options every subcommand takes: which tools are offered, where sessions are kept."""
+    """Options every subcommand takes: the config file, which tools are offered, where
+    sessions are kept."""
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=_default(None, suppress),
+        help="read settings from the TOML file PATH (default: $ACP_SIDECAR_CONFIG, else "
+        f"{CONFIG_HINT}); options and environment variables win over it",
+    )
     parser.add_argument(
         "--store",
         metavar="DIR",
@@ -172,7 +193,7 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
     )
     parser.add_argument(
         "--log-level",
-        default=_default("WARNING", suppress),
+        default=_default(None, suppress),
         type=str.upper,
         choices=LOG_LEVELS,
         help="the least severe log level written (default: WARNING)",
@@ -250,9 +271,16 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         "environment of every process it starts",
     )
     parser.add_argument(
+        "--mode",
+        choices=MODE_CHOICES,
+        default=_default(None, suppress),
+        help="the mode new sessions start in: ask (the default: ask before changing "
+        "anything), auto (run without asking) or read-only (default: $ACP_SIDECAR_MODE)",
+    )
+    parser.add_argument(
         "--fsync",
         choices=("turn", "record", "never"),
-        default=_default("turn", suppress),
+        default=_default(None, suppress),
         help="when session logs are synced to disk: at the end of each turn (default; a turn "
         "with nothing but its prompt is synced later, with the next turn that does something "
         "or on close), after every record, or never (the OS decides)",
@@ -260,14 +288,14 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
     parser.add_argument(
         "--allow-outside-workspace",
         action="store_true",
-        default=_default(False, suppress),
+        default=_default(None, suppress),
         help="let tools read, write and run outside the session's working directory",
     )
     parser.add_argument(
         "--mcp-start-timeout",
         metavar="SECONDS",
         type=_seconds,
-        default=_default(10.0, suppress),
+        default=_default(None, suppress),
         help="give each MCP server a session names this long to start; one that takes longer "
         "is left out and the user is told (default: 10)",
     )
@@ -277,6 +305,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        args = with_config_file(args)
+    except ValueError as exc:
+        return _report(str(exc), status=2)
     match args.command:
         case "tools":
             return run_tools(args)
@@ -290,6 +322,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_demo(tools=args.tools or (), store=args.store)
         case _:
             return run_serve(parser, args)
+
+
+def with_config_file(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` completed from the environment and the config file (``acp_sidecar.settings``).
+
+    ``serve`` does not stop for a config file it cannot use: it goes on without the file and
+    keeps the problems in ``args.config_problems``, for the editor to show after
+    ``session/new`` (an editor shows nothing of stderr). Every other command refuses.
+
+    Raises:
+        ValueError: the file cannot be used (outside ``serve``: the message names the file,
+            line and key), or an environment variable read here has a bad value.
+    """
+    from acp_sidecar.settings import ConfigError, FileSettings, config_path, read_settings
+    from acp_sidecar.settings.layering import layered
+
+    location = config_path(getattr(args, "config", None))
+    problems: tuple[object, ...] = ()
+    try:
+        file = read_settings(location)
+    except ConfigError as exc:
+        if args.command not in (None, "serve"):
+            raise ValueError(f"the config file cannot be used:\n{exc}") from None
+        file = FileSettings(location)
+        problems = exc.problems
+    result = layered(args, file)
+    result.config_file = file
+    result.config_problems = problems
+    return result
 
 
 def tools_provider(args: argparse.Namespace) -> ToolsProvider:
@@ -313,13 +374,18 @@ def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> Driv
     A configuration that cannot work (a bad value) does not stop the server: every prompt is
     answered with what is wrong, so the user sees it in the editor.
     """
+    import os
+
     from acp_sidecar.agent.driver import MessageDriver
     from acp_sidecar.agent.model import ModelConfig, ModelDriver
+    from acp_sidecar.settings.layering import model_environment, model_profiles
 
     try:
         config = ModelConfig.from_env(
             args.model,
             args.base_url,
+            model_environment(args, os.environ),
+            described=model_profiles(args),
             max_turn_requests=args.max_turn_requests,
             max_parallel_tools=args.max_parallel_tools,
             max_tokens=args.max_tokens,
@@ -342,7 +408,8 @@ def wants_model(args: argparse.Namespace) -> bool:
     from acp_sidecar.agent.model.config import MODEL_ENV, MODEL_INFO_ENV, MODELS_ENV
 
     named = (os.environ.get(name, "").strip() for name in (MODEL_ENV, MODELS_ENV, MODEL_INFO_ENV))
-    return bool(args.model or args.models or args.model_info or any(named))
+    described = getattr(args, "model_profiles", ())
+    return bool(args.model or args.models or args.model_info or described or any(named))
 
 
 def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -367,7 +434,11 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             except (ValueError, ImportError, AttributeError) as exc:
                 parser.error(f"--driver {args.driver}: {exc}")
 
-        configure_child_environment(ChildEnvironment.from_env(pass_env=args.pass_env or ()))
+        key = getattr(args, "endpoint_key", None)
+        secrets = (key.variable,) if key is not None and key.variable else ()
+        configure_child_environment(
+            ChildEnvironment.from_env(pass_env=args.pass_env or (), secrets=secrets)
+        )
         tools = tools_provider(args)
         factory = driver_factory
         if factory is None and wants_model(args):
@@ -411,9 +482,9 @@ def run_tools(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(message: str) -> int:
+def _report(message: str, status: int = 1) -> int:
     sys.stderr.write(f"acp-sidecar: {message}\n")
-    return 1
+    return status
 
 
 def run_sessions(args: argparse.Namespace) -> int:

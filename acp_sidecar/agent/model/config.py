@@ -141,6 +141,7 @@ class ModelConfig:
         max_tokens: int | None = None,
         models: Sequence[str] | None = None,
         model_info: Sequence[str] | None = None,
+        described: Sequence[ModelProfile] = (),
     ) -> ModelConfig | None:
         """The configuration from the arguments, falling back to the environment.
 
@@ -153,8 +154,9 @@ class ModelConfig:
         ``ACP_SIDECAR_MODELS``, ``model_info`` (``--model-info`` values) to
         ``ACP_SIDECAR_MODEL_INFO`` (entries separated by ``;``); the models offered are those
         named, then those only described, in order, and the default model is ``model``, else
-        the first of them. Returns ``None`` when no model is named anywhere: then the console
-        stays the driver.
+        the first of them. ``described`` (the config file's ``[model_info]`` tables) stands in
+        for ``model_info`` when neither it nor the variable is given. Returns ``None`` when no
+        model is named anywhere: then the console stays the driver.
 
         Raises:
             ValueError: a limit (given or from the environment) is not a whole number of at
@@ -177,7 +179,7 @@ class ModelConfig:
         tokens = _limit("max_tokens", max_tokens, MAX_TOKENS_ENV, env, least=0)
         if tokens is not None:
             settings["max_tokens"] = tokens or None  # 0: no cap
-        offered = _offered_models(models, model_info, env)
+        offered = _offered_models(models, model_info, env, described)
         chosen = (
             _given(model) or _given(env.get(MODEL_ENV)) or (offered[0].name if offered else None)
         )
@@ -193,7 +195,10 @@ class ModelConfig:
 
 
 def _offered_models(
-    models: Sequence[str] | None, model_info: Sequence[str] | None, env: Mapping[str, str]
+    models: Sequence[str] | None,
+    model_info: Sequence[str] | None,
+    env: Mapping[str, str],
+    described_elsewhere: Sequence[ModelProfile] = (),
 ) -> tuple[ModelProfile, ...]:
     """The models named (option, else variable), then those only described, in order."""
     if models:
@@ -204,10 +209,13 @@ def _offered_models(
     if model_info:
         described = [parse_model_info(text, "--model-info") for text in model_info]
         source = "--model-info"
-    else:
+    elif _given(env.get(MODEL_INFO_ENV)):
         entries = (_given(env.get(MODEL_INFO_ENV)) or "").split(";")
         described = [parse_model_info(text, MODEL_INFO_ENV) for text in entries if text.strip()]
         source = MODEL_INFO_ENV
+    else:
+        described = list(described_elsewhere)
+        source = "model_info"
     known: dict[str, ModelProfile] = {}
     for profile in described:
         if profile.name in known:

@@ -1,0 +1,41 @@
+"""The config file: where it is, what it may hold, reading it and writing it.
+
+The file maps one to one onto the command line and the environment
+(:mod:`acp_sidecar.settings.keys`); options win over variables, variables over the file
+(:mod:`acp_sidecar.settings.layering`).
+"""
+
+from acp_sidecar.settings.keys import KEYS, KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, Key
+from acp_sidecar.settings.location import (
+    CONFIG_ENV,
+    ConfigLocation,
+    config_path,
+    default_config_path,
+)
+from acp_sidecar.settings.reading import (
+    ConfigError,
+    FileSettings,
+    Problem,
+    file_stamp,
+    read_settings,
+)
+from acp_sidecar.settings.writing import render_settings, save_settings
+
+__all__ = [
+    "CONFIG_ENV",
+    "KEYS",
+    "KEYS_BY_NAME",
+    "MODEL_INFO",
+    "MODEL_INFO_KEYS",
+    "ConfigError",
+    "ConfigLocation",
+    "FileSettings",
+    "Key",
+    "Problem",
+    "config_path",
+    "default_config_path",
+    "file_stamp",
+    "read_settings",
+    "render_settings",
+    "save_settings",
+]

@@ -1,0 +1,134 @@
+"""Layering the config file under the command line and the environment.
+
+Invariants:
+- For every key of :data:`~acp_sidecar.settings.keys.KEYS`: the option wins, then its
+  environment variable, then the file, then the built-in default (:data:`DEFAULTS`). A list
+  (``models``, ``tools``, ``pass_env``, ``model_info``) is taken whole from the one layer
+  that gives it; layers are never merged item by item.
+- Variables the rest of the program already reads itself (``ACP_SIDECAR_MODEL``,
+  ``OPENAI_BASE_URL``, the limits, the store, ``ACP_SIDECAR_PASS_ENV``) are left to it: a key
+  whose variable is set is not filled in from the file.
+- The endpoint and its key come from the same place: when the base URL comes from
+  ``--base-url`` or ``OPENAI_BASE_URL``, the key is ``OPENAI_API_KEY`` (as without a file);
+  otherwise the file's ``api_key_env`` names the variable, else its stored ``api_key`` is
+  used, else ``OPENAI_API_KEY``. So a key meant for one provider is never sent to another
+  one's URL by a layer that did not name it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from typing import Final
+
+import attrs
+
+from acp_sidecar.agent.model.config import API_KEY_ENV, BASE_URL_ENV, ModelProfile
+from acp_sidecar.settings.keys import DEFAULTS, KEYS, KEYS_BY_NAME
+from acp_sidecar.settings.reading import FileSettings
+
+MODEL_INFO_ENV: Final = "ACP_SIDECAR_MODEL_INFO"
+
+
+@attrs.frozen
+class EndpointKey:
+    """The endpoint's key and where it came from (for ``doctor``; never the key in repr)."""
+
+    value: str | None = attrs.field(repr=False)
+    """The key; ``None``: none configured (local servers need none)."""
+    variable: str | None
+    """The environment variable it is read from; ``None``: stored in the file, or none."""
+
+    @property
+    def source(self) -> str:
+        """Where the key comes from, as ``doctor`` says it (never the key itself)."""
+        if self.variable is not None:
+            return f"${self.variable}"
+        return "stored in the config file" if self.value is not None else "none"
+
+
+def _given(value: object) -> bool:
+    return value is not None and value != [] and value != ()
+
+
+def _variable_set(name: str | None, env: Mapping[str, str]) -> bool:
+    return name is not None and bool(env.get(name, "").strip())
+
+
+def layered(
+    args: argparse.Namespace, file: FileSettings, env: Mapping[str, str] | None = None
+) -> argparse.Namespace:
+    """A copy of ``args`` with each key the options left unset taken from ``env``'s layer or
+    the file, then the defaults (module invariants). Also sets ``model_profiles`` (the file's
+    ``[model_info]`` tables when neither ``--model-info`` nor its variable is given) and
+    ``endpoint_key`` (:func:`endpoint_key`).
+
+    Raises:
+        ValueError: ``ACP_SIDECAR_MODE`` names no mode (the message names it).
+    """
+    source = os.environ if env is None else env
+    result = argparse.Namespace(**vars(args))
+    for key in KEYS:
+        if key.option is None:
+            continue
+        if _given(getattr(result, key.dest, None)) or _variable_set(key.env, source):
+            if key.name == "mode" and not _given(getattr(result, key.dest, None)):
+                result.mode = _mode_from_env(source[str(key.env)])
+            continue
+        value = file.values.get(key.name)
+        if value is None:
+            value = DEFAULTS.get(key.name)
+        if isinstance(value, tuple):
+            value = list(value)
+        setattr(result, key.dest, value)
+    described = _given(getattr(result, "model_info", None)) or _variable_set(MODEL_INFO_ENV, source)
+    result.model_profiles = () if described else file.model_info
+    result.endpoint_key = endpoint_key(args, file, source)
+    return result
+
+
+def _mode_from_env(text: str) -> str:
+    key = KEYS_BY_NAME["mode"]
+    mode = text.strip()
+    if mode not in key.choices:
+        raise ValueError(f"{key.env} {text!r}: expected one of {', '.join(key.choices)}")
+    return mode
+
+
+def endpoint_key(
+    args: argparse.Namespace, file: FileSettings, env: Mapping[str, str]
+) -> EndpointKey:
+    """The endpoint's key by the rule of the module invariants."""
+    if _given(getattr(args, "base_url", None)) or _variable_set(BASE_URL_ENV, env):
+        return _from_variable(API_KEY_ENV, env)
+    variable = file.values.get("api_key_env")
+    if isinstance(variable, str):
+        return _from_variable(variable, env)
+    if file.api_key is not None:
+        return EndpointKey(file.api_key, None)
+    return _from_variable(API_KEY_ENV, env)
+
+
+def _from_variable(name: str, env: Mapping[str, str]) -> EndpointKey:
+    value = env.get(name, "").strip()
+    return EndpointKey(value or None, name)
+
+
+def model_profiles(args: argparse.Namespace) -> tuple[ModelProfile, ...]:
+    """The file's model descriptions kept by :func:`layered` (none on a plain namespace)."""
+    profiles = getattr(args, "model_profiles", ())
+    return tuple(profiles)
+
+
+def model_environment(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` as the model configuration reads it: ``OPENAI_API_KEY`` is the endpoint's key
+    chosen by :func:`layered` (absent when there is none), whatever variable it came from."""
+    result = dict(env)
+    key: EndpointKey | None = getattr(args, "endpoint_key", None)
+    if key is None:
+        return result
+    result.pop(API_KEY_ENV, None)
+    if key.value is not None:
+        result[API_KEY_ENV] = key.value
+    return result
