@@ -202,8 +202,8 @@ def built(sandbox: Sandbox) -> Iterator[Built]:
     try:
         out = sandbox.root / "dist"
         # build's isolated environment (hatchling) is made with uv: twice as fast as pip.
-        build = [sys.executable, "-m", "build", "--installer", "uv", "--sdist", "--wheel"]
-        sandbox.run([*build, "--outdir", out, ROOT])
+        build = [sys.executable, "-m", "build", "--installer", "uv", "--outdir", out, ROOT]
+        sandbox.run(build)
         (wheel,) = out.glob("*.whl")
         (sdist,) = out.glob("*.tar.gz")
         venv.install_wheel(wheel)
