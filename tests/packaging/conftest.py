@@ -202,7 +202,8 @@ def built(sandbox: Sandbox) -> Iterator[Built]:
     try:
         out = sandbox.root / "dist"
         # build's isolated environment (hatchling) is made with uv: twice as fast as pip.
-        build = [sys.executable, "-m", "build", "--installer", "uv", "--outdir", out, ROOT]
+        build: list[str | Path] = [sys.executable, "-m", "build", "--installer", "uv"]
+        build += ["--outdir", out, ROOT]
         sandbox.run(build)
         (wheel,) = out.glob("*.whl")
         (sdist,) = out.glob("*.tar.gz")

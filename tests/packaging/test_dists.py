@@ -68,7 +68,8 @@ def test_the_wheel_metadata(dists: Dists) -> None:
     assert metadata["Requires-Python"] == ">=3.11"
     assert metadata["License-Expression"] == "Apache-2.0"
     assert metadata["Description-Content-Type"] == "text/markdown"
-    assert metadata.get_payload().startswith("# acp-sidecar")
+    description = metadata.get_payload()
+    assert isinstance(description, str) and description.startswith("# acp-sidecar")
     requires = [Requirement(r) for r in metadata.get_all("Requires-Dist") or []]
     assert {str(r) for r in requires if r.marker is None} == {
         str(Requirement(d)) for d in project["dependencies"]
