@@ -1,8 +1,10 @@
 """The wheel installed the ways the README gives: into a clean virtual environment with pip,
 and run by ``uvx`` — from the wheel file (works today), and as the ACP registry entry will run
 it once the package is on PyPI (the entry's own ``package`` and ``args``, with the built wheel
-standing in for the index's copy). Each answers ``--version`` and holds a short console
-session over stdio (:mod:`tests.packaging.console_session`)."""
+standing in for the index's copy). The venv install answers ``--version`` and holds a short
+console session over stdio (:mod:`tests.packaging.console_session`); ``uvx --from`` the wheel
+answers ``--version``, and the registry's command holds the session (one session through
+``uvx`` is enough: both commands install the same wheel into an environment of uv's)."""
 
 from __future__ import annotations
 
@@ -51,15 +53,6 @@ def assert_a_working_session(run: ConsoleRun) -> None:
 def test_uvx_from_the_wheel_answers_version(sandbox: Sandbox, dists: Dists) -> None:
     done = sandbox.run(uvx("--from", dists.wheel, "acp-sidecar", "--version"))
     assert done.stdout.strip() == f"acp-sidecar {__version__}"
-
-
-async def test_a_session_through_uvx_from_the_wheel(sandbox: Sandbox, dists: Dists) -> None:
-    run = await console_session(
-        uvx("--from", dists.wheel, "acp-sidecar"),
-        workspace=workspace(sandbox, "uvx-wheel"),
-        env=sandbox.env,
-    )
-    assert_a_working_session(run)
 
 
 async def test_a_session_as_the_registry_entry_runs_it(sandbox: Sandbox, dists: Dists) -> None:
