@@ -216,7 +216,10 @@ class ServeSettings:
 
     def warning_messages(self) -> tuple[UserMessage, ...]:
         """The file's warnings, one message each (the server shows each once)."""
-        return tuple(UserMessage("warning", f"Config file: {w}.") for w in self.warnings)
+        return tuple(
+            UserMessage("warning", f"Config file: {_short(w)}.\n\nThe file: {w.path}")
+            for w in self.warnings
+        )
 
     def log_start(self) -> None:
         """Log the problems and warnings found at start (once: the editor shows none of it)."""
@@ -266,7 +269,8 @@ class ServeSettings:
 
 def file_problem_text(problems: tuple[Problem, ...], kept: bool) -> str:
     """The message for a config file that cannot be used: its first line names the first
-    problem (a notice's title), then what is in force, every problem and the fix."""
+    problem by the file's name (a notice's title, kept short), then what is in force, every
+    problem with the file's whole path, and the fix."""
     errors = [p for p in problems if p.severity == "error"] or list(problems)
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     in_force = (
@@ -275,7 +279,7 @@ def file_problem_text(problems: tuple[Problem, ...], kept: bool) -> str:
         else "acp-sidecar runs without it: options and environment variables still apply."
     )
     lines = [
-        f"The config file cannot be used: {errors[0]}{more}",
+        f"The config file cannot be used: {_short(errors[0])}{more}",
         "",
         in_force,
         "",
@@ -284,6 +288,11 @@ def file_problem_text(problems: tuple[Problem, ...], kept: bool) -> str:
         "Fix it (`acp-sidecar doctor` checks it); it is read again at the next new session.",
     ]
     return "\n".join(lines)
+
+
+def _short(problem: Problem) -> str:
+    """``problem`` naming the file by its name alone (a notice's title is kept short)."""
+    return str(attrs.evolve(problem, path=os.path.basename(problem.path)))
 
 
 def layered_leniently(
