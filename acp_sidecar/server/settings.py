@@ -274,12 +274,13 @@ def file_problem_text(problems: tuple[Problem, ...], kept: bool) -> str:
     errors = [p for p in problems if p.severity == "error"] or list(problems)
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     in_force = (
-        "The settings read from it before stay in force."
+        "The file cannot be used; the settings read from it before stay in force."
         if kept
-        else "acp-sidecar runs without it: options and environment variables still apply."
+        else "The file cannot be used: acp-sidecar runs without it (options and environment "
+        "variables still apply)."
     )
     lines = [
-        f"The config file cannot be used: {_short(errors[0])}{more}",
+        f"Config file error: {_short(errors[0])}{more}",
         "",
         in_force,
         "",

@@ -107,11 +107,10 @@ def test_a_file_that_becomes_broken_keeps_the_last_good_settings(tmp_path: Path)
     [problem] = settings.problems()
     assert problem.severity == "error"
     assert problem.title == (
-        "The config file cannot be used: config.toml:3: max_tokens: expected a whole number of "
-        "at least 0"
+        "Config file error: config.toml:3: max_tokens: expected a whole number of at least 0"
     )
     assert f"- {config}:3: max_tokens" in problem.text
-    assert "The settings read from it before stay in force." in problem.text
+    assert "the settings read from it before stay in force." in problem.text
     assert "Traceback" not in problem.text
 
     write(config, 'model = "fixed"\n')
@@ -125,7 +124,7 @@ def test_a_file_broken_at_start_is_run_without(tmp_path: Path) -> None:
     assert settings.live.model is not None and settings.live.model.model == "opt"
     [problem] = settings.problems()
     assert f"{config}:" in problem.text and "is not valid TOML" in problem.text
-    assert "acp-sidecar runs without it" in problem.text
+    assert "acp-sidecar runs without it (options" in problem.text
 
 
 def test_a_bad_mode_variable_and_a_bad_limit_are_shown_not_fatal(
@@ -267,8 +266,7 @@ async def test_problems_follow_every_new_session_and_warnings_come_once(tmp_path
             [notice] = updates(wire, "notice")  # the warning is not repeated
             assert notice["severity"] == "error"
             assert notice["title"] == (
-                "The config file cannot be used: config.toml:4: fsync: expected one of turn, "
-                "record, never"
+                "Config file error: config.toml:4: fsync: expected one of turn, record, never"
             )
             assert f"- {config}:4: fsync: expected one of" in notice["description"]
             assert "Traceback" not in json.dumps(wire.received)
@@ -282,7 +280,7 @@ async def test_without_notices_the_problem_is_an_agent_message(tmp_path: Path) -
         session = await wire.new_session(str(tmp_path))
         await read_until(wire, "cannot be used")
         [text] = wire.texts()
-        assert text.startswith("The config file cannot be used: config.toml:1: max_tokens")
+        assert text.startswith("Config file error: config.toml:1: max_tokens")
         assert f"- {config}:1: max_tokens: expected a whole number" in text
         assert all(u["params"]["sessionId"] == session for u in wire.updates)
 
