@@ -35,7 +35,10 @@ CONFIG_EPILOG = (
     "(--config PATH, $ACP_SIDECAR_CONFIG, else the user config directory's "
     "acp-sidecar/config.toml), the defaults. The file's keys are the options' names with "
     "underscores (max_tokens = 8192), plus api_key_env, api_key and [model_info.NAME] "
-    "tables; `acp-sidecar configure` writes it and `acp-sidecar doctor` checks it."
+    "tables; where an option's help gives its default, the file's key comes between the "
+    "variable it names and that default. `acp-sidecar configure` writes the file and "
+    "`acp-sidecar doctor` checks it; `serve` reads it again when it changes (on authenticate "
+    "and on each new session: tools, store, fsync, pass_env and logging need a restart)."
 )
 
 DRIVER_HELP = (

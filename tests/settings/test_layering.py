@@ -243,3 +243,16 @@ def test_a_stored_key_in_a_file_others_can_read_is_not_read(
 
 def test_the_keys_table_names_each_key_once() -> None:
     assert len(KEYS_BY_NAME) == len(KEYS)
+
+
+def test_the_help_says_the_order_and_what_a_running_server_cannot_re_read() -> None:
+    from acp_sidecar.server.settings import RESTART_KEYS
+
+    text = " ".join(build_parser().format_help().split())
+    assert "in order: the command line, the environment, the config file" in text
+    assert "the file's key comes between the variable it names and that default" in text
+    for key in OPTION_KEYS:
+        assert f"{key.option} " in text or f"{key.option}\n" in text, key
+    restart = text[text.index("reads it again when it changes") :]
+    for name in RESTART_KEYS:
+        assert ("logging" if name.startswith("log_") else name) in restart, name
