@@ -22,10 +22,10 @@ Invariants:
   accepts it.
 - ``initialize`` succeeds once per connection; a second one is refused (``-32600``) and the
   first capabilities stay.
-- ``authenticate`` and ``session/new`` re-read the config file when it changed
-  (:meth:`~acp_sidecar.server.app.AcpServer.refresh_settings`); after every ``session/new``
-  answer the settings' problems are shown (:mod:`acp_sidecar.server.settings`), never
-  failing it.
+- ``authenticate`` and ``session/new`` (``session/load`` and ``session/resume`` too) re-read
+  the config file when it changed
+  (:meth:`~acp_sidecar.server.app.AcpServer.refresh_settings`); after every such answer the
+  settings' problems are shown (:mod:`acp_sidecar.server.settings`), never failing it.
 - A session's MCP servers never fail ``session/new``: the answer waits for them to start (each
   bounded), problems are told after it (:mod:`acp_sidecar.server.mcp_session`), and
   ``acp_sidecar.mcp`` (the MCP package) is imported only for a session that names servers.

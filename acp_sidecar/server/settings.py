@@ -3,8 +3,9 @@
 :class:`ServeSettings` is made once, by ``acp-sidecar serve`` (``cli.run_serve``), from the
 command line as parsed (before the file was layered under it), the config file's location and
 what was read of it at start. The server asks it to :meth:`~ServeSettings.refresh` on
-``authenticate`` and at the start of each ``session/new``; the answer says what changed and
-the server applies it (:meth:`~acp_sidecar.server.app.AcpServer.refresh_settings`).
+``authenticate`` and at the start of each ``session/new`` (and ``session/load`` and
+``session/resume``); the answer says what changed and the server applies it
+(:meth:`~acp_sidecar.server.app.AcpServer.refresh_settings`).
 
 Invariants:
 - The file is read again only when its stamp (device, inode, size, mtime) changed; then it
@@ -19,8 +20,9 @@ Invariants:
   once per new value: "takes effect at the next start".
 - A file that cannot be used changes nothing: the last good settings stay (at start: the
   command line and the environment alone), and its problems are shown after every
-  ``session/new`` until it is fixed. So is a variable with a bad value (``ACP_SIDECAR_MODE``:
-  left out; a limit: the model cannot be used). Unknown keys are warnings: shown once per
+  ``session/new`` (and ``session/load``, ``session/resume``) until it is fixed. So is a
+  variable with a bad value (``ACP_SIDECAR_MODE``: left out; a limit: the model cannot be
+  used). Unknown keys are warnings: shown once per
   connection (they change nothing; repeating them on every session would teach the user to
   skip the errors that come the same way), logged once.
 - Problems are logged once when they appear (at start, and when a re-read finds new ones),

@@ -354,3 +354,25 @@ async def test_a_driver_given_on_the_command_line_is_never_replaced(tmp_path: Pa
     write(config, 'model = "b"\nmode = "auto"\n')
     server.refresh_settings()
     assert server.driver is driver and server.default_mode == "auto"
+
+
+async def test_a_loaded_session_shows_a_file_broken_since_in_its_own_mode(tmp_path: Path) -> None:
+    from acp_sidecar.store import SessionStore
+
+    config = write(tmp_path / "config.toml", 'mode = "auto"\n')
+    settings = settings_of("--config", str(config))
+    server = AcpServer(
+        default_mode=settings.live.default_mode,
+        settings=settings,
+        store=lambda: SessionStore(str(tmp_path / "store")),
+    )
+    async with served(server) as (wire, _server):
+        await wire.initialize()
+        session = await wire.new_session(str(tmp_path))
+        await quiet(wire)
+        write(config, 'mode = "read-only"\nlog_level = "LOUD"\n')
+        params = {"sessionId": session, "cwd": str(tmp_path), "mcpServers": []}
+        loaded = await wire.result("session/load", params)
+        assert loaded["modes"]["currentModeId"] == "auto"  # its log's mode
+        await read_until(wire, "cannot be used")
+        assert "config.toml:2: log_level: expected one of" in wire.texts()[-1]
