@@ -25,6 +25,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
@@ -263,6 +264,12 @@ class AcpServer(JsonRPCServer):
         async def close_when_idle() -> None:
             for idle in running:
                 await idle.wait()
+            catalog = getattr(driver, "catalog", None)
+            if getattr(catalog, "listing_started", False):
+                # A request may be waiting on its listing (a model being chosen); it is
+                # bounded by its own timeout, and closing would cancel it under them.
+                with contextlib.suppress(Exception):
+                    await catalog.list_models()  # type: ignore[union-attr]
             if self._retired.pop(id(driver), None) is not None:
                 await _close_driver(driver)
 
