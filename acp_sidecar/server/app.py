@@ -221,7 +221,8 @@ class AcpServer(JsonRPCServer):
     def refresh_settings(self) -> None:
         """Read the config file again if it changed, and apply what a running server can
         (:mod:`acp_sidecar.server.settings`): called on ``authenticate`` and before each
-        ``session/new`` makes its session. Never fails the request that calls it."""
+        ``session/new`` (``session/load``, ``session/resume``) makes its session. Never fails
+        the request that calls it."""
         if self.settings is None:
             return
         try:
