@@ -428,7 +428,7 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from acp_sidecar.tools.environment import configure_child_environment
 
         settings = ServeSettings.from_args(args)
-        settings.log_start()
+        settings.log_problems()
         driver_factory = None
         if args.driver:
             from acp_sidecar.agent.driver import load_driver_factory

@@ -223,8 +223,9 @@ class ServeSettings:
             for w in self.warnings
         )
 
-    def log_start(self) -> None:
-        """Log the problems and warnings found at start (once: the editor shows none of it)."""
+    def log_problems(self) -> None:
+        """Log the problems and warnings (at start, and when a re-read changes them: the
+        editor shows none of stderr)."""
         for message in (*self.problems(), *self.warning_messages()):
             level = logging.ERROR if message.severity == "error" else logging.WARNING
             logger.log(level, "%s", message.text)
@@ -250,7 +251,7 @@ class ServeSettings:
             self._read_good = file.exists
             self._note_restart_only(self._layer())
         if (self.problems(), self.warnings) != told:
-            self.log_start()
+            self.log_problems()
         if self.live != before:
             logger.info("config file %s read again: the new settings apply", self.location.path)
         return Changed(before, self.live)

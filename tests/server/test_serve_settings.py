@@ -172,7 +172,7 @@ def test_unknown_keys_are_warnings_and_a_deleted_default_file_is_no_configuratio
     write(config, 'model = "m"\ncolour = "blue"\n')
     caplog.set_level(logging.WARNING, "acp_sidecar.server.settings")
     settings = settings_of()
-    settings.log_start()
+    settings.log_problems()
     [warning] = settings.warning_messages()
     assert warning.severity == "warning" and "config.toml:2: colour: unknown key" in warning.text
     assert f"The file: {config}" in warning.text
