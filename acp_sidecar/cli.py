@@ -25,9 +25,6 @@ if TYPE_CHECKING:
     from acp_sidecar.store import SessionStore
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-MODE_CHOICES = ("ask", "auto", "read-only")
-"""The modes (:data:`acp_sidecar.bridge.modes.MODE_IDS`, kept here for a light start; a
-test keeps the two equal)."""
 CONFIG_HINT = "~/.config/acp-sidecar/config.toml on Linux (the user config directory)"
 
 CONFIG_EPILOG = (
@@ -275,7 +272,7 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
     )
     parser.add_argument(
         "--mode",
-        choices=MODE_CHOICES,
+        choices=("ask", "auto", "read-only"),  # settings.keys.MODE_CHOICES, kept light
         default=_default(None, suppress),
         help="the mode new sessions start in: ask (the default: ask before changing "
         "anything), auto (run without asking) or read-only (default: $ACP_SIDECAR_MODE)",

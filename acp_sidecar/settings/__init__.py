@@ -2,7 +2,8 @@
 
 The file maps one to one onto the command line and the environment
 (:mod:`acp_sidecar.settings.keys`); options win over variables, variables over the file
-(:mod:`acp_sidecar.settings.layering`).
+(:mod:`acp_sidecar.settings.layering`). Writing it is :mod:`acp_sidecar.settings.writing`,
+not imported here: it loads tomlkit, which serving never needs.
 """
 
 from acp_sidecar.settings.keys import KEYS, KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, Key
@@ -19,7 +20,6 @@ from acp_sidecar.settings.reading import (
     file_stamp,
     read_settings,
 )
-from acp_sidecar.settings.writing import render_settings, save_settings
 
 __all__ = [
     "CONFIG_ENV",
@@ -36,6 +36,4 @@ __all__ = [
     "default_config_path",
     "file_stamp",
     "read_settings",
-    "render_settings",
-    "save_settings",
 ]

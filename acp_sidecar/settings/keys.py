@@ -8,7 +8,7 @@ Invariants:
 - Two keys have no option, on purpose: ``api_key`` (a key on a command line is visible to
   every user of the machine) and ``api_key_env`` (the variable the key is read from). The
   per-model table ``[model_info.NAME]`` holds what ``--model-info NAME:...`` says.
-- Nothing here does I/O.
+- Nothing here does I/O, and nothing heavy is imported: the table is read on every start.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from typing import Final, Literal, TypeAlias
 
 import attrs
 
-from acp_sidecar.bridge.modes import MODE_IDS
+MODE_CHOICES: Final = ("ask", "auto", "read-only")
+"""The modes (:data:`acp_sidecar.bridge.modes.MODE_IDS`, which imports the protocol types;
+a test keeps the two equal)."""
 
 Kind: TypeAlias = Literal["text", "names", "count", "seconds", "flag", "choice", "path"]
 """What a key's value is: one string, a list of strings, a whole number (``least`` and up), a
@@ -78,7 +80,14 @@ KEYS: Final[tuple[Key, ...]] = (
         "ACP_SIDECAR_MAX_TOKENS",
         least=0,
     ),
-    Key("mode", "choice", "the mode new sessions start in", "--mode", "ACP_SIDECAR_MODE", MODE_IDS),
+    Key(
+        "mode",
+        "choice",
+        "the mode new sessions start in",
+        "--mode",
+        "ACP_SIDECAR_MODE",
+        MODE_CHOICES,
+    ),
     Key(
         "allow_outside_workspace",
         "flag",

@@ -20,14 +20,20 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from acp_sidecar.agent.model.config import API_KEY_ENV, BASE_URL_ENV, ModelProfile
 from acp_sidecar.settings.keys import DEFAULTS, KEYS, KEYS_BY_NAME
 from acp_sidecar.settings.reading import FileSettings
 
+if TYPE_CHECKING:
+    from acp_sidecar.agent.model.config import ModelProfile
+
+# The model package's names for these (agent.model.config), kept here so that layering
+# imports nothing heavy on every start; a test keeps them equal.
+API_KEY_ENV: Final = "OPENAI_API_KEY"
+BASE_URL_ENV: Final = "OPENAI_BASE_URL"
 MODEL_INFO_ENV: Final = "ACP_SIDECAR_MODEL_INFO"
 
 

@@ -10,6 +10,8 @@ Invariants:
 - Problems carry the file, the line of the key where it can be found, and the key's dotted
   name. No problem and no ``repr`` holds the value of ``api_key``.
 - A relative path in the file is relative to the file's directory; ``~`` is expanded.
+- Reading a file without ``[model_info]`` tables imports nothing beyond the standard library
+  and attrs (it runs on every start).
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ import stat
 import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
-from acp_sidecar.agent.model.config import ModelProfile, Prices
 from acp_sidecar.settings.keys import KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, Key
 from acp_sidecar.settings.location import ConfigLocation
+
+if TYPE_CHECKING:
+    from acp_sidecar.agent.model.config import ModelProfile
 
 Severity = Literal["error", "warning"]
 
@@ -292,6 +296,9 @@ class _Checker:
         return profiles
 
     def profile(self, name: str, raw: object) -> ModelProfile | None:
+        # Imported here: the model package is only loaded for a file that describes models.
+        from acp_sidecar.agent.model.config import ModelProfile, Prices
+
         where = (MODEL_INFO, name)
         if not name.strip():
             self.add(where, "a model name is empty")

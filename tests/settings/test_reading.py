@@ -224,3 +224,25 @@ def test_the_location_comes_from_the_option_then_the_variable_then_the_default(
         default_config_path(), explicit=False
     )
     assert default_config_path().parts[-2:] == ("acp-sidecar", "config.toml")
+
+
+def test_names_kept_light_agree_with_their_sources() -> None:
+    from acp_sidecar.agent.model import config
+    from acp_sidecar.bridge.modes import MODE_IDS
+    from acp_sidecar.cli import build_parser
+    from acp_sidecar.settings import keys, layering
+
+    assert keys.MODE_CHOICES == MODE_IDS
+    assert (layering.API_KEY_ENV, layering.BASE_URL_ENV, layering.MODEL_INFO_ENV) == (
+        config.API_KEY_ENV,
+        config.BASE_URL_ENV,
+        config.MODEL_INFO_ENV,
+    )
+    options = {
+        option: action for action in build_parser()._actions for option in action.option_strings
+    }
+    for key in keys.KEYS:
+        if key.option is not None:
+            assert options[key.option].dest == key.dest
+            if key.kind == "choice":
+                assert tuple(options[key.option].choices) == key.choices

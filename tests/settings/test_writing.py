@@ -9,13 +9,8 @@ from pathlib import Path
 import pytest
 
 from acp_sidecar.agent.model.config import ModelProfile
-from acp_sidecar.settings import (
-    ConfigError,
-    ConfigLocation,
-    read_settings,
-    render_settings,
-    save_settings,
-)
+from acp_sidecar.settings import ConfigError, ConfigLocation, read_settings
+from acp_sidecar.settings.writing import render_settings, save_settings
 
 SECRET = "sk-test-0123456789abcdef"
 
