@@ -17,8 +17,7 @@ import pytest
 
 from acp_sidecar.agent.driver import MessageDriver
 from acp_sidecar.agent.model import ModelDriver
-from acp_sidecar.bridge.modes import MODE_IDS
-from acp_sidecar.cli import MODE_CHOICES, build_parser, with_config_file
+from acp_sidecar.cli import build_parser, with_config_file
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.settings import ServeSettings
@@ -52,10 +51,6 @@ def write(path: Path, text: str, mode: int = 0o600) -> Path:
 
 def settings_of(*argv: str) -> ServeSettings:
     return ServeSettings.from_args(with_config_file(build_parser().parse_args(list(argv))))
-
-
-def test_the_mode_choices_of_the_command_line_are_the_modes() -> None:
-    assert MODE_CHOICES == MODE_IDS
 
 
 def test_the_file_is_read_again_only_when_it_changed(tmp_path: Path) -> None:
