@@ -134,6 +134,31 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         parents=[common_sub],
     )
+    doctor = commands.add_parser(
+        "doctor",
+        help="check the set-up: config file, model endpoint, key, ripgrep, session store",
+        description=(
+            "Check what acp-sidecar would use, with the same options, environment and config "
+            "file as `serve`: the config file, the model and its key (never shown), the "
+            "endpoint (reachable, models listed, the model streams, calls a tool, reasons), "
+            "ripgrep, and the session store. Each finding that fails comes with a fix; the "
+            "exit status is 1 when one failed, else 0."
+        ),
+        parents=[common_sub, serving_sub],
+    )
+    doctor.add_argument("--json", action="store_true", help="print the checks as a JSON list")
+    doctor.add_argument(
+        "--offline",
+        action="store_true",
+        help="make no request to the model endpoint (check only what is local)",
+    )
+    doctor.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=20.0,
+        help="give each request to the endpoint this long (default: 20)",
+    )
     return parser
 
 
@@ -320,6 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from acp_sidecar.demo import run_demo
 
             return run_demo(tools=args.tools or (), store=args.store)
+        case "doctor":
+            from acp_sidecar.doctor import run_doctor
+
+            return run_doctor(args)
         case _:
             return run_serve(parser, args)
 
@@ -330,9 +359,10 @@ def with_config_file(args: argparse.Namespace) -> argparse.Namespace:
     ``serve`` does not stop for a config file it cannot use, nor for a variable with a bad
     value: it goes on without them and keeps the file's problems in ``args.config_problems``,
     for the editor to show after ``session/new`` (an editor shows nothing of stderr; see
-    :mod:`acp_sidecar.server.settings`, which also re-reads the file). Every other command
-    refuses. ``args.command_line`` keeps the command line as parsed and ``args.config_stamp``
-    the file's stamp taken before it was read (for the re-reads).
+    :mod:`acp_sidecar.server.settings`, which also re-reads the file); ``doctor`` goes on too,
+    and reports them. Every other command refuses. ``args.command_line`` keeps the options as
+    given (``doctor`` says where each setting came from; ``serve`` layers the file under them
+    again when it changes) and ``args.config_stamp`` the file's stamp taken before it was read.
 
     Raises:
         ValueError: the file cannot be used (outside ``serve``: the message names the file,
@@ -356,7 +386,7 @@ def with_config_file(args: argparse.Namespace) -> argparse.Namespace:
     try:
         file = read_settings(location)
     except ConfigError as exc:
-        if not serving:
+        if args.command not in (None, "serve", "doctor"):
             raise ValueError(f"the config file cannot be used:\n{exc}") from None
         file = FileSettings(location)
         problems = exc.problems

@@ -2,7 +2,9 @@
 
 Owns every (un)structuring hook of ``acp_sidecar.protocol``: snake_case attribute ↔ camelCase
 wire key, ``meta`` ↔ ``_meta`` (passed through verbatim), tagged unions dispatched on their
-tag (``type`` / ``sessionUpdate`` / ``outcome``), strict JSON scalar checks.
+tag (``type`` / ``sessionUpdate`` / ``outcome``) — including a union with one untagged
+default member (``AuthMethod``: no ``type`` means the agent variant) — strict JSON scalar
+checks.
 
 Invariants:
 
@@ -38,6 +40,7 @@ from acp_sidecar.protocol._base import WireType
 from acp_sidecar.protocol.client import RequestPermissionOutcome
 from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.errors import ProtocolParamsError
+from acp_sidecar.protocol.initialize import AuthMethod
 from acp_sidecar.protocol.tool_call import ToolCallContent, ToolCallDiff
 from acp_sidecar.protocol.updates import SessionUpdate
 
@@ -54,6 +57,7 @@ _UNION_NOUNS: dict[frozenset[Any], str] = {
     frozenset(get_args(SessionUpdate)): "session update",
     frozenset(get_args(ToolCallContent)): "tool call content type",
     frozenset(get_args(RequestPermissionOutcome)): "permission outcome",
+    frozenset(get_args(AuthMethod)): "auth method type",
 }
 """How an unknown tag of each closed union is described in errors."""
 
@@ -249,6 +253,15 @@ def _structure_literal(obj: Any, t: Any) -> Any:
     raise _WireError(f"invalid value {obj!r}; expected one of {expected}")
 
 
+def _structure_string_map(obj: Any, _: Any) -> dict[str, str]:
+    if not isinstance(obj, dict):
+        raise _WireError(f"expected object, got {_json_type(obj)}")
+    for key, value in obj.items():
+        if not isinstance(value, str):
+            raise _WireError(f"expected string, got {_json_type(value)}", (key,))
+    return obj
+
+
 def _make_class_structure(cl: type) -> Callable[[Any, Any], Any]:
     overrides = {a.name: override(rename=wire_name(a.name)) for a in _fields(cl)}
     make = typing.cast("Callable[..., Callable[[Any, Any], Any]]", make_dict_structure_fn)
@@ -282,15 +295,18 @@ def _make_list_structure(t: Any) -> Callable[[Any, Any], list[Any]]:
 
 
 def _make_tagged_structure(
-    union: Any, classes: list[Any], nullable: bool
+    union: Any, classes: list[Any], nullable: bool, default: type | None = None
 ) -> Callable[[Any, Any], Any]:
+    """Dispatch on the tag ``classes`` share; without the tag, ``default`` (if any) decodes."""
     tags = [typing.cast("attrs.Attribute[Any]", _tag_field(c)) for c in classes]
     if len({t.name for t in tags}) != 1:
         raise StructureHandlerNotFoundError(f"no common tag in {union}", union)
     key = wire_name(tags[0].name)
-    noun = _UNION_NOUNS.get(frozenset(classes), f"{key} value")
+    members = frozenset(classes if default is None else [*classes, default])
+    noun = _UNION_NOUNS.get(members, f"{key} value")
     by_tag: dict[str, type] = {str(t.default): c for t, c in zip(tags, classes, strict=True)}
     hooks = {tag: converter.get_structure_hook(c) for tag, c in by_tag.items()}
+    default_hook = None if default is None else converter.get_structure_hook(default)
 
     def structure_tagged(obj: Any, _: Any) -> Any:
         if obj is None and nullable:
@@ -298,6 +314,8 @@ def _make_tagged_structure(
         if not isinstance(obj, dict):
             raise _WireError(f"expected object, got {_json_type(obj)}")
         if key not in obj:
+            if default_hook is not None:
+                return default_hook(obj, default)
             raise _WireError("required field missing", (key,))
         tag = obj[key]
         hook = hooks.get(tag) if isinstance(tag, str) else None
@@ -366,8 +384,12 @@ def _make_union_structure(t: Any) -> Callable[[Any, Any], Any]:
     if len(classes) == 1:
         return _make_optional_structure(classes[0], nullable)
     if all(_is_wire_type(c) for c in classes):
-        if all(_tag_field(c) is not None for c in classes):
+        tagged = [c for c in classes if _tag_field(c) is not None]
+        untagged = [c for c in classes if _tag_field(c) is None]
+        if not untagged:
             return _make_tagged_structure(t, classes, nullable)
+        if len(untagged) == 1:  # the schema's default variant: the one without a tag
+            return _make_tagged_structure(t, tagged, nullable, default=untagged[0])
         return _make_keyed_structure(classes, nullable)
     if all(c in _JSON_TYPE_NAMES for c in classes):
         return _make_scalar_union_structure(classes, nullable)
@@ -411,6 +433,10 @@ def _is_json_object(t: Any) -> bool:
     return bool(t == dict[str, Any])
 
 
+def _is_string_map(t: Any) -> bool:
+    return bool(t == dict[str, str])
+
+
 def _is_literal(t: Any) -> bool:
     return get_origin(t) is Literal
 
@@ -429,6 +455,7 @@ converter.register_structure_hook(int, _structure_int)
 converter.register_structure_hook(float, _structure_float)
 converter.register_structure_hook(bool, _structure_bool)
 converter.register_structure_hook_func(_is_json_object, _structure_object)
+converter.register_structure_hook_func(_is_string_map, _structure_string_map)
 converter.register_structure_hook_func(_is_literal, _structure_literal)
 converter.register_structure_hook_factory(_is_list, _make_list_structure)
 converter.register_structure_hook_factory(_is_union, _make_union_structure)

@@ -1,12 +1,16 @@
 """ACP connection set-up: ``initialize`` (version and capabilities) and ``authenticate``.
 
-Invariant: capability objects default to the schema's declared defaults (everything off), so
-a client that omits them decodes to "supports nothing optional" — never to ``None``.
+Invariants:
+- Capability objects default to the schema's declared defaults (everything off), so a client
+  that omits them decodes to "supports nothing optional" — never to ``None``.
+- :data:`AuthMethod` is the schema's closed union: :class:`AuthMethodAgent` carries no tag
+  (the schema's default variant), :class:`AuthMethodTerminal` is tagged ``type: "terminal"``;
+  any other ``type`` does not decode (see :mod:`acp_sidecar.protocol.converter`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeAlias
 
 import attrs
 
@@ -55,6 +59,18 @@ class ClientSessionCapabilities(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
+class AuthCapabilities(WireType):
+    """Which opt-in authentication method types the client can run (``agent`` always)."""
+
+    terminal: bool = False
+    """The client can run ``terminal`` methods: it starts the agent's own command again, with
+    the method's ``args`` and ``env`` added, in an interactive terminal. Agents must not
+    advertise a terminal method to a client that did not set this."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
 class ClientCapabilities(WireType):
     """What the client supports."""
 
@@ -66,6 +82,8 @@ class ClientCapabilities(WireType):
     """The client handles ``elicitation/create`` (in the modes it names); ``None``: it does not."""
     session: ClientSessionCapabilities | None = None
     """Session extensions the client supports (notices, compaction, …); ``None``: none."""
+    auth: AuthCapabilities = attrs.Factory(AuthCapabilities)
+    """Which authentication method types the agent may offer beyond ``agent``."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), e.g. ``{"terminal_output": true}``; verbatim."""
 
@@ -185,8 +203,9 @@ class Implementation(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
-class AuthMethod(WireType):
-    """An authentication method the agent offers (the schema's agent-handled variant)."""
+class AuthMethodAgent(WireType):
+    """An authentication method the agent handles itself when the client calls
+    ``authenticate`` with its id (the schema's default variant: no ``type`` on the wire)."""
 
     id: str
     """The id sent back in ``authenticate``."""
@@ -196,6 +215,33 @@ class AuthMethod(WireType):
     """What the method does."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class AuthMethodTerminal(WireType):
+    """An authentication method the client runs itself: the agent's own command again, with
+    ``args`` appended and ``env`` added, in an interactive terminal; exit status 0 means it
+    worked. Offered only to clients that set ``clientCapabilities.auth.terminal``; never
+    passed to ``authenticate``."""
+
+    type: Literal["terminal"] = attrs.field(default="terminal", kw_only=True)
+    """The tag, always ``"terminal"``."""
+    id: str
+    """Unique among the methods offered."""
+    name: str
+    """Human-readable name."""
+    description: str | None = None
+    """What the method does."""
+    args: list[str] = attrs.Factory(list)
+    """Arguments appended to the client's configured command line for the agent."""
+    env: dict[str, str] | None = None
+    """Environment variables set on top of the configured ones; ``None``: none."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+AuthMethod: TypeAlias = AuthMethodAgent | AuthMethodTerminal
+"""An authentication method offered in ``initialize`` (closed: one class per variant)."""
 
 
 @attrs.frozen(repr=False, eq=False)
@@ -233,7 +279,7 @@ class AuthenticateRequest(WireType):
     """Params of ``authenticate``."""
 
     method_id: str
-    """The id of the chosen :class:`AuthMethod`."""
+    """The id of the chosen method (an :class:`AuthMethodAgent`'s)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 

@@ -18,8 +18,10 @@ Invariants:
   ``resume`` and ``delete`` only when sessions are stored (otherwise ``session/load``,
   ``session/list``, ``session/resume`` and ``session/delete`` answer ``-32601``);
   ``sessionCapabilities.close`` and ``additionalDirectories`` always, MCP over stdio and
-  HTTP (SSE as the MCP package supports it), no auth methods, prompt content as the driver
-  accepts it.
+  HTTP (SSE as the MCP package supports it), prompt content as the driver accepts it.
+- Auth methods are :mod:`acp_sidecar.server.auth`'s: ``configure`` always, its terminal
+  method when the client runs those. ``authenticate`` succeeds for any of their ids (and
+  re-reads the configuration); nothing waits for it: ``session/new`` is never gated.
 - ``initialize`` succeeds once per connection; a second one is refused (``-32600``) and the
   first capabilities stay.
 - ``authenticate`` and ``session/new`` (``session/load`` and ``session/resume`` too) re-read
@@ -97,6 +99,7 @@ from acp_sidecar.protocol.session import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
+from acp_sidecar.server import auth
 from acp_sidecar.server import config_options as options
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
@@ -146,14 +149,17 @@ async def initialize(server: AcpServer, params: InitializeRequest) -> Initialize
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
         ),
-        auth_methods=[],
+        auth_methods=auth.auth_methods(params.client_capabilities, auth.this_program()),
         agent_info=AGENT_INFO,
     )
 
 
 async def authenticate(server: AcpServer, params: AuthenticateRequest) -> AuthenticateResponse:
-    """No authentication is required: any method succeeds."""
-    server.refresh_settings()  # `configure` may just have written the config file
+    """Succeed for any of our methods: there is nothing to log in to, but ``configure`` may
+    just have written the config file, so the server re-reads it. An unknown id is refused
+    (``-32602`` naming ours)."""
+    auth.check_method_id(params.method_id)
+    server.refresh_settings()
     return AuthenticateResponse()
 
 

@@ -93,7 +93,7 @@ async def test_meta_is_accepted_wherever_the_schema_has_it(workspace: Path) -> N
             },
         )
         assert result["protocolVersion"] == 1
-        assert await agent.result("authenticate", {"methodId": "none", "_meta": None}) == {}
+        assert await agent.result("authenticate", {"methodId": "configure", "_meta": None}) == {}
         new = await agent.result(
             "session/new", {"cwd": str(workspace), "mcpServers": [], "_meta": META}
         )

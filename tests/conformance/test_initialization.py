@@ -53,6 +53,31 @@ async def test_a_supported_version_is_answered_with_the_same_version() -> None:
     assert result["agentInfo"]["name"] and result["agentInfo"]["version"]
 
 
+@pytest.mark.parametrize("terminal", [False, True], ids=["no-terminal-auth", "terminal-auth"])
+async def test_auth_methods_are_offered_as_the_client_allows_and_gate_nothing(
+    terminal: bool, workspace: Path
+) -> None:
+    """Initialization, ``authMethods`` (schema ``AuthMethod``, ``AuthCapabilities``): a
+    ``terminal`` method is offered only to a client whose ``clientCapabilities.auth.terminal``
+    is true ("Agents MUST advertise this method only when the client enabled its terminal
+    authentication capability"), and is never passed to ``authenticate`` ("The client MUST NOT
+    pass this method to ``authenticate``"); every other method's id ("Must be one of the
+    methods advertised") is accepted by ``authenticate``. The ACP registry lists only agents
+    offering at least one ``agent`` or ``terminal`` method. This agent needs no login, so
+    ``session/new`` works before any ``authenticate``, and after it."""
+    async with sidecar() as agent:
+        result = await agent.initialize(auth={"terminal": terminal})
+        methods = result["authMethods"]
+        kinds = [method.get("type", "agent") for method in methods]
+        assert "agent" in kinds
+        assert ("terminal" in kinds) == terminal
+        await agent.new_session(workspace, mode=None)
+        for method in methods:
+            if method.get("type") is None:
+                assert await agent.result("authenticate", {"methodId": method["id"]}) == {}
+        await agent.new_session(workspace, mode=None)
+
+
 @pytest_asyncio.fixture(
     scope="module", loop_scope="module", params=["console", "script"], ids=["console", "script"]
 )

@@ -78,7 +78,7 @@ async def test_every_kind_of_message_the_agent_sends_validates(workspace: Path) 
         await agent.initialize(
             fs={"readTextFile": True, "writeTextFile": True}, _meta={"terminal_output": True}
         )
-        await agent.result("authenticate", {"methodId": "none"})
+        await agent.result("authenticate", {"methodId": "configure"})
         session = await agent.new_session(workspace, mode=None)  # asks before changes
         for command in (
             "hello",

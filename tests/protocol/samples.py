@@ -303,8 +303,17 @@ AGENT_RESULTS: list[Sample] = [
                 meta=META,
             ),
             auth_methods=[
-                p.AuthMethod(id="token", name="API token"),
-                p.AuthMethod(id="oauth", name="OAuth", description="Browser login", meta=META),
+                p.AuthMethodAgent(id="token", name="API token"),
+                p.AuthMethodAgent(id="oauth", name="OAuth", description="Browser login", meta=META),
+                p.AuthMethodTerminal(id="login", name="Log in"),
+                p.AuthMethodTerminal(
+                    id="login-env",
+                    name="Log in (staging)",
+                    description="Interactive set-up in a terminal",
+                    args=["login", "--staging"],
+                    env={"APP_ENV": "staging", "EMPTY": ""},
+                    meta=META,
+                ),
             ],
             agent_info=p.Implementation(
                 name="acp-sidecar", version="0.1.0", title="ACP Sidecar", meta=META
@@ -512,7 +521,8 @@ CLIENT_MESSAGES: list[Sample] = [
                 session=p.ClientSessionCapabilities(
                     compaction={}, config_options={"boolean": {}}, notices={}, meta=META
                 ),
-                meta={"terminal_output": True},
+                auth=p.AuthCapabilities(terminal=True, meta=META),
+                meta={"terminal_output": True, "terminal-auth": True},
             ),
             client_info=p.Implementation(name="zed", version="0.200.0", title="Zed"),
             meta=META,

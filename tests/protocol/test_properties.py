@@ -55,6 +55,8 @@ def _strategy(t: Any) -> st.SearchStrategy[Any]:
         return st.lists(_strategy(get_args(t)[0]), max_size=3)
     if t == dict[str, Any]:
         return json_objects
+    if t == dict[str, str]:
+        return st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=3)
     if t is Any:
         return json_values
     if t is str:

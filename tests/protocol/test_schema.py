@@ -181,7 +181,6 @@ def test_every_schema_meta_has_a_meta_field() -> None:
         p.AgentMessageChunk: "ContentChunk",
         p.AgentThoughtChunk: "ContentChunk",
         p.AvailableCommandInput: "UnstructuredCommandInput",
-        p.AuthMethod: "AuthMethodAgent",
         p.CancelledPermissionOutcome: None,
         p.NoticeUpdate: "Notice",
     }

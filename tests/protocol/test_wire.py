@@ -130,6 +130,7 @@ def test_zed_style_initialize_decodes() -> None:
     }
     request = from_wire(wire, p.InitializeRequest)
     assert request.client_capabilities.fs == p.FileSystemCapability(True, True)
+    assert request.client_capabilities.auth == p.AuthCapabilities(terminal=False)
     assert request.client_capabilities.meta == {"terminal_output": True, "terminal-auth": True}
     assert request.client_info == p.Implementation(name="zed", version="0.212.0", title="Zed")
 
@@ -173,6 +174,30 @@ def test_embedded_resource_is_told_apart_by_text_or_blob() -> None:
 def test_union_aliases_decode_directly() -> None:
     update = from_wire({"sessionUpdate": "plan", "entries": []}, p.SessionUpdate)  # type: ignore[arg-type]
     assert update == p.Plan(entries=[])
+
+
+def test_an_auth_method_without_a_type_is_the_agent_variant() -> None:
+    """The schema: "When no ``type`` is present, the method is treated as ``agent``"."""
+    agent = {"id": "a", "name": "A", "_meta": {"terminal-auth": {"command": "x"}}}
+    terminal = {"type": "terminal", "id": "t", "name": "T", "args": ["login"], "env": {"K": "v"}}
+    methods = from_wire(
+        {"protocolVersion": 1, "authMethods": [agent, terminal]}, p.InitializeResponse
+    ).auth_methods
+    assert methods == [
+        p.AuthMethodAgent(id="a", name="A", meta={"terminal-auth": {"command": "x"}}),
+        p.AuthMethodTerminal(id="t", name="T", args=["login"], env={"K": "v"}),
+    ]
+    assert to_wire(methods[0]) == agent  # no tag is written for the default variant
+    assert to_wire(methods[1]) == terminal
+    assert from_wire({"type": "terminal", "id": "t", "name": "T"}, p.AuthMethod) == (  # type: ignore[arg-type]
+        p.AuthMethodTerminal(id="t", name="T")
+    )
+    assert to_wire(p.AuthMethodTerminal(id="t", name="T")) == {
+        "type": "terminal",
+        "id": "t",
+        "name": "T",
+        "args": [],
+    }
 
 
 def test_permission_outcomes_decode() -> None:

@@ -34,7 +34,7 @@ async def test_initialize_advertises_only_what_is_implemented(wire: WireClient) 
         "audio": False,
         "embeddedContext": True,
     }
-    assert result["authMethods"] == []
+    assert [m["id"] for m in result["authMethods"]] == ["configure"]  # tests/server/test_auth.py
     assert result["agentInfo"]["name"] == "acp-sidecar"
     assert result["agentInfo"]["version"] == __version__
 
@@ -51,7 +51,7 @@ async def test_initialize_keeps_the_client_capabilities(
 
 
 async def test_authenticate_succeeds(ready: WireClient) -> None:
-    assert await ready.result("authenticate", {"methodId": "anything"}) == {}
+    assert await ready.result("authenticate", {"methodId": "configure"}) == {}
 
 
 async def test_session_new_returns_fresh_ids(ready: WireClient) -> None:

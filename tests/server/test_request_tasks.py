@@ -44,7 +44,7 @@ def request(msg_id: int, method: str, params: dict[str, Any]) -> bytes:
 
 async def test_a_request_is_answered_in_the_step_its_handler_ends() -> None:
     server, wire = started_server()
-    server.protocol.receive_line(request(1, "authenticate", {"methodId": "none"}))
+    server.protocol.receive_line(request(1, "authenticate", {"methodId": "configure"}))
     assert wire.messages == []
     await asyncio.sleep(0)  # one turn of the loop: the request's task runs its one step
     assert wire.messages == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
@@ -67,7 +67,7 @@ async def test_a_failing_handler_is_answered_once_with_its_error() -> None:
 
 async def test_a_request_cancelled_before_its_handler_starts_is_answered_once() -> None:
     server, wire = started_server()
-    server.protocol.receive_line(request(7, "authenticate", {"methodId": "none"}))
+    server.protocol.receive_line(request(7, "authenticate", {"methodId": "configure"}))
     server.protocol.receive_line(
         json.dumps(
             {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}}

@@ -2,8 +2,10 @@
 endpoint failure means for the user.
 
 Invariants:
-- Imported only when a model turn first runs (``openai`` takes most of a second to import);
-  nothing else in the package imports it at run time.
+- Imported only when a model turn first runs or an endpoint is checked (:mod:`.probe`:
+  ``configure``, ``doctor``); ``openai`` takes most of a second to import, and nothing else
+  in the package imports it at run time (callers that react to a failure's kind ask
+  :func:`failure_kind`).
 - Retries with backoff on 408/409/429/5xx and connection failures are the ``openai``
   client's own (``max_retries``; a ``retry-after`` header sets the delay). A stream that
   broke after it started is not retried: its text is already on the user's screen.
@@ -28,7 +30,7 @@ Invariants:
   and carries ``reasoning_effort`` only when the session chose an effort.
 - Listing the models (``GET /models``) is not retried and is bounded as a whole; a 404 means
   the endpoint has no listing, any other failure is reported with :func:`explain`'s
-  (redacted) sentence.
+  (redacted) sentence and its :func:`failure_kind` (:class:`ListingFailed`).
   A request may ask for fewer tokens (a summary's), never for more.
 - Every request asks for usage (``stream_options: {"include_usage": true}``: OpenAI, vLLM,
   llama.cpp, Ollama, LM Studio, DeepSeek, OpenRouter… send it in the stream's last chunk;
@@ -45,7 +47,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, Literal, Protocol, cast
 from urllib.parse import urlsplit
 
 import attrs
@@ -116,6 +118,32 @@ class EndpointConfigError(ValueError):
     """The configuration cannot name a usable endpoint (the message says why)."""
 
 
+FailureKind = Literal[
+    "config",
+    "unreachable",
+    "timeout",
+    "key",
+    "forbidden",
+    "not found",
+    "rate limited",
+    "refused",
+    "server",
+    "other",
+]
+"""What a failed request ran into (:func:`failure_kind`): a base URL that is not http(s),
+no connection, no answer in time, a refused key (401), a refused model (403), a 404, a 429,
+another 4xx, a 5xx, anything else."""
+
+
+class ListingFailed(RuntimeError):
+    """``GET /models`` failed (not with a 404): the message is :func:`explain`'s sentence."""
+
+    def __init__(self, message: str, kind: FailureKind) -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+        """What it ran into."""
+
+
 class Endpoint:
     """An ``AsyncOpenAI`` client for one configuration."""
 
@@ -141,10 +169,12 @@ class Endpoint:
         reasoning_effort: str | None = None,
         on_retry: Callable[[int], None] | None = None,
         max_tokens: int | None = None,
+        temperature: float | None = None,
     ) -> AsyncIterator[AsyncIterator[ChatCompletionChunk]]:
         """Open a streamed chat completion with ``model`` (``None``: the configured one);
         the response is closed on leaving, however. ``max_tokens`` lowers the configured cap
-        for this request.
+        for this request; ``temperature`` is sent when given (the driver sends none: the
+        model's own default stands).
 
         ``on_retry(n)`` is called when the client makes its ``n``-th retry of the request.
 
@@ -165,6 +195,8 @@ class Endpoint:
             extra[token_limit_field(url)] = min(caps)
         if reasoning_effort is not None:
             extra["reasoning_effort"] = reasoning_effort
+        if temperature is not None:
+            extra["temperature"] = temperature
         token = _on_retry.set(on_retry)
         try:
             response = await self._create(messages, extra, model or self.config.model)
@@ -181,7 +213,7 @@ class Endpoint:
         Raises:
             ListingUnavailable: the endpoint answered 404 (it has no listing).
             TimeoutError: it took longer than ``timeout``.
-            RuntimeError: any other failure, with :func:`explain`'s sentence.
+            ListingFailed: any other failure, with :func:`explain`'s sentence.
         """
         client = self.client.with_options(timeout=timeout, max_retries=0)
         try:
@@ -192,7 +224,7 @@ class Endpoint:
         except openai.APITimeoutError:
             raise TimeoutError from None
         except openai.OpenAIError as error:
-            raise RuntimeError(explain(error, self.config)) from None
+            raise ListingFailed(explain(error, self.config), failure_kind(error)) from None
         listed = (listed_model(entry.to_dict()) for entry in page.data)
         return [model for model in listed if model is not None]
 
@@ -217,7 +249,7 @@ class Endpoint:
                 )
                 return response
             except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
-                if "stream_options" not in _detail(error):
+                if not refuses_field(error, "stream_options"):
                     raise
                 logger.info("the endpoint refused stream_options; usage is not asked for")
                 self.usage = False
@@ -298,6 +330,35 @@ def context_exceeded(error: BaseException) -> bool:
     code = getattr(error, "code", None)
     text = f"{code or ''} {_detail(error)}".lower()
     return any(phrase in text for phrase in CONTEXT_PHRASES)
+
+
+def refuses_field(error: BaseException, field: str) -> bool:
+    """Whether ``error`` is a 400/422 whose explanation names ``field`` (a server that does
+    not take ``stream_options``, ``temperature``, ``tools``…)."""
+    if not isinstance(error, openai.BadRequestError | openai.UnprocessableEntityError):
+        return False
+    return field in _detail(error)
+
+
+def failure_kind(error: BaseException) -> FailureKind:
+    """What the request that failed with ``error`` ran into (see :data:`FailureKind`)."""
+    if isinstance(error, EndpointConfigError):
+        return "config"
+    if isinstance(error, openai.APITimeoutError | TimeoutError):
+        return "timeout"  # before APIConnectionError: a timeout is one
+    if isinstance(error, openai.APIConnectionError):
+        return "unreachable"
+    if isinstance(error, openai.AuthenticationError):
+        return "key"
+    if isinstance(error, openai.PermissionDeniedError):
+        return "forbidden"
+    if isinstance(error, openai.NotFoundError):
+        return "not found"
+    if isinstance(error, openai.RateLimitError):
+        return "rate limited"
+    if isinstance(error, openai.APIStatusError):
+        return "server" if error.status_code >= 500 else "refused"
+    return "other"
 
 
 def _with(detail: str) -> str:

@@ -14,6 +14,10 @@ strict: a request whose messages that template refuses (an assistant message wit
 content, two user or two assistant messages next to each other) gets HTTP 500 with a long body that
 ends in a stack-trace line (:data:`TEMPLATE_ERROR`), without taking a scripted reply.
 
+With ``key`` set, the server wants that bearer key: a request without it (``GET /models``
+included) is answered 401 with a body that quotes the key it was sent, as OpenAI's does,
+without taking a scripted reply.
+
 ``GET …/models`` is answered apart from the script (it never takes a scripted reply, and is
 counted in ``listings``, not ``requests``): 404 by default, as a server without a listing
 answers; set ``models`` to a :class:`Listing` to list models (slowly, or failing, if wanted).
@@ -130,6 +134,8 @@ class ScriptedOpenAI:
         """The answer to ``GET /models`` (``None``: 404)."""
         self.listings = 0
         """How many times ``GET /models`` was asked."""
+        self.key: str | None = None
+        """The bearer key the server wants (``None``: any, or none)."""
         self._server: asyncio.Server | None = None
         self._port = 0
         self._connections: set[asyncio.StreamWriter] = set()
@@ -161,6 +167,11 @@ class ScriptedOpenAI:
                 request = await _read_request(reader)
                 if request is None:
                     return
+                refusal = self._refuse_key(request)
+                if refusal is not None:
+                    if not await self._answer(refusal, reader, writer):
+                        return
+                    continue
                 if request.method == "GET" and request.path.endswith("/models"):
                     self.listings += 1
                     if not await self._list(writer):
@@ -183,6 +194,18 @@ class ScriptedOpenAI:
         finally:
             self._connections.discard(writer)
             writer.close()
+
+    def _refuse_key(self, request: Request) -> Reply | None:
+        """The 401 for a request without the wanted key (``None``: it may pass)."""
+        sent = request.headers.get("authorization", "").removeprefix("Bearer ")
+        if self.key is None or sent == self.key:
+            return None
+        message = f"Incorrect API key provided: {sent}. You can find your API key in your account."
+        return Reply(
+            status=401,
+            body={"error": {"message": message, "type": "invalid_request_error"}},
+            headers={"x-should-retry": "false"},
+        )
 
     async def _list(self, writer: asyncio.StreamWriter) -> bool:
         """Answer ``GET /models``; ``False`` once the client has gone."""

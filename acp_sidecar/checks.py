@@ -1,0 +1,30 @@
+"""A finding of a check: what ``acp-sidecar configure`` and ``acp-sidecar doctor`` report.
+
+Invariants: a :class:`Check` is a frozen value holding text for people; no detail or fix
+ever holds a secret (whoever builds one redacts first). Nothing here does I/O or imports
+beyond the standard library and ``attrs`` (the endpoint probe and the offline checks share
+it, and the offline ones must not pay for ``openai``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+Status = Literal["ok", "failed", "skipped", "warning"]
+"""What a check found: it works; it does not (``fix`` says what to do); it was not run or
+does not apply (``detail`` says why); it works with a limit the user should know of."""
+
+
+@attrs.frozen
+class Check:
+    """One finding, as ``configure`` and ``doctor`` show it."""
+
+    name: str
+    """What was checked ("reachable", "config file", "ripgrep"…)."""
+    status: Status
+    detail: str
+    """What was seen, in a sentence."""
+    fix: str | None = None
+    """What to do about it (when it failed or warns)."""
