@@ -149,9 +149,21 @@ async def initialize(server: AcpServer, params: InitializeRequest) -> Initialize
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
         ),
-        auth_methods=auth.auth_methods(params.client_capabilities, auth.this_program()),
+        auth_methods=auth.auth_methods(
+            params.client_capabilities, auth.this_program(), _named_config(server)
+        ),
         agent_info=AGENT_INFO,
     )
+
+
+def _named_config(server: AcpServer) -> str | None:
+    """The config file this server was told to use (``--config`` / ``ACP_SIDECAR_CONFIG``),
+    for ``configure`` run from the client's terminal to write that same file; ``None``: the
+    default location, which ``configure`` finds by itself."""
+    settings = server.settings
+    if settings is None or not settings.location.explicit:
+        return None
+    return str(settings.location.path)
 
 
 async def authenticate(server: AcpServer, params: AuthenticateRequest) -> AuthenticateResponse:
