@@ -35,7 +35,10 @@ CONFIG_EPILOG = (
     "(--config PATH, $ACP_SIDECAR_CONFIG, else the user config directory's "
     "acp-sidecar/config.toml), the defaults. The file's keys are the options' names with "
     "underscores (max_tokens = 8192), plus api_key_env, api_key and [model_info.NAME] "
-    "tables; `acp-sidecar configure` writes it and `acp-sidecar doctor` checks it."
+    "tables; where an option's help gives its default, the file's key comes between the "
+    "variable it names and that default. `acp-sidecar configure` writes the file and "
+    "`acp-sidecar doctor` checks it; `serve` reads it again when it changes (on authenticate "
+    "and on each new session: tools, store, fsync, pass_env and logging need a restart)."
 )
 
 DRIVER_HELP = (
@@ -450,20 +453,32 @@ def main(argv: Sequence[str] | None = None) -> int:
 def with_config_file(args: argparse.Namespace) -> argparse.Namespace:
     """``args`` completed from the environment and the config file (``acp_sidecar.settings``).
 
-    ``serve`` does not stop for a config file it cannot use: it goes on without the file and
-    keeps the problems in ``args.config_problems``, for the editor to show after
-    ``session/new`` (an editor shows nothing of stderr); ``doctor`` goes on too, and reports
-    them. Every other command refuses. ``args.command_line`` keeps the options as given
-    (``doctor`` says where each setting came from).
+    ``serve`` does not stop for a config file it cannot use, nor for a variable with a bad
+    value: it goes on without them and keeps the file's problems in ``args.config_problems``,
+    for the editor to show after ``session/new`` (an editor shows nothing of stderr; see
+    :mod:`acp_sidecar.server.settings`, which also re-reads the file); ``doctor`` goes on too,
+    and reports them. Every other command refuses. ``args.command_line`` keeps the options as
+    given (``doctor`` says where each setting came from; ``serve`` layers the file under them
+    again when it changes) and ``args.config_stamp`` the file's stamp taken before it was read.
 
     Raises:
         ValueError: the file cannot be used (outside ``serve``: the message names the file,
             line and key), or an environment variable read here has a bad value.
     """
-    from acp_sidecar.settings import ConfigError, FileSettings, config_path, read_settings
+    import os
+
+    from acp_sidecar.settings import (
+        ConfigError,
+        FileSettings,
+        config_path,
+        file_stamp,
+        read_settings,
+    )
     from acp_sidecar.settings.layering import layered
 
+    serving = args.command in (None, "serve")
     location = config_path(getattr(args, "config", None))
+    stamp = file_stamp(location.path)
     problems: tuple[object, ...] = ()
     try:
         file = read_settings(location)
@@ -472,10 +487,17 @@ def with_config_file(args: argparse.Namespace) -> argparse.Namespace:
             raise ValueError(f"the config file cannot be used:\n{exc}") from None
         file = FileSettings(location)
         problems = exc.problems
-    result = layered(args, file)
+    if serving:
+        from acp_sidecar.server.settings import layered_leniently
+
+        # A bad variable is left out here; the server's settings tell the editor about it.
+        result, _problems = layered_leniently(args, file, os.environ)
+    else:
+        result = layered(args, file)
+    result.command_line = args
     result.config_file = file
     result.config_problems = problems
-    result.command_line = args
+    result.config_stamp = stamp
     return result
 
 
@@ -503,39 +525,16 @@ def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> Driv
     import os
 
     from acp_sidecar.agent.driver import MessageDriver
-    from acp_sidecar.agent.model import ModelConfig, ModelDriver
-    from acp_sidecar.settings.layering import model_environment, model_profiles
+    from acp_sidecar.agent.model import ModelDriver
+    from acp_sidecar.server.settings import model_settings
 
-    try:
-        config = ModelConfig.from_env(
-            args.model,
-            args.base_url,
-            model_environment(args, os.environ),
-            described=model_profiles(args),
-            max_turn_requests=args.max_turn_requests,
-            max_parallel_tools=args.max_parallel_tools,
-            max_tokens=args.max_tokens,
-            models=args.models,
-            model_info=args.model_info,
-        )
-    except ValueError as exc:
-        message = f"acp-sidecar cannot use the configured model: {exc}"
-        return lambda: MessageDriver(message)
+    config, problem = model_settings(args, os.environ)
+    if problem is not None:
+        return lambda: MessageDriver(problem)
     if config is None:
         return None
     model = config
     return lambda: ModelDriver(model, lambda: tools.registry)
-
-
-def wants_model(args: argparse.Namespace) -> bool:
-    """Whether the options or the environment name a model (else the console answers)."""
-    import os
-
-    from acp_sidecar.agent.model.config import MODEL_ENV, MODEL_INFO_ENV, MODELS_ENV
-
-    named = (os.environ.get(name, "").strip() for name in (MODEL_ENV, MODELS_ENV, MODEL_INFO_ENV))
-    described = getattr(args, "model_profiles", ())
-    return bool(args.model or args.models or args.model_info or described or any(named))
 
 
 def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -549,8 +548,11 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     def make_server() -> AcpServer:
         # Called once the wire is taken: what user modules (--driver, --tools) print at
         # import goes to stderr, never onto the wire.
-        from acp_sidecar.tools.environment import ChildEnvironment, configure_child_environment
+        from acp_sidecar.server.settings import ServeSettings
+        from acp_sidecar.tools.environment import configure_child_environment
 
+        settings = ServeSettings.from_args(args)
+        settings.log_problems()
         driver_factory = None
         if args.driver:
             from acp_sidecar.agent.driver import load_driver_factory
@@ -560,15 +562,9 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             except (ValueError, ImportError, AttributeError) as exc:
                 parser.error(f"--driver {args.driver}: {exc}")
 
-        key = getattr(args, "endpoint_key", None)
-        secrets = (key.variable,) if key is not None and key.variable else ()
-        configure_child_environment(
-            ChildEnvironment.from_env(pass_env=args.pass_env or (), secrets=secrets)
-        )
+        configure_child_environment(settings.child_environment())
         tools = tools_provider(args)
-        factory = driver_factory
-        if factory is None and wants_model(args):
-            factory = model_driver_factory(args, tools)
+        factory = driver_factory if args.driver else settings.driver_factory(tools)
 
         from acp_sidecar.server.app import AcpServer
 
@@ -577,12 +573,15 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
             return SessionStore(args.store, fsync=args.fsync)
 
+        live = settings.live
         return AcpServer(
             factory,
             tools=tools,
             store=make_store,
-            allow_outside_workspace=args.allow_outside_workspace,
-            mcp_start_timeout=args.mcp_start_timeout,
+            allow_outside_workspace=live.allow_outside_workspace,
+            mcp_start_timeout=live.mcp_start_timeout,
+            default_mode=live.default_mode,
+            settings=settings,
         )
 
     return run_stdio(make_server, log_level=args.log_level, log_file=args.log_file)

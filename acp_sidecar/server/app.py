@@ -14,11 +14,18 @@ Invariants:
   notifications before it are ignored, as are notifications whose params do not decode (a
   notification has no answer; both are logged, throttled).
 - An unknown ``sessionId`` is answered ``-32002`` naming the session.
+- The settings a running server can change (:mod:`acp_sidecar.server.settings`) change only
+  in :meth:`AcpServer.refresh_settings`. A new driver serves later turns and new sessions; a
+  turn keeps the driver it started with, and a replaced driver is closed once every turn
+  running when it was replaced has ended (or when the server closes). A driver given at
+  start as ``driver_factory`` with ``settings.driver_pinned`` (``--driver``) is never
+  replaced.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
@@ -28,6 +35,7 @@ from pygls.server import JsonRPCServer
 
 from acp_sidecar.agent.driver import Driver, DriverFactory
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
 from acp_sidecar.protocol.content import TextContentBlock
 from acp_sidecar.protocol.converter import converter, from_wire, to_wire
 from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError, ProtocolParamsError
@@ -59,6 +67,7 @@ if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.server.recording import SessionRecorder
+    from acp_sidecar.server.settings import ServeSettings
     from acp_sidecar.store import SessionStore
 
 
@@ -85,6 +94,8 @@ class AcpServer(JsonRPCServer):
         allow_outside_workspace: bool = False,
         cancel_grace: float = DEFAULT_CANCEL_GRACE,
         mcp_start_timeout: float = DEFAULT_MCP_START_TIMEOUT,
+        default_mode: ModeId = DEFAULT_MODE,
+        settings: ServeSettings | None = None,
     ) -> None:
         super().__init__(AcpJsonRpcProtocol, lambda: converter)
         if tools is None:
@@ -101,6 +112,12 @@ class AcpServer(JsonRPCServer):
         self.cancel_grace = cancel_grace
         self.mcp_start_timeout = mcp_start_timeout
         """Seconds each MCP server of a session gets to start (connect and list its tools)."""
+        self.default_mode: ModeId = default_mode
+        """The mode new sessions start in."""
+        self.settings = settings
+        """The settings re-read from the config file (``None``: fixed at start)."""
+        self._settings_warned: set[str] = set()
+        """The settings' warnings shown already (each is shown once per connection)."""
         self.initialized = False
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, Session] = {}
@@ -111,6 +128,8 @@ class AcpServer(JsonRPCServer):
         """The session logs held open (a bounded number; see :mod:`acp_sidecar.server.held`)."""
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
         self._driver: Driver | None = None
+        self._retired: dict[int, Driver] = {}
+        """Replaced drivers not closed yet, by ``id``."""
         self._background: set[asyncio.Task[None]] = set()
         self._tool_problems_told = 0
         """How many of the tools' problems were told (:meth:`tell_tool_problems`)."""
@@ -198,6 +217,79 @@ class AcpServer(JsonRPCServer):
         if self._driver is None:
             self._driver = self.driver_factory()
         return self._driver
+
+    def refresh_settings(self) -> None:
+        """Read the config file again if it changed, and apply what a running server can
+        (:mod:`acp_sidecar.server.settings`): called on ``authenticate`` and before each
+        ``session/new`` (``session/load``, ``session/resume``) makes its session. Never fails
+        the request that calls it."""
+        if self.settings is None:
+            return
+        try:
+            changed = self.settings.refresh()
+        except Exception:  # a bug here must not cost the user the session
+            logger.exception("re-reading the config file failed")
+            return
+        if changed is None:
+            return
+        live = changed.after
+        self.default_mode = live.default_mode
+        self.allow_outside_workspace = live.allow_outside_workspace
+        self.mcp_start_timeout = live.mcp_start_timeout
+        if changed.before.secret_variable != live.secret_variable:
+            from acp_sidecar.tools.environment import configure_child_environment
+
+            configure_child_environment(self.settings.child_environment())
+        if changed.model and not self.settings.driver_pinned:
+            self.replace_driver(self.settings.driver_factory(self.tools))
+
+    def replace_driver(self, factory: DriverFactory | None) -> None:
+        """Serve later turns and new sessions with ``factory``'s driver (``None``: the
+        console); the open sessions whose config options change (the model picker) are sent
+        them, and the old driver is closed once the turns running on it have ended."""
+        from acp_sidecar.server.config_options import announce_changed_options, config_options
+
+        old = self._driver
+        sessions = self.sessions.items() if old is not None else ()
+        before = {session_id: config_options(self, s) for session_id, s in sessions}
+        self._driver = None
+        self.driver_factory = factory if factory is not None else self._console_driver
+        if old is not None:
+            self._retire(old)
+        announce_changed_options(self, before)
+
+    def _retire(self, driver: Driver) -> None:
+        running = [s.idle for s in self.sessions.values() if s.running is not None]
+        self._retired[id(driver)] = driver
+
+        async def close_when_idle() -> None:
+            for idle in running:
+                await idle.wait()
+            catalog = getattr(driver, "catalog", None)
+            if getattr(catalog, "listing_started", False):
+                # A request may be waiting on its listing (a model being chosen); it is
+                # bounded by its own timeout, and closing would cancel it under them.
+                with contextlib.suppress(Exception):
+                    await catalog.list_models()  # type: ignore[union-attr]
+            if self._retired.pop(id(driver), None) is not None:
+                await _close_driver(driver)
+
+        self.spawn(close_when_idle())
+
+    def tell_settings(self, session_id: str) -> None:
+        """After the answer being written, show the user of ``session_id`` what is wrong with
+        the settings (every time) and the warnings not shown yet on this connection."""
+        if self.settings is None:
+            return
+        problems = self.settings.problems()
+        warnings = [
+            m for m in self.settings.warning_messages() if m.text not in self._settings_warned
+        ]
+        if not problems and not warnings:
+            return
+        self._settings_warned.update(m.text for m in warnings)
+        told = (*problems, *warnings)
+        asyncio.get_running_loop().call_soon(self.inform, session_id, *told)
 
     def feature(self, *args: Any, **kwargs: Any) -> Any:
         """Refused: handlers are registered from :data:`~acp_sidecar.server.handlers.HANDLERS`
@@ -349,12 +441,8 @@ class AcpServer(JsonRPCServer):
         for session in self.sessions.values():
             if session.recorder is not None:
                 session.recorder.close()
-        close_driver = getattr(self._driver, "aclose", None)
-        if close_driver is not None:
-            try:
-                await asyncio.wait_for(close_driver(), 0.5)
-            except Exception:
-                logger.exception("closing the driver failed")
+        retired, self._retired = list(self._retired.values()), {}
+        await asyncio.gather(*(_close_driver(d) for d in (self._driver, *retired)))
 
     def recorder_for(
         self, session_id: str, cwd: str, mode: str, *, additional_directories: tuple[str, ...] = ()
@@ -380,6 +468,16 @@ class AcpServer(JsonRPCServer):
         if store is None:
             raise RuntimeError("sessions are not stored by this server")
         return store
+
+
+async def _close_driver(driver: Driver | None) -> None:
+    """Close ``driver``'s connections, if it has any (bounded; a failure is logged)."""
+    close_driver = getattr(driver, "aclose", None)
+    if close_driver is not None:
+        try:
+            await asyncio.wait_for(close_driver(), 0.5)
+        except Exception:
+            logger.exception("closing the driver failed")
 
 
 def decode_params(raw: Any, params_type: type[Any]) -> Any:

@@ -26,7 +26,12 @@ is announced in the other:
 - ``session/set_config_option`` of ``model`` or ``reasoning_effort`` → the answer only (it
   already shows the effort option appearing or going with the model);
 - the endpoint's model list arriving and changing the models offered →
-  ``config_option_update`` to every open session.
+  ``config_option_update`` to every open session;
+- the config file re-read and the model driver replaced
+  (:meth:`~acp_sidecar.server.app.AcpServer.replace_driver`) → ``config_option_update`` to
+  every open session whose options it changed (:func:`announce_changed_options`). A model a
+  session chose stays its model, offered in its picker whether or not the new
+  configuration names it.
 
 Nothing is announced when nothing changed, and an announcement goes out after the answer of
 the request that caused it.
@@ -270,6 +275,17 @@ def announce(
             await server.send_update(session_id, made)
 
     asyncio.get_running_loop().call_soon(server.spawn, send())
+
+
+def announce_changed_options(
+    server: AcpServer, before: Mapping[str, list[SessionConfigOption]]
+) -> None:
+    """Send each open session of ``before`` (its options then) its options now where they
+    differ, after the answer being written; the options sent are read when sent."""
+    for session_id, options in before.items():
+        session = server.sessions.get(session_id)
+        if session is not None and config_options(server, session) != options:
+            announce_options(server, session_id)
 
 
 def start_listing(server: AcpServer, catalog: ModelCatalog) -> None:

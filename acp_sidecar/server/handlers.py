@@ -24,6 +24,10 @@ Invariants:
   re-reads the configuration); nothing waits for it: ``session/new`` is never gated.
 - ``initialize`` succeeds once per connection; a second one is refused (``-32600``) and the
   first capabilities stay.
+- ``authenticate`` and ``session/new`` (``session/load`` and ``session/resume`` too) re-read
+  the config file when it changed
+  (:meth:`~acp_sidecar.server.app.AcpServer.refresh_settings`); after every such answer the
+  settings' problems are shown (:mod:`acp_sidecar.server.settings`), never failing it.
 - A session's MCP servers never fail ``session/new``: the answer waits for them to start (each
   bounded), problems are told after it (:mod:`acp_sidecar.server.mcp_session`), and
   ``acp_sidecar.mcp`` (the MCP package) is imported only for a session that names servers.
@@ -45,7 +49,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from acp_sidecar import __version__
-from acp_sidecar.bridge.modes import MODE_IDS
+from acp_sidecar.bridge.modes import MODE_IDS, SessionPolicy
 from acp_sidecar.protocol.content import (
     AudioContentBlock,
     ContentBlock,
@@ -145,9 +149,21 @@ async def initialize(server: AcpServer, params: InitializeRequest) -> Initialize
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
             ),
         ),
-        auth_methods=auth.auth_methods(params.client_capabilities, auth.this_program()),
+        auth_methods=auth.auth_methods(
+            params.client_capabilities, auth.this_program(), _named_config(server)
+        ),
         agent_info=AGENT_INFO,
     )
+
+
+def _named_config(server: AcpServer) -> str | None:
+    """The config file this server was told to use (``--config`` / ``ACP_SIDECAR_CONFIG``),
+    for ``configure`` run from the client's terminal to write that same file; ``None``: the
+    default location, which ``configure`` finds by itself."""
+    settings = server.settings
+    if settings is None or not settings.location.explicit:
+        return None
+    return str(settings.location.path)
 
 
 async def authenticate(server: AcpServer, params: AuthenticateRequest) -> AuthenticateResponse:
@@ -155,18 +171,24 @@ async def authenticate(server: AcpServer, params: AuthenticateRequest) -> Authen
     just have written the config file, so the server re-reads it. An unknown id is refused
     (``-32602`` naming ours)."""
     auth.check_method_id(params.method_id)
-    refresh = getattr(server, "refresh_settings", None)
-    if refresh is not None:
-        refresh()
+    server.refresh_settings()
     return AuthenticateResponse()
 
 
 async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessionResponse:
-    """Create a session working in the absolute directory ``cwd`` (and its extra roots)."""
+    """Create a session working in the absolute directory ``cwd`` (and its extra roots),
+    in the default mode of the settings re-read just before; what is wrong with the settings
+    is shown after the answer."""
+    server.refresh_settings()
     check_cwd(params.cwd, must_exist=True)
     directories = check_additional_directories(params.additional_directories)
     session_id = uuid.uuid4().hex
-    session = Session(session_id=session_id, cwd=params.cwd, additional_directories=directories)
+    session = Session(
+        session_id=session_id,
+        cwd=params.cwd,
+        additional_directories=directories,
+        policy=SessionPolicy(mode=server.default_mode),
+    )
     session.recorder = server.recorder_for(
         session_id, params.cwd, session.policy.mode, additional_directories=directories
     )
@@ -179,6 +201,7 @@ async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessio
         # Stored now, so a session that is never prompted can be loaded by id; after the
         # answer is written and off the loop, so the cold start does not pay for it.
         asyncio.get_running_loop().call_soon(server.spawn, session.recorder.create_soon())
+    server.tell_settings(session_id)
     server.announce_commands(session_id)
     if session.mcp is not None:
         session.mcp.release()  # problems starting them, told after the answer and commands

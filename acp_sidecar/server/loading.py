@@ -30,6 +30,10 @@ Invariants:
   started.
 - The answer carries the session's config options with the model and reasoning effort its
   log recorded restored (:mod:`acp_sidecar.server.config_options`).
+- Like ``session/new``, both re-read the config file when it changed before the session is
+  attached, and show what is wrong with the settings after the answer
+  (:meth:`~acp_sidecar.server.app.AcpServer.tell_settings`): a user who only goes back to
+  earlier sessions sees a broken file too. The session's mode is its log's, not the default.
 - A session is stored from ``session/new`` on, so one that was never prompted loads too;
   ``session/list`` leaves such sessions out until their first prompt.
 """
@@ -125,6 +129,7 @@ async def attach(
     ``replay``, ``session/resume`` without), making every check of the module docstring
     before anything is sent; returns the session, in :attr:`AcpServer.sessions`."""
     store = store_of(server, method)
+    server.refresh_settings()
     check_cwd(cwd, must_exist=False)
     directories = check_additional_directories(additional_directories)
     # A second attach of one session waits for the first; at once they are bounded (two fds
@@ -140,6 +145,7 @@ async def attach(
             session.additional_directories = directories
             if session.recorder is not None:
                 session.recorder.directories_change(directories)
+    server.tell_settings(session_id)  # as after session/new: a broken config file is seen
     server.announce_commands(session_id)  # an attached session keeps its slash commands
     if not replay:
         announce_state(server, session_id)  # a replay ended with the mode already

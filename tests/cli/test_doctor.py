@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests import unprivileged
 from tests.agent.model.fake_openai import (
     ScriptedOpenAI,
     call,
@@ -286,14 +287,34 @@ def test_a_store_that_cannot_be_written_fails(tmp_path: Path) -> None:
     assert "--store DIR" in store["fix"]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only directory")
 def test_a_read_only_store_fails(tmp_path: Path) -> None:
-    store = tmp_path / "sessions"
-    store.mkdir()
-    store.chmod(stat.S_IRUSR | stat.S_IXUSR)
-    try:
-        done = doctor("--offline", env={"ACP_SIDECAR_STORE": str(store)})
-    finally:
-        store.chmod(0o700)
-    assert done.returncode == 1
+    """Root writes into any directory, so the doctor runs as ``nobody`` here when the suite
+    runs as root (as in CI), else as the user running it."""
+    if os.geteuid() == 0:
+        unprivileged.require()
+        with unprivileged.shared_directory() as shared:
+            store = shared / "sessions"
+            store.mkdir()
+            os.chown(store, unprivileged.NOBODY, unprivileged.NOBODY)
+            store.chmod(stat.S_IRUSR | stat.S_IXUSR)
+            done = subprocess.run(
+                unprivileged.command("doctor", "--offline"),
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env=unprivileged.environment(
+                    ACP_SIDECAR_STORE=str(store),
+                    XDG_CONFIG_HOME=str(shared),
+                    COLUMNS="300",
+                ),
+            )
+    else:
+        store = tmp_path / "sessions"
+        store.mkdir()
+        store.chmod(stat.S_IRUSR | stat.S_IXUSR)
+        try:
+            done = doctor("--offline", env={"ACP_SIDECAR_STORE": str(store)})
+        finally:
+            store.chmod(0o700)
+    assert done.returncode == 1, done.stderr
     assert f"✗ store writable: {store} (from $ACP_SIDECAR_STORE) cannot be written" in done.stdout

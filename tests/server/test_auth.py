@@ -220,7 +220,9 @@ async def test_authenticate_succeeds_before_and_between_new_sessions(
     assert await wire.result("authenticate", {"methodId": method_id}) == {}
     second = await wire.new_session()
     assert first != second
-    assert refreshed == ["read", "read"]  # configure may just have written the file
+    # configure may just have written the file: authenticate re-reads it, and so does each
+    # session/new (for clients that never authenticate)
+    assert refreshed == ["read"] * 4
 
 
 async def test_an_unknown_method_is_refused_and_gates_nothing(
@@ -259,3 +261,24 @@ async def test_the_sdk_client_reads_the_methods_and_authenticates(
         with pytest.raises(RequestError) as refused:
             await connection.authenticate(method_id="oauth")
         assert refused.value.code == INVALID_PARAMS
+
+
+@pytest.mark.parametrize("how", ["option", "variable", "default"])
+async def test_the_terminal_command_names_the_config_file_this_server_reads(
+    tmp_path: Path, how: str
+) -> None:
+    """``configure`` run from the client's terminal writes the file this server re-reads:
+    a file named by ``--config`` or ``ACP_SIDECAR_CONFIG`` is passed on, the default is not."""
+    config = tmp_path / "chosen.toml"
+    config.write_text('mode = "ask"\n')
+    args = ("--config", str(config)) if how == "option" else ()
+    env = {"ACP_SIDECAR_CONFIG": str(config)} if how == "variable" else {}
+    async with spawned(*args, env=env) as (wire, _process):
+        result = await wire.initialize()
+        wire.close()
+    (method,) = result["authMethods"]
+    command = method["_meta"]["terminal-auth"]["args"]
+    if how == "default":
+        assert "--config" not in command and command[-1] == "configure"
+    else:
+        assert command[-3:] == ["--config", str(config), "configure"]
