@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from acp_sidecar.store import SessionStore
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+PROVIDER_CHOICES = ("openai", "deepseek", "openrouter", "ollama", "llama.cpp", "vllm", "custom")
+"""The presets of ``configure`` (:data:`acp_sidecar.configure.presets.PRESETS`, kept here for
+a light start: that table imports ``attrs``, some 25 ms; a test keeps the two equal)."""
 CONFIG_HINT = "~/.config/acp-sidecar/config.toml on Linux (the user config directory)"
 
 CONFIG_EPILOG = (
@@ -159,7 +162,95 @@ def build_parser() -> argparse.ArgumentParser:
         default=20.0,
         help="give each request to the endpoint this long (default: 20)",
     )
+    add_configure_parser(commands)
     return parser
+
+
+CONFIGURE_DESCRIPTION = (
+    "Choose a model endpoint, check it and write the config file (--config PATH, else "
+    "$ACP_SIDECAR_CONFIG, else the user config directory's acp-sidecar/config.toml). In a "
+    "terminal it asks, step by step: the provider, the base URL, where the API key comes from, "
+    "the models; it checks the endpoint (lists its models, sends one small request with a tool) "
+    "and shows the file before writing it. An existing file's values are the defaults; its "
+    "other keys and comments are kept. With --yes, or when standard input is not a terminal, "
+    "it asks nothing: the flags, the existing file (for the same endpoint) and the provider's "
+    "preset give the values, and a missing one is an error."
+)
+CONFIGURE_EPILOG = (
+    "Exit status: 0 the file was written; 1 nothing was written (the check failed, the "
+    "existing file is malformed, the answer was no, input ended); 2 bad or missing flags; 130 "
+    "interrupted. Without --yes a failed check asks whether to write anyway; with --yes it "
+    "writes nothing (pass --no-check to write without checking). The key is never taken from "
+    "the command line: name its variable, or pipe it with --api-key-stdin (stored in the file, "
+    'mode 0600). Example: printf %s "$KEY" | acp-sidecar configure --provider deepseek '
+    "--api-key-stdin --model deepseek-v4-flash --yes"
+)
+
+
+def add_configure_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``configure`` subcommand and its script flags."""
+    import argparse
+
+    configure = commands.add_parser(
+        "configure",
+        help="choose a model endpoint, check it and write the config file",
+        description=CONFIGURE_DESCRIPTION,
+        epilog=CONFIGURE_EPILOG,
+    )
+    configure.add_argument(
+        "--config",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help=f"write this file (default: $ACP_SIDECAR_CONFIG, else {CONFIG_HINT})",
+    )
+    configure.add_argument(
+        "--provider",
+        choices=PROVIDER_CHOICES,
+        help="a provider preset: its base URL, the variable that usually holds its key "
+        "(OPENAI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY; the local servers need none) "
+        "and a suggested model; custom needs --base-url",
+    )
+    configure.add_argument(
+        "--base-url", metavar="URL", default=argparse.SUPPRESS, help="the endpoint's base URL"
+    )
+    key = configure.add_mutually_exclusive_group()
+    key.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="the sidecar reads the key from the environment variable NAME",
+    )
+    key.add_argument(
+        "--api-key-stdin",
+        action="store_true",
+        help="read the key from standard input and store it in the file (mode 0600); asks nothing",
+    )
+    key.add_argument(
+        "--no-api-key", action="store_true", help="the endpoint needs no key (a local server)"
+    )
+    configure.add_argument(
+        "--model", metavar="NAME", default=argparse.SUPPRESS, help="the default model"
+    )
+    configure.add_argument(
+        "--models",
+        metavar="NAME[,NAME...]",
+        action="append",
+        default=argparse.SUPPRESS,
+        help="other models offered in the picker (repeatable)",
+    )
+    configure.add_argument(
+        "--no-check",
+        dest="check",
+        action="store_false",
+        help="write without checking the endpoint",
+    )
+    configure.add_argument(
+        "-y",
+        "--yes",
+        "--non-interactive",
+        dest="non_interactive",
+        action="store_true",
+        help="ask nothing: take the values from the flags, the existing file and the preset",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -330,6 +421,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "configure":
+        # Before the layering: configure edits the file itself, not the file under the
+        # environment, and must not refuse to fix a file the others cannot use.
+        from acp_sidecar.configure.command import run_configure
+
+        return run_configure(args)
     try:
         args = with_config_file(args)
     except ValueError as exc:

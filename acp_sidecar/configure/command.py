@@ -1,0 +1,143 @@
+"""``acp-sidecar configure``: read the file, get the answers (asked, or from the flags), check
+the endpoint, write.
+
+Invariants:
+- Exit status: 0 the file was written; 1 nothing was written because the check failed (and,
+  asked, the user did not write anyway), the existing file cannot be used, the file cannot be
+  written, or input ended; 2 the flags cannot be used; 130 interrupted (Ctrl-C). Whatever the
+  status other than 0, the file is as it was.
+- An existing file that cannot be read as a config file is never overwritten: the command
+  says where it is wrong (file:line: key) and stops.
+- The key is never printed: messages name where it comes from, never what it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Final, TextIO
+
+from rich.console import Console
+from rich.markup import escape
+
+from acp_sidecar.configure.answers import Answers, KeyFromEnv, file_changes, key_value
+from acp_sidecar.configure.checking import check_endpoint, show_checks
+from acp_sidecar.configure.flags import (
+    ConfigureOptions,
+    UsageError,
+    read_stdin_key,
+    scripted_answers,
+)
+from acp_sidecar.configure.interactive import Flow
+from acp_sidecar.settings import (
+    ConfigError,
+    ConfigLocation,
+    FileSettings,
+    config_path,
+    read_settings,
+)
+from acp_sidecar.settings.writing import save_settings
+
+INTERRUPTED: Final = 130
+
+PICKED_UP = "A running acp-sidecar reads it when the editor authenticates or opens a new session."
+
+
+def run_configure(
+    args: argparse.Namespace,
+    *,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run ``configure`` with the parsed command line; returns the exit status."""
+    stdin = sys.stdin if stdin is None else stdin
+    console = Console(
+        file=sys.stdout if stdout is None else stdout, highlight=False, soft_wrap=True
+    )
+    errors = sys.stderr if stderr is None else stderr
+
+    def fail(message: str, status: int = 1) -> int:
+        errors.write(f"acp-sidecar configure: {message}\n")
+        return status
+
+    try:
+        options = ConfigureOptions.from_args(args)
+    except UsageError as exc:
+        return fail(str(exc), 2)
+    location = config_path(getattr(args, "config", None))
+    try:
+        # Not ``explicit``: a file named by --config that does not exist yet is created.
+        file = read_settings(ConfigLocation(location.path, explicit=False))
+    except ConfigError as exc:
+        return fail(
+            f"the config file cannot be used, so it was left as it is:\n{exc}\nFix the lines "
+            "named above (or move the file away), or write another file with --config PATH."
+        )
+    try:
+        current = location.path.read_text(encoding="utf-8") if file.exists else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return fail(f"{location.path} cannot be read: {exc}")
+    terminal = stdin.isatty()
+    if options.api_key_stdin and terminal:
+        # Read from a terminal, the key would echo as it is typed.
+        return fail(
+            "--api-key-stdin reads the key from a pipe; in a terminal, leave it out and "
+            "choose to store the key when asked (it is read without echo)",
+            2,
+        )
+    scripted = options.non_interactive or options.api_key_stdin or not terminal
+    try:
+        if scripted:
+            stdin_key = read_stdin_key(stdin.read()) if options.api_key_stdin else None
+            answers = scripted_answers(options, file, stdin_key)
+            if options.check and not _checked(console, answers):
+                return fail(
+                    "the endpoint check failed, so nothing was written. Fix what the checks "
+                    "above say, or pass --no-check to write without checking."
+                )
+        else:
+            flow = Flow(console, options, file, current)
+            found = flow.run()
+            if found is None:
+                console.print("Nothing was written.")
+                return 1
+            answers = found
+    except UsageError as exc:
+        hint = "" if options.non_interactive else " (or run it in a terminal to be asked)"
+        return fail(f"{exc}{hint}", 2)
+    except KeyboardInterrupt:
+        console.print()
+        return fail("interrupted; nothing was written.", INTERRUPTED)
+    except EOFError:
+        console.print()
+        return fail("input ended; nothing was written.")
+    problem = _write(location.path, answers, file)
+    if problem is not None:
+        return fail(problem)
+    console.print(f"Wrote {escape(str(location.path))}. {PICKED_UP}")
+    if isinstance(answers.key, KeyFromEnv) and key_value(answers.key) is None:
+        console.print(
+            f"${answers.key.variable} is not set now: set it where your editor starts acp-sidecar."
+        )
+    return 0
+
+
+def _checked(console: Console, answers: Answers) -> bool:
+    console.print(f"Checking {escape(answers.model)} on {escape(answers.base_url)} …")
+    report = check_endpoint(answers.base_url, key_value(answers.key), answers.model)
+    show_checks(console, report)
+    return bool(report.ok)
+
+
+def _write(path: Path, answers: Answers, file: FileSettings) -> str | None:
+    """Write the answers into the file; what went wrong, if anything (then it is as it was)."""
+    changes, tables = file_changes(answers, file)
+    try:
+        save_settings(path, changes, tables)
+    except ConfigError as exc:
+        return f"the file would not be valid, so it was not written:\n{exc}"
+    except OSError as exc:
+        return f"{path} cannot be written: {exc.strerror or exc}"
+    return None

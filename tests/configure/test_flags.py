@@ -1,0 +1,138 @@
+"""The answers the script flags give: completed from the file and the preset, never guessed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from acp_sidecar.cli import PROVIDER_CHOICES, build_parser
+from acp_sidecar.configure.answers import KeyFromEnv, KeyStored, NoKey
+from acp_sidecar.configure.flags import (
+    ConfigureOptions,
+    UsageError,
+    read_stdin_key,
+    scripted_answers,
+    split_names,
+)
+from acp_sidecar.configure.presets import PRESETS, PRESETS_BY_ID, preset_for_url
+from acp_sidecar.settings import ConfigLocation, FileSettings
+
+LOCATION = ConfigLocation(Path("/nowhere/config.toml"), explicit=False)
+EMPTY = FileSettings(LOCATION)
+
+
+def parsed(*flags: str) -> ConfigureOptions:
+    return ConfigureOptions.from_args(build_parser().parse_args(["configure", *flags]))
+
+
+def file_with(**values: object) -> FileSettings:
+    return FileSettings(LOCATION, exists=True, values=values)
+
+
+def test_the_parser_fills_the_options() -> None:
+    options = parsed(
+        "--provider", "vllm", "--model", "q", "--models", "a, b", "--models", "a,c", "--no-check"
+    )
+    assert options.provider == PRESETS_BY_ID["vllm"]
+    assert options.models == ("a", "b", "c") and options.check is False
+    assert options.non_interactive is False and parsed("-y").non_interactive is True
+
+
+def test_options_before_the_subcommand_count_too() -> None:
+    args = build_parser().parse_args(["--model", "early", "configure", "--provider", "ollama"])
+    assert ConfigureOptions.from_args(args).model == "early"
+
+
+def test_a_preset_gives_url_key_variable_and_model() -> None:
+    answers = scripted_answers(parsed("--provider", "openai"), EMPTY)
+    assert answers.base_url == "https://api.openai.com/v1"
+    assert answers.key == KeyFromEnv("OPENAI_API_KEY")
+    assert answers.model == "gpt-5-mini"
+    local = scripted_answers(parsed("--provider", "llama.cpp", "--model", "q"), EMPTY)
+    assert local.key == NoKey() and local.base_url == "http://localhost:8080/v1"
+
+
+def test_a_known_url_is_its_preset() -> None:
+    answers = scripted_answers(
+        parsed("--base-url", "https://openrouter.ai/api/v1/", "--model", "x"), EMPTY
+    )
+    assert answers.key == KeyFromEnv("OPENROUTER_API_KEY")
+    assert preset_for_url("http://localhost:11434/v1/") == PRESETS_BY_ID["ollama"]
+    assert preset_for_url("http://elsewhere/v1") is None
+
+
+def test_the_same_endpoint_keeps_the_files_key_model_and_models() -> None:
+    file = file_with(base_url="http://h:1/v1", api_key_env="MINE", model="m", models=("m", "n"))
+    answers = scripted_answers(parsed(), file)
+    assert (answers.base_url, answers.key, answers.model) == (
+        "http://h:1/v1",
+        KeyFromEnv("MINE"),
+        "m",
+    )
+    assert answers.models == ("m", "n")
+    stored = FileSettings(
+        LOCATION, exists=True, values={"base_url": "http://h:1/v1", "model": "m"}, api_key="sk-9"
+    )
+    assert scripted_answers(parsed(), stored).key == KeyStored("sk-9")
+    keyless = file_with(base_url="http://h:1/v1", model="m")
+    assert scripted_answers(parsed(), keyless).key == NoKey()
+
+
+def test_another_endpoint_takes_nothing_of_the_files_key_or_models() -> None:
+    file = file_with(base_url="http://h:1/v1", api_key_env="MINE", model="m", models=("m", "n"))
+    answers = scripted_answers(parsed("--provider", "deepseek"), file)
+    assert answers.key == KeyFromEnv("DEEPSEEK_API_KEY")
+    assert answers.model == "deepseek-v4-flash" and answers.models == ()
+    with pytest.raises(UsageError, match="--api-key-env NAME, --api-key-stdin or --no-api-key"):
+        scripted_answers(parsed("--base-url", "http://other:2/v1", "--model", "m"), file)
+
+
+def test_explicit_key_flags_win() -> None:
+    options = parsed("--provider", "openai", "--api-key-env", "WORK_KEY")
+    assert scripted_answers(options, EMPTY).key == KeyFromEnv("WORK_KEY")
+    assert scripted_answers(parsed("--provider", "openai", "--no-api-key"), EMPTY).key == NoKey()
+    piped = read_stdin_key(" sk-5 \nignored\n")
+    assert (
+        scripted_answers(parsed("--provider", "openai", "--api-key-stdin"), EMPTY, piped).key
+        == piped
+    )
+
+
+def test_key_flags_exclude_each_other() -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["configure", "--no-api-key", "--api-key-env", "K"])
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ((), "say which endpoint to use: --provider NAME or --base-url URL"),
+        (("--provider", "custom"), "--provider custom needs --base-url URL"),
+        (("--provider", "vllm"), "name the default model: --model NAME"),
+        (
+            ("--base-url", "localhost:1"),
+            "--base-url localhost:1: expected an http:// or https:// URL",
+        ),
+    ],
+)
+def test_missing_or_bad_values_name_the_flag(flags: tuple[str, ...], message: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        scripted_answers(parsed(*flags), EMPTY)
+    assert str(raised.value) == message
+
+
+def test_an_empty_stdin_key_is_refused() -> None:
+    with pytest.raises(UsageError, match="standard input held no key"):
+        read_stdin_key("  \n")
+
+
+def test_names_split_on_commas_in_order_once() -> None:
+    assert split_names(["a, b,", " ,c", "a"]) == ("a", "b", "c")
+
+
+def test_the_presets_are_the_issues_providers_and_the_parsers_choices() -> None:
+    ids = [p.id for p in PRESETS]
+    assert ids == ["openai", "deepseek", "openrouter", "ollama", "llama.cpp", "vllm", "custom"]
+    assert tuple(ids) == PROVIDER_CHOICES
+    assert all(p.key_env is None for p in PRESETS if p.local)
