@@ -174,6 +174,20 @@ def key_check(args: argparse.Namespace, config: ModelConfig) -> Check:
         if key is not None and key.variable is None:
             return Check(KEY_PRESENT, "ok", "Stored in the config file (not shown).")
         return Check(KEY_PRESENT, "ok", f"From ${variable} (not shown).")
+    if key is not None and key.variable is None:
+        # The file names this URL and no key: OPENAI_API_KEY is not sent to it (layering).
+        if is_local(config.endpoint_url):
+            return Check(
+                KEY_PRESENT, "ok", "None (the config file names none): a local server needs none."
+            )
+        return Check(
+            KEY_PRESENT,
+            "warning",
+            "None: the config file names this URL but no key (api_key_env or api_key), and "
+            f"${API_KEY_ENV} is only sent to OpenAI's own URL or one named beside it.",
+            'Add api_key_env = "NAME" (the variable holding the key) to the config file, or '
+            "store a key with `acp-sidecar configure`.",
+        )
     if is_local(config.endpoint_url):
         return Check(
             KEY_PRESENT, "ok", f"None (${variable} is not set): a local server needs none."

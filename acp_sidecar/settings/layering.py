@@ -11,8 +11,10 @@ Invariants:
 - The endpoint and its key come from the same place: when the base URL comes from
   ``--base-url`` or ``OPENAI_BASE_URL``, the key is ``OPENAI_API_KEY`` (as without a file);
   otherwise the file's ``api_key_env`` names the variable, else its stored ``api_key`` is
-  used, else ``OPENAI_API_KEY``. So a key meant for one provider is never sent to another
-  one's URL by a layer that did not name it.
+  used, else — when the file names no URL, or OpenAI's own — ``OPENAI_API_KEY``; a file that
+  names another URL and no key sends none (a local server needs none; for a remote one,
+  ``api_key_env = "OPENAI_API_KEY"`` says so). So a key meant for one provider is never sent
+  to another one's URL by a layer that did not name it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 API_KEY_ENV: Final = "OPENAI_API_KEY"
 BASE_URL_ENV: Final = "OPENAI_BASE_URL"
 MODEL_INFO_ENV: Final = "ACP_SIDECAR_MODEL_INFO"
+OPENAI_HOST: Final = "api.openai.com"
 
 
 @attrs.frozen
@@ -113,7 +116,17 @@ def endpoint_key(
         return _from_variable(variable, env)
     if file.api_key is not None:
         return EndpointKey(file.api_key, None)
+    url = file.values.get("base_url")
+    if isinstance(url, str) and not _is_openai(url):
+        return EndpointKey(None, None)
     return _from_variable(API_KEY_ENV, env)
+
+
+def _is_openai(url: str) -> bool:
+    """Whether ``url`` is OpenAI's own API (where ``OPENAI_API_KEY`` is meant to go)."""
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "").lower() == OPENAI_HOST
 
 
 def _from_variable(name: str, env: Mapping[str, str]) -> EndpointKey:

@@ -318,3 +318,16 @@ def test_a_read_only_store_fails(tmp_path: Path) -> None:
             store.chmod(0o700)
     assert done.returncode == 1, done.stderr
     assert f"✗ store writable: {store} (from $ACP_SIDECAR_STORE) cannot be written" in done.stdout
+
+
+def test_a_remote_url_the_file_names_without_a_key_is_told_how_to_name_one(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('model = "m"\nbase_url = "https://llm.example.com/v1"\n')
+    done = doctor(
+        "--config", str(config), "--offline", env={"OPENAI_API_KEY": "sk-should-not-travel-1"}
+    )
+    assert "the config file names this URL but no key" in done.stdout
+    assert 'api_key_env = "NAME"' in done.stdout
+    assert "sk-should-not-travel-1" not in done.stdout + done.stderr

@@ -230,6 +230,26 @@ def test_the_file_s_endpoint_takes_its_api_key_env_then_its_stored_key(
     assert endpoint(parsed("--config", str(plain))) == EndpointKey("sk-env", "OPENAI_API_KEY")
 
 
+def test_the_file_s_other_url_without_a_key_setting_sends_no_key(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch
+) -> None:
+    """$OPENAI_API_KEY goes to OpenAI's URL, or to a URL named beside it (option or
+    variable), never to a third party's URL that only the file names."""
+    clean_env.setenv("OPENAI_API_KEY", "sk-env")
+    other = write_config(tmp_path / "other.toml", {"base_url": "https://llm.example.com/v1"})
+    args = parsed("--config", str(other))
+    assert endpoint(args) == EndpointKey(None, None)
+    assert endpoint(args).source == "none"
+    assert "OPENAI_API_KEY" not in model_environment(args, os.environ)
+    openai = write_config(tmp_path / "openai.toml", {"base_url": "https://API.openai.com/v1"})
+    assert endpoint(parsed("--config", str(openai))) == EndpointKey("sk-env", "OPENAI_API_KEY")
+    said = write_config(
+        tmp_path / "said.toml",
+        {"base_url": "https://llm.example.com/v1", "api_key_env": "OPENAI_API_KEY"},
+    )
+    assert endpoint(parsed("--config", str(said))) == EndpointKey("sk-env", "OPENAI_API_KEY")
+
+
 def test_a_stored_key_in_a_file_others_can_read_is_not_read(
     tmp_path: Path, clean_env: pytest.MonkeyPatch
 ) -> None:
