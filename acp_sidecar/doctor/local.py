@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from acp_sidecar.agent.model.config import API_KEY_ENV, MODEL_INFO_ENV, ModelConfig
 from acp_sidecar.checks import Check
 from acp_sidecar.settings import KEYS_BY_NAME, FileSettings, Problem
-from acp_sidecar.settings.layering import EndpointKey, model_environment, model_profiles
+from acp_sidecar.settings.layering import EndpointKey, layered_model_config
 from acp_sidecar.store.paths import resolve_store_dir
 
 CONFIG_FILE: Final = "config file"
@@ -109,17 +109,7 @@ def model_config(
     given: argparse.Namespace = getattr(args, "command_line", args)
     file: FileSettings = args.config_file
     try:
-        config = ModelConfig.from_env(
-            args.model,
-            args.base_url,
-            model_environment(args, env),
-            described=model_profiles(args),
-            max_turn_requests=args.max_turn_requests,
-            max_parallel_tools=args.max_parallel_tools,
-            max_tokens=args.max_tokens,
-            models=args.models,
-            model_info=args.model_info,
-        )
+        config = layered_model_config(args, env)
     except ValueError as exc:
         return Check(
             MODEL,

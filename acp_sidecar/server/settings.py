@@ -329,21 +329,10 @@ def model_settings(
     """The model the layered settings configure, or why it cannot be used."""
     if not wants_model(args, env):
         return None, None
-    from acp_sidecar.agent.model.config import ModelConfig
-    from acp_sidecar.settings.layering import model_environment, model_profiles
+    from acp_sidecar.settings.layering import layered_model_config
 
     try:
-        config = ModelConfig.from_env(
-            args.model,
-            args.base_url,
-            model_environment(args, env),
-            described=model_profiles(args),
-            max_turn_requests=args.max_turn_requests,
-            max_parallel_tools=args.max_parallel_tools,
-            max_tokens=args.max_tokens,
-            models=args.models,
-            model_info=args.model_info,
-        )
+        config = layered_model_config(args, env)
     except ValueError as exc:
         return None, f"{MODEL_PROBLEM}{exc}"
     return config, None

@@ -30,7 +30,7 @@ from acp_sidecar.settings.keys import DEFAULTS, KEYS, KEYS_BY_NAME
 from acp_sidecar.settings.reading import FileSettings
 
 if TYPE_CHECKING:
-    from acp_sidecar.agent.model.config import ModelProfile
+    from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
 
 # The model package's names for these (agent.model.config), kept here so that layering
 # imports nothing heavy on every start; a test keeps them equal.
@@ -151,3 +151,25 @@ def model_environment(args: argparse.Namespace, env: Mapping[str, str]) -> dict[
     if key.value is not None:
         result[API_KEY_ENV] = key.value
     return result
+
+
+def layered_model_config(args: argparse.Namespace, env: Mapping[str, str]) -> ModelConfig | None:
+    """The model configuration of layered ``args`` (:func:`layered`) in ``env``: the one
+    reading that ``serve`` and ``doctor`` share; ``None`` when no model is named.
+
+    Raises:
+        ValueError: a model setting cannot be used (the message names it).
+    """
+    from acp_sidecar.agent.model.config import ModelConfig
+
+    return ModelConfig.from_env(
+        args.model,
+        args.base_url,
+        model_environment(args, env),
+        described=model_profiles(args),
+        max_turn_requests=args.max_turn_requests,
+        max_parallel_tools=args.max_parallel_tools,
+        max_tokens=args.max_tokens,
+        models=args.models,
+        model_info=args.model_info,
+    )
