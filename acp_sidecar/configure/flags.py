@@ -30,9 +30,9 @@ from acp_sidecar.configure.answers import (
 )
 from acp_sidecar.configure.presets import CUSTOM, PRESETS_BY_ID, Preset, preset_for_url
 from acp_sidecar.settings import FileSettings
+from acp_sidecar.settings.reading import key_problem, url_problem
 
 ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-URL: Final = re.compile(r"https?://\S+")
 
 
 class UsageError(Exception):
@@ -70,8 +70,8 @@ class ConfigureOptions:
                     f"--provider {provider}: expected one of {', '.join(PRESETS_BY_ID)}"
                 )
         base_url = _text(getattr(args, "base_url", None))
-        if base_url is not None and not URL.fullmatch(base_url):
-            raise UsageError(f"--base-url {base_url}: expected an http:// or https:// URL")
+        if base_url is not None and (problem := url_problem(base_url)) is not None:
+            raise UsageError(f"--base-url {base_url}: {problem}")
         variable = _text(getattr(args, "api_key_env", None))
         if variable is not None and not ENV_NAME.fullmatch(variable):
             raise UsageError(f"--api-key-env {variable}: expected an environment variable's name")
@@ -108,6 +108,8 @@ def read_stdin_key(text: str) -> KeyStored:
     key = lines[0].strip() if lines else ""
     if not key:
         raise UsageError("--api-key-stdin: standard input held no key")
+    if (problem := key_problem(key)) is not None:
+        raise UsageError(f"--api-key-stdin: {problem}")
     return KeyStored(key)
 
 

@@ -35,9 +35,10 @@ from acp_sidecar.configure.answers import (
     same_endpoint,
 )
 from acp_sidecar.configure.checking import check_endpoint, show_checks
-from acp_sidecar.configure.flags import ENV_NAME, URL, ConfigureOptions, split_names
+from acp_sidecar.configure.flags import ENV_NAME, ConfigureOptions, split_names
 from acp_sidecar.configure.presets import CUSTOM, PRESETS, PRESETS_BY_ID, Preset, preset_for_url
 from acp_sidecar.settings import FileSettings
+from acp_sidecar.settings.reading import key_problem, url_problem
 from acp_sidecar.settings.writing import render_settings
 
 if TYPE_CHECKING:
@@ -135,9 +136,10 @@ class Flow:
             default = self.file_url
         while True:
             answer = self.ask_text("Base URL", default).rstrip()
-            if URL.fullmatch(answer):
+            problem = url_problem(answer)
+            if problem is None:
                 return answer
-            self.console.print("  Expected an http:// or https:// URL.")
+            self.console.print(f"  {problem[0].upper()}{problem[1:]}.")
 
     def ask_key(self, preset: Preset, same: bool, previous: KeySource | None = None) -> KeySource:
         """Where the key comes from; ``previous``: the answer given before (the default)."""
@@ -197,6 +199,9 @@ class Flow:
                 default="",
                 show_default=False,
             ).strip()
+            if typed and (problem := key_problem(typed)) is not None:
+                self.console.print(f"  {problem[0].upper()}{problem[1:]}.")
+                continue
             if typed:
                 return KeyStored(typed)
             if stored is not None:

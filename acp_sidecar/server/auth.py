@@ -19,9 +19,9 @@ Invariants:
   but run only the legacy form.
 - The legacy command is this very program (:func:`launch_command`): the ``acp-sidecar``
   console script it was started as, else this interpreter with ``-m acp_sidecar``.
-- ``authenticate`` accepts every id in :data:`METHOD_IDS`, offered on this connection or not
-  (some clients authenticate before every ``session/new``, some with a terminal method's
-  id), and refuses any other with ``-32602`` naming them.
+- ``authenticate`` always succeeds: for every id in :data:`METHOD_IDS`, offered on this
+  connection or not (some clients authenticate before every ``session/new``, some with a
+  terminal method's id), and for any other, which is only logged.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from typing import Final
 
 import attrs
 
-from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.initialize import (
     AuthMethod,
     AuthMethodAgent,
@@ -141,10 +140,6 @@ def auth_methods(
     return methods
 
 
-def check_method_id(method_id: str) -> None:
-    """Refuse an id that is none of ours (``-32602`` naming the ones there are)."""
-    if method_id not in METHOD_IDS:
-        known = ", ".join(METHOD_IDS)
-        raise AcpError.invalid_params(
-            f"Invalid params: methodId: unknown auth method {method_id!r} (methods: {known})"
-        )
+def is_our_method(method_id: str) -> bool:
+    """Whether ``method_id`` is one of the methods this agent offers."""
+    return method_id in METHOD_IDS

@@ -108,6 +108,7 @@ from acp_sidecar.server.notices import UserMessage
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import session_state
 from acp_sidecar.server.transport import cancelled_by_client
+from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
     from acp_sidecar.server.app import AcpServer
@@ -167,10 +168,16 @@ def _named_config(server: AcpServer) -> str | None:
 
 
 async def authenticate(server: AcpServer, params: AuthenticateRequest) -> AuthenticateResponse:
-    """Succeed for any of our methods: there is nothing to log in to, but ``configure`` may
-    just have written the config file, so the server re-reads it. An unknown id is refused
-    (``-32602`` naming ours)."""
-    auth.check_method_id(params.method_id)
+    """Always succeed: there is nothing to log in to, but ``configure`` may just have
+    written the config file, so the server re-reads it. An id that is none of ours succeeds
+    too (a client that sends one before every ``session/new`` must not be locked out of a
+    console that needs no login); it is logged."""
+    if not auth.is_our_method(params.method_id):
+        logger.warning(
+            "authenticate with unknown method %r (ours: %s); succeeding anyway",
+            shorten(params.method_id, 80),
+            ", ".join(auth.METHOD_IDS),
+        )
     server.refresh_settings()
     return AuthenticateResponse()
 

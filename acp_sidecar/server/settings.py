@@ -310,6 +310,8 @@ def layered_leniently(
         return layered(command_line, file, env), ()
     except ValueError as exc:
         variable = KEYS_BY_NAME["mode"].env
+        if variable is None or not str(exc).startswith(variable):
+            raise  # not the one variable layering reads (the file's values are checked)
         rest = {name: value for name, value in env.items() if name != variable}
         return layered(command_line, file, rest), (str(exc),)
 

@@ -70,16 +70,22 @@ def configure_logging(level: str = "WARNING", log_file: str | None = None) -> No
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         raise ValueError(f"unknown log level {level!r}")
-    handler: logging.Handler = (
-        logging.FileHandler(log_file, encoding="utf-8")
-        if log_file
-        else logging.StreamHandler(sys.stderr)
-    )
+    handler: logging.Handler = logging.StreamHandler(sys.stderr)
+    unopened: OSError | None = None
+    if log_file:
+        try:
+            handler = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as exc:  # logs go to stderr instead, and the first one says why
+            unopened = exc
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(numeric)
     logging.getLogger("pygls").setLevel(numeric if numeric <= logging.DEBUG else logging.ERROR)
+    if unopened is not None:
+        root.error(
+            "log_file %s cannot be opened (%s): logging to stderr", log_file, unopened.strerror
+        )
 
 
 async def serve(

@@ -126,7 +126,11 @@ def _is_openai(url: str) -> bool:
     """Whether ``url`` is OpenAI's own API (where ``OPENAI_API_KEY`` is meant to go)."""
     from urllib.parse import urlsplit
 
-    return (urlsplit(url).hostname or "").lower() == OPENAI_HOST
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    return (host or "").lower() == OPENAI_HOST
 
 
 def _from_variable(name: str, env: Mapping[str, str]) -> EndpointKey:

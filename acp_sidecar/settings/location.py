@@ -47,4 +47,8 @@ def config_path(given: str | None = None, env: Mapping[str, str] | None = None) 
         given = (os.environ if env is None else env).get(CONFIG_ENV, "").strip() or None
     if given is None:
         return ConfigLocation(default_config_path(), explicit=False)
-    return ConfigLocation(Path(given).expanduser().absolute(), explicit=True)
+    try:
+        path = Path(given).expanduser()
+    except RuntimeError:  # ~user for no such user: reading it reports "no such file"
+        path = Path(given)
+    return ConfigLocation(path.absolute(), explicit=True)

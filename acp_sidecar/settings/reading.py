@@ -24,6 +24,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
+from urllib.parse import urlsplit
 
 import attrs
 
@@ -88,6 +89,28 @@ class FileSettings:
     """The stored key (only from a private file)."""
     warnings: tuple[Problem, ...] = ()
     """Doubts that change nothing: unknown keys."""
+
+
+def url_problem(text: str) -> str | None:
+    """Why ``text`` is not an endpoint's base URL (``None``: it is one): an ``http`` or
+    ``https`` URL with a host (and a port that is a number, if any)."""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises for a port that is not a number
+    except ValueError:
+        return "expected an http:// or https:// URL (this one does not parse)"
+    spaced = any(c.isspace() for c in text)
+    if parts.scheme not in ("http", "https") or not parts.hostname or spaced:
+        return "expected an http:// or https:// URL with a host"
+    return None
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` cannot be an API key (``None``: it can): a key is sent in an HTTP header,
+    so it is printable ASCII without spaces."""
+    if not key or not all("!" <= c <= "~" for c in key):
+        return "an API key is printable ASCII without spaces (this one is not; not shown)"
+    return None
 
 
 def file_stamp(path: Path) -> tuple[int, int, int, int] | None:
@@ -158,7 +181,10 @@ def dotted(*parts: str) -> str:
 
 def _unquote(part: str) -> str:
     if part.startswith('"'):
-        return str(tomllib.loads(f"k = {part}")["k"])
+        try:
+            return str(tomllib.loads(f"k = {part}")["k"])
+        except tomllib.TOMLDecodeError:  # a line inside a multi-line string: not a key
+            return part
     if part.startswith("'"):
         return part[1:-1]
     return part
@@ -242,9 +268,16 @@ class _Checker:
                     return None
                 text = raw.strip()
                 if key.kind == "path":
-                    return str((self.base / Path(text).expanduser()).absolute())
-                if key.name == "base_url" and not re.match(r"https?://", text):
-                    self.add(path, "expected an http:// or https:// URL")
+                    try:
+                        return str((self.base / Path(text).expanduser()).absolute())
+                    except RuntimeError:  # ~user for no such user
+                        self.add(path, "cannot expand the ~ at its start (no such user)")
+                        return None
+                if key.name == "base_url" and (problem := url_problem(text)) is not None:
+                    self.add(path, problem)
+                    return None
+                if key.name == "api_key" and (problem := key_problem(text)) is not None:
+                    self.add(path, problem)
                     return None
                 if key.name == "api_key_env" and not _ENV_NAME.fullmatch(text):
                     self.add(path, "expected the name of an environment variable")

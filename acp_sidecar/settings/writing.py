@@ -7,6 +7,7 @@ Invariants:
   synced, then renamed over the old one: a failed write leaves the old file intact, and no
   moment exists where the key is in a file others can read. A file that exists keeps 0600 too
   (it is tightened, never loosened).
+- A config file that is a symbolic link is written where the link points; the link stays.
 - Values are checked by reading the result back before it replaces the old file: nothing is
   written that :func:`~acp_sidecar.settings.reading.read_settings` would refuse.
 """
@@ -84,6 +85,7 @@ def save_settings(
         ConfigError: the result would not be a valid config file (nothing is written).
         OSError: the directory or the file cannot be written (the old file is intact).
     """
+    path = Path(os.path.realpath(path))  # a link (into a dotfiles repository) stays a link
     try:
         current = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -83,7 +83,7 @@ def test_a_typed_key_is_stored_unseen_and_the_preview_hides_it(tmp_path: Path) -
     child, shown = spawn("--config", str(path), "--no-check")
     answer(child, "Provider (number or name)", "custom")
     answer(child, "Base URL", "not a url")
-    answer(child, "Expected an http:// or https:// URL.", "http://127.0.0.1:9/v1")
+    answer(child, "Expected an http:// or https:// URL with a host.", "http://127.0.0.1:9/v1")
     answer(child, "API key [env/file/none]", "file")
     child.expect_exact("which only you can read (mode 0600)")
     answer(child, "API key:", SECRET)

@@ -112,7 +112,7 @@ def test_key_flags_exclude_each_other() -> None:
         (("--provider", "vllm"), "name the default model: --model NAME"),
         (
             ("--base-url", "localhost:1"),
-            "--base-url localhost:1: expected an http:// or https:// URL",
+            "--base-url localhost:1: expected an http:// or https:// URL with a host",
         ),
     ],
 )
@@ -125,6 +125,17 @@ def test_missing_or_bad_values_name_the_flag(flags: tuple[str, ...], message: st
 def test_an_empty_stdin_key_is_refused() -> None:
     with pytest.raises(UsageError, match="standard input held no key"):
         read_stdin_key("  \n")
+
+
+def test_a_stdin_key_that_cannot_go_in_a_header_is_refused_unseen() -> None:
+    with pytest.raises(UsageError) as raised:
+        read_stdin_key("sk-tést-secret123\n")
+    assert "printable ASCII" in str(raised.value) and "tést" not in str(raised.value)
+
+
+def test_a_base_url_that_does_not_parse_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="does not parse"):
+        scripted_answers(parsed("--base-url", "http://[x/v1", "--model", "m"), EMPTY)
 
 
 def test_names_split_on_commas_in_order_once() -> None:

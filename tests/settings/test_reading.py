@@ -136,7 +136,7 @@ input = 1
         f"{path}:2: max_tokens: expected a whole number of at least 0",
         f"{path}:3: mode: expected one of ask, auto, read-only",
         f'{path}:4: models: expected a list of non-empty strings, such as ["a", "b"]',
-        f"{path}:5: base_url: expected an http:// or https:// URL",
+        f"{path}:5: base_url: expected an http:// or https:// URL with a host",
         f'{path}:8: model_info."qwen3:8b".context: expected a whole number of tokens of at least 1',
         f'{path}:7: model_info."qwen3:8b": prices need input, output and currency together '
         "(missing output, currency)",
@@ -246,3 +246,40 @@ def test_names_kept_light_agree_with_their_sources() -> None:
             assert options[key.option].dest == key.dest
             if key.kind == "choice":
                 assert tuple(options[key.option].choices) == key.choices
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://[x/v1", "expected an http:// or https:// URL (this one does not parse)"),
+        ("http://host:port/v1", "expected an http:// or https:// URL (this one does not parse)"),
+        ("http:///v1", "expected an http:// or https:// URL with a host"),
+        ("ftp://host/v1", "expected an http:// or https:// URL with a host"),
+        ("http://a b/v1", "expected an http:// or https:// URL with a host"),
+    ],
+)
+def test_a_base_url_that_does_not_parse_is_a_problem_not_a_crash(
+    tmp_path: Path, url: str, message: str
+) -> None:
+    (problem,) = problems(write(tmp_path, f'model = "m"\nbase_url = "{url}"\n'))
+    assert (problem.line, problem.key, problem.message) == (2, "base_url", message)
+
+
+def test_a_path_for_a_user_that_does_not_exist_is_a_problem(tmp_path: Path) -> None:
+    (problem,) = problems(write(tmp_path, 'store = "~no-such-user-here/sessions"\n'))
+    assert problem.key == "store" and "no such user" in problem.message
+    location = config_path("~no-such-user-here/config.toml", {})
+    assert location.explicit and "no such file" in str(problems(location)[0])
+
+
+def test_lines_inside_multi_line_strings_are_not_read_as_keys(tmp_path: Path) -> None:
+    location = write(tmp_path, "model = '''\n\"\\q\" = 1\n'''\nnewer_key = 1\n")
+    settings = read_settings(location)
+    assert settings.values == {"model": '"\\q" = 1'}  # stripped
+    assert [(w.key, w.line) for w in settings.warnings] == [("newer_key", 4)]
+
+
+def test_a_key_that_cannot_go_in_a_header_is_refused_unseen(tmp_path: Path) -> None:
+    (problem,) = problems(write(tmp_path, 'api_key = "sk-tést-secret123"\n'))
+    assert problem.key == "api_key" and "printable ASCII" in problem.message
+    assert "tést" not in str(problem)

@@ -100,3 +100,16 @@ def test_a_failed_write_leaves_the_old_file(
 def test_render_keeps_top_level_keys_before_tables() -> None:
     text = render_settings("[model_info.a]\ncontext = 1\n", {"model": "a"})
     assert text.index('model = "a"') < text.index("[model_info.a]")
+
+
+def test_a_linked_config_file_stays_a_link(tmp_path: Path) -> None:
+    """A config file kept in a dotfiles repository and linked into place is written where
+    the link points; the link stays."""
+    real = tmp_path / "dotfiles" / "acp.toml"
+    real.parent.mkdir()
+    real.write_text('model = "old"\n', encoding="utf-8")
+    link = tmp_path / "config.toml"
+    link.symlink_to(real)
+    save_settings(link, {"model": "new"})
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert read_settings(ConfigLocation(real, explicit=True)).values == {"model": "new"}

@@ -193,7 +193,17 @@ async def probe_endpoint(
         max_tokens=PROBE_MAX_TOKENS,
     )
     probe = _Probe(config, timeout, listing_only=config.model == NO_MODEL)
-    await probe.run()
+    try:
+        await probe.run()
+    except Exception as exc:  # the probe reports, it never raises (a key that is not ASCII…)
+        if REACHABLE not in probe.checks:
+            probe.set(
+                REACHABLE,
+                "failed",
+                f"The check could not be made: {type(exc).__name__}.",
+                "Check the base URL and the key (a key is printable ASCII without spaces).",
+            )
+        probe.skip_rest("the check could not go on")
     return probe.report()
 
 

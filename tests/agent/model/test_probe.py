@@ -303,3 +303,10 @@ async def test_a_stream_that_does_not_parse_is_a_failure_not_an_exception(
     assert answers.status == "failed"
     assert answers.detail.startswith(f"The answer of {endpoint.base_url} could not be read (")
     assert answers.fix is not None and "OpenAI-compatible" in answers.fix
+
+
+async def test_a_key_that_cannot_go_in_a_header_is_a_failed_check_not_a_crash() -> None:
+    report = await probe_endpoint("http://127.0.0.1:9/v1", "sk-tést-secret123", "m", timeout=2)
+    assert not report.ok
+    assert report.check("reachable").status == "failed"
+    assert all("tést" not in c.detail + (c.fix or "") for c in report.checks)
