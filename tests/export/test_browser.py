@@ -17,12 +17,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser import Browser, Page, png_size
+from tests.browser import Browser, BrowserError, Page, png_size
 from tests.export.conftest import keep_artifact
 from tests.export.sessions import (
     CWD,
@@ -136,6 +137,41 @@ def test_the_client_sees_scripts_errors_and_requests(browser: Browser, tmp_path:
     assert browser.distinct_colours(shot) == 1, "a blank page is blank"
     assert browser.distinct_colours(noisy) == 2
     page.close()
+
+
+def test_every_wait_has_a_deadline(browser: Browser) -> None:
+    page = browser.new_page()
+    start = time.monotonic()
+    with pytest.raises(BrowserError, match=r"timed out waiting for event Never\.happens"):
+        page.wait_event("Never.happens", timeout=0.3)
+    assert time.monotonic() - start < 5
+    with pytest.raises(BrowserError, match="threw"):
+        page.evaluate("null.boom")
+    page.close()
+
+
+def test_the_browser_and_its_children_are_gone_after_the_context(browser: Browser) -> None:
+    with Browser(browser.executable) as own:
+        own.new_page().open("about:blank")
+        process = own._process
+        assert process is not None
+        group = process.pid
+        assert len(_living(group)) > 1, "the browser and its renderers"
+    assert _living(group) == []
+
+
+def _living(group: int) -> list[int]:
+    """Processes of process group ``group`` that are not zombies (a container's init may
+    never reap the browser's killed children)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
 
 
 # -- the sample session ----------------------------------------------------------------------
