@@ -105,9 +105,8 @@ class Page:
         self.events.append(message)
         method, params = message["method"], message.get("params", {})
         if method == "Runtime.consoleAPICalled":
-            level = {"warning": "warning", "error": "error", "assert": "error"}.get(
-                params.get("type", ""), params.get("type", "log")
-            )
+            kind = params.get("type", "log")
+            level = "error" if kind in ("error", "assert") else kind
             self.console.append(ConsoleEntry("console", level, _console_text(params["args"])))
         elif method == "Runtime.exceptionThrown":
             details = params["exceptionDetails"]
