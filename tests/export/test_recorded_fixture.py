@@ -9,6 +9,10 @@ rely on; and its replay (the stream the exports read) must still be valid ACP.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,7 +43,8 @@ from acp_sidecar.store import (
 from acp_sidecar.tools.json_values import thaw
 from tests.acp_schema import validate_agent_message
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "export" / "recorded.jsonl"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "export" / "recorded.jsonl"
 WORKSPACE = "/tmp/acp-sidecar-export-fixture/workspace"
 MAX_BYTES = 60 * 1024
 
@@ -55,6 +60,27 @@ def log() -> Iterator[tuple[HeaderRecord, list[Record]]]:
 
 def of(records: list[Record], kind: type[R]) -> list[R]:
     return [record for record in records if isinstance(record, kind)]
+
+
+def sent_over_the_wire(header: HeaderRecord, records: list[Record]) -> list[dict[str, Any]]:
+    """The ``session/update`` messages ``session/load`` sends for the fixture (before the
+    session's info), as the JSON the client reads."""
+    lookup = ToolsProvider().registry.get
+    ctx = CardContext(cwd=header.cwd, terminal_output=True)
+    messages = load_notifications(header.session_id, header, records, lookup, ctx)
+    return [json.loads(json.dumps(message)) for message in messages]
+
+
+def replay(*args: str, store: Path) -> subprocess.CompletedProcess[str]:
+    """``acp-sidecar replay FIXTURE ARGS`` (the fixture named by its path)."""
+    return subprocess.run(
+        [sys.executable, "-m", "acp_sidecar", "replay", str(FIXTURE), *args, "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
+    )
 
 
 def results(records: list[Record]) -> dict[str, ToolResultRecord]:
@@ -159,9 +185,7 @@ def test_its_replay_is_valid_acp_with_every_card_settled(
     log: tuple[HeaderRecord, list[Record]],
 ) -> None:
     header, records = log
-    lookup = ToolsProvider().registry.get
-    ctx = CardContext(cwd=header.cwd, terminal_output=True)
-    messages = list(load_notifications(header.session_id, header, records, lookup, ctx))
+    messages = sent_over_the_wire(header, records)
     for message in messages:
         validate_agent_message(message)
     updates: list[dict[str, Any]] = [m["params"]["update"] for m in messages]
@@ -183,3 +207,18 @@ def test_its_replay_is_valid_acp_with_every_card_settled(
         "rm -rf build",
     ]
     assert set(final.values()) == {"completed", "failed"}
+
+
+def test_the_cli_replays_it_by_path(log: tuple[HeaderRecord, list[Record]], tmp_path: Path) -> None:
+    header, records = log
+    as_json = replay("--json", store=tmp_path)
+    assert as_json.returncode == 0, as_json.stderr
+    *sent, info = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert sent == sent_over_the_wire(header, records)
+    assert info["params"]["update"]["sessionUpdate"] == "session_info_update"
+    assert info["params"]["update"]["title"].startswith("# Add a greeting")
+
+    drawn = replay(store=tmp_path)
+    assert drawn.returncode == 0, drawn.stderr
+    for shown in ("Add a greeting", "$ seq 1 400", "exit 2", "SIGTERM", "Never mind, leave it."):
+        assert shown in drawn.stdout, shown
