@@ -22,6 +22,8 @@ import pytest
 
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.export.source import StoredSession
+from acp_sidecar.render.blocks import ModeSwitched, OptionChanged, PermissionDecided, TurnEnded
 from acp_sidecar.server.replay import load_notifications
 from acp_sidecar.store import (
     AgentMessageRecord,
@@ -222,3 +224,23 @@ def test_the_cli_replays_it_by_path(log: tuple[HeaderRecord, list[Record]], tmp_
     assert drawn.returncode == 0, drawn.stderr
     for shown in ("Add a greeting", "$ seq 1 400", "exit 2", "SIGTERM", "Never mind, leave it."):
         assert shown in drawn.stdout, shown
+
+
+def test_the_exports_view_of_it_shows_every_event_and_fact() -> None:
+    with StoredSession(FIXTURE, ToolsProvider().registry.get) as session:
+        entries = list(session.entries())
+        facts, heading = session.facts, session.heading
+    events = [entry.item for entry in entries if not isinstance(entry.item, dict)]
+    assert events == [
+        PermissionDecided("call_write", "write", "allow_once"),
+        PermissionDecided("call_edit", "edit", "allow_always"),
+        PermissionDecided("call_rm", "bash", "reject_once"),
+        PermissionDecided("call_edit_2", "edit", "allow_always", remembered=True),
+        ModeSwitched("auto"),
+        OptionChanged("model", "big-model"),
+        TurnEnded("cancelled"),
+    ]
+    assert all(entry.at is not None for entry in entries)
+    assert facts.mode == "auto" and facts.models == ["test-model", "big-model"]
+    assert facts.usage is not None and facts.usage.model == "big-model"
+    assert heading.cwd == WORKSPACE and heading.title is not None
