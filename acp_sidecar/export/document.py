@@ -48,7 +48,9 @@ def walk(entries: Iterable[Timed], tally: Tally) -> Iterator[Block]:
     fold = BlockFold()
     for entry in entries:
         item = entry.item
-        ready = fold.feed(item, entry.at) if isinstance(item, Mapping) else fold.event(item, entry.at)
+        ready = (
+            fold.feed(item, entry.at) if isinstance(item, Mapping) else fold.event(item, entry.at)
+        )
         for block in ready:
             tally.count(block)
             yield block
