@@ -15,6 +15,7 @@ The first test shows that the checks themselves can fail, on a page made to fail
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -31,6 +32,9 @@ from tests.export.sessions import (
     write_hostile_session,
     write_sample_session,
 )
+
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "export" / "recorded.jsonl"
+"""A session recorded from ``acp-sidecar serve`` (see ``tests/fixtures/export``)."""
 
 STATUS_SHOWN = {"completed": "completed", "failed": "failed", "in_progress": "running"}
 """ACP status → the status the card shows (``pending`` stays ``pending``)."""
@@ -185,8 +189,20 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return log, export_html(log, directory / "sample.html")
 
 
-def test_every_card_is_there_with_its_status(browser: Browser, sample: tuple[Path, Path]) -> None:
-    log, html = sample
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The session ``acp-sidecar serve`` recorded for the exports, and its page."""
+    directory = tmp_path_factory.mktemp("recorded")
+    log = directory / "recorded.jsonl"
+    shutil.copyfile(RECORDED, log)
+    return log, export_html(log, directory / "recorded.html")
+
+
+@pytest.mark.parametrize("session", ["sample", "recorded"])
+def test_every_card_is_there_with_its_status(
+    browser: Browser, request: pytest.FixtureRequest, session: str
+) -> None:
+    log, html = request.getfixturevalue(session)
     page = open_clean(browser, html)
     shown = cards(page)
     expected = editor_cards(log)
