@@ -16,6 +16,7 @@ Invariants:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Final
 
@@ -27,8 +28,13 @@ from acp_sidecar.export import escape
 from acp_sidecar.render.draw import terminal_text
 
 _STANDARD: Final = frozenset({ColorType.STANDARD, ColorType.WINDOWS})
-_FLAGS: Final = (("bold", "a-b"), ("dim", "a-d"), ("italic", "a-i"), ("underline", "a-u"),
-                 ("strike", "a-s"))
+_FLAGS: Final = (
+    ("bold", "a-b"),
+    ("dim", "a-d"),
+    ("italic", "a-i"),
+    ("underline", "a-u"),
+    ("strike", "a-s"),
+)
 
 _tags: dict[Style, str] = {}
 """Opening tag per style: a page has few distinct styles and many spans of each."""
@@ -39,8 +45,10 @@ def _colour(color: Color | None, prefix: str, prop: str) -> tuple[str | None, st
     if color is None or color.type == ColorType.DEFAULT:
         return None, None
     number = color.number
-    if number is not None and number < 16 and (
-        color.type in _STANDARD or color.type == ColorType.EIGHT_BIT
+    if (
+        number is not None
+        and number < 16
+        and (color.type in _STANDARD or color.type == ColorType.EIGHT_BIT)
     ):
         return f"{prefix}{number}", None
     return None, f"{prop}:{color.get_truecolor().hex}"
@@ -56,7 +64,10 @@ def _open_tag(style: Style) -> str:
         fg, bg = bg, fg
     classes: list[str] = []
     inline: list[str] = []
-    for color, prefix, prop, swapped in ((fg, "a-f", "color", "a-rf"), (bg, "a-g", "background", "a-rg")):
+    for color, prefix, prop, swapped in (
+        (fg, "a-f", "color", "a-rf"),
+        (bg, "a-g", "background", "a-rg"),
+    ):
         cls, decl = _colour(color, prefix, prop)
         if cls is None and decl is None and style.reverse:
             cls = swapped
@@ -83,7 +94,7 @@ def _segments(text: Text) -> Iterator[tuple[str, Style | None]]:
         key=lambda s: s.start,
     )
     pos = 0
-    disjoint = all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+    disjoint = all(a.end <= b.start for a, b in itertools.pairwise(spans))
     if disjoint:  # what ``Text.from_ansi`` builds: one style per piece
         for span in spans:
             if span.start > pos:
@@ -95,7 +106,7 @@ def _segments(text: Text) -> Iterator[tuple[str, Style | None]]:
             yield plain[pos:], None
         return
     cuts = sorted({0, len(plain), *(s.start for s in spans), *(s.end for s in spans)})
-    for start, end in zip(cuts, cuts[1:], strict=False):
+    for start, end in itertools.pairwise(cuts):
         styles = [s.style for s in spans if s.start <= start and s.end >= end]
         combined = Style.combine(st for st in styles if isinstance(st, Style))
         yield plain[start:end], combined if styles else None

@@ -67,16 +67,22 @@ _ICON_PATHS: Final = {
 }
 
 
+_STROKE: Final = (
+    'fill="none" stroke="currentColor" stroke-width="1.5" stroke-linecap="round" '
+    'stroke-linejoin="round"'
+)
+
+
 def icon_sprites() -> str:
     """One hidden inline ``<svg>`` defining ``#k-{kind}`` for every kind (once per page)."""
     symbols = "".join(
-        f'<symbol id="k-{kind}" viewBox="0 0 16 16"><path d="{_ICON_PATHS[kind]}"/></symbol>'
+        f'<symbol id="k-{kind}" viewBox="0 0 16 16"><path d="{_ICON_PATHS[kind]}" {_STROKE}/>'
+        "</symbol>"
         for kind in KINDS
     )
     return (
-        '<svg class="sprites" aria-hidden="true" style="position:absolute;width:0;height:0;'
-        'overflow:hidden" fill="none" stroke="currentColor" stroke-width="1.5" '
-        f'stroke-linecap="round" stroke-linejoin="round">{symbols}</svg>'
+        '<svg class="sprites" aria-hidden="true" '
+        f'style="position:absolute;width:0;height:0;overflow:hidden">{symbols}</svg>'
     )
 
 
@@ -131,7 +137,9 @@ def _exit_pill(terminal: TerminalState | None, finished: bool) -> str:
     if terminal is not None and terminal.exit_code is not None:
         outcome = "exit-ok" if terminal.exit_code == 0 else "exit-fail"
         return f'<span class="exit-pill {outcome}">exit {terminal.exit_code}</span>'
-    return f'<span class="exit-pill exit-running">{"no exit status" if finished else "running"}</span>'
+    return (
+        f'<span class="exit-pill exit-running">{"no exit status" if finished else "running"}</span>'
+    )
 
 
 def _rewound(output: str) -> str:
@@ -164,8 +172,8 @@ def terminal_html(card: CardState, terminal_id: str | None) -> str:
         output = _rewound(terminal.output)
         if output:
             parts.append(clipped_pre(output, "term-output", ansi_html))
-        else:
-            parts.append(_note("(no output)"))
+        else:  # the contract's element is always there, the note says why it is empty
+            parts.append('<pre class="term-output"></pre>' + _note("(no output)"))
     parts.append(_exit_pill(terminal, card.finished))
     parts.append("</div>")
     return "".join(parts)

@@ -67,10 +67,15 @@ def clip_lines(text: str, *, head: int, tail: int) -> Clipped:
         text = text[:-1]
     count = line_count(text)
     if count <= head + tail:
-        if len(text) <= LINE_CHARS:  # the common case: short, nothing to split
+        if len(text) <= LINE_CHARS:  # the common case: nothing to split
             return Clipped(text, "", 0)
-        return Clipped(_bounded(text.split("\n")), "", 0)
+        lines = text.split("\n")
+        if max(map(len, lines)) <= LINE_CHARS:
+            return Clipped(text, "", 0)
+        return Clipped(_bounded(lines), "", 0)
     lines = text.split("\n")
     return Clipped(
-        _bounded(lines[:head]), _bounded(lines[len(lines) - tail :]) if tail else "", count - head - tail
+        _bounded(lines[:head]),
+        _bounded(lines[len(lines) - tail :]) if tail else "",
+        count - head - tail,
     )

@@ -8,6 +8,11 @@ Invariants:
   :data:`~acp_sidecar.export.clip.HEAD_LINES` + :data:`~acp_sidecar.export.clip.TAIL_LINES`),
   then each contiguous run of shown old and new lines is lexed once, so a string or comment
   spanning lines in a hunk is coloured as one.
+- Highlighting is bounded per document: inside ``with highlight_budget():`` at most
+  :data:`HIGHLIGHT_CHARS` characters are lexed (Pygments lexes about 0.4 MB/s, so a session
+  with thousands of edits would otherwise take longer to export than to replay many times
+  over); past it, code is shown escaped and unhighlighted, rows and line numbers unchanged.
+  Outside such a block nothing is bounded.
 - Lexers are looked up once per file extension (or name, for ``Makefile`` and the like) and
   per fence language; unknown ones fall back to escaped plain text. Every token's text goes
   through :mod:`acp_sidecar.export.escape`.
@@ -18,8 +23,10 @@ from __future__ import annotations
 import difflib
 import functools
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Final, NamedTuple
 
 import attrs
 from pygments.formatters import HtmlFormatter
@@ -43,6 +50,44 @@ DARK_STYLE: Final = "github-dark"
 _SCOPES: Final = [".diff-lines", ".hl"]
 
 _LEXER_OPTIONS: Final[dict[str, Any]] = {"stripnl": False, "stripall": False, "ensurenl": True}
+
+
+HIGHLIGHT_CHARS: Final = 128 * 1024
+"""Characters of code one document may highlight: about 3,000 lines, a third of a second of
+Pygments; a session of a few dozen edits is highlighted whole."""
+
+
+@attrs.define
+class HighlightBudget:
+    """What is left of one document's highlighting allowance."""
+
+    remaining: int
+
+    def take(self, chars: int) -> bool:
+        """Whether ``chars`` more may be highlighted (then they are counted)."""
+        if chars > self.remaining:
+            return False
+        self.remaining -= chars
+        return True
+
+
+_BUDGET: ContextVar[HighlightBudget | None] = ContextVar("highlight_budget", default=None)
+
+
+@contextmanager
+def highlight_budget(chars: int = HIGHLIGHT_CHARS) -> Iterator[HighlightBudget]:
+    """Bound the highlighting of the fragments built inside the block (one document)."""
+    budget = HighlightBudget(chars)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
+def _affordable(lines: Sequence[str]) -> bool:
+    budget = _BUDGET.get()
+    return budget is None or budget.take(sum(map(len, lines)) + len(lines))
 
 
 # -- lexers and tokens -------------------------------------------------------------------
@@ -87,7 +132,7 @@ def _token_class(ttype: _TokenType) -> str:
 
 def highlight_lines(lines: Sequence[str], lexer: Lexer | None) -> list[str]:
     """The HTML of each line of one contiguous run, lexed together."""
-    if lexer is None or not lines:
+    if lexer is None or not lines or not _affordable(lines):
         return [escape.text(line) for line in lines]
     out: list[str] = []
     current: list[str] = []
@@ -134,7 +179,8 @@ def pygments_css() -> str:
     """Token colours for ``.diff-lines`` and ``.hl``: light, and dark on a dark screen."""
 
     def rules(style: str) -> str:
-        defs = HtmlFormatter(style=style).get_token_style_defs(_SCOPES)
+        formatter = HtmlFormatter(style=style)
+        defs: list[str] = formatter.get_token_style_defs(_SCOPES)  # type: ignore[no-untyped-call]
         return "\n".join(line.split(" /* ", 1)[0] for line in defs)
 
     return (
@@ -146,15 +192,17 @@ def pygments_css() -> str:
 # -- diffs -------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class _Row:
-    """One row of a diff table: ``kind`` is add, del, ctx or hunk."""
+class DiffRow(NamedTuple):
+    """One row of a diff table (a tuple: a 10,000-call session builds a hundred thousand)."""
 
     kind: str
+    """``add``, ``del``, ``ctx`` or ``hunk``."""
     old: int | None = None
     """0-based index into the old lines (shown 1-based), when the row has one."""
     new: int | None = None
+    """0-based index into the new lines, when the row has one."""
     header: str = ""
+    """A hunk's ``@@ -a,b +c,d @@``."""
 
 
 def _range(start: int, length: int) -> str:
@@ -163,22 +211,24 @@ def _range(start: int, length: int) -> str:
     return f"{first}" if length == 1 else f"{first},{length}"
 
 
-def diff_rows(old_lines: Sequence[str], new_lines: Sequence[str]) -> list[_Row]:
+def diff_rows(old_lines: Sequence[str], new_lines: Sequence[str]) -> list[DiffRow]:
     """The rows of the unified diff of two line lists (hunk headers included)."""
-    rows: list[_Row] = []
+    rows: list[DiffRow] = []
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines)
     for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
         i1, j1 = group[0][1], group[0][3]
         i2, j2 = group[-1][2], group[-1][4]
-        rows.append(_Row("hunk", header=f"@@ -{_range(i1, i2 - i1)} +{_range(j1, j2 - j1)} @@"))
+        rows.append(DiffRow("hunk", header=f"@@ -{_range(i1, i2 - i1)} +{_range(j1, j2 - j1)} @@"))
         for tag, a1, a2, b1, b2 in group:
             if tag == "equal":
-                rows.extend(_Row("ctx", a, b) for a, b in zip(range(a1, a2), range(b1, b2), strict=True))
+                rows.extend(
+                    DiffRow("ctx", a, b) for a, b in zip(range(a1, a2), range(b1, b2), strict=True)
+                )
                 continue
             if tag in ("replace", "delete"):
-                rows.extend(_Row("del", old=a) for a in range(a1, a2))
+                rows.extend(DiffRow("del", old=a) for a in range(a1, a2))
             if tag in ("replace", "insert"):
-                rows.extend(_Row("add", new=b) for b in range(b1, b2))
+                rows.extend(DiffRow("add", new=b) for b in range(b1, b2))
     return rows
 
 
@@ -198,7 +248,9 @@ def _runs(indices: Iterable[int]) -> list[range]:
     return runs
 
 
-def _highlighted(lines: Sequence[str], indices: Iterable[int], lexer: Lexer | None) -> dict[int, str]:
+def _highlighted(
+    lines: Sequence[str], indices: Iterable[int], lexer: Lexer | None
+) -> dict[int, str]:
     shown: dict[int, str] = {}
     for run in _runs(indices):
         html_lines = highlight_lines([clip_line(lines[i]) for i in run], lexer)
@@ -206,7 +258,7 @@ def _highlighted(lines: Sequence[str], indices: Iterable[int], lexer: Lexer | No
     return shown
 
 
-def _rows_html(rows: Sequence[_Row], old: dict[int, str], new: dict[int, str]) -> str:
+def _rows_html(rows: Sequence[DiffRow], old: dict[int, str], new: dict[int, str]) -> str:
     parts = ['<table class="diff-lines">']
     for row in rows:
         if row.kind == "hunk":
@@ -233,7 +285,8 @@ def diff_html(item: Mapping[str, Any], cwd: str | None) -> str:
     old_text = as_str(item.get("oldText"))
     new_text = as_str(item.get("newText")) or ""
     badge = ' <span class="badge badge-new">new file</span>' if old_text is None else ""
-    head = f'<div class="diff"><div class="diff-path">{escape.text(shown_path(path, cwd))}{badge}</div>'
+    shown_as = escape.text(shown_path(path, cwd))
+    head = f'<div class="diff"><div class="diff-path">{shown_as}{badge}</div>'
     old_lines = [] if old_text is None else old_text.splitlines()
     new_lines = new_text.splitlines()
     rows = diff_rows(old_lines, new_lines)

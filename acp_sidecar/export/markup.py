@@ -9,7 +9,8 @@ Invariants:
   only the alt text when the source was refused).
 - Fenced code whose info string names a language Pygments knows is highlighted with the same
   classes as diffs (:mod:`acp_sidecar.export.highlight`); other code is escaped.
-- No raw control character but ``\\n``/``\\t`` survives (:func:`acp_sidecar.export.escape.controls`).
+- No raw control character but ``\\n``/``\\t`` survives
+  (:func:`acp_sidecar.export.escape.controls`).
 """
 
 from __future__ import annotations
