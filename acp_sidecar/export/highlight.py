@@ -127,7 +127,9 @@ def _token_class(ttype: _TokenType) -> str:
     while ttype not in STANDARD_TYPES and ttype.parent is not None:
         ttype = ttype.parent
     cls = STANDARD_TYPES.get(ttype, "")
-    return "" if cls == "w" else cls  # whitespace is never coloured: no span for it
+    # Whitespace is never coloured; an "error" token in a diff is mostly a hunk that starts
+    # inside a string or comment the lexer never saw open, not a mistake worth a red box.
+    return "" if cls in ("w", "err") else cls
 
 
 def highlight_lines(lines: Sequence[str], lexer: Lexer | None) -> list[str]:
