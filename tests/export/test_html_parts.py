@@ -664,3 +664,42 @@ def test_highlighting_stops_at_the_documents_budget() -> None:
     assert rows(third) == rows(first) and not third.one("table").all("span")
     assert fence.one("code").text() == "x = 1" and not fence.all("span")
     assert parse(diff_html(item, None)).one("table").all("span")  # outside a document: no bound
+
+
+# -- the recorded session, block by block ---------------------------------------------------
+
+
+def test_every_block_of_the_recorded_session_draws() -> None:
+    from acp_sidecar.agent.toolset import ToolsProvider
+    from acp_sidecar.export.document import Tally, walk
+    from acp_sidecar.export.source import StoredSession
+    from acp_sidecar.render.blocks import CardBlock, MessageBlock, PlanBlock
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "export" / "recorded.jsonl"
+    parts: list[str] = []
+    call_ids: list[str] = []
+    kinds: set[str] = set()
+    with StoredSession(fixture, ToolsProvider(()).registry.get) as session:
+        cwd = session.heading.cwd
+        for block in walk(session.entries(), Tally()):
+            if isinstance(block, CardBlock):
+                call_ids.append(block.card.tool_call_id)
+                kinds.update(str(item.get("type")) for item in block.card.content)
+                parts.append(card_html(block.card, cwd))
+            elif isinstance(block, MessageBlock):
+                role = block.role
+                parts.append(
+                    thought_html(block.blocks)
+                    if role == "thought"
+                    else message_html(role, block.blocks)
+                )
+            elif isinstance(block, PlanBlock):
+                parts.append(plan_html(block.entries))
+    markup = "".join(parts)
+    no_controls(markup)
+    root = parse(markup)
+    assert_inert(root)
+    assert call_ids and len(set(call_ids)) == len(call_ids)
+    assert [s.attrs["data-call-id"] for s in root.all("section.card")] == call_ids
+    assert {"diff", "terminal"} <= kinds  # the fixture exercises both rich item kinds
+    assert len(root.all("div.diff")) >= 1 and len(root.all("div.terminal")) >= 1
