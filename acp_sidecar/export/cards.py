@@ -23,8 +23,9 @@ from typing import Any, Final, Literal
 
 from acp_sidecar.export import escape
 from acp_sidecar.export.ansi import ansi_html
+from acp_sidecar.export.clip import HEAD_LINES, TAIL_LINES, clip_lines, line_count
 from acp_sidecar.export.highlight import diff_html
-from acp_sidecar.export.longtext import clipped_pre
+from acp_sidecar.export.longtext import clipped_note, clipped_pre, collapsed
 from acp_sidecar.export.markup import LINK_REL, link_allowed, markdown_html
 from acp_sidecar.render.draw import block_text, describe_block, holds_fence, shown_path
 from acp_sidecar.render.fold import CardState, TerminalState, as_mapping, as_str
@@ -183,7 +184,12 @@ def tool_text_html(text: str) -> str:
     """A card's text: verbatim in a ``<pre>`` (clipped and collapsed), or Markdown when it holds
     a fence (as :func:`acp_sidecar.render.draw.tool_text` decides)."""
     if holds_fence(text):
-        return f'<div class="tool-text">{markdown_html(text)}</div>'
+        clipped = clip_lines(text, head=HEAD_LINES, tail=TAIL_LINES)
+        body = markdown_html(clipped.head)
+        if clipped.omitted:  # the tail may start inside a fence: verbatim, never mis-parsed
+            tail = f'<pre class="text">{escape.text(clipped.tail)}</pre>'
+            body = f"{body}{clipped_note(clipped.omitted)}{tail}"
+        return f'<div class="tool-text">{collapsed(body, line_count(text))}</div>'
     return f'<div class="tool-text">{clipped_pre(text, "text", escape.text)}</div>'
 
 

@@ -703,3 +703,17 @@ def test_every_block_of_the_recorded_session_draws() -> None:
     assert [s.attrs["data-call-id"] for s in root.all("section.card")] == call_ids
     assert {"diff", "terminal"} <= kinds  # the fixture exercises both rich item kinds
     assert len(root.all("div.diff")) >= 1 and len(root.all("div.terminal")) >= 1
+
+
+def test_long_markdown_tool_text_keeps_its_head_as_markdown_and_its_tail_verbatim() -> None:
+    text = "```\n" + "".join(f"<{n}>\n" for n in range(500)) + "```\n**done**\n"
+    card = CardState(
+        "c", title="t", content=[{"type": "content", "content": {"type": "text", "text": text}}]
+    )
+    root = parse(card_html(card, None))
+    more = root.one("div.tool-text").one("details.more")
+    assert more.one("summary").text() == "show all (503 lines)"
+    head, tail = more.all("pre")
+    assert head.one("code").text().split("\n")[:2] == ["<0>", "<1>"]
+    assert more.one("div.clipped").text() == f"… {503 - HEAD_LINES - TAIL_LINES} lines left out …"
+    assert tail.text().endswith("<499>\n```\n**done**") and not tail.all("strong")
