@@ -16,6 +16,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator
 from typing import Final
@@ -36,10 +37,6 @@ _FLAGS: Final = (
     ("strike", "a-s"),
 )
 
-_tags: dict[Style, str] = {}
-"""Opening tag per style: a page has few distinct styles and many spans of each."""
-
-
 def _colour(color: Color | None, prefix: str, prop: str) -> tuple[str | None, str | None]:
     """The class or inline declaration for one colour; ``(None, None)`` for the default."""
     if color is None or color.type == ColorType.DEFAULT:
@@ -54,11 +51,9 @@ def _colour(color: Color | None, prefix: str, prop: str) -> tuple[str | None, st
     return None, f"{prop}:{color.get_truecolor().hex}"
 
 
+@functools.lru_cache(maxsize=1024)  # a page has few styles and many spans of each
 def _open_tag(style: Style) -> str:
     """``<span …>`` for ``style``, or ``""`` when it changes nothing drawn."""
-    tag = _tags.get(style)
-    if tag is not None:
-        return tag
     fg, bg = style.color, style.bgcolor
     if style.reverse:
         fg, bg = bg, fg
@@ -81,9 +76,7 @@ def _open_tag(style: Style) -> str:
         attrs.append(f' class="{" ".join(classes)}"')
     if inline:
         attrs.append(f' style="{";".join(inline)}"')
-    tag = f"<span{''.join(attrs)}>" if attrs else ""
-    _tags[style] = tag
-    return tag
+    return f"<span{''.join(attrs)}>" if attrs else ""
 
 
 def _segments(text: Text) -> Iterator[tuple[str, Style | None]]:
