@@ -199,7 +199,7 @@ def _is_closing_fence(line: str, markup: str) -> bool:
 def safe_markdown(text: str) -> str:
     """A message's own Markdown, kept as Markdown but unable to reach outside itself.
 
-    The approximation, in three steps:
+    The approximation, in four steps:
 
     1. ``text`` is read with markdown-it-py as GitHub reads it (CommonMark, tables, HTML on).
        Lines inside fenced and indented code blocks (the tokens' line ``map``s) are kept
@@ -207,10 +207,12 @@ def safe_markdown(text: str) -> str:
        other line) each ``<`` becomes ``&lt;`` except inside a code span, found by
        CommonMark's rule (a backtick run up to the next run of the same length) — so raw
        HTML, HTML comments and autolinks show as text, and code keeps its ``<``.
-    2. The result is read again; if it still holds any HTML (the span scan and the parser
-       disagreed, e.g. on a table row split by ``|`` inside backticks), every ``<`` in the
-       text is escaped, code included: a code span then shows ``&lt;``, never raw HTML.
-    3. A top-level fence left open at the end (which would swallow the rest of the
+    2. The result is read again; if it still holds HTML (the span scan and the parser
+       disagreed, e.g. on a table row that ``|`` splits inside backticks), step 1 is redone
+       without sparing code spans: they show ``&lt;``; code blocks keep their ``<``.
+    3. If even that holds HTML (the escaping changed which lines are code), every ``<`` is
+       escaped, code blocks included: ugly, never HTML.
+    4. A top-level fence left open at the end (which would swallow the rest of the
        document) is closed with its own fence.
 
     Link destinations are left to the renderer: GitHub (as markdown-it) drops
@@ -219,11 +221,20 @@ def safe_markdown(text: str) -> str:
     text = _normalise(text).replace("\0", "\ufffd").strip("\n")
     if not text:
         return ""
+    result = _escape_outside_code(text, spare_spans=True)
+    if holds_html(result):
+        result = _escape_outside_code(text, spare_spans=False)
+    if holds_html(result):
+        result = result.replace("<", "&lt;")
+    return _close_open_fence(result) + "\n"
+
+
+def _escape_outside_code(text: str, *, spare_spans: bool) -> str:
+    """Step 1 of :func:`safe_markdown` (``spare_spans``), or step 2."""
     lines = text.split("\n")
-    tokens = _PARSER.parse(text)
     verbatim: set[int] = set()
     spans: dict[int, int] = {}
-    for token in tokens:
+    for token in _PARSER.parse(text):
         if token.map is None:
             continue
         first, last = token.map
@@ -241,24 +252,25 @@ def safe_markdown(text: str) -> str:
         end = spans.get(i, i + 1)
         while any(j in verbatim for j in range(i, end)):
             end -= 1  # never escape code lines, whatever an inline map claims
-        out.extend(_escape_outside_code_spans("\n".join(lines[i:end])).split("\n"))
+        block = "\n".join(lines[i:end])
+        escaped = _escape_outside_code_spans(block) if spare_spans else block.replace("<", "&lt;")
+        out.extend(escaped.split("\n"))
         i = end
-    result = "\n".join(out)
-    if holds_html(result):
-        result = result.replace("<", "&lt;")
-    return _close_open_fence(result) + "\n"
+    return "\n".join(out)
 
 
 def _close_open_fence(text: str) -> str:
-    """``text`` with a top-level fence that runs to its end closed."""
-    line_count = text.count("\n") + 1
+    """``text`` with a top-level fence that runs to its end closed.
+
+    A fence without its closing line always runs to the end (its ``map`` may stop short of
+    trailing blank lines), so any top-level fence not ending in a closing line is that one.
+    """
     lines = text.split("\n")
     for token in _PARSER.parse(text):
         if token.type != "fence" or token.level != 0 or token.map is None:
             continue
         first, last = token.map
-        closed = last - first >= 2 and _is_closing_fence(lines[last - 1], token.markup)
-        if last >= line_count and not closed:
+        if last - first < 2 or not _is_closing_fence(lines[last - 1], token.markup):
             return f"{text}\n{token.markup}"
     return text
 
@@ -272,8 +284,6 @@ def _lines(text: str) -> list[str]:
     if text.endswith("\n"):
         text = text[:-1]
     return text.split("\n") if text else []
-
-
 
 
 def left_out(omitted: int) -> str:
