@@ -12,6 +12,9 @@ Invariants:
   through :func:`escape_text` (they render literally); code and output go in a :func:`fence`
   (nothing inside can end it); messages keep their own Markdown through
   :func:`safe_markdown`, which lets no raw HTML through and closes what they leave open.
+- No control character reaches the output but ``\\n`` and ``\\t``: C0 controls and DEL are
+  shown as their Unicode control pictures (``\\x1b`` as ``␛``), C1 controls as ``�`` — a
+  Markdown file is often read raw in a terminal, where they would act.
 - The only raw HTML in the output is our own ``<details>``/``<summary>``, whose summary is
   HTML-escaped.
 - Long parts follow ``export/clip.py``: more than ``COLLAPSE_LINES`` lines go in a closed
@@ -50,9 +53,23 @@ _RAW_INPUT_LIMIT: Final = 300
 # -- primitives --------------------------------------------------------------------------
 
 
+_VISIBLE: Final = {
+    **{code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A, 0x0D)},
+    0x7F: 0x2421,
+    **dict.fromkeys(range(0x80, 0xA0), 0xFFFD),
+}
+"""Control characters to what shows them harmlessly (see the module invariants)."""
+
+
+def visible(text: str) -> str:
+    """``text`` with its control characters (but tab and line endings) made harmless."""
+    return text.translate(_VISIBLE)
+
+
 def _normalise(text: str) -> str:
-    """Line endings as every Markdown parser reads them (``\\r\\n`` and ``\\r`` are ``\\n``)."""
-    return _LINE_BREAK.sub("\n", text)
+    """Line endings as every Markdown parser reads them (``\\r\\n`` and ``\\r`` are ``\\n``),
+    control characters made visible."""
+    return visible(_LINE_BREAK.sub("\n", text))
 
 
 def _longest_backticks(text: str) -> int:
@@ -73,7 +90,7 @@ def fence(text: str, info: str = "") -> str:
 
 def inline_code(text: str) -> str:
     """``text`` as one code span (line breaks become spaces, as they do inside a span)."""
-    text = _LINE_BREAK.sub(" ", text)
+    text = visible(_LINE_BREAK.sub(" ", text))
     if not text:
         return "` `"
     ticks = "`" * (_longest_backticks(text) + 1)
@@ -99,7 +116,7 @@ def escape_text(text: str) -> str:
     what could be an entity ``&amp;``; a start that could open a block (heading, quote,
     list item, setext underline) is escaped too, so the text may begin a line.
     """
-    text = _LINE_BREAK.sub(" ", text).strip()
+    text = visible(_LINE_BREAK.sub(" ", text)).strip()
     out: list[str] = []
     for i, char in enumerate(text):
         if char in _ESCAPED:
@@ -123,7 +140,7 @@ def details(summary: str, body: str, open: bool = False) -> str:
     The blank lines around the body end our HTML blocks, so GitHub renders the body as
     Markdown; ``body`` must be whole blocks (as every fragment here is).
     """
-    shown = html.escape(_LINE_BREAK.sub(" ", summary), quote=True)
+    shown = html.escape(visible(_LINE_BREAK.sub(" ", summary)), quote=True)
     head = "<details open>" if open else "<details>"
     return f"{head}<summary>{shown}</summary>\n\n{body.strip(chr(10))}\n\n</details>\n"
 
@@ -140,6 +157,11 @@ _PARSER: Final = MarkdownIt("commonmark", {"html": True}).enable(["table", "stri
 """The reading of Markdown used to find code and HTML: CommonMark with GitHub's tables and
 strikethrough, raw HTML on, as GitHub (cmark-gfm) reads it."""
 
+_BLOCKS: Final = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+"""The same reading, blocks only (the inline pass is a good half of the time, and finding
+code blocks does not need it)."""
+_BLOCKS.core.ruler.disable(["inline"])
+
 
 def _tokens(tokens: Iterable[Token]) -> Iterator[Token]:
     for token in tokens:
@@ -148,9 +170,13 @@ def _tokens(tokens: Iterable[Token]) -> Iterator[Token]:
             yield from _tokens(token.children)
 
 
+def _holds_html(tokens: Iterable[Token]) -> bool:
+    return any(t.type in ("html_block", "html_inline") for t in _tokens(tokens))
+
+
 def holds_html(markdown: str) -> bool:
     """Whether ``markdown``, read as GitHub reads it, holds any raw HTML."""
-    return any(t.type in ("html_block", "html_inline") for t in _tokens(_PARSER.parse(markdown)))
+    return _holds_html(_PARSER.parse(markdown))
 
 
 def _escape_outside_code_spans(text: str) -> str:
@@ -218,15 +244,20 @@ def safe_markdown(text: str) -> str:
     Link destinations are left to the renderer: GitHub (as markdown-it) drops
     ``javascript:``, ``vbscript:``, ``file:`` and non-image ``data:`` links.
     """
-    text = _normalise(text).replace("\0", "\ufffd").strip("\n")
+    text = _normalise(text).strip("\n")
     if not text:
         return ""
+    if "<" not in text:  # no HTML without a "<": only the fence check is left
+        return _close_open_fence(text, _BLOCKS.parse(text)) + "\n"
     result = _escape_outside_code(text, spare_spans=True)
-    if holds_html(result):
+    tokens = _PARSER.parse(result)
+    if _holds_html(tokens):
         result = _escape_outside_code(text, spare_spans=False)
-    if holds_html(result):
-        result = result.replace("<", "&lt;")
-    return _close_open_fence(result) + "\n"
+        tokens = _PARSER.parse(result)
+        if _holds_html(tokens):
+            result = result.replace("<", "&lt;")
+            tokens = _BLOCKS.parse(result)
+    return _close_open_fence(result, tokens) + "\n"
 
 
 def _escape_outside_code(text: str, *, spare_spans: bool) -> str:
@@ -234,7 +265,7 @@ def _escape_outside_code(text: str, *, spare_spans: bool) -> str:
     lines = text.split("\n")
     verbatim: set[int] = set()
     spans: dict[int, int] = {}
-    for token in _PARSER.parse(text):
+    for token in _BLOCKS.parse(text):
         if token.map is None:
             continue
         first, last = token.map
@@ -259,14 +290,14 @@ def _escape_outside_code(text: str, *, spare_spans: bool) -> str:
     return "\n".join(out)
 
 
-def _close_open_fence(text: str) -> str:
-    """``text`` with a top-level fence that runs to its end closed.
+def _close_open_fence(text: str, tokens: Iterable[Token]) -> str:
+    """``text`` (read as ``tokens``) with a top-level fence that runs to its end closed.
 
     A fence without its closing line always runs to the end (its ``map`` may stop short of
     trailing blank lines), so any top-level fence not ending in a closing line is that one.
     """
     lines = text.split("\n")
-    for token in _PARSER.parse(text):
+    for token in tokens:
         if token.type != "fence" or token.level != 0 or token.map is None:
             continue
         first, last = token.map

@@ -51,7 +51,7 @@ HOSTILE = [
     "[click](javascript:alert(1))",
     "[ref]: javascript:alert(2)",
     "<javascript:alert(3)>",
-    "\x1b[31mred\x1b[0m",
+    "\x1b[31mred\x1b[0m \x1b]0;title\x07 \x9b2J \x00\x08\x7f",
     "`` ` ``",
     "> ```",
     "- ```",
@@ -87,8 +87,26 @@ def _html(markdown: str) -> list[str]:
     ]
 
 
+def _pictured(text: str) -> str:
+    """Control characters as the export shows them: C0 and DEL as control pictures, C1 as
+    U+FFFD; tab and line endings kept."""
+    return "".join(
+        chr(0x2400 + ord(c))
+        if ord(c) < 0x20 and c not in "\t\n\r"
+        else "\u2421"
+        if c == "\x7f"
+        else "\ufffd"
+        if 0x80 <= ord(c) < 0xA0
+        else c
+        for c in text
+    )
+
+
 def _normalised(text: str) -> str:
-    return re.sub(r"\r\n?", "\n", text).replace("\0", "\ufffd")
+    return _pictured(re.sub(r"\r\n?", "\n", text))
+
+
+CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _fold(name: str) -> CardState:
@@ -151,7 +169,7 @@ def test_inline_code_is_one_span_holding_the_text(text: str) -> None:
     assert [t.type for t in tokens] == ["paragraph_open", "inline", "paragraph_close"]
     children = tokens[1].children or []
     assert [c.type for c in children] == ["text", "code_inline", "text"]
-    assert children[1].content == re.sub(r"\r\n?|\n", " ", text).replace("\0", "\ufffd")
+    assert children[1].content == _pictured(re.sub(r"\r\n?|\n", " ", text))
 
 
 @settings(max_examples=400)
@@ -165,7 +183,7 @@ def test_inline_code_is_one_span_holding_the_text(text: str) -> None:
 @example(text="<!-- x")
 @example(text="&#x41;")
 def test_escaped_text_renders_literally_and_opens_nothing(text: str) -> None:
-    expected = re.sub(r"\r\n?|\n", " ", text).replace("\0", "\ufffd").strip()
+    expected = _pictured(re.sub(r"\r\n?|\n", " ", text)).strip()
     tokens = GITHUB.parse(escape_text(text))
     if not expected:
         assert tokens == []
@@ -180,6 +198,14 @@ def test_escaped_text_stays_readable() -> None:
     assert escape_text("src/app.py: a -> b") == "src/app.py: a -> b"
     assert escape_text("<b> & &amp;") == "&lt;b> & &amp;amp;"
     assert escape_text("1. __init__.py\nnext") == "1\\. \\_\\_init\\_\\_.py next"
+
+
+def test_control_characters_are_shown_never_sent() -> None:
+    assert fence("a\x1b[2Jb\x9b\x00\tc") == "```\na␛[2Jb\ufffd␀\tc\n```\n"
+    assert inline_code("\x07") == "`␇`"
+    assert escape_text("\x1b]0;t\x07 x\x7f") == "␛\\]0;t␇ x␡"
+    assert details("\x1b", "b").startswith("<details><summary>␛</summary>")
+    assert safe_markdown("\x1b[1mhi\x1b[0m") == "␛[1mhi␛[0m\n"
 
 
 def test_details_escapes_its_summary_and_leaves_blank_lines_for_markdown() -> None:
@@ -240,6 +266,7 @@ def test_each_hostile_line_is_contained_in_every_fragment(line: str) -> None:
     ]
     for fragment in fragments:
         assert _html(fragment) in ([], ["<details><summary>Thought</summary>", "</details>"])
+        assert CONTROLS.search(fragment) is None, fragment
         _assert_contained(fragment)
 
 
