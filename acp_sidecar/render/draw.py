@@ -284,10 +284,10 @@ def draw_plan(entries: Iterable[Mapping[str, Any]]) -> RenderableType:
     return Group(*lines)
 
 
-def draw_commands(commands: Iterable[Mapping[str, Any]]) -> RenderableType:
+def draw_commands(names: Iterable[str]) -> RenderableType:
     """The available slash commands, briefly."""
-    names = [f"/{name}" for c in commands if (name := as_str(c.get("name")))]
-    return note("commands: " + (" ".join(names) if names else "(none)"))
+    shown = [f"/{name}" for name in names if name]
+    return note("commands: " + (" ".join(shown) if shown else "(none)"))
 
 
 def draw_mode(mode_id: str) -> RenderableType:

@@ -1,0 +1,104 @@
+"""What both export formats share: the walk from entries to final blocks, times, the tally.
+
+Invariants: :func:`walk` yields each block once, in transcript order, as soon as it is final
+(:class:`~acp_sidecar.render.blocks.BlockFold`), so a writer holds one block at a time; the
+:class:`Tally` it fills is complete when the walk ends. Times are shown in UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Final
+
+import attrs
+
+from acp_sidecar.export.source import Timed
+from acp_sidecar.render.blocks import Block, BlockFold, CardBlock, MessageBlock
+
+ANSWERS: Final[Mapping[str, str]] = {
+    "allow_once": "allowed once",
+    "allow_always": "allowed always",
+    "reject_once": "rejected once",
+    "reject_always": "rejected always",
+    "cancelled": "cancelled",
+}
+"""How a permission answer reads in a transcript."""
+
+
+@attrs.define
+class Tally:
+    """Counts over the blocks walked (for the heading)."""
+
+    prompts: int = 0
+    calls: int = 0
+    failed: int = 0
+
+    def count(self, block: Block) -> None:
+        """Count ``block``."""
+        if isinstance(block, CardBlock):
+            self.calls += 1
+            self.failed += block.card.status == "failed"
+        elif isinstance(block, MessageBlock) and block.role == "user":
+            self.prompts += 1
+
+
+def walk(entries: Iterable[Timed], tally: Tally) -> Iterator[Block]:
+    """The final blocks of ``entries`` in order, counted into ``tally``."""
+    fold = BlockFold()
+    for entry in entries:
+        item = entry.item
+        ready = (
+            fold.feed(item, entry.at) if isinstance(item, Mapping) else fold.event(item, entry.at)
+        )
+        for block in ready:
+            tally.count(block)
+            yield block
+    for block in fold.finish():
+        tally.count(block)
+        yield block
+
+
+def utc(moment: datetime) -> datetime:
+    """``moment`` in UTC (a naive time is taken as UTC)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def full_time(moment: datetime) -> str:
+    """``2026-12-01 13:09:35 UTC``."""
+    return utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+class Clock:
+    """Short entry times: ``13:09:35``, with the date whenever the day changes."""
+
+    def __init__(self) -> None:
+        self._day: str | None = None
+
+    def label(self, moment: datetime) -> str:
+        """The label for an entry at ``moment``."""
+        at = utc(moment)
+        day = at.strftime("%Y-%m-%d")
+        clock = at.strftime("%H:%M:%S")
+        if day == self._day:
+            return clock
+        self._day = day
+        return f"{day} {clock}"
+
+
+def answer_text(answer: str, remembered: bool) -> str:
+    """``allowed once``, ``rejected always (remembered)``, …"""
+    text = ANSWERS.get(answer, answer)
+    return f"{text} (remembered)" if remembered else text
+
+
+def usage_text(
+    prompt_tokens: int, context_window: int | None, cost: float | None, currency: str | None
+) -> str:
+    """``12,345 of 128,000 tokens in context · 0.0312 USD so far``."""
+    context = f"{prompt_tokens:,} tokens in context"
+    if context_window:
+        context = f"{prompt_tokens:,} of {context_window:,} tokens in context"
+    if cost is None:
+        return context
+    return f"{context} · {cost:.4g} {currency or ''} so far".replace("  ", " ").strip()

@@ -1,0 +1,295 @@
+"""Folding a ``session/update`` stream into the blocks a transcript shows, as plain data.
+
+Every view of a transcript — the terminal (:mod:`acp_sidecar.render.transcript`), the HTML
+page and the Markdown file (:mod:`acp_sidecar.export`) — draws these blocks, so they agree on
+what a session held and in which order.
+
+Invariants:
+- The input is the wire JSON a client receives — ``session/update`` params
+  (``{"sessionId", "update": {"sessionUpdate": …}}``) or bare ``update`` objects — plus, for
+  exports, :data:`Event` values the stream does not carry (mode and model switches, permission
+  decisions). Nothing in it can make the fold raise: malformed updates are skipped (logged at
+  debug level).
+- Blocks come out in the order their first update arrived, as in the editor: a card sits where
+  its ``tool_call`` came, in its final state. A block comes out once it can no longer change —
+  a message or plan when another block follows it, a card when it is ``completed`` or
+  ``failed`` — and everything after an unfinished card waits for it, so memory holds only the
+  blocks since the oldest running card. :meth:`BlockFold.finish` releases the rest as it
+  stands.
+- Consecutive chunks of one role and one ``messageId`` (or none) form one message.
+- A block's ``at`` is the time of its first update when the caller gave one (``None``
+  otherwise).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import Any, Literal, TypeAlias, assert_never
+
+import attrs
+
+from acp_sidecar.render.fold import CardState, apply_tool_update, as_mapping, as_str
+
+logger = logging.getLogger(__name__)
+
+Role: TypeAlias = Literal["user", "agent", "thought"]
+
+_CHUNK_ROLES: dict[str, Role] = {
+    "user_message_chunk": "user",
+    "agent_message_chunk": "agent",
+    "agent_thought_chunk": "thought",
+}
+
+
+# -- events the update stream does not carry -----------------------------------------------
+
+
+@attrs.frozen
+class ModeSwitched:
+    """The session switched mode."""
+
+    mode_id: str
+
+
+@attrs.frozen
+class OptionChanged:
+    """The user changed a session config option (``model``, ``reasoning_effort``)."""
+
+    config_id: str
+    value: str
+
+
+@attrs.frozen
+class PermissionDecided:
+    """How a tool call's permission was decided: ``answer`` is the option chosen
+    (``allow_once``, ``allow_always``, ``reject_once``, ``reject_always``) or ``cancelled``;
+    ``remembered`` when an earlier "always" answer decided it without asking."""
+
+    call_id: str
+    tool: str
+    answer: str
+    remembered: bool = False
+
+    @property
+    def allowed(self) -> bool:
+        """Whether the call was allowed to run."""
+        return self.answer in ("allow_once", "allow_always")
+
+
+@attrs.frozen
+class TurnEnded:
+    """A prompt turn ended otherwise than ``end_turn`` (``cancelled``, ``refusal``, …)."""
+
+    reason: str
+
+
+Event: TypeAlias = ModeSwitched | OptionChanged | PermissionDecided | TurnEnded
+"""The closed union of things a transcript shows that are not ``session/update``\\ s."""
+
+
+# -- blocks ----------------------------------------------------------------------------------
+
+
+@attrs.define
+class MessageBlock:
+    """Consecutive message chunks of one role (``blocks``: ACP content-block JSON)."""
+
+    role: Role
+    message_id: str | None
+    blocks: list[Mapping[str, Any]] = attrs.Factory(list)
+    at: datetime | None = None
+
+
+@attrs.define
+class CardBlock:
+    """A tool-call card being folded."""
+
+    card: CardState
+    at: datetime | None = None
+
+
+@attrs.define
+class PlanBlock:
+    """The agent's plan (consecutive plan updates replace it)."""
+
+    entries: list[Mapping[str, Any]]
+    at: datetime | None = None
+
+
+@attrs.frozen
+class ModeBlock:
+    """A ``current_mode_update``."""
+
+    mode_id: str
+    at: datetime | None = None
+
+
+@attrs.frozen
+class CommandsBlock:
+    """An ``available_commands_update``: the commands' names."""
+
+    names: tuple[str, ...]
+    at: datetime | None = None
+
+
+@attrs.frozen
+class EventBlock:
+    """An :data:`Event`."""
+
+    event: Event
+    at: datetime | None = None
+
+
+Block: TypeAlias = (
+    MessageBlock | CardBlock | PlanBlock | ModeBlock | CommandsBlock | EventBlock
+)
+"""The closed union of transcript blocks."""
+
+
+def update_of(params: object) -> Mapping[str, Any] | None:
+    """The ``update`` object of ``session/update`` params, or a bare update; else ``None``."""
+    mapping = as_mapping(params)
+    if mapping is None:
+        return None
+    inner = as_mapping(mapping.get("update"))
+    if inner is not None:
+        return inner
+    return mapping if "sessionUpdate" in mapping else None
+
+
+class BlockFold:
+    """Folds updates and events into blocks, releasing each once it is final (see the module
+    invariants): every method returns the blocks that became ready, in order."""
+
+    def __init__(self) -> None:
+        self._queue: deque[Block] = deque()
+        self._open_cards: dict[str, CardBlock] = {}
+        self._released_cards: set[str] = set()
+
+    def feed(self, params: Mapping[str, Any], at: datetime | None = None) -> list[Block]:
+        """Take one ``session/update`` notification's params (or a bare update)."""
+        update = update_of(params)
+        tag = None if update is None else as_str(update.get("sessionUpdate"))
+        if update is None or tag is None:
+            logger.debug("transcript: skipped a malformed update %r", params)
+            return []
+        if (role := _CHUNK_ROLES.get(tag)) is not None:
+            content = as_mapping(update.get("content"))
+            if content is not None:
+                self._chunk(role, as_str(update.get("messageId")), content, at)
+        elif tag in ("tool_call", "tool_call_update"):
+            self._tool(tag, update, at)
+        elif tag == "plan":
+            entries = update.get("entries")
+            items = (
+                [e for e in entries if isinstance(e, Mapping)] if isinstance(entries, list) else []
+            )
+            tail = self._queue[-1] if self._queue else None
+            if isinstance(tail, PlanBlock):
+                tail.entries = items
+            else:
+                self._queue.append(PlanBlock(items, at))
+        elif tag == "available_commands_update":
+            commands = update.get("availableCommands")
+            listed = commands if isinstance(commands, list) else []
+            names = tuple(
+                name
+                for c in listed
+                if isinstance(c, Mapping) and (name := as_str(c.get("name"))) is not None
+            )
+            self._queue.append(CommandsBlock(names, at))
+        elif tag == "current_mode_update":
+            mode = as_str(update.get("currentModeId"))
+            if mode is not None:
+                self._queue.append(ModeBlock(mode, at))
+        else:
+            logger.debug("transcript: skipped an update it does not fold: %s", tag)
+        return self._ready()
+
+    def event(self, event: Event, at: datetime | None = None) -> list[Block]:
+        """Take an :data:`Event` (something the stream itself does not carry)."""
+        self._queue.append(EventBlock(event, at))
+        return self._ready()
+
+    def user_prompt(
+        self, content: Iterable[Mapping[str, Any]], at: datetime | None = None
+    ) -> list[Block]:
+        """A prompt the client itself sent (live, the agent does not echo it)."""
+        blocks = [b for b in content if isinstance(b, Mapping)]
+        self._queue.append(MessageBlock("user", None, blocks, at))
+        return self._ready()
+
+    def stop(self, reason: str, at: datetime | None = None) -> list[Block]:
+        """A turn ended with ``reason``: a :class:`TurnEnded` event unless it is ``end_turn``."""
+        return [] if reason == "end_turn" else self.event(TurnEnded(reason), at)
+
+    def finish(self) -> list[Block]:
+        """Every block still held, unfinished cards as they stand."""
+        out = list(self._queue)
+        self._queue.clear()
+        for block in out:
+            self._release(block)
+        return out
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _chunk(
+        self, role: Role, message_id: str | None, content: Mapping[str, Any], at: datetime | None
+    ) -> None:
+        tail = self._queue[-1] if self._queue else None
+        if isinstance(tail, MessageBlock) and tail.role == role and tail.message_id == message_id:
+            tail.blocks.append(content)
+        else:
+            self._queue.append(MessageBlock(role, message_id, [content], at))
+
+    def _tool(self, tag: str, update: Mapping[str, Any], at: datetime | None) -> None:
+        call_id = as_str(update.get("toolCallId"))
+        if call_id is None:
+            logger.debug("transcript: skipped a %s without a toolCallId", tag)
+            return
+        block = self._open_cards.get(call_id)
+        if block is None:
+            if tag == "tool_call_update" and call_id in self._released_cards:
+                logger.debug("transcript: card %s changed after it was released", call_id)
+                return
+            block = self._open_cards[call_id] = CardBlock(CardState(call_id), at)
+            self._queue.append(block)
+        apply_tool_update(block.card, update)
+
+    @staticmethod
+    def _final(block: Block, is_tail: bool) -> bool:
+        match block:
+            case MessageBlock() | PlanBlock():
+                return not is_tail
+            case CardBlock():
+                return block.card.finished
+            case ModeBlock() | CommandsBlock() | EventBlock():
+                return True
+            case _:
+                assert_never(block)
+
+    def _release(self, block: Block) -> None:
+        if isinstance(block, CardBlock):
+            call_id = block.card.tool_call_id
+            self._open_cards.pop(call_id, None)
+            self._released_cards.add(call_id)
+
+    def _ready(self) -> list[Block]:
+        out: list[Block] = []
+        queue = self._queue
+        while queue and self._final(queue[0], len(queue) == 1):
+            block = queue.popleft()
+            self._release(block)
+            out.append(block)
+        return out
+
+
+def fold_blocks(updates: Iterable[Mapping[str, Any]]) -> Iterator[Block]:
+    """The blocks of a whole stream of ``session/update`` params, in order."""
+    fold = BlockFold()
+    for params in updates:
+        yield from fold.feed(params)
+    yield from fold.finish()

@@ -1,0 +1,116 @@
+"""The fold of an update stream into blocks: order, coalescing, times, events, odd input."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from acp_sidecar.render.blocks import (
+    BlockFold,
+    CardBlock,
+    CommandsBlock,
+    EventBlock,
+    MessageBlock,
+    ModeBlock,
+    ModeSwitched,
+    PermissionDecided,
+    PlanBlock,
+    TurnEnded,
+    fold_blocks,
+)
+
+T0 = datetime(2026, 12, 1, 9, 0, 0, tzinfo=UTC)
+T1 = datetime(2026, 12, 1, 9, 0, 5, tzinfo=UTC)
+
+
+def _chunk(kind: str, text: str, **extra: Any) -> dict[str, Any]:
+    return {"sessionUpdate": kind, "content": {"type": "text", "text": text}, **extra}
+
+
+def _call(call_id: str, status: str = "pending", **extra: Any) -> dict[str, Any]:
+    return {
+        "sessionUpdate": "tool_call",
+        "toolCallId": call_id,
+        "title": call_id,
+        "status": status,
+        **extra,
+    }
+
+
+def _done(call_id: str, status: str = "completed") -> dict[str, Any]:
+    return {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": status}
+
+
+def test_a_message_is_released_when_another_block_follows_and_keeps_its_first_time() -> None:
+    fold = BlockFold()
+    assert fold.feed(_chunk("agent_message_chunk", "Hel"), T0) == []
+    assert fold.feed(_chunk("agent_message_chunk", "lo"), T1) == []
+    (message,) = fold.feed(_call("c1"), T1)
+    assert isinstance(message, MessageBlock)
+    assert message.role == "agent" and message.at == T0
+    assert [b["text"] for b in message.blocks] == ["Hel", "lo"]
+
+
+def test_blocks_after_a_running_card_wait_for_it_and_keep_their_order() -> None:
+    fold = BlockFold()
+    fold.feed(_call("c1"), T0)
+    fold.feed(_call("c2"), T0)
+    assert fold.feed(_done("c2"), T1) == []  # c1 still runs: nothing may overtake it
+    released = fold.feed(_done("c1", "failed"), T1)
+    assert [b.card.tool_call_id for b in released if isinstance(b, CardBlock)] == ["c1", "c2"]
+    assert [b.card.status for b in released if isinstance(b, CardBlock)] == ["failed", "completed"]
+    assert all(b.at == T0 for b in released)
+
+
+def test_events_take_their_place_in_the_stream() -> None:
+    fold = BlockFold()
+    fold.feed(_call("c1"), T0)
+    assert fold.event(PermissionDecided("c1", "write", "allow_once"), T0) == []
+    released = fold.feed(_done("c1"), T1) + fold.event(ModeSwitched("code"), T1)
+    assert [type(b) for b in released] == [CardBlock, EventBlock, EventBlock]
+    decided = released[1]
+    assert isinstance(decided, EventBlock) and isinstance(decided.event, PermissionDecided)
+    assert decided.event.allowed and not PermissionDecided("c", "t", "reject_once").allowed
+
+
+def test_a_turn_that_ended_normally_adds_nothing_and_others_say_why() -> None:
+    fold = BlockFold()
+    assert fold.stop("end_turn") == []
+    (stopped,) = fold.stop("cancelled", T0)
+    assert stopped == EventBlock(TurnEnded("cancelled"), T0)
+
+
+def test_plans_replace_each_other_and_other_updates_become_blocks() -> None:
+    entries = [{"content": "a", "status": "pending"}]
+    blocks = list(
+        fold_blocks(
+            [
+                {"sessionUpdate": "plan", "entries": [{"content": "old"}]},
+                {"sessionUpdate": "plan", "entries": entries},
+                {"sessionUpdate": "current_mode_update", "currentModeId": "code"},
+                {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": [{"name": "run"}, {"nope": 1}, "x"],
+                },
+            ]
+        )
+    )
+    assert blocks == [PlanBlock(entries), ModeBlock("code"), CommandsBlock(("run",))]
+
+
+def test_odd_input_is_skipped_and_finish_releases_unfinished_cards() -> None:
+    fold = BlockFold()
+    for odd in (
+        {},
+        {"update": 3},
+        {"sessionUpdate": 7},
+        {"sessionUpdate": "tool_call"},
+        {"sessionUpdate": "usage_update", "used": 1},
+        _chunk("user_message_chunk", "x") | {"content": "not an object"},
+    ):
+        assert fold.feed(odd) == []
+    fold.feed({"sessionId": "s", "update": _call("c9", "in_progress")})
+    (card,) = fold.finish()
+    assert isinstance(card, CardBlock) and card.card.status == "in_progress"
+    # A card already released is not reopened by a late update.
+    assert fold.feed(_done("c9")) == [] and fold.finish() == []
