@@ -29,12 +29,13 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from acp_sidecar.export.clip import COLLAPSE_LINES, HEAD_LINES, TAIL_LINES, clip_lines
+from acp_sidecar.render.blocks import Role
 from acp_sidecar.render.draw import (
     STATUS_MARKERS,
     block_text,
@@ -471,8 +472,6 @@ def card_markdown(card: CardState, cwd: str | None) -> str:
 
 # -- messages and plans ------------------------------------------------------------------
 
-_ROLES: Final = {"user": "User", "agent": "Agent"}
-
 
 def _message_body(blocks: Iterable[Mapping[str, Any]]) -> str:
     """Consecutive text blocks joined and kept as Markdown; other blocks as notes."""
@@ -492,10 +491,19 @@ def _message_body(blocks: Iterable[Mapping[str, Any]]) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def message_markdown(role: str, blocks: Iterable[Mapping[str, Any]]) -> str:
+def message_markdown(role: Role, blocks: Iterable[Mapping[str, Any]]) -> str:
     """A user or agent message: a bold role line, then the message's own Markdown (made
-    safe); images, resources and links are named, never loaded."""
-    label = _ROLES.get(role) or escape_text(role) or "?"
+    safe); images, resources and links are named, never loaded. A thought is
+    :func:`thought_markdown`."""
+    match role:
+        case "user":
+            label = "User"
+        case "agent":
+            label = "Agent"
+        case "thought":
+            return thought_markdown(blocks)
+        case _:
+            assert_never(role)
     body = _message_body(blocks)
     return f"**{label}**\n" + (f"\n{body}" if body else "")
 

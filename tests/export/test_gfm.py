@@ -340,6 +340,8 @@ def test_message_joins_text_blocks_and_names_the_rest() -> None:
         "*\\[link x &lt;https://e.example/x>\\]*\n\nDone.\n"
     )
     assert message_markdown("user", []) == "**User**\n"
+    thought = [{"type": "text", "text": "hmm"}]
+    assert message_markdown("thought", thought) == thought_markdown(thought)
 
 
 def test_thought_is_a_closed_details() -> None:
