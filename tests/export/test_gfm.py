@@ -532,3 +532,38 @@ def test_a_long_diff_is_clipped_the_same_way() -> None:
     # 3 header lines and every old line removed.
     assert "*… 3 lines left out …*" in out
     assert f"show all ({HEAD_LINES + TAIL_LINES + 3} lines)" in out
+
+
+# -- the recorded session ----------------------------------------------------------------
+
+
+def test_every_block_of_the_recorded_session_is_drawn_and_contained() -> None:
+    from acp_sidecar.agent.toolset import ToolsProvider
+    from acp_sidecar.export.document import Tally, walk
+    from acp_sidecar.export.source import StoredSession
+    from acp_sidecar.render.blocks import CardBlock, MessageBlock, PlanBlock
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "export" / "recorded.jsonl"
+    drawn: list[str] = []
+    cards: list[CardState] = []
+    with StoredSession(fixture, ToolsProvider().registry.get) as session:
+        cwd = session.heading.cwd
+        for block in walk(session.entries(), Tally()):
+            if isinstance(block, CardBlock):
+                cards.append(block.card)
+                drawn.append(card_markdown(block.card, cwd))
+            elif isinstance(block, MessageBlock):
+                drawn.append(message_markdown(block.role, block.blocks))
+            elif isinstance(block, PlanBlock):
+                drawn.append(plan_markdown(block.entries))
+    assert len(cards) >= 5 and any(d.startswith("**User**") for d in drawn)
+    for fragment in drawn:
+        _assert_contained(fragment)
+    doc = "\n".join(drawn)
+    assert "<summary>show all (400 lines)</summary>" in doc  # `seq 1 400`
+    assert "\n*… 100 lines left out …*\n" in doc
+    infos = [t.info for t in GITHUB.parse(doc) if t.type == "fence"]
+    diffs = sum(item.get("type") == "diff" for card in cards for item in card.content)
+    assert diffs >= 2 and infos.count("diff") == diffs
+    assert "python" in infos and "console" in infos
+    assert any(t.type == "table_open" for t in GITHUB.parse(doc))  # the agent's own table
