@@ -37,6 +37,7 @@ _FLAGS: Final = (
     ("strike", "a-s"),
 )
 
+
 def _colour(color: Color | None, prefix: str, prop: str) -> tuple[str | None, str | None]:
     """The class or inline declaration for one colour; ``(None, None)`` for the default."""
     if color is None or color.type == ColorType.DEFAULT:
