@@ -32,7 +32,7 @@ SUFFIXES: dict[Format, str] = {"html": ".html", "markdown": ".md"}
 def default_output(session_id: str, fmt: Format) -> Path:
     """Where an export goes when no ``OUT`` is named."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id).lstrip(".")
-    return Path(safe or "session").with_suffix(SUFFIXES[fmt])
+    return Path((safe or "session") + SUFFIXES[fmt])
 
 
 def _writer(fmt: Format) -> Callable[[StoredSession, TextIO], None]:
