@@ -249,6 +249,8 @@ def safe_markdown(text: str) -> str:
     if not text:
         return ""
     if "<" not in text:  # no HTML without a "<": only the fence check is left
+        if "`" not in text and "~" not in text:  # and no fence without one of these
+            return text + "\n"
         return _close_open_fence(text, _BLOCKS.parse(text)) + "\n"
     result = _escape_outside_code(text, spare_spans=True)
     tokens = _PARSER.parse(result)

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from acp_sidecar.export import escape
 from acp_sidecar.export.ansi import ansi_html
@@ -717,3 +719,31 @@ def test_long_markdown_tool_text_keeps_its_head_as_markdown_and_its_tail_verbati
     assert head.one("code").text().split("\n")[:2] == ["<0>", "<1>"]
     assert more.one("div.clipped").text() == f"… {503 - HEAD_LINES - TAIL_LINES} lines left out …"
     assert tail.text().endswith("<499>\n```\n**done**") and not tail.all("strong")
+
+
+# -- plain prose skips the parser, with the parser's own output -----------------------------
+
+_PROSE = st.lists(
+    st.sampled_from([*list("ab zé.,:;'\"?%/@$1\n"), "\n\n", "  ", "日本", "\n ", " \n"]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(source=_PROSE, breaks=st.booleans())
+def test_plain_prose_renders_as_markdown_it_renders_it(source: str, breaks: bool) -> None:
+    from acp_sidecar.export.markup import _AGENT, _USER, plain_paragraphs
+
+    plain = plain_paragraphs(source, breaks=breaks)
+    if plain is not None:
+        assert plain == (_USER if breaks else _AGENT).render(source)
+
+
+def test_the_fast_path_takes_prose_and_leaves_markup_to_the_parser() -> None:
+    from acp_sidecar.export.markup import plain_paragraphs
+
+    assert plain_paragraphs("Done: it works.\n\nSee you", breaks=False) == (
+        "<p>Done: it works.</p>\n<p>See you</p>\n"
+    )
+    for markup in ("*a*", "1. a", "a  \nb", " a", "a\n===", "<b>", "a & b", "`x`", "[a](b)"):
+        assert plain_paragraphs(markup, breaks=False) is None, markup
