@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from acp_sidecar.agent.driver import DriverFactory
     from acp_sidecar.agent.toolset import ToolsProvider
+    from acp_sidecar.bridge.translate import ToolLookup
     from acp_sidecar.server.app import AcpServer
     from acp_sidecar.store import SessionStore
 
@@ -108,15 +109,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="show a stored session's transcript as the editor drew it",
         description=(
             "Render a stored session in the terminal: messages, and each tool card as the "
-            "editor showed it (diffs, terminals with their exit status, text)."
+            "editor showed it (diffs, terminals with their exit status, text). With --html "
+            "or --markdown, write it as a page or a Markdown file to share instead: "
+            "acp-sidecar replay SESSION --html transcript.html"
         ),
         parents=[common_sub],
     )
     replay.add_argument("session", metavar="SESSION_ID_OR_PATH", help="a session id or a log file")
-    replay.add_argument(
+    formats = replay.add_mutually_exclusive_group()
+    formats.add_argument(
         "--json",
         action="store_true",
         help="print the exact NDJSON session/update stream that session/load sends instead",
+    )
+    formats.add_argument(
+        "--html",
+        nargs="?",
+        const="",
+        metavar="OUT",
+        help="write the transcript as one self-contained HTML page to share (OUT: a file or "
+        "directory, - for stdout; default SESSION_ID.html here)",
+    )
+    formats.add_argument(
+        "--markdown",
+        nargs="?",
+        const="",
+        metavar="OUT",
+        help="write the transcript as GitHub Markdown (OUT as for --html; default "
+        "SESSION_ID.md here)",
     )
     replay.add_argument(
         "--terminal-output",
@@ -643,6 +663,29 @@ def run_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_export(args: argparse.Namespace, store: SessionStore, lookup: ToolLookup) -> int:
+    """``acp-sidecar replay SESSION --html|--markdown [OUT]``: a transcript to share."""
+    from acp_sidecar.export.command import Format, write_export
+    from acp_sidecar.export.source import StoredSession
+    from acp_sidecar.store import StoreError
+
+    fmt: Format = "html" if args.html is not None else "markdown"
+    out: str = args.html if args.html is not None else args.markdown
+    try:
+        path = store.locate(args.session)
+        with StoredSession(path, lookup, terminal_output=args.terminal_output) as session:
+            written = write_export(session, fmt, out)
+    except StoreError as exc:
+        return _report(str(exc))
+    except BrokenPipeError:
+        return 0  # the reader of stdout went away (``| head``): nothing more to say
+    except OSError as exc:
+        return _report(f"cannot write the {fmt} export: {exc}")
+    if written is not None:
+        sys.stderr.write(f"wrote {written}\n")
+    return 0
+
+
 def run_replay(args: argparse.Namespace) -> int:
     """``acp-sidecar replay``: a stored session as the editor drew it (or its NDJSON)."""
     import json
@@ -653,6 +696,8 @@ def run_replay(args: argparse.Namespace) -> int:
 
     store = SessionStore(args.store)
     lookup = tools_provider(args).registry.get
+    if args.html is not None or args.markdown is not None:
+        return run_export(args, store, lookup)
     try:
         path = store.locate(args.session)
         with SessionLog(path) as log:

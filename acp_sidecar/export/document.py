@@ -86,6 +86,13 @@ class Clock:
         return f"{day} {clock}"
 
 
+def display_title(title: str | None) -> str:
+    """A session's title for a heading: its first prompt's text (as listings shorten it)
+    without a leading Markdown heading marker; ``Untitled session`` when it has none."""
+    shown = (title or "").strip().lstrip("#").strip()
+    return shown or "Untitled session"
+
+
 def answer_text(answer: str, remembered: bool) -> str:
     """``allowed once``, ``rejected always (remembered)``, …"""
     text = ANSWERS.get(answer, answer)

@@ -130,9 +130,14 @@ def draw_thought(blocks: Iterable[Mapping[str, Any]]) -> RenderableType:
 # -- cards -------------------------------------------------------------------------------
 
 
+def holds_fence(text: str) -> bool:
+    """Whether a card's text holds a fenced block (then it is shown as Markdown)."""
+    return "```" in text and any(line.lstrip().startswith("```") for line in text.splitlines())
+
+
 def tool_text(text: str) -> RenderableType:
     """A card's text: verbatim, unless it holds a fenced block (then Markdown, as editors do)."""
-    if any(line.lstrip().startswith("```") for line in text.splitlines()):
+    if holds_fence(text):
         return Markdown(text, code_theme=CODE_THEME)
     return Text(text.rstrip("\n"))
 

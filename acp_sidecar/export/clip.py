@@ -1,0 +1,81 @@
+"""Bounding long text for an export: the one place both formats decide what is left out.
+
+Invariants:
+- A text's lines are what ``"\\n"`` separates, after one trailing newline is dropped (a
+  terminal's ``"ok\\n"`` is one line). :func:`line_count` and :func:`clip_lines` count alike.
+- :func:`clip_lines` never loses count: ``omitted`` is exactly the number of lines between
+  ``head`` and ``tail``; a line longer than :data:`LINE_CHARS` keeps its start and says how many
+  characters it left out, so one absurd line cannot make a page heavy either.
+- Both writers use the same constants: a body longer than :data:`COLLAPSE_LINES` lines is
+  collapsed behind a "show all", one longer than ``HEAD_LINES + TAIL_LINES`` keeps its head and
+  its tail.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+COLLAPSE_LINES: Final = 20
+"""Bodies with more lines than this are collapsed (a closed ``<details>``)."""
+
+HEAD_LINES: Final = 200
+"""Lines kept from the start of a body too long to keep whole."""
+
+TAIL_LINES: Final = 100
+"""Lines kept from the end of a body too long to keep whole."""
+
+LINE_CHARS: Final = 2000
+"""Characters kept of one line; the rest is replaced by a count."""
+
+
+@attrs.frozen
+class Clipped:
+    """A text with possibly some lines left out between ``head`` and ``tail``."""
+
+    head: str
+    """The first lines (the whole text when nothing was left out)."""
+    tail: str
+    """The last lines (empty when nothing was left out)."""
+    omitted: int
+    """How many lines were left out between them; 0 when none."""
+
+
+def line_count(text: str) -> int:
+    """The number of lines in ``text`` (see the module invariants); 0 for ``""``."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def clip_line(line: str) -> str:
+    """``line``, or its first :data:`LINE_CHARS` characters and a count of the rest."""
+    if len(line) <= LINE_CHARS:
+        return line
+    return f"{line[:LINE_CHARS]} … ({len(line) - LINE_CHARS} characters left out)"
+
+
+def _bounded(lines: list[str]) -> str:
+    return "\n".join(clip_line(line) if len(line) > LINE_CHARS else line for line in lines)
+
+
+def clip_lines(text: str, *, head: int, tail: int) -> Clipped:
+    """``text`` kept whole when it has at most ``head + tail`` lines, else its first ``head``
+    and last ``tail`` lines; each line bounded by :data:`LINE_CHARS`."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    count = line_count(text)
+    if count <= head + tail:
+        if len(text) <= LINE_CHARS:  # the common case: nothing to split
+            return Clipped(text, "", 0)
+        lines = text.split("\n")
+        if max(map(len, lines)) <= LINE_CHARS:
+            return Clipped(text, "", 0)
+        return Clipped(_bounded(lines), "", 0)
+    lines = text.split("\n")
+    return Clipped(
+        _bounded(lines[:head]),
+        _bounded(lines[len(lines) - tail :]) if tail else "",
+        count - head - tail,
+    )

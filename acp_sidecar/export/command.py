@@ -1,0 +1,88 @@
+"""``acp-sidecar replay SESSION --html [OUT]`` / ``--markdown [OUT]``: write the export.
+
+Invariants:
+- ``OUT`` ``-`` is stdout; no ``OUT`` is ``<session id>.html`` / ``.md`` in the current
+  directory, and a directory as ``OUT`` gets that name inside it. The path written is
+  reported on stderr (stdout stays the document's alone).
+- A file is written atomically: to a temporary file beside it, then renamed over it, so a
+  failed export (a full disk, an unreadable log) leaves any earlier file intact and no
+  partial one. It gets the permissions a new file of the user's would (umask), not the
+  temporary file's 0600.
+- Output is UTF-8; a lone surrogate a log's JSON held is written as U+FFFD rather than
+  failing the export.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal, TextIO, TypeAlias
+
+from acp_sidecar.export.source import StoredSession
+
+Format: TypeAlias = Literal["html", "markdown"]
+
+SUFFIXES: dict[Format, str] = {"html": ".html", "markdown": ".md"}
+
+
+def default_output(session_id: str, fmt: Format) -> Path:
+    """Where an export goes when no ``OUT`` is named."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id).lstrip(".")
+    return Path((safe or "session") + SUFFIXES[fmt])
+
+
+def _writer(fmt: Format) -> Callable[[StoredSession, TextIO], None]:
+    from acp_sidecar import __version__
+
+    generator = f"acp-sidecar {__version__}"
+    if fmt == "html":
+        from acp_sidecar.export.html import write_html
+
+        return lambda session, out: write_html(session, out, generator=generator)
+    from acp_sidecar.export.markdown import write_markdown
+
+    return lambda session, out: write_markdown(session, out, generator=generator)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_export(session: StoredSession, fmt: Format, out: str) -> Path | None:
+    """Write ``session`` as ``fmt`` to ``out`` (see the module invariants): the path written,
+    or ``None`` for stdout.
+
+    Raises:
+        OSError: the file could not be written (nothing was left behind).
+    """
+    write = _writer(fmt)
+    if out == "-":
+        stream = io.TextIOWrapper(
+            sys.stdout.buffer, encoding="utf-8", errors="replace", newline="\n"
+        )
+        try:
+            write(session, stream)
+            stream.flush()
+        finally:
+            stream.detach()
+        return None
+    target = Path(out) if out else default_output(session.heading.session_id, fmt)
+    if out and target.is_dir():
+        target = target / default_output(session.heading.session_id, fmt)
+    directory = target.parent
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with open(fd, "w", encoding="utf-8", errors="replace", newline="\n") as handle:
+            write(session, handle)
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target

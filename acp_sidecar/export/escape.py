@@ -1,0 +1,58 @@
+"""Untrusted text to HTML text: the one escaping every export fragment goes through.
+
+Invariant: the result holds no markup from the input (``&``, ``<``, ``>``, ``"`` and ``'``
+escaped, so it is safe in element text and in quoted attribute values) and no raw control
+character but ``\\n`` and ``\\t``: C0/C1 controls and DEL are shown in caret notation
+(``^[``) in a ``<span class="ctl">``, and a lone surrogate (which could not even be written as
+UTF-8) becomes U+FFFD.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Final
+
+_UNSAFE: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _caret(char: str) -> str:
+    code = ord(char)
+    if code >= 0xD800:
+        return "\ufffd"
+    if code >= 0x80:
+        return f'<span class="ctl">\\x{code:02x}</span>'
+    return f'<span class="ctl">^{chr(code ^ 0x40)}</span>'
+
+
+def _plain(char: str) -> str:
+    code = ord(char)
+    if code >= 0xD800:
+        return "\ufffd"
+    if code >= 0x80:
+        return f"\\x{code:02x}"
+    return f"^{chr(code ^ 0x40)}"
+
+
+def text(value: str) -> str:
+    """``value`` as HTML element text (see the module invariant)."""
+    escaped = html.escape(value)
+    if _UNSAFE.search(escaped) is None:
+        return escaped
+    return _UNSAFE.sub(lambda m: _caret(m.group()), escaped)
+
+
+def controls(markup: str) -> str:
+    """Already-escaped HTML with its control characters shown as :func:`text` shows them
+    (for HTML another library built from untrusted text)."""
+    if _UNSAFE.search(markup) is None:
+        return markup
+    return _UNSAFE.sub(lambda m: _caret(m.group()), markup)
+
+
+def attr(value: str) -> str:
+    """``value`` for a quoted attribute: escaped, control characters shown as text."""
+    escaped = html.escape(value)
+    if _UNSAFE.search(escaped) is None:
+        return escaped
+    return _UNSAFE.sub(lambda m: _plain(m.group()), escaped)

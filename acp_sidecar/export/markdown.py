@@ -1,0 +1,149 @@
+"""A stored session as one GitHub-flavoured Markdown file.
+
+Invariants:
+- The same blocks, in the same order, as the HTML page (:func:`~acp_sidecar.export.document
+  .walk`); each is separated from the next by a blank line and headed by its time when the log
+  recorded one.
+- Everything taken from the log is escaped or fenced by :mod:`~acp_sidecar.export.gfm`: a
+  transcript cannot close a fence, a ``<details>`` or a table of ours, nor add raw HTML.
+- The only raw HTML written is ours: ``<details>``/``<summary>`` and ``<sub>`` times.
+- The body is written as blocks become final; only the heading, which needs the whole log's
+  facts, is held back, and the body is held in memory until then.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html import escape
+from typing import TextIO, assert_never
+
+from acp_sidecar.export.document import (
+    Clock,
+    Tally,
+    answer_text,
+    display_title,
+    full_time,
+    usage_text,
+    walk,
+)
+from acp_sidecar.export.gfm import (
+    card_markdown,
+    escape_text,
+    inline_code,
+    message_markdown,
+    plan_markdown,
+    thought_markdown,
+)
+from acp_sidecar.export.source import StoredSession
+from acp_sidecar.render.blocks import (
+    Block,
+    CardBlock,
+    CommandsBlock,
+    Event,
+    EventBlock,
+    MessageBlock,
+    ModeBlock,
+    ModeSwitched,
+    OptionChanged,
+    PermissionDecided,
+    PlanBlock,
+    TurnEnded,
+)
+
+
+def event_markdown(event: Event) -> str:
+    """An event as one italic line."""
+    match event:
+        case ModeSwitched(mode_id=mode):
+            return f"*Mode switched to* {inline_code(mode)}"
+        case OptionChanged(config_id="model", value=model):
+            return f"*Model switched to* {inline_code(model)}"
+        case OptionChanged(config_id=config_id, value=value):
+            return f"*{escape_text(config_id)} set to* {inline_code(value)}"
+        case PermissionDecided():
+            verdict = escape_text(answer_text(event.answer, event.remembered))
+            return f"*Permission for* {inline_code(event.tool)}*:* **{verdict}**"
+        case TurnEnded(reason=reason):
+            return f"*Turn ended:* **{escape_text(reason)}**"
+        case _:
+            assert_never(event)
+
+
+def block_markdown(block: Block, cwd: str | None) -> str:
+    """The Markdown for one block."""
+    match block:
+        case MessageBlock(role="thought"):
+            return thought_markdown(block.blocks)
+        case MessageBlock(role=role):
+            return message_markdown(role, block.blocks)
+        case CardBlock():
+            return card_markdown(block.card, cwd)
+        case PlanBlock():
+            return plan_markdown(block.entries)
+        case ModeBlock(mode_id=mode):
+            return event_markdown(ModeSwitched(mode))
+        case CommandsBlock(names=names):
+            return "*Commands:* " + (" ".join(inline_code(f"/{n}") for n in names) or "none")
+        case EventBlock(event=event):
+            return event_markdown(event)
+        case _:
+            assert_never(block)
+
+
+def _entries(session: StoredSession, tally: Tally) -> Iterator[str]:
+    clock = Clock()
+    cwd = session.heading.cwd
+    for block in walk(session.entries(), tally):
+        text = block_markdown(block, cwd).strip("\n")
+        if block.at is not None:
+            text = f"<sub>{escape(clock.label(block.at))}</sub>\n\n{text}"
+        yield text + "\n\n"
+
+
+def _cell(text: str) -> str:
+    """``text`` fit for a table cell: a "|" not yet escaped is (GFM unescapes it before it
+    reads code spans, so this holds inside them too)."""
+    return re.sub(r"(?<!\\)\|", r"\\|", text.replace("\n", " "))
+
+
+def _heading(session: StoredSession, tally: Tally) -> str:
+    heading, facts = session.heading, session.facts
+    rows: list[tuple[str, str]] = [
+        ("Session", inline_code(heading.session_id)),
+        ("Working directory", inline_code(heading.cwd)),
+    ]
+    if heading.additional_directories:
+        rows.append(("Also in", ", ".join(inline_code(d) for d in heading.additional_directories)))
+    if facts.models:
+        rows.append(("Model", ", ".join(inline_code(m) for m in facts.models)))
+    rows.append(("Mode", inline_code(facts.mode)))
+    rows.append(("Started", full_time(heading.created_at)))
+    rows.append(("Last activity", full_time(facts.last_at or heading.updated_at)))
+    calls = f"{tally.prompts} prompts · {tally.calls} tool calls"
+    if tally.failed:
+        calls += f" ({tally.failed} failed)"
+    rows.append(("Activity", calls))
+    if (usage := facts.usage) is not None:
+        rows.append(
+            (
+                "Usage",
+                escape_text(
+                    usage_text(
+                        usage.prompt_tokens, usage.context_window, usage.cost, usage.currency
+                    )
+                ),
+            )
+        )
+    table = "".join(f"| {name} | {_cell(value)} |\n" for name, value in rows)
+    title = escape_text(display_title(heading.title))
+    return f"# {title}\n\n| | |\n|---|---|\n{table}\n---\n\n"
+
+
+def write_markdown(session: StoredSession, out: TextIO, *, generator: str) -> None:
+    """Write ``session`` to ``out`` as Markdown (see the module invariants)."""
+    tally = Tally()
+    body = list(_entries(session, tally))
+    out.write(_heading(session, tally))
+    out.writelines(body)
+    out.write(f"---\n\n<sub>Exported by {escape(generator)}. Times are UTC.</sub>\n")
