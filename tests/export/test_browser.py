@@ -100,7 +100,8 @@ def cards(page: Page) -> dict[str, dict[str, Any]]:
             deleted: card.querySelectorAll('.diff-lines tr.del').length,
             diffPath: card.querySelector('.diff-path')?.textContent,
             command: card.querySelector('.terminal .term-command')?.textContent,
-            output: card.querySelector('.terminal .term-output')?.textContent,
+            output: [...card.querySelectorAll('.terminal .term-output')].map(
+                pre => pre.textContent).join('\\n'),
             pill: card.querySelector('.exit-pill')?.className,
             more: card.querySelectorAll('details.more').length,
             clipped: card.querySelector('.clipped')?.textContent,
