@@ -16,7 +16,6 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from html import escape
 from typing import TextIO, assert_never
 
 from acp_sidecar.export.cards import card_html, icon_sprites, message_html, plan_html, thought_html
@@ -30,6 +29,8 @@ from acp_sidecar.export.document import (
     utc,
     walk,
 )
+from acp_sidecar.export.escape import attr
+from acp_sidecar.export.escape import text as escape
 from acp_sidecar.export.highlight import highlight_budget
 from acp_sidecar.export.source import StoredSession
 from acp_sidecar.export.style import page_css
@@ -68,7 +69,7 @@ def event_html(event: Event) -> str:
             verdict = "allow" if event.allowed else "reject"
             return (
                 f'<div class="event event-permission permission-{verdict}" '
-                f'data-call-id="{escape(event.call_id)}">Permission for '
+                f'data-call-id="{attr(event.call_id)}">Permission for '
                 f"<code>{escape(event.tool)}</code>: "
                 f"<b>{escape(answer_text(event.answer, event.remembered))}</b></div>"
             )
@@ -156,7 +157,7 @@ def write_html(session: StoredSession, out: TextIO, *, generator: str) -> None:
     tally = Tally()
     with highlight_budget():
         body = list(_entries(session, tally))
-    title = escape(display_title(session.heading.title))
+    title = attr(display_title(session.heading.title))  # <title> holds text, no spans
     out.write(
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">\n'
@@ -164,7 +165,7 @@ def write_html(session: StoredSession, out: TextIO, *, generator: str) -> None:
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="color-scheme" content="light dark">\n'
-        f'<meta name="generator" content="{escape(generator)}">\n'
+        f'<meta name="generator" content="{attr(generator)}">\n'
         f"<title>{title} · transcript</title>\n"
         f"<style>\n{page_css()}\n</style>\n"
         f'</head><body>\n{icon_sprites()}\n<main class="transcript">\n'
