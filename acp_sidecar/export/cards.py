@@ -16,7 +16,6 @@ Invariants:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
@@ -27,7 +26,13 @@ from acp_sidecar.export.clip import HEAD_LINES, TAIL_LINES, clip_lines, line_cou
 from acp_sidecar.export.highlight import diff_html
 from acp_sidecar.export.longtext import clipped_note, clipped_pre, collapsed
 from acp_sidecar.export.markup import LINK_REL, link_allowed, markdown_html
-from acp_sidecar.render.draw import block_text, describe_block, holds_fence, shown_path
+from acp_sidecar.render.draw import (
+    block_text,
+    describe_block,
+    holds_fence,
+    raw_input_line,
+    shown_path,
+)
 from acp_sidecar.render.fold import CardState, TerminalState, as_mapping, as_str
 
 KINDS: Final = (
@@ -43,7 +48,6 @@ STATUS_TEXT: Final = {
 }
 """The status pill's text per ACP status."""
 
-RAW_INPUT_LIMIT: Final = 300
 """Characters of a card's raw input shown when it has no content."""
 
 INLINE_IMAGE_TYPES: Final = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -207,15 +211,8 @@ def _item(item: Mapping[str, Any], card: CardState, cwd: str | None) -> str:
 
 
 def _raw_input(card: CardState) -> str:
-    if card.raw_input is None:
-        return ""
-    try:
-        shown = json.dumps(card.raw_input, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        shown = repr(card.raw_input)
-    if len(shown) > RAW_INPUT_LIMIT:
-        shown = shown[: RAW_INPUT_LIMIT - 1] + "…"
-    return f'<pre class="raw-input">{escape.text(shown)}</pre>'
+    shown = raw_input_line(card)
+    return "" if shown is None else f'<pre class="raw-input">{escape.text(shown)}</pre>'
 
 
 def card_html(card: CardState, cwd: str | None) -> str:

@@ -13,7 +13,7 @@ from typing import Final
 
 import attrs
 
-from acp_sidecar.export.source import Timed
+from acp_sidecar.export.source import StoredSession, Timed
 from acp_sidecar.render.blocks import Block, BlockFold, CardBlock, MessageBlock
 
 ANSWERS: Final[Mapping[str, str]] = {
@@ -41,6 +41,38 @@ class Tally:
             self.failed += block.card.status == "failed"
         elif isinstance(block, MessageBlock) and block.role == "user":
             self.prompts += 1
+
+
+@attrs.frozen
+class Fact:
+    """One row of a transcript's heading: a label and its values, shown as code when they are
+    identifiers or paths (``code``)."""
+
+    label: str
+    values: tuple[str, ...]
+    code: bool = False
+
+
+def heading_facts(session: StoredSession, tally: Tally) -> list[Fact]:
+    """The rows of a transcript's heading, once the walk has ended (both formats show these)."""
+    heading, facts = session.heading, session.facts
+    rows = [Fact("Session", (heading.session_id,), code=True)]
+    rows.append(Fact("Working directory", (heading.cwd,), code=True))
+    if heading.additional_directories:
+        rows.append(Fact("Also in", heading.additional_directories, code=True))
+    if facts.models:
+        rows.append(Fact("Model", tuple(facts.models), code=True))
+    rows.append(Fact("Mode", (facts.mode,), code=True))
+    rows.append(Fact("Started", (full_time(heading.created_at),)))
+    rows.append(Fact("Last activity", (full_time(facts.last_at or heading.updated_at),)))
+    calls = f"{tally.prompts} prompts · {tally.calls} tool calls"
+    if tally.failed:
+        calls += f" ({tally.failed} failed)"
+    rows.append(Fact("Activity", (calls,)))
+    if (usage := facts.usage) is not None:
+        used = usage_text(usage.prompt_tokens, usage.context_window, usage.cost, usage.currency)
+        rows.append(Fact("Usage", (used,)))
+    return rows
 
 
 def walk(entries: Iterable[Timed], tally: Tally) -> Iterator[Block]:

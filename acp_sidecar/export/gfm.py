@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import difflib
 import html
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final, assert_never
@@ -41,6 +40,7 @@ from acp_sidecar.render.draw import (
     block_text,
     describe_block,
     holds_fence,
+    raw_input_line,
     shown_path,
     terminal_text,
 )
@@ -49,7 +49,6 @@ from acp_sidecar.render.fold import CardState, TerminalState, as_mapping, as_str
 _LINE_BREAK: Final = re.compile(r"\r\n?|\n")
 _BACKTICKS: Final = re.compile(r"`+")
 _INFO_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_+.#-]")
-_RAW_INPUT_LIMIT: Final = 300
 
 # -- primitives --------------------------------------------------------------------------
 
@@ -451,15 +450,8 @@ def _item(item: Mapping[str, Any], card: CardState, cwd: str | None) -> str:
 
 
 def _raw_input(card: CardState) -> str:
-    if card.raw_input is None:
-        return ""
-    try:
-        shown = json.dumps(card.raw_input, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        shown = repr(card.raw_input)
-    if len(shown) > _RAW_INPUT_LIMIT:
-        shown = shown[: _RAW_INPUT_LIMIT - 1] + "…"
-    return inline_code(shown) + "\n"
+    shown = raw_input_line(card)
+    return "" if shown is None else inline_code(shown) + "\n"
 
 
 def card_markdown(card: CardState, cwd: str | None) -> str:

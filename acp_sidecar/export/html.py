@@ -24,8 +24,7 @@ from acp_sidecar.export.document import (
     Tally,
     answer_text,
     display_title,
-    full_time,
-    usage_text,
+    heading_facts,
     utc,
     walk,
 )
@@ -118,36 +117,12 @@ def _entries(session: StoredSession, tally: Tally) -> Iterator[str]:
 
 
 def _heading(session: StoredSession, tally: Tally) -> str:
-    heading, facts = session.heading, session.facts
-    rows: list[tuple[str, str]] = [
-        ("Session", f"<code>{escape(heading.session_id)}</code>"),
-        ("Working directory", f"<code>{escape(heading.cwd)}</code>"),
-    ]
-    if heading.additional_directories:
-        roots = ", ".join(f"<code>{escape(d)}</code>" for d in heading.additional_directories)
-        rows.append(("Also in", roots))
-    if facts.models:
-        rows.append(("Model", ", ".join(escape(m) for m in facts.models)))
-    rows.append(("Mode", escape(facts.mode)))
-    rows.append(("Started", escape(full_time(heading.created_at))))
-    rows.append(("Last activity", escape(full_time(facts.last_at or heading.updated_at))))
-    calls = f"{tally.prompts} prompts · {tally.calls} tool calls"
-    if tally.failed:
-        calls += f" ({tally.failed} failed)"
-    rows.append(("Activity", calls))
-    if (usage := facts.usage) is not None:
-        rows.append(
-            (
-                "Usage",
-                escape(
-                    usage_text(
-                        usage.prompt_tokens, usage.context_window, usage.cost, usage.currency
-                    )
-                ),
-            )
-        )
+    rows = []
+    for fact in heading_facts(session, tally):
+        shown = (f"<code>{escape(v)}</code>" if fact.code else escape(v) for v in fact.values)
+        rows.append((fact.label, ", ".join(shown)))
     listed = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in rows)
-    title = escape(display_title(heading.title))
+    title = escape(display_title(session.heading.title))
     return f'<header class="session"><h1>{title}</h1><dl>{listed}</dl></header>\n'
 
 

@@ -23,8 +23,7 @@ from acp_sidecar.export.document import (
     Tally,
     answer_text,
     display_title,
-    full_time,
-    usage_text,
+    heading_facts,
     walk,
 )
 from acp_sidecar.export.gfm import (
@@ -108,35 +107,12 @@ def _cell(text: str) -> str:
 
 
 def _heading(session: StoredSession, tally: Tally) -> str:
-    heading, facts = session.heading, session.facts
-    rows: list[tuple[str, str]] = [
-        ("Session", inline_code(heading.session_id)),
-        ("Working directory", inline_code(heading.cwd)),
-    ]
-    if heading.additional_directories:
-        rows.append(("Also in", ", ".join(inline_code(d) for d in heading.additional_directories)))
-    if facts.models:
-        rows.append(("Model", ", ".join(inline_code(m) for m in facts.models)))
-    rows.append(("Mode", inline_code(facts.mode)))
-    rows.append(("Started", full_time(heading.created_at)))
-    rows.append(("Last activity", full_time(facts.last_at or heading.updated_at)))
-    calls = f"{tally.prompts} prompts · {tally.calls} tool calls"
-    if tally.failed:
-        calls += f" ({tally.failed} failed)"
-    rows.append(("Activity", calls))
-    if (usage := facts.usage) is not None:
-        rows.append(
-            (
-                "Usage",
-                escape_text(
-                    usage_text(
-                        usage.prompt_tokens, usage.context_window, usage.cost, usage.currency
-                    )
-                ),
-            )
-        )
+    rows = []
+    for fact in heading_facts(session, tally):
+        shown = (inline_code(v) if fact.code else escape_text(v) for v in fact.values)
+        rows.append((fact.label, ", ".join(shown)))
     table = "".join(f"| {name} | {_cell(value)} |\n" for name, value in rows)
-    title = escape_text(display_title(heading.title))
+    title = escape_text(display_title(session.heading.title))
     return f"# {title}\n\n| | |\n|---|---|\n{table}\n---\n\n"
 
 

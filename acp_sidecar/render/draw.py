@@ -39,7 +39,8 @@ CODE_THEME: Final = "ansi_dark"
 
 _UNKNOWN_MARKER: Final = ("?", "bold magenta")
 _BORDERS: Final = {"completed": "green", "failed": "red"}
-_RAW_INPUT_LIMIT: Final = 300
+RAW_INPUT_LIMIT: Final = 300
+"""Characters of a card's raw input shown when it has no content."""
 
 
 def status_marker(status: str) -> Text:
@@ -225,16 +226,23 @@ def _item(item: Mapping[str, Any], card: CardState, cwd: str | None) -> list[Ren
     return [note(f"[{as_str(kind) or '?'} item]")]
 
 
-def _raw_input(card: CardState) -> list[RenderableType]:
+def raw_input_line(card: CardState) -> str | None:
+    """A card's raw input as one short JSON line (``None`` when it has none): what a card
+    with no content shows, in every view."""
     if card.raw_input is None:
-        return []
+        return None
     try:
         shown = json.dumps(card.raw_input, ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):
         shown = repr(card.raw_input)
-    if len(shown) > _RAW_INPUT_LIMIT:
-        shown = shown[: _RAW_INPUT_LIMIT - 1] + "…"
-    return [note(shown)]
+    if len(shown) > RAW_INPUT_LIMIT:
+        shown = shown[: RAW_INPUT_LIMIT - 1] + "…"
+    return shown
+
+
+def _raw_input(card: CardState) -> list[RenderableType]:
+    shown = raw_input_line(card)
+    return [] if shown is None else [note(shown)]
 
 
 def _title_line(card: CardState) -> Text:

@@ -88,7 +88,7 @@ def test_the_page_is_one_document_with_a_card_per_call_and_no_script() -> None:
     assert outline.meta["Content-Security-Policy"] == CSP
     statuses = [status for _, status in outline.cards]
     assert len(statuses) == 11 and statuses.count("failed") == 3
-    assert GENERATOR in page and "test-model, big-model" in page
+    assert GENERATOR in page and "<code>test-model</code>, <code>big-model</code>" in page
 
 
 class _Broken(StoredSession):
