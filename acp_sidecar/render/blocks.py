@@ -143,9 +143,7 @@ class EventBlock:
     at: datetime | None = None
 
 
-Block: TypeAlias = (
-    MessageBlock | CardBlock | PlanBlock | ModeBlock | CommandsBlock | EventBlock
-)
+Block: TypeAlias = MessageBlock | CardBlock | PlanBlock | ModeBlock | CommandsBlock | EventBlock
 """The closed union of transcript blocks."""
 
 
