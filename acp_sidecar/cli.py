@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         const="",
         metavar="OUT",
         help="write the transcript as one self-contained HTML page to share (OUT: a file or "
-        "directory, - for stdout; default SESSION_ID.html here)",
+        "directory, - for stdout; default SESSION_ID.html here; give the option after SESSION)",
     )
     formats.add_argument(
         "--markdown",

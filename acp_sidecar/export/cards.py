@@ -22,7 +22,13 @@ from typing import Any, Final, Literal
 
 from acp_sidecar.export import escape
 from acp_sidecar.export.ansi import ansi_html
-from acp_sidecar.export.clip import HEAD_LINES, TAIL_LINES, clip_lines, line_count
+from acp_sidecar.export.clip import (
+    HEAD_LINES,
+    TAIL_LINES,
+    clip_lines,
+    clip_message,
+    line_count,
+)
 from acp_sidecar.export.highlight import diff_html
 from acp_sidecar.export.longtext import clipped_note, clipped_pre, collapsed
 from acp_sidecar.export.markup import LINK_REL, link_allowed, markdown_html
@@ -53,7 +59,9 @@ STATUS_TEXT: Final = {
 INLINE_IMAGE_TYPES: Final = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 """Prompt images of these types with ``data`` are shown inline (as ``data:`` URLs)."""
 
-_BASE64: Final = re.compile(r"[A-Za-z0-9+/\s]*={0,2}\s*")
+_BASE64: Final = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+"""Base64, matched once its whitespace is taken out (a pattern allowing whitespace between
+the parts backtracks quadratically on a long run of it)."""
 
 # One 16×16 stroke drawing per kind (drawn for this project; ``currentColor`` follows the theme).
 _ICON_PATHS: Final = {
@@ -103,10 +111,8 @@ def _kind(card: CardState) -> str:
 
 
 def _title(card: CardState, cwd: str | None) -> str:
-    title = card.title or card.tool_call_id
-    if cwd and cwd.rstrip("/"):  # absolute paths inside the session's cwd read relative
-        title = title.replace(cwd.rstrip("/") + "/", "")
-    return title
+    """The title the editor showed (the bridge already made its paths relative)."""
+    return card.title or card.tool_call_id
 
 
 def _head(card: CardState, cwd: str | None) -> str:
@@ -231,8 +237,8 @@ def card_html(card: CardState, cwd: str | None) -> str:
 def _image(block: Mapping[str, Any], *, inline: bool) -> str:
     mime = as_str(block.get("mimeType")) or ""
     data = as_str(block.get("data"))
-    if inline and data and mime in INLINE_IMAGE_TYPES and _BASE64.fullmatch(data):
-        compact = "".join(data.split())
+    compact = "".join(data.split()) if data else ""
+    if inline and compact and mime in INLINE_IMAGE_TYPES and _BASE64.fullmatch(compact):
         return f'<img class="prompt-image" alt="image" src="data:{mime};base64,{compact}">'
     uri = as_str(block.get("uri"))
     label = escape.text(describe_block(block))
@@ -256,7 +262,7 @@ def _blocks_html(blocks: Iterable[Mapping[str, Any]], *, prompt: bool) -> str:
 
     def flush() -> None:
         if texts:
-            parts.append(markdown_html("".join(texts), breaks=prompt))
+            parts.append(markdown_html(clip_message("".join(texts)), breaks=prompt))
             texts.clear()
 
     for block in blocks:

@@ -9,6 +9,9 @@ Invariants:
 - Both writers use the same constants: a body longer than :data:`COLLAPSE_LINES` lines is
   collapsed behind a "show all", one longer than ``HEAD_LINES + TAIL_LINES`` keeps its head and
   its tail.
+- A message (a prompt, an answer, a thought) is prose a person reads whole, so it is neither
+  collapsed nor clipped at those sizes; only one absurdly long is bounded, by
+  :func:`clip_message`, at sizes no real message reaches.
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ LINE_CHARS: Final = 2000
 """Characters kept of one line; the rest is replaced by a count."""
 
 
+MESSAGE_HEAD_LINES: Final = 3000
+MESSAGE_TAIL_LINES: Final = 1000
+MESSAGE_LINE_CHARS: Final = 50_000
+"""A message keeps at most this many lines from its start and end, and characters a line."""
+
+
 @attrs.frozen
 class Clipped:
     """A text with possibly some lines left out between ``head`` and ``tail``."""
@@ -42,6 +51,16 @@ class Clipped:
     """How many lines were left out between them; 0 when none."""
 
 
+def text_lines(text: str) -> list[str]:
+    """``text``'s lines as a file holds them: split at ``\\n`` only (``\\r\\n`` counts as one
+    break; a form feed or U+2028 inside a line does not start another), one trailing newline
+    dropped."""
+    text = text.replace("\r\n", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n") if text else []
+
+
 def line_count(text: str) -> int:
     """The number of lines in ``text`` (see the module invariants); 0 for ``""``."""
     if not text:
@@ -49,11 +68,11 @@ def line_count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def clip_line(line: str) -> str:
-    """``line``, or its first :data:`LINE_CHARS` characters and a count of the rest."""
-    if len(line) <= LINE_CHARS:
+def clip_line(line: str, limit: int = LINE_CHARS) -> str:
+    """``line``, or its first ``limit`` characters and a count of the rest."""
+    if len(line) <= limit:
         return line
-    return f"{line[:LINE_CHARS]} … ({len(line) - LINE_CHARS} characters left out)"
+    return f"{line[:limit]} … ({len(line) - limit} characters left out)"
 
 
 def _bounded(lines: list[str]) -> str:
@@ -79,3 +98,18 @@ def clip_lines(text: str, *, head: int, tail: int) -> Clipped:
         _bounded(lines[len(lines) - tail :]) if tail else "",
         count - head - tail,
     )
+
+
+def clip_message(text: str) -> str:
+    """A message's Markdown bounded (see the module invariants): beyond
+    :data:`MESSAGE_HEAD_LINES` + :data:`MESSAGE_TAIL_LINES` lines, its head and tail with a
+    paragraph saying how many lines were left out; each line at most
+    :data:`MESSAGE_LINE_CHARS` characters. Text within the bounds is returned unchanged."""
+    if len(text) <= MESSAGE_LINE_CHARS and text.count("\n") < MESSAGE_HEAD_LINES:
+        return text  # the common case, without splitting
+    lines = text.split("\n")
+    omitted = len(lines) - MESSAGE_HEAD_LINES - MESSAGE_TAIL_LINES
+    if omitted > 0:
+        note = f"*… {omitted:,} lines left out …*"
+        lines = [*lines[:MESSAGE_HEAD_LINES], "", note, "", *lines[-MESSAGE_TAIL_LINES:]]
+    return "\n".join(clip_line(line, MESSAGE_LINE_CHARS) for line in lines)

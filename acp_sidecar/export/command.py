@@ -6,8 +6,10 @@ Invariants:
   reported on stderr (stdout stays the document's alone).
 - A file is written atomically: to a temporary file beside it, then renamed over it, so a
   failed export (a full disk, an unreadable log) leaves any earlier file intact and no
-  partial one. It gets the permissions a new file of the user's would (umask), not the
-  temporary file's 0600.
+  partial one. A file replaced keeps its permissions (a private transcript stays private); a
+  new one gets those a new file of the user's would (umask), not the temporary file's 0600.
+- A symbolic link is followed (the file it names is written; the link stays a link), and
+  an ``OUT`` that is not a regular file (a pipe, ``/dev/stdout``) is written directly.
 - Output is UTF-8; a lone surrogate a log's JSON held is written as U+FFFD rather than
   failing the export.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable
@@ -75,12 +78,20 @@ def write_export(session: StoredSession, fmt: Format, out: str) -> Path | None:
     target = Path(out) if out else default_output(session.heading.session_id, fmt)
     if out and target.is_dir():
         target = target / default_output(session.heading.session_id, fmt)
-    directory = target.parent
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    target = Path(os.path.realpath(target))  # a link is followed, never replaced by a file
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):  # a pipe or a device: written as it is
+        with open(target, "w", encoding="utf-8", errors="replace", newline="\n") as handle:
+            write(session, handle)
+        return target
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with open(fd, "w", encoding="utf-8", errors="replace", newline="\n") as handle:
             write(session, handle)
-        os.chmod(temporary, 0o666 & ~_umask())
+        os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -43,11 +43,13 @@ def text(value: str) -> str:
 
 
 def controls(markup: str) -> str:
-    """Already-escaped HTML with its control characters shown as :func:`text` shows them
-    (for HTML another library built from untrusted text)."""
+    """Already-escaped HTML (another library built it from untrusted text) with its control
+    characters in caret notation as plain text, without the ``<span>`` :func:`text` adds:
+    they may sit inside an attribute value (a link's title, a fence's language class),
+    where markup would end the attribute."""
     if _UNSAFE.search(markup) is None:
         return markup
-    return _UNSAFE.sub(lambda m: _caret(m.group()), markup)
+    return _UNSAFE.sub(lambda m: _plain(m.group()), markup)
 
 
 def attr(value: str) -> str:

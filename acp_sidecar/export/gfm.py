@@ -33,7 +33,13 @@ from typing import Any, Final, assert_never
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from acp_sidecar.export.clip import COLLAPSE_LINES, HEAD_LINES, TAIL_LINES, clip_lines
+from acp_sidecar.export.clip import (
+    COLLAPSE_LINES,
+    HEAD_LINES,
+    TAIL_LINES,
+    clip_lines,
+    clip_message,
+)
 from acp_sidecar.render.blocks import Role
 from acp_sidecar.render.draw import (
     STATUS_MARKERS,
@@ -403,6 +409,12 @@ def exit_status(terminal: TerminalState, *, finished: bool = False) -> str:
     return "*no exit status*" if finished else "*running*"
 
 
+def _console(output: str) -> str:
+    """Clipped output (and its command line) decoded as a terminal shows it, in a console
+    fence: decoding after clipping sends only the lines kept through the ANSI parser."""
+    return fence(terminal_text(output).plain, "console")
+
+
 def terminal_markdown(
     terminal: TerminalState | None, command: str, cwd: str | None, *, finished: bool = False
 ) -> str:
@@ -414,10 +426,10 @@ def terminal_markdown(
     parts: list[str] = []
     if terminal.cwd is not None:
         parts.append(f"cwd {inline_code(shown_path(terminal.cwd, cwd))}\n")
-    output = terminal_text(terminal.output).plain if terminal.output else ""
+    output = terminal.output
     lead = f"$ {command}\n" if command else ""
     if output:
-        parts.append(long_part(output, lambda part: fence(part, "console"), lead))
+        parts.append(long_part(output, _console, lead))
     else:
         if lead:
             parts.append(fence(lead, "console"))
@@ -477,11 +489,11 @@ def _message_body(blocks: Iterable[Mapping[str, Any]]) -> str:
             text.append(piece)
             continue
         if text:
-            parts.append(safe_markdown("".join(text)))
+            parts.append(safe_markdown(clip_message("".join(text))))
             text = []
         parts.append(_note(describe_block(block)))
     if text:
-        parts.append(safe_markdown("".join(text)))
+        parts.append(safe_markdown(clip_message("".join(text))))
     return "\n".join(part for part in parts if part)
 
 

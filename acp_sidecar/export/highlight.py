@@ -37,7 +37,7 @@ from pygments.token import STANDARD_TYPES, _TokenType
 from pygments.util import ClassNotFound
 
 from acp_sidecar.export import escape
-from acp_sidecar.export.clip import HEAD_LINES, TAIL_LINES, clip_line
+from acp_sidecar.export.clip import HEAD_LINES, TAIL_LINES, clip_line, text_lines
 from acp_sidecar.export.longtext import clipped_note, collapsed
 from acp_sidecar.render.draw import shown_path
 from acp_sidecar.render.fold import as_str
@@ -289,8 +289,8 @@ def diff_html(item: Mapping[str, Any], cwd: str | None) -> str:
     badge = ' <span class="badge badge-new">new file</span>' if old_text is None else ""
     shown_as = escape.text(shown_path(path, cwd))
     head = f'<div class="diff"><div class="diff-path">{shown_as}{badge}</div>'
-    old_lines = [] if old_text is None else old_text.splitlines()
-    new_lines = new_text.splitlines()
+    old_lines = [] if old_text is None else text_lines(old_text)
+    new_lines = text_lines(new_text)
     rows = diff_rows(old_lines, new_lines)
     if not rows:
         return f'{head}<div class="note">(no changes)</div></div>'

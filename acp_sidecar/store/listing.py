@@ -98,7 +98,7 @@ def shorten(text: str, limit: int = TITLE_MAX) -> str:
 
 def title_of(content: tuple[Mapping[str, Any], ...]) -> str | None:
     """A title from a prompt's ACP content blocks: their text, else a resource's name."""
-    texts = [block["text"] for block in content if block.get("type") == "text"]
+    texts = [block.get("text") for block in content if block.get("type") == "text"]
     text = " ".join(t for t in texts if isinstance(t, str))
     if not text.strip():
         for block in content:
