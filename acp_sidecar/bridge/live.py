@@ -132,6 +132,15 @@ class LiveCall:
             self._timed_flush = asyncio.ensure_future(self._flush_logged())
 
     async def _flush_logged(self) -> None:
+        loop = asyncio.get_running_loop()
+        wait = self._last_send + self._interval - loop.time()
+        if wait > 0 and not self._closed:
+            # A write flushed directly between the timer firing and this task running (a busy
+            # loop runs them late): this flush waits for its own slot instead of following
+            # that one at once.
+            if self._timer is None:
+                self._timer = loop.call_later(wait, self._on_timer)
+            return
         try:
             await self._flush()
         except Exception:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from acp_sidecar.bridge.context import CardContext
@@ -108,3 +109,26 @@ async def test_the_timer_flushes_without_further_writes_and_close_stops_everythi
     await live.output("late")
     await asyncio.sleep(0.05)
     assert len(client.updates) == sent
+
+
+async def test_a_late_timer_does_not_send_right_after_a_direct_flush() -> None:
+    """The timer fired, but its flush task ran only after a write had flushed directly (a busy
+    loop runs both late): that task waits for its own slot instead of sending at once."""
+    client = Editor()
+    live = LiveCall(
+        "c", TERMINAL, CardContext("/w", terminal_output=True), client.send, interval=0.05
+    )
+    await live.output("a\n")  # the first write goes out at once
+    await live.output("b\n")  # within the interval: a timer is set
+    time.sleep(0.06)  # the loop is busy past the timer's time...
+    live._on_timer()  # ...and runs its callback: a flush task is scheduled, not yet run
+    await live.output("c\n")  # this write finds the slot free and flushes b and c itself
+    await live.output("d\n")  # while the scheduled flush is still to run
+    await asyncio.sleep(0)  # the scheduled flush runs now
+    await asyncio.sleep(0)
+    sent = len(client.updates)
+    await asyncio.sleep(0.08)  # d goes out in its own slot
+    assert terminal_data(client.updates) == "a\nb\nc\nd\n"
+    gaps = [b - a for a, b in zip(client.times, client.times[1:], strict=False)]
+    assert sent == 2 and all(gap >= 0.04 for gap in gaps[1:]), (sent, gaps)
+    await live.close()
