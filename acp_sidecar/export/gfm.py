@@ -67,18 +67,26 @@ _VISIBLE: Final = {
 """Control characters to what shows them harmlessly (see the module invariants)."""
 
 
+_CONTROL: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""The characters :data:`_VISIBLE` replaces (searched first: most text has none)."""
+
+
 def visible(text: str) -> str:
     """``text`` with its control characters (but tab and line endings) made harmless."""
-    return text.translate(_VISIBLE)
+    return text.translate(_VISIBLE) if _CONTROL.search(text) else text
 
 
 def _normalise(text: str) -> str:
     """Line endings as every Markdown parser reads them (``\\r\\n`` and ``\\r`` are ``\\n``),
     control characters made visible."""
-    return visible(_LINE_BREAK.sub("\n", text))
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return visible(text)
 
 
 def _longest_backticks(text: str) -> int:
+    if "`" not in text:
+        return 0
     return max((len(run) for run in _BACKTICKS.findall(text)), default=0)
 
 

@@ -567,3 +567,10 @@ def test_every_block_of_the_recorded_session_is_drawn_and_contained() -> None:
     assert diffs >= 2 and infos.count("diff") == diffs
     assert "python" in infos and "console" in infos
     assert any(t.type == "table_open" for t in GITHUB.parse(doc))  # the agent's own table
+
+
+def test_the_quick_control_search_finds_exactly_what_visible_replaces() -> None:
+    from acp_sidecar.export.gfm import _CONTROL, _VISIBLE
+
+    found = {code for code in range(0xD800) if _CONTROL.search(chr(code))}
+    assert found == set(_VISIBLE)
