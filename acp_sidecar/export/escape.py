@@ -16,15 +16,6 @@ from typing import Final
 _UNSAFE: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
-def _caret(char: str) -> str:
-    code = ord(char)
-    if code >= 0xD800:
-        return "\ufffd"
-    if code >= 0x80:
-        return f'<span class="ctl">\\x{code:02x}</span>'
-    return f'<span class="ctl">^{chr(code ^ 0x40)}</span>'
-
-
 def _plain(char: str) -> str:
     code = ord(char)
     if code >= 0xD800:
@@ -32,6 +23,11 @@ def _plain(char: str) -> str:
     if code >= 0x80:
         return f"\\x{code:02x}"
     return f"^{chr(code ^ 0x40)}"
+
+
+def _caret(char: str) -> str:
+    shown = _plain(char)
+    return shown if ord(char) >= 0xD800 else f'<span class="ctl">{shown}</span>'
 
 
 def text(value: str) -> str:
