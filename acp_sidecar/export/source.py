@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeAlias
+from typing import Any
 
 import attrs
 
@@ -70,18 +70,6 @@ class SessionHeading:
     additional_directories: tuple[str, ...] = ()
 
 
-@attrs.frozen
-class Usage:
-    """The last usage a log recorded: one response's tokens and the session's cost so far."""
-
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    context_window: int | None
-    cost: float | None
-    currency: str | None
-
-
 @attrs.define
 class SessionFacts:
     """What only the whole log tells; complete once the entries are exhausted."""
@@ -90,7 +78,7 @@ class SessionFacts:
     """The mode the session was in at the end (the header's, then each switch)."""
     models: list[str] = attrs.Factory(list)
     """The models chosen or that answered, in the order first seen."""
-    usage: Usage | None = None
+    usage: UsageRecord | None = None
     """The last usage record, if any."""
     first_at: datetime | None = None
     last_at: datetime | None = None
@@ -104,20 +92,17 @@ class SessionFacts:
         match record:
             case ModeChangeRecord(mode=mode):
                 self.mode = known_mode(mode)
-            case ConfigChangeRecord(config_id="model", value=model) | UsageRecord(model=model):
-                if model not in self.models:
-                    self.models.append(model)
-                if isinstance(record, UsageRecord):
-                    self.usage = Usage(
-                        model=record.model,
-                        prompt_tokens=record.prompt_tokens,
-                        completion_tokens=record.completion_tokens,
-                        context_window=record.context_window,
-                        cost=record.cost,
-                        currency=record.currency,
-                    )
+            case ConfigChangeRecord(config_id="model", value=model):
+                self._saw_model(model)
+            case UsageRecord(model=model):
+                self._saw_model(model)
+                self.usage = record
             case _:
                 pass  # the rest describes the conversation, not the session
+
+    def _saw_model(self, model: str) -> None:
+        if model not in self.models:
+            self.models.append(model)
 
 
 @attrs.frozen
@@ -127,9 +112,6 @@ class Timed:
 
     at: datetime | None
     item: Mapping[str, Any] | Event
-
-
-Entry: TypeAlias = Timed
 
 
 def event_of(record: Record) -> Event | None:
