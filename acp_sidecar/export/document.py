@@ -16,6 +16,7 @@ import attrs
 
 from acp_sidecar.export.source import StoredSession, Timed
 from acp_sidecar.render.blocks import Block, BlockFold, CardBlock, MessageBlock
+from acp_sidecar.store import UsageRecord
 
 ANSWERS: Final[Mapping[str, str]] = {
     "allow_once": "allowed once",
@@ -71,8 +72,7 @@ def heading_facts(session: StoredSession, tally: Tally) -> list[Fact]:
         calls += f" ({tally.failed} failed)"
     rows.append(Fact("Activity", (calls,)))
     if (usage := facts.usage) is not None:
-        used = usage_text(usage.prompt_tokens, usage.context_window, usage.cost, usage.currency)
-        rows.append(Fact("Usage", (used,)))
+        rows.append(Fact("Usage", (usage_text(usage),)))
     return rows
 
 
@@ -132,13 +132,13 @@ def answer_text(answer: str, remembered: bool) -> str:
     return f"{text} (remembered)" if remembered else text
 
 
-def usage_text(
-    prompt_tokens: int, context_window: int | None, cost: float | None, currency: str | None
-) -> str:
-    """``12,345 of 128,000 tokens in context · 0.0312 USD so far``."""
-    context = f"{prompt_tokens:,} tokens in context"
-    if context_window:
-        context = f"{prompt_tokens:,} of {context_window:,} tokens in context"
-    if cost is None:
+def usage_text(usage: UsageRecord) -> str:
+    """``12,345 of 128,000 tokens in context · 0.0312 USD so far``: the context meter as the
+    editor drew it from the same record (prompt and completion, as ``usage_update`` counts them)."""
+    used = usage.prompt_tokens + usage.completion_tokens
+    context = f"{used:,} tokens in context"
+    if usage.context_window:
+        context = f"{used:,} of {usage.context_window:,} tokens in context"
+    if usage.cost is None:
         return context
-    return f"{context} · {cost:.4g} {currency or ''} so far".replace("  ", " ").strip()
+    return f"{context} · {usage.cost:.4g} {usage.currency or ''} so far".replace("  ", " ").strip()
