@@ -41,6 +41,9 @@ async def main() -> None:
         app = guarded(app, name, value)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
+    # Listen before telling the port: a client that connects before uvicorn starts waits in
+    # the backlog instead of being refused (the suite under load saw "connection failed").
+    sock.listen(128)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve(sockets=[sock])
