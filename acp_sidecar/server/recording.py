@@ -262,8 +262,10 @@ class SessionRecorder:
         self._write(lambda w: w.end_turn(stop_reason))
 
     def close(self) -> None:
-        """Flush and close the log (after its creation, if that is under way); a log not yet
-        created is not created any more."""
+        """Flush and close the log, creating it first if that has not happened yet (it is
+        created after ``session/new`` is answered, and every answered session is stored)."""
+        if not self._created:
+            self._open()
         with self._opening:
             self._closed = True
         self._held.forget(self)

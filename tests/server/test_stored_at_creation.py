@@ -8,15 +8,21 @@ they were: the official ACP SDK client spawns ``acp-sidecar`` processes sharing 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import acp
+import pytest
 
+from acp_sidecar.server.app import AcpServer
+from acp_sidecar.server.recording import SessionRecorder
+from acp_sidecar.store import SessionStore
 from tests.fakes import CommandsEditor
 from tests.sdk import sdk_sidecar
+from tests.server.wire import served
 
 
 @asynccontextmanager
@@ -81,3 +87,29 @@ async def test_a_reloaded_session_keeps_its_slash_commands(tmp_path: Path) -> No
             connection.load_session(cwd=workspace, session_id=session_id)
         )
         assert commands == BUILTINS
+
+
+async def test_a_session_whose_log_is_still_being_created_at_the_end_of_input_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race behind the test above's rare failures: the log of a new session is created
+    after the answer, and end of input came before that creation had started."""
+    shutting_down = asyncio.Event()
+    create_soon, close = SessionRecorder.create_soon, SessionRecorder.close
+
+    async def late_create(self: SessionRecorder) -> None:
+        await shutting_down.wait()
+        await create_soon(self)
+
+    def closing(self: SessionRecorder) -> None:
+        shutting_down.set()
+        close(self)
+
+    monkeypatch.setattr(SessionRecorder, "create_soon", late_create)
+    monkeypatch.setattr(SessionRecorder, "close", closing)
+    store = tmp_path / "store"
+    server = AcpServer(store=lambda: SessionStore(store))
+    async with served(server) as (wire, _server):
+        await wire.initialize()
+        ids = [await wire.new_session(str(tmp_path)) for _ in range(3)]
+    assert sorted(path.stem for path in store.glob("*.jsonl")) == sorted(ids)
