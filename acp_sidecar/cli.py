@@ -345,6 +345,13 @@ def add_serve_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         "$ACP_SIDECAR_MODEL; without a model, prompts are slash commands for the tools)",
     )
     parser.add_argument(
+        "--no-model",
+        action="store_true",
+        default=_default(False, suppress),
+        help="answer prompts with the console for the tools in this run, whatever the "
+        "model options, variables and config file say (an empty --model '' says the same)",
+    )
+    parser.add_argument(
         "--models",
         metavar="NAME[,NAME...]",
         action="append",

@@ -99,7 +99,11 @@ async def demo(console: Console, tools: Sequence[str] = (), store: str | None = 
         workspace = Path(temporary) / "workspace"
         sessions = Path(store) if store is not None else Path(temporary) / "sessions"
         workspace.mkdir()
-        arguments = [sys.executable, "-m", "acp_sidecar", "serve", "--store", str(sessions)]
+        # The scripted console session whatever the user configured: no model, ask mode.
+        arguments = [
+            *(sys.executable, "-m", "acp_sidecar", "serve", "--no-model", "--mode", "ask"),
+            *("--store", str(sessions)),
+        ]
         for spec in tools:
             arguments += ["--tools", spec]
         process = await asyncio.create_subprocess_exec(

@@ -1,42 +1,39 @@
-"""Suite-wide fixtures.
+"""Suite-wide set-up.
 
-Every sidecar the tests start — in process or as a subprocess — keeps its sessions in a
-temporary store, never in the user's data directory, and reads no config file of the user's:
-the user config directory is an empty temporary one and ``ACP_SIDECAR_CONFIG`` is unset.
+Before anything is collected, this process's environment is isolated (:mod:`tests.isolation`):
+a temporary home, config, data and state directory and session store, and none of the user's
+``ACP_SIDECAR_*``, ``OPENAI_*`` or ``*_API_KEY`` variables. Every sidecar the tests start, in
+process or as a subprocess, therefore reads no config file of the user's and keeps its
+sessions in the temporary store.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+from types import FrameType
 
 import pytest
 
+from tests.isolation import isolate
 
-@pytest.fixture(autouse=True, scope="session")
-def isolated_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Point ``ACP_SIDECAR_STORE`` at a temporary directory for the whole run."""
-    path = str(tmp_path_factory.mktemp("sessions"))
-    previous = os.environ.get("ACP_SIDECAR_STORE")
-    os.environ["ACP_SIDECAR_STORE"] = path
-    yield path
-    if previous is None:
-        os.environ.pop("ACP_SIDECAR_STORE", None)
-    else:
-        os.environ["ACP_SIDECAR_STORE"] = previous
+_roots: list[Path] = []
 
 
-@pytest.fixture(autouse=True, scope="session")
-def isolated_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Point the user config directory (``XDG_CONFIG_HOME``) at an empty temporary one and
-    unset ``ACP_SIDECAR_CONFIG`` for the whole run."""
-    path = str(tmp_path_factory.mktemp("config"))
-    saved = {name: os.environ.get(name) for name in ("XDG_CONFIG_HOME", "ACP_SIDECAR_CONFIG")}
-    os.environ["XDG_CONFIG_HOME"] = path
-    os.environ.pop("ACP_SIDECAR_CONFIG", None)
-    yield path
-    for name, value in saved.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+def pytest_configure(config: pytest.Config) -> None:
+    _roots.append(Path(tempfile.mkdtemp(prefix="acp-sidecar-tests-")))
+    isolate(_roots[-1])
+    # A run stopped from outside (CI's time limit, `timeout`) still ends with its summary:
+    # SIGTERM interrupts the test under way the way Ctrl-C does.
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for root in _roots:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"stopped by signal {signum}")

@@ -9,7 +9,6 @@ The editors that answer it (the SDK client's handlers) are in :mod:`tests.fakes`
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -21,6 +20,7 @@ from acp.connection import StreamDirection, StreamEvent
 from acp.schema import ClientCapabilities
 
 from tests.acp_schema import validate_agent_message
+from tests.isolation import child_variables
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,10 +87,13 @@ async def sdk_sidecar(
     ``unstable`` lets the SDK handle the methods it calls unstable (``elicitation/create``);
     ``env`` adds to the sidecar's environment."""
     wire = Wire()
-    env = {
-        "PYTHONPATH": str(ROOT),
-        "ACP_SIDECAR_STORE": str(store) if store is not None else os.environ["ACP_SIDECAR_STORE"],
-    } | (env or {})
+    # The SDK passes on only HOME, PATH and a few more of ours: the isolation goes explicitly.
+    env = (
+        child_variables()
+        | {"PYTHONPATH": str(ROOT)}
+        | ({"ACP_SIDECAR_STORE": str(store)} if store is not None else {})
+        | (env or {})
+    )
     async with acp.spawn_agent_process(
         client,
         sys.executable,

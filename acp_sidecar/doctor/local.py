@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from acp_sidecar.agent.model.config import API_KEY_ENV, MODEL_INFO_ENV, ModelConfig
 from acp_sidecar.checks import Check
 from acp_sidecar.settings import KEYS_BY_NAME, FileSettings, Problem
-from acp_sidecar.settings.layering import EndpointKey, layered_model_config
+from acp_sidecar.settings.layering import EndpointKey, layered_model_config, no_model
 from acp_sidecar.store.paths import resolve_store_dir
 
 CONFIG_FILE: Final = "config file"
@@ -117,6 +117,12 @@ def model_config(
             f"The model settings cannot be used: {exc}",
             "Correct the setting the message names; until then every prompt is answered "
             "with this message.",
+        ), None
+    if config is None and no_model(args):
+        return Check(
+            MODEL,
+            "skipped",
+            "Not used in this run (--no-model): the console answers prompts; no model is asked.",
         ), None
     if config is None:
         return Check(

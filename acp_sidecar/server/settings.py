@@ -319,7 +319,10 @@ def layered_leniently(
 def wants_model(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
     """Whether the layered settings or the environment name a model (else the console)."""
     from acp_sidecar.agent.model.config import MODEL_ENV, MODEL_INFO_ENV, MODELS_ENV
+    from acp_sidecar.settings.layering import no_model
 
+    if no_model(args):
+        return False
     named = (env.get(name, "").strip() for name in (MODEL_ENV, MODELS_ENV, MODEL_INFO_ENV))
     described = getattr(args, "model_profiles", ())
     return bool(args.model or args.models or args.model_info or described or any(named))

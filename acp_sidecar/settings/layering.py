@@ -78,6 +78,7 @@ def layered(
     """
     source = os.environ if env is None else env
     result = argparse.Namespace(**vars(args))
+    result.no_model = no_model(args)
     for key in KEYS:
         if key.option is None:
             continue
@@ -94,7 +95,15 @@ def layered(
     described = _given(getattr(result, "model_info", None)) or _variable_set(MODEL_INFO_ENV, source)
     result.model_profiles = () if described else file.model_info
     result.endpoint_key = endpoint_key(args, file, source)
+    if result.no_model:
+        result.model, result.models, result.model_info, result.model_profiles = None, [], [], ()
     return result
+
+
+def no_model(args: argparse.Namespace) -> bool:
+    """Whether the command line asks for no model (``--no-model``, or ``--model ''``): then
+    no layer's model counts, the environment's included."""
+    return bool(getattr(args, "no_model", False)) or getattr(args, "model", None) == ""
 
 
 def _mode_from_env(text: str) -> str:
@@ -166,6 +175,8 @@ def layered_model_config(args: argparse.Namespace, env: Mapping[str, str]) -> Mo
     """
     from acp_sidecar.agent.model.config import ModelConfig
 
+    if no_model(args):
+        return None
     return ModelConfig.from_env(
         args.model,
         args.base_url,

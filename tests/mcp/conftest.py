@@ -17,6 +17,7 @@ import pytest
 
 from acp_sidecar.mcp.client_side import ClientSideHooks
 from acp_sidecar.mcp.config import StdioServerConfig
+from tests.isolation import suite_cache
 
 PEERS = Path(__file__).parent / "peers"
 REPO = Path(__file__).parents[2]
@@ -146,8 +147,7 @@ def everything() -> StdioServerConfig:
     npx = shutil.which("npx")
     if npx is None:
         pytest.skip("npx is not installed: the server-everything tests need node")
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    cache = base / "acp-sidecar-tests" / "npm"
+    cache = suite_cache() / "npm"
     cache.mkdir(parents=True, exist_ok=True)
     args = ("-y", "--prefer-offline", EVERYTHING, "stdio")
     try:

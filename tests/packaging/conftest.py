@@ -23,11 +23,14 @@ from pathlib import Path
 import attrs
 import pytest
 
+from tests.isolation import PLACES, isolated_environment
+
 ROOT = Path(__file__).resolve().parents[2]
 
-SCRUBBED_PREFIXES = ("ACP_SIDECAR_", "OPENAI_", "UV_", "PYTHON", "VIRTUAL_ENV", "CONDA_")
-"""Variables the child never inherits: the sidecar's own settings, a model key, uv's settings
-(ours are set below), and anything that points Python at another installation."""
+SCRUBBED_PREFIXES = ("ACP_SIDECAR_", "UV_", "PYTHON", "VIRTUAL_ENV", "CONDA_")
+"""Variables the child never inherits besides the suite's own scrubbing: uv's settings (ours
+are set below), anything that points Python at another installation, and the suite's own
+variables (but the store)."""
 
 
 @attrs.frozen
@@ -154,26 +157,21 @@ class Built:
 
 
 def isolated_env(root: Path) -> dict[str, str]:
-    """This process's environment without the sidecar's settings, and with every place a
-    tool writes to (home, caches, config, temporary files) inside ``root``."""
+    """The suite's isolation (:mod:`tests.isolation`) inside ``root``, without what points
+    Python or uv elsewhere, and with every other place a tool writes to (temporary files, the
+    pip and uv caches) inside ``root`` too."""
     env = {
         name: value
-        for name, value in os.environ.items()
-        if not name.startswith(SCRUBBED_PREFIXES) and not name.endswith("_API_KEY")
+        for name, value in isolated_environment(root, os.environ).items()
+        if not name.startswith(SCRUBBED_PREFIXES) or name in PLACES
     }
     places = {
-        "HOME": "home",
-        "XDG_CONFIG_HOME": "home/.config",
-        "XDG_DATA_HOME": "home/.local/share",
-        "XDG_CACHE_HOME": "home/.cache",
-        "XDG_STATE_HOME": "home/.local/state",
         "TMPDIR": "tmp",
         "PIP_CACHE_DIR": "pip-cache",
         "UV_CACHE_DIR": "uv-cache",
         "UV_TOOL_DIR": "uv-tools",
         "UV_TOOL_BIN_DIR": "uv-bin",
         "UV_PYTHON_INSTALL_DIR": "uv-python",
-        "ACP_SIDECAR_STORE": "sessions",
     }
     for name, place in places.items():
         path = root / place

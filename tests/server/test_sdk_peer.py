@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from acp.schema import (
 )
 
 from tests.fakes import ScriptDriverEditor
+from tests.isolation import child_variables
 from tests.sdk import SchemaObserver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path
         "serve",
         "--driver",
         "tests.drivers:ScriptDriver",
-        env={"PYTHONPATH": str(ROOT), "ACP_SIDECAR_STORE": os.environ["ACP_SIDECAR_STORE"]},
+        env=child_variables() | {"PYTHONPATH": str(ROOT)},
         cwd=ROOT,
         observers=[observer],
     ) as (connection, process):
