@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from acp_sidecar.agent.console import BadCommand, CallTool, OpenMentions, ShowHelp, parse_command
 from acp_sidecar.agent.mentions import Mention, join_words, parse_mention, typed_paths
-from acp_sidecar.agent.prompt_line import PromptLine
+from acp_sidecar.agent.prompt_line import PromptLine, read_prompt
+from acp_sidecar.protocol import (
+    EmbeddedResourceContentBlock,
+    ResourceLinkContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+)
 from acp_sidecar.tools.builtin import builtin_tools
 
 
@@ -105,3 +113,32 @@ def test_blocks_are_joined_as_words() -> None:
     assert join_words(["explain this", "[@a](x)", "", " and", "\n<context>"]) == (
         "explain this [@a](x) and\n<context>"
     )
+
+
+def test_a_typed_path_and_the_block_for_its_file_are_one_mention(tmp_path: Path) -> None:
+    """Toad resolves symlinks in the URI it sends for a typed ``@a.py``."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "a.py").write_text("x = 1\n")
+    (tmp_path / "link").symlink_to(real)
+    cwd = str(tmp_path / "link")
+    resource = TextResourceContents(uri=(real / "a.py").as_uri(), text="x = 1\n")
+    line = read_prompt(
+        [TextContentBlock(text="/read @a.py"), EmbeddedResourceContentBlock(resource=resource)],
+        cwd,
+    )
+    [mention] = line.mentions
+    assert (mention.source, mention.typed, mention.path) == (
+        "embedded",
+        "@a.py",
+        str(real / "a.py"),
+    )
+    assert line.text() == f"/read {real / 'a.py'}"
+    # Text and a link that would run together are two words; text inside a block is kept.
+    link = ResourceLinkContentBlock(name="a.py", uri=(real / "a.py").as_uri())
+    assert read_prompt([TextContentBlock(text="/read"), link], cwd).text() == (
+        f"/read {real / 'a.py'}"
+    )
+    line = read_prompt([TextContentBlock(text="(see @a.py) or @nope")], cwd)
+    assert line.text() == f"(see {tmp_path / 'link' / 'a.py'}) or @nope"
+    assert [m.found for m in line.mentions] == [True, False]
