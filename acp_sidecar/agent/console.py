@@ -1,12 +1,16 @@
-"""Parsing the slash-command console: a prompt's text → what to run.
+"""Parsing the slash-command console: a prompt's line (:mod:`~acp_sidecar.agent.prompt_line`)
+→ what to run.
 
-Invariants: parsing is pure (text, mentions and the registry's snapshots in, a closed union
-out). The grammar: ``/NAME {json object}`` calls NAME with those arguments; ``/NAME some text``
+Invariants: parsing is pure (the line and the registry's snapshots in, a closed union out).
+The grammar: ``/NAME {json object}`` calls NAME with those arguments; ``/NAME some text``
 binds the text to NAME's primary parameter (its first required string property); ``/NAME``
 alone calls it with no arguments; ``!command`` is shorthand for ``/bash`` with ``command``; a
 prompt that is only ``@``-mentions opens each one (``read`` for a file, with its line range
-when the mention selects one; ``glob`` for a directory); anything else asks for help. Inside
-a command an ``@``-mention stands for its path (shell-quoted after ``!``).
+when the mention selects one; ``glob`` for a directory); anything else asks for help.
+A command whose tool takes a path (:data:`PATH_PARAMETERS`) takes a mentioned file as that
+path and the rest of its text as its primary parameter; in any other command a mention reads
+as its path (shell-quoted for ``bash``). A typed ``@word`` naming nothing on disk is text
+(``/grep @property``) unless it stands alone or is the path ``read``/``write``/``edit`` take.
 
 What the editor shows is short: a command's menu description is the first sentence of the
 tool's description, at most :data:`SUMMARY_MAX` characters (the model keeps the whole text),
@@ -23,6 +27,7 @@ from typing import Any, Final
 import attrs
 
 from acp_sidecar.agent.mentions import Mention
+from acp_sidecar.agent.prompt_line import PromptLine
 from acp_sidecar.protocol import AvailableCommand, AvailableCommandInput
 from acp_sidecar.text import one_line, shorten
 from acp_sidecar.tools.definition import ToolDefinition
@@ -30,12 +35,15 @@ from acp_sidecar.tools.definition import ToolDefinition
 SHELL_TOOL = "bash"
 READ_TOOL = "read"
 LIST_TOOL = "glob"
+PATH_PARAMETERS: Final = ("path", "file_path")
+"""The parameters a mentioned file fills, in order of preference."""
 SUMMARY_MAX: Final = 100
 """The longest command description the editor's menu gets, in characters."""
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s)")
 _ABBREVIATIONS: Final = ("e.g.", "i.e.", "etc.", "vs.", "cf.")
 """Full stops that do not end a sentence."""
+_NAME_END = re.compile(r"\s")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>~])")
 """What can start markup in the middle of a line (emphasis, code, links, HTML, strikeout)."""
 
@@ -70,43 +78,64 @@ class BadCommand:
 Command = CallTool | OpenMentions | ShowHelp | BadCommand
 
 
-def primary_parameter(definition: ToolDefinition) -> str | None:
-    """The first required string property of a tool's parameters, if any."""
+def primary_parameter(definition: ToolDefinition, taken: str | None = None) -> str | None:
+    """The first required string property of a tool's parameters, if any (other than
+    ``taken``, the one a mention already fills)."""
     properties = definition.parameters.get("properties")
     required = definition.parameters.get("required") or ()
     if not isinstance(properties, dict):
         return None
     for name, schema in properties.items():
+        if name == taken:
+            continue
         if name in required and isinstance(schema, dict) and schema.get("type") == "string":
             return str(name)
+    return None
+
+
+def path_parameter(definition: ToolDefinition) -> str | None:
+    """The string property a mentioned file fills (``path``, else ``file_path``), if any."""
+    properties = definition.parameters.get("properties")
+    if not isinstance(properties, dict):
+        return None
+    for name in PATH_PARAMETERS:
+        schema = properties.get(name)
+        if isinstance(schema, dict) and schema.get("type") == "string":
+            return name
     return None
 
 
 def open_mention(mention: Mention, names: set[str]) -> CallTool | BadCommand:
     """The call that shows a mentioned file (or directory), or why there is none."""
     if mention.path is None:
-        return BadCommand(f"`{mention.uri}` is not a local file; only files can be opened here.")
+        return _not_local(mention)
     if mention.directory:
         if LIST_TOOL not in names:
             return BadCommand(f"Listing a directory needs the `{LIST_TOOL}` tool.")
         return CallTool(LIST_TOOL, {"pattern": "*", "path": mention.path})
     if READ_TOOL not in names:
         return BadCommand(f"Opening a mentioned file needs the `{READ_TOOL}` tool.")
-    arguments: dict[str, Any] = {"path": mention.path}
-    if mention.lines is not None:
-        first, last = mention.lines
-        arguments |= {"offset": first, "limit": last - first + 1}
-    return CallTool(READ_TOOL, arguments)
+    return CallTool(READ_TOOL, {"path": mention.path} | _window(mention))
 
 
-def parse_command(
-    text: str, tools: Sequence[ToolDefinition], mentions: Sequence[Mention] = ()
-) -> Command:
-    """What the console should do with a prompt's text (mentions already stand in it by
-    their path) and its ``@``-mentions."""
-    stripped = text.strip()
+def _window(mention: Mention) -> dict[str, Any]:
+    """``read``'s arguments for the lines a mention selects."""
+    if mention.lines is None:
+        return {}
+    first, last = mention.lines
+    return {"offset": first, "limit": last - first + 1}
+
+
+def _not_local(mention: Mention) -> BadCommand:
+    return BadCommand(f"`{mention.uri}` is not a local file; only files can be opened here.")
+
+
+def parse_command(prompt: PromptLine | str, tools: Sequence[ToolDefinition]) -> Command:
+    """What the console should do with a prompt (see the module invariants)."""
+    line = PromptLine((prompt,)) if isinstance(prompt, str) else prompt
     by_name = {tool.name: tool for tool in tools}
-    if mentions and not _without(stripped, mentions).strip():
+    mentions = line.mentions
+    if mentions and all(isinstance(p, Mention) or not p.strip() for p in line.pieces):
         calls: list[CallTool] = []
         for mention in mentions:
             opened = open_mention(mention, set(by_name))
@@ -114,8 +143,10 @@ def parse_command(
                 return opened
             calls.append(opened)
         return OpenMentions(tuple(calls))
-    if stripped.startswith("!"):
-        command = stripped[1:].strip()
+    first = line.pieces[0] if line.pieces else ""
+    head = first.lstrip() if isinstance(first, str) else ""
+    if head.startswith("!"):
+        command = line.text(quote=True).strip()[1:].strip()
         if SHELL_TOOL not in by_name:
             return BadCommand(
                 f"`!` runs shell commands through the `{SHELL_TOOL}` tool, which is not registered."
@@ -123,40 +154,55 @@ def parse_command(
         if not command:
             return BadCommand("`!` needs a command to run, e.g. `!ls -la`.")
         return CallTool(SHELL_TOOL, {"command": command})
-    if not stripped.startswith("/"):
+    if not head.startswith("/"):
         return ShowHelp()
-    name, _, rest = stripped[1:].partition(" ")
-    if "\n" in name:
-        name, _, more = name.partition("\n")
-        rest = more + (" " + rest if rest else "")
-    rest = rest.strip()
+    assert isinstance(first, str)
+    name = _NAME_END.split(head[1:], maxsplit=1)[0]
+    rest = line.rest(len(first) - len(head) + 1 + len(name))
     tool = by_name.get(name)
     if tool is None:
         known = ", ".join(f"/{n}" for n in sorted(by_name)) or "none"
         return BadCommand(f"Unknown command `/{name}`. Available commands: {known}.")
-    if not rest:
-        return CallTool(name, {})
-    if rest.startswith("{"):
+    return _bind(tool, rest)
+
+
+def _bind(tool: ToolDefinition, rest: PromptLine) -> Command:
+    """A command's call from the text after its name (and the mentions in it)."""
+    name = tool.name
+    path = path_parameter(tool)
+    arguments: dict[str, Any] = {}
+    mention: Mention | None = None
+    if path is not None:
+        takes_path = primary_parameter(tool) == path  # `read`, `write`, `edit`
+        bound = [m for m in rest.mentions if m.found or takes_path]
+        if len(bound) > 1:
+            named = ", ".join(m.label for m in bound)
+            return BadCommand(
+                f"`/{name}` takes one path, and this prompt mentions {len(bound)}: {named}."
+            )
+        if bound:
+            [mention] = bound
+            if mention.path is None:
+                return _not_local(mention)
+            arguments = {path: mention.path} | (_window(mention) if name == READ_TOOL else {})
+    text = rest.text(quote=name == SHELL_TOOL, skip=mention).strip()
+    if not text:
+        return CallTool(name, arguments)
+    if text.startswith("{"):
         try:
-            arguments = json.loads(rest)
+            given = json.loads(text)
         except json.JSONDecodeError as exc:
             return BadCommand(f"The arguments of `/{name}` are not valid JSON: {exc}.")
-        if not isinstance(arguments, dict):
+        if not isinstance(given, dict):
             return BadCommand(f"The arguments of `/{name}` must be a JSON object.")
-        return CallTool(name, arguments)
-    primary = primary_parameter(tool)
+        return CallTool(name, arguments | given)
+    primary = primary_parameter(tool, taken=None if mention is None else path)
     if primary is None:
         return BadCommand(
-            f"`/{name}` has no required text parameter to bind `{rest}` to; "
+            f"`/{name}` has no required text parameter to bind `{text}` to; "
             f"pass a JSON object instead, e.g. `/{name} {{...}}`."
         )
-    return CallTool(name, {primary: rest})
-
-
-def _without(text: str, mentions: Sequence[Mention]) -> str:
-    for mention in mentions:
-        text = text.replace(mention.shown, "", 1)
-    return text
+    return CallTool(name, arguments | {primary: text})
 
 
 def input_hint(definition: ToolDefinition) -> str:

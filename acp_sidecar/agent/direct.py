@@ -6,14 +6,14 @@ for a model's call; plain text answers with the list of commands; a bad command 
 what was wrong. Every turn ends with ``end_turn`` (the server turns a cancelled one into
 ``cancelled``).
 
-The console accepts what editors put in a prompt: text, and ``@``-mentions as resource links
-or embedded resources (advertised as ``embeddedContext``); images and audio it cannot use,
-and does not advertise.
+The console accepts what editors put in a prompt: text (typed ``@path`` mentions included),
+and ``@``-mentions as resource links or embedded resources (advertised as
+``embeddedContext``); images and audio it cannot use, and does not advertise.
 """
 
 from __future__ import annotations
 
-import shlex
+import asyncio
 from collections.abc import Callable
 
 from acp_sidecar.agent.console import (
@@ -26,45 +26,11 @@ from acp_sidecar.agent.console import (
     parse_command,
 )
 from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
-from acp_sidecar.agent.mentions import Mention, parse_mention
+from acp_sidecar.agent.prompt_line import read_prompt
 from acp_sidecar.bridge.runner import run_call
-from acp_sidecar.protocol import (
-    AvailableCommandsUpdate,
-    BlobResourceContents,
-    EmbeddedResourceContentBlock,
-    PromptCapabilities,
-    ResourceLinkContentBlock,
-    StopReason,
-    TextContentBlock,
-    TextResourceContents,
-)
+from acp_sidecar.protocol import AvailableCommandsUpdate, PromptCapabilities, StopReason
 from acp_sidecar.tools.content import text_of
 from acp_sidecar.tools.registry import ToolRegistry
-
-
-def command_line(turn: Turn) -> tuple[str, list[Mention]]:
-    """The prompt's text, with each ``@``-mention standing in it as its path (shell-quoted
-    in a ``!`` command), and the mentions in order."""
-    texts = [b.text for b in turn.prompt if isinstance(b, TextContentBlock)]
-    shell = "".join(texts).lstrip().startswith("!")
-    parts: list[str] = []
-    mentions: list[Mention] = []
-    for block in turn.prompt:
-        match block:
-            case TextContentBlock(text=text):
-                parts.append(text)
-            case (
-                ResourceLinkContentBlock(uri=uri)
-                | EmbeddedResourceContentBlock(
-                    resource=TextResourceContents(uri=uri) | BlobResourceContents(uri=uri)
-                )
-            ):
-                mention = parse_mention(uri)
-                mentions.append(mention)
-                parts.append(shlex.quote(mention.shown) if shell else mention.shown)
-            case _:
-                pass  # images and audio are not advertised, so never sent
-    return "".join(parts), mentions
 
 
 class ConsoleDriver:
@@ -91,8 +57,8 @@ class ConsoleDriver:
     async def run_turn(self, turn: Turn) -> StopReason:
         registry = self.registry if turn.tools is None else turn.tools
         tools = registry.visible()
-        text, mentions = command_line(turn)
-        command = parse_command(text, tools, mentions)
+        line = await asyncio.to_thread(read_prompt, turn.prompt, turn.cwd)
+        command = parse_command(line, tools)
         match command:
             case ShowHelp():
                 await say(turn, help_text(tools))

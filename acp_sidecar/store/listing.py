@@ -7,8 +7,9 @@ Invariants:
   replaced them: the log's bytes are searched from the end for that record's marker (a
   plain byte search, block by block), and only a line holding it is parsed.
 - A session is listed once it was prompted: clients create a session for every new thread,
-  and a log that holds nothing but its header (and mode switches) is left out of listings
-  until its first prompt. It can still be loaded by id.
+  and a log that holds nothing but its header (mode switches, and notices such as a failed
+  MCP server's) is left out of listings until its first prompt, which titles it. It can still
+  be loaded by id.
 - Order is by last update, newest first, ties broken by session id; the cursor names the
   last session of a page by that key, so a page never repeats or skips a session that did
   not change meanwhile (one updated meanwhile moves to the top of a fresh listing).
@@ -39,6 +40,7 @@ from acp_sidecar.store.records import (
     ConfigChangeRecord,
     DirectoriesChangeRecord,
     ModeChangeRecord,
+    NoticeRecord,
     UserMessageRecord,
 )
 from acp_sidecar.text import shorten as text_shorten
@@ -116,10 +118,13 @@ def _first_prompt(log: SessionLog) -> tuple[bool, str | None]:
             match record:
                 case UserMessageRecord():
                     return True, title_of(record.content)
-                case ModeChangeRecord() | DirectoriesChangeRecord() | ConfigChangeRecord() if (
-                    index < _TITLE_SCAN_LINES
-                ):
-                    continue
+                case (
+                    ModeChangeRecord()
+                    | DirectoriesChangeRecord()
+                    | ConfigChangeRecord()
+                    | NoticeRecord()
+                ) if index < _TITLE_SCAN_LINES:
+                    continue  # what a session holds before the user says anything
                 case _:
                     return True, None  # something else first, or too many mode switches
     except StoreError as exc:  # a newer record after a readable header

@@ -111,3 +111,35 @@ async def test_a_session_loaded_before_its_first_prompt_is_titled_by_it(tmp_path
         assert info["sessionUpdate"] == "session_info_update" and "title" not in info
         updates = await turn(wire, session, text("first words"))
     assert updates[-1]["title"] == "first words"
+
+
+async def test_a_failed_mcp_server_told_before_the_first_prompt_keeps_the_title(
+    tmp_path: Path,
+) -> None:
+    """The failure is told (and logged as a notice) before the user says anything; the title
+    is still the first prompt's, in the list, on a load and in the turn's own update."""
+    store = tmp_path / "store"
+    missing = {
+        "name": "missing",
+        "command": str(tmp_path / "no-such-server"),
+        "args": [],
+        "env": [],
+    }
+    async with served(server(store)) as (wire, _server):
+        await wire.initialize()
+        created = await wire.result("session/new", {"cwd": str(tmp_path), "mcpServers": [missing]})
+        session = created["sessionId"]
+        while not any("missing" in said for said in wire.texts()):
+            await wire.next_update()
+        updates = await turn(wire, session, text("fix the build"))
+        assert updates[-1]["title"] == "fix the build"
+        [listed] = (await wire.result("session/list", {}))["sessions"]
+    assert listed["title"] == "fix the build"
+    async with served(server(store)) as (wire, _server):
+        await wire.initialize()
+        await wire.result(
+            "session/load", {"sessionId": session, "cwd": str(tmp_path), "mcpServers": []}
+        )
+        info = wire.updates[-1]["params"]["update"]
+        assert info["sessionUpdate"] == "session_info_update"
+        assert info["title"] == "fix the build"

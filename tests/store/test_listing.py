@@ -178,3 +178,20 @@ def test_the_env_store_is_where_sessions_land(
     monkeypatch.setenv(STORE_ENV, str(tmp_path / "env-store"))
     SessionStore(fsync="never").create("s1", CWD).close()
     assert (tmp_path / "env-store" / "s1.jsonl").is_file()
+
+
+def test_a_notice_before_the_first_prompt_keeps_the_title(store: SessionStore) -> None:
+    """A failed MCP server is told (and logged as a notice) before the user says anything."""
+    with store.create("n", CWD) as writer:
+        writer.notice("The MCP server `git` could not start: no such file.")
+        writer.mode_change("code")
+        writer.notice("The MCP server `time` could not start either.")
+        writer.user_message([{"type": "text", "text": "fix the build"}])
+        writer.agent_text("done")
+    with store.create("quiet", CWD) as writer:
+        writer.notice("The MCP server `git` could not start: no such file.")
+    summary = store.summary("n")
+    assert (summary.prompted, summary.title) == (True, "fix the build")
+    # A notice alone is not a prompt: the session stays out of listings until it has one.
+    assert (store.summary("quiet").prompted, store.summary("quiet").title) == (False, None)
+    assert [s.session_id for s in store.list().sessions] == ["n"]

@@ -33,6 +33,8 @@ Invariants:
   completed by the endpoint's ``/models`` once that has answered.
 - The system prompt carries the workspace's instructions file (``AGENTS.md`` or kin, see
   :mod:`~acp_sidecar.agent.model.instructions`), re-read when it changes between turns.
+- The files a prompt mentions are opened before the first request, as calls the model reads
+  (:mod:`~acp_sidecar.agent.model.mentioned`).
 - A prompt with an image is sent only to a model that takes images (its profile says so):
   for any other the turn ends at once with a notice saying so, and no request is made.
 - Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
@@ -66,6 +68,7 @@ from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
 from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig, ModelProfile
 from acp_sidecar.agent.model.context import TurnContext
 from acp_sidecar.agent.model.instructions import InstructionsReader
+from acp_sidecar.agent.model.mentioned import open_mentions
 from acp_sidecar.agent.model.messages import (
     Message,
     SentCall,
@@ -184,6 +187,8 @@ class ModelDriver:
         )
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
+        named = {spec["function"]["name"] for spec in tools}
+        context.steps.extend(await open_mentions(turn, registry, ids.claim, named))
         if turn.signal.cancelled:
             return "cancelled"
         for _ in range(self.config.max_turn_requests):

@@ -4,14 +4,15 @@ OpenAI chat messages, and the registry's schemas as ``tools``.
 Invariants:
 - Pure functions of their arguments (no I/O, no ``openai``): the same history always gives
   the same messages, so a reloaded session continues with the context it had.
-- Prompt content becomes plain text — ``text`` as is, ``resource_link`` as a link, an
-  embedded text resource inside a ``<context>`` element with its URI, a blob described by
-  URI and MIME type — so every OpenAI-compatible server accepts it (some refuse content-part
-  arrays). Only a prompt with an image, for a model that takes images, is sent as content
-  parts (``text`` and ``image_url``); for any other model an image is a short note. The log's
-  prompts go through the same function, so a reloaded session sends the same parts. A tool
-  result's content is sent as text (images and audio as a short note that they are not
-  shown).
+- Prompt content becomes plain text, its blocks joined as words (a space between two that
+  would run together) — ``text`` as is, ``resource_link`` as a link (the driver opens the
+  file as a call: :mod:`~acp_sidecar.agent.model.mentioned`), an embedded text resource
+  inside a ``<context>`` element with its URI, a blob described by URI and MIME type — so
+  every OpenAI-compatible server accepts it (some refuse content-part arrays). Only a
+  prompt with an image, for a model that takes images, is sent as content parts (``text``
+  and ``image_url``); for any other model an image is a short note. The log's prompts go
+  through the same function, so a reloaded session sends the same parts. A tool result's
+  content is sent as text (images and audio as a short note that they are not shown).
 - The messages keep the chat-completions shape every provider checks: an assistant message's
   ``content`` is a string (``""`` beside tool calls, never ``null``); each assistant
   ``tool_calls`` entry is answered by one ``role: tool`` message, in call order (the log
@@ -35,6 +36,7 @@ from typing import Any, Final, TypeAlias, assert_never
 
 import attrs
 
+from acp_sidecar.agent.mentions import join_words
 from acp_sidecar.agent.model.instructions import ProjectInstructions
 from acp_sidecar.store.history import HistoryItem
 from acp_sidecar.store.records import (
@@ -111,8 +113,8 @@ def tool_specs(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def prompt_text(blocks: Iterable[Mapping[str, Any]]) -> str:
-    """The text of a prompt given as ACP content-block JSON objects."""
-    return "".join(_block_text(block) for block in blocks)
+    """The text of a prompt given as ACP content-block JSON objects, joined as words."""
+    return join_words(_block_text(block) for block in blocks)
 
 
 def _block_text(block: Mapping[str, Any]) -> str:
@@ -165,7 +167,7 @@ def user_message(blocks: Iterable[Mapping[str, Any]], images: bool = False) -> M
         if not text:
             continue
         if parts and parts[-1]["type"] == "text":
-            parts[-1] = {"type": "text", "text": parts[-1]["text"] + text}
+            parts[-1] = {"type": "text", "text": join_words([parts[-1]["text"], text])}
         else:
             parts.append({"type": "text", "text": text})
     return {"role": "user", "content": parts}

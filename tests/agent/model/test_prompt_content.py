@@ -143,8 +143,8 @@ async def test_a_stored_image_is_a_note_for_a_model_without_images(
     stored = endpoint.requests[-1].messages[1]
     assert stored["content"] == (
         "What is wrong in [@app.py](file:///w/app.py) given this screenshot?"
-        "[image/png image, not sent: the model does not take images]"
-        "[image/jpeg image, not sent: the model does not take images]"
+        " [image/png image, not sent: the model does not take images]"  # blocks are words
+        " [image/jpeg image, not sent: the model does not take images]"
         '\n<context uri="file:///w/log.txt">\nTraceback: boom\n</context>\n'
         "\n[file:///w/core: x/core content, not included]\n"
     )
