@@ -88,12 +88,17 @@ def estimate_request(
     return known.tokens + (estimate_tokens(added) if added else 0)
 
 
-def request_budget(window: int, max_tokens: int | None) -> int:
-    """How many tokens a request may have in ``window``: the rest is for the response (the
-    cap; a quarter of the window without one; at most half of it) and the margin."""
+def answer_reserve(window: int, max_tokens: int | None) -> int:
+    """How many tokens of ``window`` are kept for the response: the cap (a quarter of the
+    window without one), at most half of it."""
     reserve = max_tokens if max_tokens is not None else window // 4
-    reserve = min(reserve, window // 2)
-    return window - reserve - int(window * MARGIN_FRACTION)
+    return min(reserve, window // 2)
+
+
+def request_budget(window: int, max_tokens: int | None) -> int:
+    """How many tokens a request may have in ``window``: the rest is for the response
+    (:func:`answer_reserve`) and the margin."""
+    return window - answer_reserve(window, max_tokens) - int(window * MARGIN_FRACTION)
 
 
 def summary_tokens(room: int) -> int:

@@ -64,7 +64,7 @@ from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
 from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig, ModelProfile
-from acp_sidecar.agent.model.context import TurnContext
+from acp_sidecar.agent.model.context import TurnContext, Unanswered
 from acp_sidecar.agent.model.instructions import InstructionsReader
 from acp_sidecar.agent.model.messages import (
     Message,
@@ -181,14 +181,19 @@ class ModelDriver:
             system_message(turn.cwd, instructions=instructions),
             user_message((to_wire(block) for block in turn.prompt), images),
             self._reasoning_field,
+            on_retry=retry_teller(turn, endpoint),
         )
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
         if turn.signal.cancelled:
             return "cancelled"
         for _ in range(self.config.max_turn_requests):
-            if await context.fit(endpoint, tools) == "cancelled":
+            fitted = await context.fit(endpoint, tools)
+            if fitted == "cancelled":
                 return "cancelled"
+            if isinstance(fitted, Unanswered):
+                await send_notice(turn, fitted.explained)
+                return "end_turn"
             step = StepCalls(registry, turn, ids.claim, cap)
             try:
                 response = await self._request(turn, endpoint, context, tools, step)
@@ -271,9 +276,13 @@ class ModelDriver:
                 return "cancelled"
             error = streaming.exception()
             if error is not None and endpoint.context_exceeded(error) and not assembly.text_parts:
-                retry = await context.overflowed(endpoint, tools)
+                cap = endpoint.refuses_cap(error)
+                retry = await context.overflowed(endpoint, tools, cap=cap)
                 if retry == "cancelled":
                     return "cancelled"
+                if isinstance(retry, Unanswered):
+                    await send_notice(turn, retry.explained)
+                    return "end_turn"
                 if retry:
                     continue
             break

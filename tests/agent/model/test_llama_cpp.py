@@ -1,0 +1,130 @@
+"""Against what a real llama.cpp server sends (:mod:`tests.agent.model.fake_llama`): a small
+context that the system prompt and the tools alone overfill, a server that is down.
+
+Turns run against the scripted endpoint over real HTTP, logged by the server's own recorder
+where the log matters; every update the editor is sent is checked against the ACP schema.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import attrs
+
+from acp_sidecar.agent.model import ModelConfig, ModelDriver
+from acp_sidecar.agent.model.compaction import SUMMARY_INSTRUCTIONS
+from acp_sidecar.agent.model.config import ModelProfile
+from acp_sidecar.bridge.policy import install_policy
+from acp_sidecar.store import CompactionRecord
+from acp_sidecar.tools.builtin import builtin_tools
+from acp_sidecar.tools.registry import ToolRegistry
+from tests.agent.model.fake_llama import LlamaServer
+from tests.agent.model.fake_openai import ScriptedOpenAI, answer
+from tests.agent.model.harness import RecordedSession, make_turn
+from tests.fakes import Editor
+
+MODEL = "qwen2.5-coder-0.5b"
+
+
+def builtin_registry() -> ToolRegistry:
+    registry = ToolRegistry()
+    for tool in builtin_tools():
+        registry.register(tool)
+    install_policy(registry)
+    return registry
+
+
+def is_summary_request(request: object) -> bool:
+    return bool(request.messages[0]["content"] == SUMMARY_INSTRUCTIONS)  # type: ignore[attr-defined]
+
+
+# -- a context the fixed part alone overfills ------------------------------------------------
+
+
+async def test_a_context_the_system_prompt_and_tools_overfill_is_explained_not_summarised(
+    tmp_path: Path,
+) -> None:
+    # The issue's set-up: a 2,048-token context, the built-in tools, a small model that
+    # would invent a summary if asked for one.
+    async with LlamaServer(n_ctx=2048) as server:
+        server.script(answer("SUMMARY: the user asked for a poem about the sea."))
+        config = ModelConfig(
+            model=MODEL,
+            base_url=server.base_url,
+            max_retries=0,
+            models=(ModelProfile(name=MODEL, context_window=2048),),
+        )
+        registry = builtin_registry()
+        driver = ModelDriver(config, lambda: registry)
+        session = RecordedSession(tmp_path)
+        editors = [Editor() for _ in range(3)]
+        try:
+            for prompt, editor in zip(("hello", "write a poem", "again"), editors, strict=True):
+                assert await session.run(driver, prompt, editor=editor) == "end_turn"
+        finally:
+            await driver.aclose()
+
+    # no summary was asked for or kept; each prompt made one request, refused for its length
+    assert not [r for r in server.requests if is_summary_request(r)]
+    assert len(server.requests) == server.too_long == 3
+    assert not [r for r in session.recorder.history() if isinstance(r, CompactionRecord)]
+    for turn, editor in enumerate(editors):
+        said = editor.text()
+        assert said.count("Nothing was summarised") == (1 if turn else 0), said
+        assert said.count("context window (2,048 tokens)") == 1, said
+        assert re.search(
+            r"the system prompt \(about [\d,]+ tokens\), the definitions of its 7 tools "
+            r"\(about [\d,]+\) and the prompt \(about [\d,]+\) take about [\d,]+, more than "
+            r"the 922 tokens a request may use",
+            said,
+        ), said
+        assert "To make room:" in said and "--ctx-size" in said and "--max-tokens" in said
+        left_out = {0: None, 1: "The earlier turn was", 2: "The 2 earlier turns were"}[turn]
+        if left_out is not None:
+            assert f"{left_out} left out of what the model is sent" in said, said
+        assert "too long for the model's context window" not in said  # no dropped-turns notice
+        # the server's refusal comes after, as it said it
+        assert said.index("To make room:") < said.index("exceeds the available context size")
+
+
+# -- a server that is down ------------------------------------------------------------------------
+
+
+def long_prompt(n: int) -> str:
+    return f"PROMPT-{n} " + "lorem ipsum dolor sit amet " * 110
+
+
+async def test_an_endpoint_that_is_down_is_reported_first_and_once(
+    registry: ToolRegistry, tmp_path: Path
+) -> None:
+    # A session long enough that its next prompt is compacted; then the server goes away.
+    session = RecordedSession(tmp_path)
+    async with ScriptedOpenAI() as server:
+        server.script(*(answer(f"Answer {n}.") for n in range(1, 5)))
+        config = ModelConfig(
+            model="test-model",
+            base_url=server.base_url,
+            max_retries=1,
+            max_tokens=500,
+            models=(ModelProfile(name="test-model", context_window=6000),),
+        )
+        driver = ModelDriver(config, lambda: registry)
+        for n in range(1, 5):
+            assert await session.run(driver, long_prompt(n)) == "end_turn"
+    try:
+        editor = Editor()
+        informed: list[str] = []
+        turn = make_turn(editor, long_prompt(5), history=session.recorder.history())
+        turn = attrs.evolve(turn, inform=informed.append)
+        assert await driver.run_turn(turn) == "end_turn"
+    finally:
+        await driver.aclose()
+
+    said = editor.text()
+    assert said.startswith(f"Could not reach the model endpoint {server.base_url} ("), said
+    assert said.count("Could not reach") == 1, said
+    assert "too long" not in said and "Summarising" not in said, said
+    # the summary request's retry was told like any other
+    assert len(informed) == 1 and "retrying (1 of 1)" in informed[0], informed
+    assert not [r for r in session.recorder.history() if isinstance(r, CompactionRecord)]
