@@ -1,5 +1,6 @@
 """Against what a real llama.cpp server sends (:mod:`tests.agent.model.fake_llama`): a small
-context that the system prompt and the tools alone overfill, a server that is down.
+context that the system prompt and the tools alone overfill, an answer stopped by a full
+context, a server that dies mid-answer or is down, and the context it reports in ``/models``.
 
 Turns run against the scripted endpoint over real HTTP, logged by the server's own recorder
 where the log matters; every update the editor is sent is checked against the ACP schema.
@@ -7,10 +8,13 @@ where the log matters; every update the editor is sent is checked against the AC
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
+import pytest
 
 from acp_sidecar.agent.model import ModelConfig, ModelDriver
 from acp_sidecar.agent.model.compaction import SUMMARY_INSTRUCTIONS
@@ -19,12 +23,21 @@ from acp_sidecar.bridge.policy import install_policy
 from acp_sidecar.store import CompactionRecord
 from acp_sidecar.tools.builtin import builtin_tools
 from acp_sidecar.tools.registry import ToolRegistry
-from tests.agent.model.fake_llama import LlamaServer
-from tests.agent.model.fake_openai import ScriptedOpenAI, answer
+from tests.agent.model.fake_llama import LlamaServer, broken, context_full
+from tests.agent.model.fake_openai import (
+    Reply,
+    ScriptedOpenAI,
+    answer,
+    call,
+    say,
+    stop,
+    usage,
+)
 from tests.agent.model.harness import RecordedSession, make_turn
 from tests.fakes import Editor
 
 MODEL = "qwen2.5-coder-0.5b"
+MakeDriver = Callable[..., ModelDriver]
 
 
 def builtin_registry() -> ToolRegistry:
@@ -86,6 +99,102 @@ async def test_a_context_the_system_prompt_and_tools_overfill_is_explained_not_s
         assert "too long for the model's context window" not in said  # no dropped-turns notice
         # the server's refusal comes after, as it said it
         assert said.index("To make room:") < said.index("exceeds the available context size")
+
+
+# -- the cause of a cut-off answer --------------------------------------------------------------
+
+
+async def test_an_answer_stopped_by_a_full_context_names_the_context_not_the_cap(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = make_driver(models=(ModelProfile(name="test-model", context_window=4096),))
+    endpoint.script(context_full("It was a dark and", prompt_tokens=3000, n_ctx=4096))
+
+    assert await driver.run_turn(make_turn(editor)) == "max_tokens"
+
+    assert editor.text() == (
+        "It was a dark and\n\nThe model's answer was cut off: the model's context window was "
+        "full (4,095 of its 4,096 tokens: 3,000 for the request, 1,095 for the answer)."
+    )
+
+
+async def test_a_length_stop_short_of_the_cap_without_a_window_names_the_server(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    endpoint.script(context_full("It was", prompt_tokens=1500, n_ctx=2048))
+
+    assert await make_driver().run_turn(make_turn(editor)) == "max_tokens"
+
+    assert editor.text() == (
+        "It was\n\nThe model's answer was cut off after 547 tokens, short of the 8,192-token "
+        "limit for one response: the server stopped it, at its own limit on an answer or "
+        "because the model's context window was full (2,047 tokens: 1,500 for the request, "
+        "547 for the answer)."
+    )
+
+
+async def test_a_length_stop_at_the_cap_names_the_cap(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = make_driver(max_tokens=200)
+    endpoint.script(Reply([*say("Long"), stop("length")], usage=usage(50, 200)))
+
+    assert await driver.run_turn(make_turn(editor)) == "max_tokens"
+
+    assert editor.text() == (
+        "Long\n\nThe model's answer reached the 200-token limit for one response "
+        "(--max-tokens or ACP_SIDECAR_MAX_TOKENS)."
+    )
+
+
+async def test_a_length_stop_without_usage_does_not_guess_the_cause(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = make_driver(max_tokens=200)
+    endpoint.script(Reply([*say("Long"), stop("length")]))
+
+    assert await driver.run_turn(make_turn(editor)) == "max_tokens"
+
+    assert editor.text() == (
+        "Long\n\nThe model's answer was cut off at a limit on its length: the 200-token limit "
+        "for one response (--max-tokens or ACP_SIDECAR_MAX_TOKENS) or the model's context "
+        "window (the endpoint did not report its usage)."
+    )
+
+
+# -- a stream broken mid-answer -----------------------------------------------------------------
+
+
+async def test_a_stream_broken_mid_answer_says_the_answer_was_cut_off_and_logs_it(
+    driver: ModelDriver,
+    endpoint: ScriptedOpenAI,
+    editor: Editor,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    endpoint.script(
+        attrs.evolve(
+            broken("Hello ", "wor"),
+            events=[*say("Hello ", "wor"), call(0, call_id="c1", name="look")],
+        )
+    )
+
+    with caplog.at_level(logging.WARNING):
+        assert await driver.run_turn(make_turn(editor)) == "end_turn"
+
+    said = editor.text()
+    assert said.startswith(
+        f"Hello wor\n\nThe model's answer was cut off: the connection to the endpoint "
+        f"{endpoint.base_url} broke while it was answering ("
+    ), said
+    assert said.endswith("). The tool call it was still sending (`look`) was not run."), said
+    assert "Could not reach" not in said and "Check that the server is running" not in said
+    assert editor.cards() == []
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [r.getMessage() for r in warnings if "broke" in r.getMessage()] == [
+        f"the model endpoint {endpoint.base_url} broke the stream after 9 characters of the "
+        "answer: peer closed connection without sending complete message body (incomplete "
+        "chunked read)"
+    ]
 
 
 # -- a server that is down ------------------------------------------------------------------------
