@@ -31,7 +31,8 @@ Invariants:
   model (``turn.model``, the session's choice, else the configured default) with the turn's
   ``reasoning_effort`` when the session chose one.
 - :meth:`ModelDriver.profile` answers from :attr:`ModelDriver.catalog`: the configuration
-  completed by the endpoint's ``/models`` once that has answered.
+  completed by the endpoint's ``/models`` once that has answered (and, for a model it listed
+  as not loaded, once it has answered a request).
 - The system prompt carries the workspace's instructions file (``AGENTS.md`` or kin, see
   :mod:`~acp_sidecar.agent.model.instructions`), re-read when it changes between turns.
 - A prompt with an image is sent only to a model that takes images (its profile says so):
@@ -301,6 +302,7 @@ class ModelDriver:
             await send_notice(turn, cut_off(assembly, self.config.endpoint_url))
             return "end_turn"
         await context.account(assembly.usage, len(messages))
+        self.catalog.answered(turn.model)  # a router's model is loaded now: its window listed
         return assembly
 
     def _no_images(self, model: str | None) -> str:

@@ -92,15 +92,35 @@ def prompt_tokens(request: Request) -> int:
 
 class LlamaServer(ScriptedOpenAI):
     """A llama.cpp server with an ``n_ctx``-token context: it refuses what does not fit, and
-    takes scripted replies for the rest."""
+    takes scripted replies for the rest. It lists ``models`` (none: ``/models`` is 404): as a
+    single-model server, loaded; as a ``router``, unloaded until a request names one."""
 
-    def __init__(self, n_ctx: int) -> None:
+    def __init__(self, n_ctx: int, *models: str, router: bool = False) -> None:
         super().__init__()
         self.n_ctx = n_ctx
         self.too_long = 0
         """How many requests were refused for their length."""
+        self.router = router
+        self.loaded: set[str] = set() if router else set(models)
+        self._names = models
+        self._relist()
+
+    def _relist(self) -> None:
+        if not self._names:
+            return
+        entries = []
+        for name in self._names:
+            status = None
+            if self.router:
+                status = "loaded" if name in self.loaded else "unloaded"
+            entries.append(model_entry(name, self.n_ctx, status=status))
+        self.models = listing(*entries)
 
     def reply_to(self, request: Request) -> Reply:
+        name = (request.body or {}).get("model")
+        if self.router and name in self._names and name not in self.loaded:
+            self.loaded.add(name)  # the router loads a model for the first request naming it
+            self._relist()
         tokens = prompt_tokens(request)
         if tokens >= self.n_ctx:
             self.too_long += 1

@@ -1,6 +1,7 @@
 """Against what a real llama.cpp server sends (:mod:`tests.agent.model.fake_llama`): a small
 context that the system prompt and the tools alone overfill, an answer stopped by a full
-context, a server that dies mid-answer or is down, and the context it reports in ``/models``.
+context, a server that dies mid-answer or is down, and the context it reports in ``/models``
+(a router's only once the model is loaded).
 
 Turns run against the scripted endpoint over real HTTP, logged by the server's own recorder
 where the log matters; every update the editor is sent is checked against the ACP schema.
@@ -17,13 +18,14 @@ import attrs
 import pytest
 
 from acp_sidecar.agent.model import ModelConfig, ModelDriver
+from acp_sidecar.agent.model.catalog import ListedModel, listed_model
 from acp_sidecar.agent.model.compaction import SUMMARY_INSTRUCTIONS
 from acp_sidecar.agent.model.config import ModelProfile
 from acp_sidecar.bridge.policy import install_policy
 from acp_sidecar.store import CompactionRecord
 from acp_sidecar.tools.builtin import builtin_tools
 from acp_sidecar.tools.registry import ToolRegistry
-from tests.agent.model.fake_llama import LlamaServer, broken, context_full
+from tests.agent.model.fake_llama import LlamaServer, broken, context_full, model_entry
 from tests.agent.model.fake_openai import (
     Reply,
     ScriptedOpenAI,
@@ -237,3 +239,66 @@ async def test_an_endpoint_that_is_down_is_reported_first_and_once(
     # the summary request's retry was told like any other
     assert len(informed) == 1 and "retrying (1 of 1)" in informed[0], informed
     assert not [r for r in session.recorder.history() if isinstance(r, CompactionRecord)]
+
+
+# -- the context the server reports ------------------------------------------------------------
+
+
+def test_a_llama_cpp_models_entry_gives_the_context_a_request_gets() -> None:
+    entry = model_entry(MODEL, 2048)
+    assert entry["meta"]["n_ctx_train"] == 32768  # what the model was trained for: not it
+    assert listed_model(entry) == ListedModel(MODEL, 2048)
+    assert listed_model(model_entry(MODEL, 2048, status="unloaded")) == ListedModel(
+        MODEL, None, pending=True
+    )
+    assert listed_model({"id": MODEL, "meta": {"n_ctx": 0}}) == ListedModel(MODEL, None)
+    assert listed_model({"id": MODEL, "meta": None}) == ListedModel(MODEL, None)
+
+
+async def test_the_window_llama_cpp_lists_drives_the_meter_and_early_compaction(
+    registry: ToolRegistry, tmp_path: Path
+) -> None:
+    async with LlamaServer(4096, MODEL) as server:
+        server.script(Reply([*say("Hi."), stop()], usage=usage(900, 3)))
+        config = ModelConfig(model=MODEL, base_url=server.base_url, max_retries=0)
+        driver = ModelDriver(config, lambda: registry)  # no window given
+        try:
+            await driver.catalog.list_models()
+            assert driver.profile().context_window == 4096
+            editor = Editor()
+            assert await driver.run_turn(make_turn(editor)) == "end_turn"
+        finally:
+            await driver.aclose()
+    meter = [u for u in editor.updates if u["sessionUpdate"] == "usage_update"]
+    assert [(m["used"], m["size"]) for m in meter] == [(903, 4096)]
+
+
+async def test_a_router_model_window_is_learned_once_it_has_answered(
+    registry: ToolRegistry,
+) -> None:
+    async with LlamaServer(2048, MODEL, "SmolLM2-135M", router=True) as server:
+        server.script(
+            *(Reply([*say(f"Answer {n}."), stop()], usage=usage(700, 4)) for n in range(1, 4))
+        )
+        config = ModelConfig(model=MODEL, base_url=server.base_url, max_retries=0)
+        driver = ModelDriver(config, lambda: registry)
+        try:
+            await driver.catalog.list_models()
+            assert driver.profile().context_window is None  # not loaded: no meta yet
+            first, second, third = Editor(), Editor(), Editor()
+            assert await driver.run_turn(make_turn(first)) == "end_turn"
+            await driver.catalog.list_models()  # the listing it asked for again, if any
+            assert server.listings == 2
+            assert driver.profile().context_window == 2048
+            assert driver.profile("SmolLM2-135M").context_window is None  # still unloaded
+            assert await driver.run_turn(make_turn(second)) == "end_turn"
+            assert await driver.run_turn(make_turn(third)) == "end_turn"
+            await driver.catalog.list_models()
+        finally:
+            await driver.aclose()
+    assert server.listings == 2  # asked again once, not after every answer
+    meters = [
+        [(u["used"], u["size"]) for u in e.updates if u["sessionUpdate"] == "usage_update"]
+        for e in (first, second, third)
+    ]
+    assert meters == [[], [(704, 2048)], [(704, 2048)]]
