@@ -46,6 +46,8 @@ KEEP_FRACTION: Final = 0.5
 fill: the rest is headroom, so the next prompts do not compact again at once."""
 SUMMARY_TOKENS: Final = 2048
 """The most tokens a summary may have (fewer in a small window)."""
+MIN_SUMMARY_TOKENS: Final = 64
+"""The fewest: where the request has less room than this for history, none is asked for."""
 ENTRY_CHARS: Final = 2000
 """The most characters of one message a summary request quotes (tool output runs long)."""
 
@@ -103,7 +105,7 @@ def request_budget(window: int, max_tokens: int | None) -> int:
 
 def summary_tokens(room: int) -> int:
     """The cap on a summary's tokens when the history has ``room`` tokens."""
-    return max(64, min(SUMMARY_TOKENS, room // 4))
+    return max(MIN_SUMMARY_TOKENS, min(SUMMARY_TOKENS, room // 4))
 
 
 # -- the past, in turns -------------------------------------------------------------------

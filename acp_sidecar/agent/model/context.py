@@ -20,7 +20,8 @@ Invariants:
   around: when it alone is more than a request may use, no summary is asked for, the past is
   left out, and the user is told what takes the room and what to change — once per turn,
   also when the endpoint refuses a request that held nothing else. The request is still
-  sent (the estimate errs high).
+  sent (the estimate errs high). Where it leaves less room than the shortest summary
+  (:data:`~acp_sidecar.agent.model.compaction.MIN_SUMMARY_TOKENS`), turns are only left out.
 - A request the endpoint refused for its length (the window unknown, or the estimate short)
   is compacted to half its estimate and retried, once per turn.
 - A summary request that failed as every request would (:data:`UNANSWERABLE`: the endpoint
@@ -43,6 +44,7 @@ import attrs
 
 from acp_sidecar.agent.driver import Turn, send_notice
 from acp_sidecar.agent.model.compaction import (
+    MIN_SUMMARY_TOKENS,
     Known,
     Past,
     answer_reserve,
@@ -263,9 +265,11 @@ class TurnContext:
         fixed = room.fixed
         space = budget - fixed
         count = len(self.past.turns) - turns_to_keep(self.past, space, self.reasoning_field)
+        if space < MIN_SUMMARY_TOKENS:
+            count = 0  # not even the shortest summary would fit: turns are only left out
         failure: str | None = None
         if count > 0:
-            cap = summary_tokens(max(space, 0))
+            cap = summary_tokens(space)
             try:
                 summary = await self._summarise(endpoint, count, cap, budget)
             except SummaryFailed as error:

@@ -19,8 +19,11 @@ import pytest
 
 from acp_sidecar.agent.model import ModelConfig, ModelDriver
 from acp_sidecar.agent.model.catalog import ListedModel, listed_model
-from acp_sidecar.agent.model.compaction import SUMMARY_INSTRUCTIONS
+from acp_sidecar.agent.model.compaction import SUMMARY_INSTRUCTIONS, request_budget
 from acp_sidecar.agent.model.config import ModelProfile
+from acp_sidecar.agent.model.instructions import InstructionsReader
+from acp_sidecar.agent.model.messages import system_message, tool_specs, user_message
+from acp_sidecar.agent.model.room import room_of
 from acp_sidecar.bridge.policy import install_policy
 from acp_sidecar.store import CompactionRecord
 from acp_sidecar.tools.builtin import builtin_tools
@@ -35,7 +38,7 @@ from tests.agent.model.fake_openai import (
     stop,
     usage,
 )
-from tests.agent.model.harness import RecordedSession, make_turn
+from tests.agent.model.harness import CWD, RecordedSession, make_turn
 from tests.fakes import Editor
 
 MODEL = "qwen2.5-coder-0.5b"
@@ -101,6 +104,35 @@ async def test_a_context_the_system_prompt_and_tools_overfill_is_explained_not_s
         assert "too long for the model's context window" not in said  # no dropped-turns notice
         # the server's refusal comes after, as it said it
         assert said.index("To make room:") < said.index("exceeds the available context size")
+
+
+async def test_no_summary_is_asked_for_where_none_would_fit(
+    endpoint: ScriptedOpenAI, make_driver: MakeDriver, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    # The window leaves the request fewer tokens than the smallest summary beside what every
+    # request carries: the earlier turn is left out at once, with no summary request.
+    instructions = InstructionsReader().read(CWD)
+    fixed = room_of(
+        system_message(CWD, instructions=instructions),
+        tool_specs(registry.schemas()),
+        user_message([{"type": "text", "text": "hello"}]),
+        [],
+    ).fixed
+    window = next(w for w in range(fixed, 10 * fixed) if request_budget(w, 100) >= fixed + 30)
+    driver = make_driver(
+        max_tokens=100, models=(ModelProfile(name="test-model", context_window=window),)
+    )
+    endpoint.script(answer("One."), answer("Two."))
+    session = RecordedSession(tmp_path)
+    assert await session.run(driver, "lorem ipsum " * 200) == "end_turn"
+    editor = Editor()
+    assert await session.run(driver, "hello", editor=editor) == "end_turn"
+
+    assert not [r for r in endpoint.requests if is_summary_request(r)]
+    assert editor.text() == (
+        "The conversation is too long for the model's context window. The oldest turn was "
+        "left out of what the model is sent (the session keeps them).Two."
+    )
 
 
 # -- the cause of a cut-off answer --------------------------------------------------------------
