@@ -258,6 +258,12 @@ def add_configure_parser(commands: argparse._SubParsersAction[argparse.ArgumentP
         help="other models offered in the picker (repeatable)",
     )
     configure.add_argument(
+        "--context-window",
+        metavar="TOKENS",
+        help="the default model's context window (written as its model_info context; "
+        "needless where the endpoint lists it, as llama.cpp and vLLM do)",
+    )
+    configure.add_argument(
         "--no-check",
         dest="check",
         action="store_false",

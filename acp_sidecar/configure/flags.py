@@ -24,6 +24,7 @@ from acp_sidecar.configure.answers import (
     KeyFromEnv,
     KeySource,
     KeyStored,
+    ModelDescription,
     NoKey,
     file_key,
     same_endpoint,
@@ -50,6 +51,8 @@ class ConfigureOptions:
     no_api_key: bool = False
     model: str | None = None
     models: tuple[str, ...] = ()
+    context_window: int | None = None
+    """The default model's context window, in tokens."""
     check: bool = True
     non_interactive: bool = False
 
@@ -59,7 +62,7 @@ class ConfigureOptions:
 
         Raises:
             UsageError: a value is malformed (an unknown provider, a URL without http(s)://,
-                a variable name that is not one).
+                a variable name that is not one, a window that is no whole number of tokens).
         """
         provider = getattr(args, "provider", None)
         preset = None
@@ -75,6 +78,17 @@ class ConfigureOptions:
         variable = _text(getattr(args, "api_key_env", None))
         if variable is not None and not ENV_NAME.fullmatch(variable):
             raise UsageError(f"--api-key-env {variable}: expected an environment variable's name")
+        window = _text(getattr(args, "context_window", None))
+        tokens = None
+        if window is not None:
+            try:
+                tokens = int(window)
+            except ValueError:
+                tokens = 0
+            if tokens < 1:
+                raise UsageError(
+                    f"--context-window {window}: expected a whole number of tokens of at least 1"
+                )
         return cls(
             provider=preset,
             base_url=base_url,
@@ -83,6 +97,7 @@ class ConfigureOptions:
             no_api_key=bool(getattr(args, "no_api_key", False)),
             model=_text(getattr(args, "model", None)),
             models=split_names(getattr(args, "models", None) or ()),
+            context_window=tokens,
             check=bool(getattr(args, "check", True)),
             non_interactive=bool(getattr(args, "non_interactive", False)),
         )
@@ -159,7 +174,10 @@ def scripted_answers(
     if not models and same:
         listed = file.values.get("models")
         models = tuple(str(name) for name in listed) if isinstance(listed, tuple) else ()
-    return Answers(base_url=base_url, key=key, model=model, models=models)
+    described: dict[str, ModelDescription] = {}
+    if options.context_window is not None:
+        described[model] = ModelDescription(context=options.context_window)
+    return Answers(base_url=base_url, key=key, model=model, models=models, described=described)
 
 
 def _file_text(file: FileSettings, name: str) -> str | None:

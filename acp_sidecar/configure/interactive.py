@@ -248,18 +248,21 @@ class Flow:
     def ask_descriptions(
         self, models: Sequence[str], reasoned: bool
     ) -> dict[str, ModelDescription]:
+        given = self.options.context_window  # the default model's, from --context-window
         if not Confirm.ask(
             "\nSet the models' context window and reasoning? (Endpoints that list windows "
             "need none.)",
             console=self.console,
             default=False,
         ):
-            return {}
+            return {models[0]: ModelDescription(context=given)} if given is not None else {}
         profiles = {profile.name: profile for profile in self.file.model_info}
         described: dict[str, ModelDescription] = {}
         for index, name in enumerate(models):
             profile = profiles.get(name)
             window = profile.context_window if profile is not None else None
+            if index == 0 and given is not None:
+                window = given
             context = None
             while True:
                 answer = self.ask_text(

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from acp_sidecar.agent.model.config import ModelProfile
 from acp_sidecar.cli import PROVIDER_CHOICES, build_parser
-from acp_sidecar.configure.answers import KeyFromEnv, KeyStored, NoKey
+from acp_sidecar.configure.answers import (
+    KeyFromEnv,
+    KeyStored,
+    ModelDescription,
+    NoKey,
+    file_changes,
+)
+from acp_sidecar.configure.command import run_configure
 from acp_sidecar.configure.flags import (
     ConfigureOptions,
     UsageError,
@@ -15,8 +25,9 @@ from acp_sidecar.configure.flags import (
     scripted_answers,
     split_names,
 )
+from acp_sidecar.configure.interactive import Flow
 from acp_sidecar.configure.presets import PRESETS, PRESETS_BY_ID, preset_for_url
-from acp_sidecar.settings import ConfigLocation, FileSettings
+from acp_sidecar.settings import ConfigLocation, FileSettings, read_settings
 
 LOCATION = ConfigLocation(Path("/nowhere/config.toml"), explicit=False)
 EMPTY = FileSettings(LOCATION)
@@ -147,3 +158,55 @@ def test_the_presets_are_the_issues_providers_and_the_parsers_choices() -> None:
     assert ids == ["openai", "deepseek", "openrouter", "ollama", "llama.cpp", "vllm", "custom"]
     assert tuple(ids) == PROVIDER_CHOICES
     assert all(p.key_env is None for p in PRESETS if p.local)
+
+
+# -- the default model's context window -----------------------------------------------------
+
+
+def test_the_context_window_flag_describes_the_default_model() -> None:
+    options = parsed("--provider", "llama.cpp", "--model", "qwen", "--context-window", "2048")
+    answers = scripted_answers(options, EMPTY)
+    assert answers.described == {"qwen": ModelDescription(context=2048)}
+    assert file_changes(answers, EMPTY)[1] == {"qwen": {"context": 2048}}
+    assert (
+        scripted_answers(parsed("--provider", "llama.cpp", "--model", "q"), EMPTY).described == {}
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "2k", "²", "1.5"])
+def test_a_context_window_that_is_no_number_of_tokens_names_the_flag(value: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        parsed("--context-window", value)
+    assert str(raised.value) == (
+        f"--context-window {value}: expected a whole number of tokens of at least 1"
+    )
+
+
+def test_configure_yes_writes_the_window_and_keeps_the_models_other_settings(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        'base_url = "http://localhost:8080/v1"\nmodel = "qwen"\n\n'
+        '[model_info."qwen"]\nimages = true\n'
+    )
+    flags = ["--config", str(path), "--no-api-key", "--context-window", "2048", "--no-check"]
+    args = build_parser().parse_args(["configure", *flags, "--yes"])
+    out, err = io.StringIO(), io.StringIO()
+    assert run_configure(args, stdin=io.StringIO(), stdout=out, stderr=err) == 0, err.getvalue()
+    read = read_settings(ConfigLocation(path, explicit=True))
+    assert read.model_info == (ModelProfile(name="qwen", context_window=2048, images=True),)
+
+
+@pytest.mark.parametrize(("confirm", "typed"), [("n", []), ("y", ["", "-"])])
+def test_in_a_terminal_the_flag_is_the_default_models_window(
+    monkeypatch: pytest.MonkeyPatch, confirm: str, typed: list[str]
+) -> None:
+    answers = iter([confirm, *typed])
+    monkeypatch.setattr("builtins.input", lambda *_: next(answers))
+    flow = Flow(Console(file=io.StringIO()), parsed("--context-window", "2048"), EMPTY, "")
+    described = flow.ask_descriptions(("qwen", "other"), reasoned=False)
+    expected = {"qwen": ModelDescription(context=2048)}
+    if typed:
+        expected["other"] = ModelDescription(context=None)
+    assert described == expected

@@ -2,16 +2,19 @@
 ``GET /models``.
 
 Invariants:
-- The endpoint is asked at most once per catalog (one per driver, so once per process), in a
-  task of its own started by the first caller of :meth:`ModelCatalog.list_models` — never at
-  start-up — and bounded by :data:`LIST_TIMEOUT_S`. Whatever happens to it (no ``/models``,
-  an error, a timeout) the catalog keeps the configured models: a failure is logged, never
-  raised to a caller.
+- The endpoint is asked once per catalog (one per driver, so once per process), in a task
+  of its own started by the first caller of :meth:`ModelCatalog.list_models` — never at
+  start-up — and bounded by :data:`LIST_TIMEOUT_S`; and again, once per model, only after a
+  model it listed as not loaded yet (a llama.cpp router's, whose window comes with the
+  loaded model) has answered a request (:meth:`ModelCatalog.answered`). Whatever happens to
+  a listing (no ``/models``, an error, a timeout) the catalog keeps what it knew: a failure
+  is logged, never raised to a caller.
 - :meth:`ModelCatalog.offered` is the configured models (the default first when it is not
   among them), then the listed ones not configured, in the endpoint's order, each once.
 - What the user configured wins over what the endpoint lists: a listed context window
-  (``context_length``, ``context_window`` or ``max_model_len``) fills in only a window the
-  user left unset.
+  (``context_length``, ``context_window``, ``max_model_len``, or llama.cpp's ``meta.n_ctx``,
+  the context one request gets — never its ``n_ctx_train``) fills in only a window the user
+  left unset.
 - Nothing here imports ``openai``: the listing itself is the ``lister`` the driver hands in.
 """
 
@@ -33,7 +36,7 @@ LIST_TIMEOUT_S: Final = 2.0
 
 WINDOW_FIELDS: Final = ("context_length", "context_window", "max_model_len")
 """Where ``/models`` entries carry a model's context window (OpenRouter and others, some
-proxies, vLLM), in the order they are read."""
+proxies, vLLM), in the order they are read; then llama.cpp's ``meta.n_ctx``."""
 
 
 @attrs.frozen
@@ -44,6 +47,13 @@ class ListedModel:
     """The model's id."""
     context_window: int | None = None
     """Its context window in tokens, when the entry says."""
+    pending: bool = False
+    """The entry gives no window because the model is not loaded yet (a llama.cpp router
+    lists its models with a ``status``; only a loaded one carries ``meta``)."""
+
+
+def _tokens(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def listed_model(entry: Mapping[str, object]) -> ListedModel | None:
@@ -53,11 +63,16 @@ def listed_model(entry: Mapping[str, object]) -> ListedModel | None:
         return None
     window = None
     for field in WINDOW_FIELDS:
-        value = entry.get(field)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            window = value
+        window = _tokens(entry.get(field))
+        if window is not None:
             break
-    return ListedModel(name=name, context_window=window)
+    meta = entry.get("meta")
+    if window is None and isinstance(meta, Mapping):
+        window = _tokens(meta.get("n_ctx"))
+    status = entry.get("status")
+    state = status.get("value") if isinstance(status, Mapping) else None
+    pending = window is None and isinstance(state, str) and state != "loaded"
+    return ListedModel(name=name, context_window=window, pending=pending)
 
 
 class ListingUnavailable(Exception):
@@ -81,6 +96,9 @@ class ModelCatalog:
         self._timeout = timeout
         self._listed: tuple[ListedModel, ...] = ()
         self._task: asyncio.Task[None] | None = None
+        self._latest: asyncio.Task[None] | None = None
+        """The listing asked last (the first, or one asked again)."""
+        self._asked_again: set[str] = set()
 
     @property
     def default(self) -> str:
@@ -131,19 +149,37 @@ class ModelCatalog:
         return ModelProfile(name=wanted)
 
     def list_models(self) -> Awaitable[None]:
-        """Start the listing if it has not started, and return a wait for its end (waiting
-        may be abandoned: the listing goes on for the others)."""
+        """Start the listing if it has not started, and return a wait for the end of the
+        latest one (waiting may be abandoned: the listing goes on for the others)."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(
+            self._task = self._latest = asyncio.get_running_loop().create_task(
                 self._fetch(), name="list the endpoint's models"
             )
-        return asyncio.shield(self._task)
+        assert self._latest is not None
+        return asyncio.shield(self._latest)
+
+    def answered(self, name: str | None) -> None:
+        """The model ``name`` (``None``: the default) answered a request: if the listing gave
+        no window for it only because it was not loaded, ask again (once per model)."""
+        wanted = name or self.default
+        if not self.listing_done or wanted in self._asked_again:
+            return
+        if self.profile(wanted).context_window is not None:
+            return
+        if not any(listed.name == wanted and listed.pending for listed in self._listed):
+            return
+        self._asked_again.add(wanted)
+        self._latest = asyncio.get_running_loop().create_task(
+            self._fetch(), name=f"list the endpoint's models again for {wanted}"
+        )
 
     def cancel(self) -> None:
-        """Abandon a listing in flight (the driver is closing); the configured models stay,
-        and the endpoint is not asked again."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        """Abandon a listing in flight (the driver is closing); what is known stays, and the
+        endpoint is not asked again."""
+        for task in (self._task, self._latest):
+            if task is not None and not task.done():
+                task.cancel()
+        self._asked_again.update(listed.name for listed in self._listed)
 
     async def _fetch(self) -> None:
         url = self.config.endpoint_url

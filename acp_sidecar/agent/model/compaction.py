@@ -46,6 +46,8 @@ KEEP_FRACTION: Final = 0.5
 fill: the rest is headroom, so the next prompts do not compact again at once."""
 SUMMARY_TOKENS: Final = 2048
 """The most tokens a summary may have (fewer in a small window)."""
+MIN_SUMMARY_TOKENS: Final = 64
+"""The fewest: where the request has less room than this for history, none is asked for."""
 ENTRY_CHARS: Final = 2000
 """The most characters of one message a summary request quotes (tool output runs long)."""
 
@@ -88,17 +90,22 @@ def estimate_request(
     return known.tokens + (estimate_tokens(added) if added else 0)
 
 
-def request_budget(window: int, max_tokens: int | None) -> int:
-    """How many tokens a request may have in ``window``: the rest is for the response (the
-    cap; a quarter of the window without one; at most half of it) and the margin."""
+def answer_reserve(window: int, max_tokens: int | None) -> int:
+    """How many tokens of ``window`` are kept for the response: the cap (a quarter of the
+    window without one), at most half of it."""
     reserve = max_tokens if max_tokens is not None else window // 4
-    reserve = min(reserve, window // 2)
-    return window - reserve - int(window * MARGIN_FRACTION)
+    return min(reserve, window // 2)
+
+
+def request_budget(window: int, max_tokens: int | None) -> int:
+    """How many tokens a request may have in ``window``: the rest is for the response
+    (:func:`answer_reserve`) and the margin."""
+    return window - answer_reserve(window, max_tokens) - int(window * MARGIN_FRACTION)
 
 
 def summary_tokens(room: int) -> int:
     """The cap on a summary's tokens when the history has ``room`` tokens."""
-    return max(64, min(SUMMARY_TOKENS, room // 4))
+    return max(MIN_SUMMARY_TOKENS, min(SUMMARY_TOKENS, room // 4))
 
 
 # -- the past, in turns -------------------------------------------------------------------

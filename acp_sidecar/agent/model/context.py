@@ -16,8 +16,17 @@ Invariants:
   turns are left out of the request, and the user is told in a notice how many; this is not
   recorded, so a later prompt tries to summarise again (nor is a summary made later in a turn
   that left turns out: it does not cover them).
+- What every request carries (:mod:`~acp_sidecar.agent.model.room`) is never summarised
+  around: when it alone is more than a request may use, no summary is asked for, the past is
+  left out, and the user is told what takes the room and what to change — once per turn,
+  also when the endpoint refuses a request that held nothing else. The request is still
+  sent (the estimate errs high). Where it leaves less room than the shortest summary
+  (:data:`~acp_sidecar.agent.model.compaction.MIN_SUMMARY_TOKENS`), turns are only left out.
 - A request the endpoint refused for its length (the window unknown, or the estimate short)
   is compacted to half its estimate and retried, once per turn.
+- A summary request that failed as every request would (:data:`UNANSWERABLE`: the endpoint
+  down, the key or the model refused) ends the turn with that failure, told once; its
+  retries are told as the turn's own are.
 - After each response with usage: a usage record (with the session's cost so far) is kept
   in the log and, when the window is known, ``usage_update`` is sent. Without usage, nothing.
 - A cancel during a summary ends it ``cancelled`` and the turn stops.
@@ -28,15 +37,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+import attrs
 
 from acp_sidecar.agent.driver import Turn, send_notice
 from acp_sidecar.agent.model.compaction import (
+    MIN_SUMMARY_TOKENS,
     Known,
     Past,
+    answer_reserve,
     estimate_request,
-    estimate_tokens,
     past_of,
     request_budget,
     summary_batches,
@@ -46,6 +58,7 @@ from acp_sidecar.agent.model.compaction import (
 )
 from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
 from acp_sidecar.agent.model.messages import Message, add_user_message
+from acp_sidecar.agent.model.room import Room, Window, overfilled, room_of
 from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.agent.model.usage import Usage, tally_from, usage_record, usage_update
 from acp_sidecar.protocol import TextContentBlock
@@ -62,9 +75,30 @@ CLOSE_GRACE_S: Final = 2.0
 
 Cancelled = Literal["cancelled"]
 
+UNANSWERABLE: Final = frozenset({"config", "unreachable", "key", "forbidden", "not found"})
+"""Failures of a summary request that the turn's own request would meet too (see
+:data:`~acp_sidecar.agent.model.endpoint.FailureKind`): the turn ends with them."""
+
+
+@attrs.frozen
+class Unanswered:
+    """The endpoint cannot answer this turn at all (it is down, refuses the key, does not know
+    the model): the turn ends, and the user is told this, once."""
+
+    explained: str
+
+
+Stopped = Cancelled | Unanswered
+"""Why fitting a request ended the turn instead."""
+
 
 class SummaryFailed(Exception):
     """A summary request ended without a usable summary (the message says why)."""
+
+    def __init__(self, message: str, *, unanswerable: bool = False) -> None:
+        super().__init__(message)
+        self.unanswerable = unanswerable
+        """The endpoint failed in a way every request of the turn would."""
 
 
 class TurnContext:
@@ -78,6 +112,7 @@ class TurnContext:
         head: Message,
         prompt: Message,
         reasoning_field: str | None,
+        on_retry: Callable[[int], None] | None = None,
     ) -> None:
         self.turn = turn
         self.config = config
@@ -94,6 +129,9 @@ class TurnContext:
         self.known: Known | None = None
         """The last request whose tokens the endpoint reported (``None`` after a compaction)."""
         self.retried = False
+        self.on_retry = on_retry
+        """Tells the user a summary request is being retried, as the turn's own are."""
+        self._told_overfilled = False
         self._dropped = False
         """Turns were left out (not summarised) in this turn: a later summary does not cover
         them, so it is not recorded as covering everything before it."""
@@ -127,7 +165,7 @@ class TurnContext:
 
     # -- fitting --------------------------------------------------------------------------
 
-    async def fit(self, endpoint: Endpoint, tools: Sequence[Mapping[str, Any]]) -> Cancelled | None:
+    async def fit(self, endpoint: Endpoint, tools: Sequence[Mapping[str, Any]]) -> Stopped | None:
         """Compact when the next request would not leave room for its response."""
         window = self.profile.context_window
         if window is None:
@@ -135,14 +173,28 @@ class TurnContext:
         budget = request_budget(window, self.config.max_tokens)
         if estimate_request(self.messages(), tools, self.known) <= budget:
             return None
-        return await self._compact(endpoint, tools, budget)
+        room = self._room(tools)
+        if room.fixed > budget:
+            # No summary makes room for what every request carries: leave the past out and
+            # send the request anyway (the estimate errs high; the endpoint may take it).
+            summary = self.past.summary is not None
+            left_out = self._leave_out_past()
+            if left_out or summary:
+                await self._tell_overfilled(room, left_out, summary)
+            return None
+        return await self._compact(endpoint, tools, budget, room)
 
     async def overflowed(
-        self, endpoint: Endpoint, tools: Sequence[Mapping[str, Any]]
-    ) -> Cancelled | bool:
-        """The endpoint refused the request for its length: compact it to half and say
-        whether to retry (once per turn)."""
-        if self.retried:
+        self, endpoint: Endpoint, tools: Sequence[Mapping[str, Any]], *, cap: bool = False
+    ) -> Stopped | bool:
+        """The endpoint refused the request for its length (``cap``: it named the cap on the
+        response): compact it to half and say whether to retry (once per turn). Refused for
+        the prompt with nothing left to cut, the user is told what every request carries."""
+        room = self._room(tools)
+        empty = not self.past.turns and self.past.summary is None
+        if self.retried or empty:
+            if empty and not cap:
+                await self._tell_overfilled(room, 0, False, refused=True)
             return False
         self.retried = True
         estimate = estimate_request(self.messages(), tools, self.known)
@@ -151,23 +203,78 @@ class TurnContext:
         if window is not None:
             budget = min(budget, request_budget(window, self.config.max_tokens))
         before = (self.past.covered, self.past.summary)
-        stopped = await self._compact(endpoint, tools, budget)
-        if stopped is not None:
-            return stopped
+        if room.fixed > budget:
+            self._leave_out_past()  # no summary fits beside what every request carries
+            await self._tell_dropped(self.past.covered - before[0], None)
+        else:
+            stopped = await self._compact(endpoint, tools, budget, room)
+            if stopped is not None:
+                return stopped
         return (self.past.covered, self.past.summary) != before
 
+    def _room(self, tools: Sequence[Mapping[str, Any]]) -> Room:
+        return room_of(self.head, tools, self.prompt, self.steps)
+
+    def _leave_out_past(self) -> int:
+        """Leave the whole past (and its summary) out of the requests; how many turns went."""
+        count = len(self.past.turns)
+        if count or self.past.summary is not None:
+            self._dropped = self._dropped or bool(count)
+            self._set_past(Past(None, self.past.covered + count, ()))
+        return count
+
+    async def _tell_overfilled(
+        self, room: Room, left_out: int, summary: bool, *, refused: bool = False
+    ) -> None:
+        """Say what every request carries and what to change (once per turn)."""
+        if self._told_overfilled:
+            return
+        self._told_overfilled = True
+        window = self.profile.context_window
+        known = None
+        if window is not None:
+            budget = request_budget(window, self.config.max_tokens)
+            if room.fixed > budget or not refused:
+                reserve = answer_reserve(window, self.config.max_tokens)
+                known = Window(window, budget, reserve)
+        logger.warning(
+            "what every request carries (about %d tokens) overfills the context window (%s)",
+            room.fixed,
+            "unknown" if window is None else f"{window} tokens",
+        )
+        await send_notice(self.turn, overfilled(room, known, left_out=left_out, summary=summary))
+
+    async def _tell_dropped(self, dropped: int, failure: str | None) -> None:
+        if not dropped:
+            return
+        turns = "turn was" if dropped == 1 else f"{dropped} turns were"
+        why = f"Summarising it failed ({failure}). " if failure is not None else ""
+        await send_notice(
+            self.turn,
+            f"The conversation is too long for the model's context window. {why}The "
+            f"oldest {turns} left out of what the model is sent (the session keeps them).",
+        )
+
     async def _compact(
-        self, endpoint: Endpoint, tools: Sequence[Mapping[str, Any]], budget: int
-    ) -> Cancelled | None:
-        fixed = estimate_tokens([self.head, self.prompt, *self.steps], tools)
-        room = budget - fixed
-        count = len(self.past.turns) - turns_to_keep(self.past, room, self.reasoning_field)
+        self,
+        endpoint: Endpoint,
+        tools: Sequence[Mapping[str, Any]],
+        budget: int,
+        room: Room,
+    ) -> Stopped | None:
+        fixed = room.fixed
+        space = budget - fixed
+        count = len(self.past.turns) - turns_to_keep(self.past, space, self.reasoning_field)
+        if space < MIN_SUMMARY_TOKENS:
+            count = 0  # not even the shortest summary would fit: turns are only left out
         failure: str | None = None
         if count > 0:
-            cap = summary_tokens(max(room, 0))
+            cap = summary_tokens(space)
             try:
                 summary = await self._summarise(endpoint, count, cap, budget)
             except SummaryFailed as error:
+                if error.unanswerable:
+                    return Unanswered(str(error))
                 failure = str(error)
                 self._dropped = True
                 self._set_past(
@@ -180,14 +287,7 @@ class TurnContext:
                 if self.turn.keep is not None and not self._dropped:
                     self.turn.keep(CompactionRecord(summary=summary, turns=self.past.covered))
         dropped = (count if failure is not None else 0) + self._drop(tools, budget)
-        if dropped:
-            turns = "turn was" if dropped == 1 else f"{dropped} turns were"
-            why = f"Summarising it failed ({failure}). " if failure is not None else ""
-            await send_notice(
-                self.turn,
-                f"The conversation is too long for the model's context window. {why}The "
-                f"oldest {turns} left out of what the model is sent (the session keeps them).",
-            )
+        await self._tell_dropped(dropped, failure)
         return None
 
     def _drop(self, tools: Sequence[Mapping[str, Any]], budget: int) -> int:
@@ -277,7 +377,8 @@ class TurnContext:
             return None
         error = streaming.exception()
         if error is not None:
-            raise SummaryFailed(endpoint.explain(error, self.turn.model))
+            unanswerable = endpoint.failure_kind(error) in UNANSWERABLE
+            raise SummaryFailed(endpoint.explain(error, self.turn.model), unanswerable=unanswerable)
         if assembly.usage is not None:
             self.tally = self.tally.add(assembly.usage, self.profile.prices)
             if self.turn.keep is not None:  # its cost counts; its size is no meter reading
@@ -295,7 +396,9 @@ class TurnContext:
         assembly: StreamAssembly,
         shown: str | None,
     ) -> None:
-        async with endpoint.stream(messages, (), model=self.turn.model, max_tokens=cap) as chunks:
+        async with endpoint.stream(
+            messages, (), model=self.turn.model, max_tokens=cap, on_retry=self.on_retry
+        ) as chunks:
             async for chunk in chunks:
                 _thought, text = assembly.feed(chunk)
                 if text and shown is not None:

@@ -14,11 +14,12 @@ Invariants:
   end whole (a ``length`` or ``content_filter`` stop, a refusal, an error, a cancel) is never
   started: it may be cut off.
 - A stream ends whole only with a finish reason. One that stops without (an empty 200, a
-  connection closed mid-answer: the ``openai`` client ends such a stream quietly) is
-  incomplete: its last call is not started, the user is told the answer was cut off, and
-  the turn ends ``end_turn`` — as after any endpoint failure; not ``refusal`` (the model
-  refused nothing, and clients drop the prompt of a refused turn) nor ``max_tokens`` (no
-  limit was reached).
+  stream closed mid-answer) or whose connection breaks after it began is incomplete: its
+  last call is not started, the user is told the answer was cut off (never that the endpoint
+  could not be reached: it answered; see :mod:`~acp_sidecar.agent.model.endings`), and the
+  turn ends ``end_turn`` — as after any endpoint failure; not ``refusal`` (the model refused
+  nothing, and clients drop the prompt of a refused turn) nor ``max_tokens`` (no limit was
+  reached).
 - Whatever way a response ends, the turn waits for the calls it started before it returns
   (a running call is never abandoned: its card, record and result are completed, and the
   log holds them for the next turn). Only a response that ended whole sends its results
@@ -30,7 +31,8 @@ Invariants:
   model (``turn.model``, the session's choice, else the configured default) with the turn's
   ``reasoning_effort`` when the session chose one.
 - :meth:`ModelDriver.profile` answers from :attr:`ModelDriver.catalog`: the configuration
-  completed by the endpoint's ``/models`` once that has answered.
+  completed by the endpoint's ``/models`` once that has answered (and, for a model it listed
+  as not loaded, once it has answered a request).
 - The system prompt carries the workspace's instructions file (``AGENTS.md`` or kin, see
   :mod:`~acp_sidecar.agent.model.instructions`), re-read when it changes between turns.
 - The files a prompt mentions are opened before the first request, as calls the model reads
@@ -38,12 +40,12 @@ Invariants:
 - A prompt with an image is sent only to a model that takes images (its profile says so):
   for any other the turn ends at once with a notice saying so, and no request is made.
 - Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
-  ``max_tokens`` when the response stopped for length (the cap, or the server's own limit;
-  a notice says which); ``refusal`` on a ``refusal`` or a ``content_filter`` stop;
-  ``max_turn_requests`` after ``max_turn_requests`` requests; ``cancelled`` as soon as the
-  turn's signal fires — the HTTP response is closed at once, running tools see the same
-  signal (it is the scope's), and calls still waiting for a slot are answered
-  ``CANCELLED`` without running.
+  ``max_tokens`` when the response stopped for length (the cap, a full context, the
+  server's own limit; a notice names the cause the usage shows); ``refusal`` on a
+  ``refusal`` or a ``content_filter`` stop; ``max_turn_requests`` after
+  ``max_turn_requests`` requests; ``cancelled`` as soon as the turn's signal fires — the
+  HTTP response is closed at once, running tools see the same signal (it is the scope's),
+  and calls still waiting for a slot are answered ``CANCELLED`` without running.
 - ``openai`` is imported off the event loop when the first turn runs, never at start-up.
 - Tool call ids are unique within the session (ACP requires it): the model's id is kept
   unless the session already used it (some servers number calls per response); a missing or
@@ -65,8 +67,9 @@ from typing import TYPE_CHECKING, Any, Final
 from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
-from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig, ModelProfile
-from acp_sidecar.agent.model.context import TurnContext
+from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
+from acp_sidecar.agent.model.context import TurnContext, Unanswered
+from acp_sidecar.agent.model.endings import cut_off, length_stop
 from acp_sidecar.agent.model.instructions import InstructionsReader
 from acp_sidecar.agent.model.mentioned import open_mentions
 from acp_sidecar.agent.model.messages import (
@@ -184,6 +187,7 @@ class ModelDriver:
             system_message(turn.cwd, instructions=instructions),
             user_message((to_wire(block) for block in turn.prompt), images),
             self._reasoning_field,
+            on_retry=retry_teller(turn, endpoint),
         )
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
@@ -192,8 +196,12 @@ class ModelDriver:
         if turn.signal.cancelled:
             return "cancelled"
         for _ in range(self.config.max_turn_requests):
-            if await context.fit(endpoint, tools) == "cancelled":
+            fitted = await context.fit(endpoint, tools)
+            if fitted == "cancelled":
                 return "cancelled"
+            if isinstance(fitted, Unanswered):
+                await send_notice(turn, fitted.explained)
+                return "end_turn"
             step = StepCalls(registry, turn, ids.claim, cap)
             try:
                 response = await self._request(turn, endpoint, context, tools, step)
@@ -205,7 +213,8 @@ class ModelDriver:
             stop = stop_reason(turn, response)  # also cancelled while the tools ran
             if stop == "max_tokens":
                 assert isinstance(response, StreamAssembly)
-                await send_notice(turn, self._token_limit(response))
+                window = context.profile.context_window
+                await send_notice(turn, length_stop(response, self.config.max_tokens, window))
             if stop is not None:
                 return stop
             assert isinstance(response, StreamAssembly)
@@ -276,20 +285,29 @@ class ModelDriver:
                 return "cancelled"
             error = streaming.exception()
             if error is not None and endpoint.context_exceeded(error) and not assembly.text_parts:
-                retry = await context.overflowed(endpoint, tools)
+                cap = endpoint.refuses_cap(error)
+                retry = await context.overflowed(endpoint, tools, cap=cap)
                 if retry == "cancelled":
                     return "cancelled"
+                if isinstance(retry, Unanswered):
+                    await send_notice(turn, retry.explained)
+                    return "end_turn"
                 if retry:
                     continue
             break
+        if error is not None and assembly.opened and endpoint.failure_kind(error) == "unreachable":
+            # It answered, then the connection broke: the answer is cut off, not unreached.
+            await send_notice(turn, cut_off(assembly, self.config.endpoint_url, error))
+            return "end_turn"
         if error is not None:
             explained = endpoint.explain(error, turn.model)
             await send_notice(turn, f"\n\n{explained}" if assembly.text_parts else explained)
             return "end_turn"
         if assembly.finish_reason is None:
-            await send_notice(turn, self._cut_off(assembly))
+            await send_notice(turn, cut_off(assembly, self.config.endpoint_url))
             return "end_turn"
         await context.account(assembly.usage, len(messages))
+        self.catalog.answered(turn.model)  # a router's model is loaded now: its window listed
         return assembly
 
     def _no_images(self, model: str | None) -> str:
@@ -308,30 +326,6 @@ class ModelDriver:
             else "Send it without the image."
         )
         return f"The model `{name}` does not accept images, so this prompt was not sent. {choice}"
-
-    def _token_limit(self, assembly: StreamAssembly) -> str:
-        """What the user is told about an answer that reached the cap on its tokens."""
-        cap = self.config.max_tokens
-        if cap is None:
-            text = "The model's answer reached the endpoint's limit on its length."
-        else:
-            text = (
-                f"The model's answer reached the {cap}-token limit for one response "
-                f"(--max-tokens or {MAX_TOKENS_ENV})."
-            )
-        return f"\n\n{text}" if assembly.text_parts else text
-
-    def _cut_off(self, assembly: StreamAssembly) -> str:
-        """What the user is told about an answer whose stream ended without finishing."""
-        text = (
-            f"The model's answer was cut off: the endpoint {self.config.endpoint_url} ended "
-            "the stream without finishing it."
-        )
-        cut = assembly.cut_calls()
-        if cut:
-            names = ", ".join(f"`{draft.name}`" for draft in cut)
-            text += f" The tool call it was still sending ({names}) was not run."
-        return f"\n\n{text}" if assembly.text_parts else text
 
 
 def stop_reason(turn: Turn, response: StreamAssembly | StopReason) -> StopReason | None:
@@ -364,6 +358,7 @@ async def stream_response(
         reasoning_effort=turn.reasoning_effort,
         on_retry=retry_teller(turn, endpoint),
     ) as chunks:
+        assembly.opened = True
         async for chunk in chunks:
             thought, text = feed(chunk)
             if thought:

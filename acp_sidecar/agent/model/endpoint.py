@@ -262,6 +262,14 @@ class Endpoint:
         """Whether ``error`` refused the request for being longer than the context window."""
         return context_exceeded(error)
 
+    def refuses_cap(self, error: BaseException) -> bool:
+        """Whether ``error`` refused the request's cap on the response's tokens."""
+        return refuses_field(error, token_limit_field(self.config.endpoint_url))
+
+    def failure_kind(self, error: BaseException) -> FailureKind:
+        """What the request that failed with ``error`` ran into (:func:`failure_kind`)."""
+        return failure_kind(error)
+
     async def aclose(self) -> None:
         """Close the client's connections."""
         await self.client.close()

@@ -82,6 +82,8 @@ class StreamAssembly:
         incomplete, whatever else the stream said)."""
         self.usage: Usage | None = None
         """The response's usage, if the endpoint reported it."""
+        self.opened = False
+        """The endpoint answered: the stream began (whatever became of it)."""
         self._calls: dict[int, CallDraft] = {}
         self._last: CallDraft | None = None
 

@@ -178,14 +178,7 @@ class ScriptedOpenAI:
                         return
                     continue
                 self.requests.append(request)
-                problem = template_problem(request.messages) if self.strict else None
-                if problem is not None:
-                    self.refused.append(problem)
-                    reply = template_error(problem)
-                else:
-                    reply = self.replies.popleft() if self.replies else _unscripted()
-                    reply = _with_usage(reply, request)
-                if not await self._answer(reply, reader, writer):
+                if not await self._answer(self.reply_to(request), reader, writer):
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
             self.disconnects += 1
@@ -194,6 +187,16 @@ class ScriptedOpenAI:
         finally:
             self._connections.discard(writer)
             writer.close()
+
+    def reply_to(self, request: Request) -> Reply:
+        """The answer to a chat request: what the strict template refuses, else the next
+        scripted reply (a subclass may answer some requests itself)."""
+        problem = template_problem(request.messages) if self.strict else None
+        if problem is not None:
+            self.refused.append(problem)
+            return template_error(problem)
+        reply = self.replies.popleft() if self.replies else _unscripted()
+        return _with_usage(reply, request)
 
     def _refuse_key(self, request: Request) -> Reply | None:
         """The 401 for a request without the wanted key (``None``: it may pass)."""

@@ -33,6 +33,7 @@ from tests.agent.model.fake_openai import (
     stop,
     think,
     tool_call,
+    usage,
 )
 from tests.agent.model.harness import RecordedSession, assert_well_formed, make_turn
 from tests.fakes import Editor, Recording
@@ -605,7 +606,8 @@ async def test_a_length_stop_ends_the_turn_with_max_tokens(
     session = RecordedSession(tmp_path)
     endpoint.script(
         Reply(
-            [*say("It was a dark and"), call(0, call_id="call_cut", name="look"), stop("length")]
+            [*say("It was a dark and"), call(0, call_id="call_cut", name="look"), stop("length")],
+            usage=usage(40, 8192),  # the answer reached the cap
         ),
         answer("stormy night."),
     )
@@ -613,7 +615,7 @@ async def test_a_length_stop_ends_the_turn_with_max_tokens(
     assert await session.run(driver, "a story", editor=editor) == "max_tokens"
 
     assert editor.text() == (
-        "It was a dark and\n\nThe model's answer reached the 8192-token limit for one "
+        "It was a dark and\n\nThe model's answer reached the 8,192-token limit for one "
         "response (--max-tokens or ACP_SIDECAR_MAX_TOKENS)."
     )
     assert editor.cards() == []  # a call cut off by the limit is not run
