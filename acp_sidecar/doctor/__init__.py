@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -81,9 +80,6 @@ def run_doctor(args: argparse.Namespace) -> int:
     """``acp-sidecar doctor``: print the findings (rich, or ``--json``); the exit status."""
     from acp_sidecar.doctor.output import findings_json, print_findings
 
-    # The endpoint module logs a failed request's whole answer as a warning: the report
-    # already says it, once, redacted.
-    logging.basicConfig(level=logging.ERROR, stream=sys.stderr, format="%(message)s")
     findings = asyncio.run(diagnose(args, os.environ, offline=args.offline, timeout=args.timeout))
     if args.json:
         sys.stdout.write(findings_json(findings) + "\n")

@@ -25,11 +25,12 @@ def cli(*args: str, store: Path, timeout: float = 60) -> subprocess.CompletedPro
             sys.executable,
             "-m",
             "acp_sidecar",
-            *args,
+            # Before the subcommand, where every command takes them (sessions takes no --tools).
             "--store",
             str(store),
             "--tools",
             "tests.tooling:TOOLS",
+            *args,
         ],
         capture_output=True,
         text=True,

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_sidecar.cli import PROVIDER_CHOICES, build_parser
+from acp_sidecar.cli import build_parser
+from acp_sidecar.command_line.configure_options import PROVIDER_CHOICES
 from acp_sidecar.configure.answers import KeyFromEnv, KeyStored, NoKey
 from acp_sidecar.configure.flags import (
     ConfigureOptions,
