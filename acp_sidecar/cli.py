@@ -227,13 +227,16 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def run_tools(args: argparse.Namespace) -> int:
-    """``acp-sidecar tools``: every registered tool with its JSON Schema."""
+    """``acp-sidecar tools``: every registered tool with its JSON Schema; the exit status is 1
+    when a tool module failed to load (the tools that loaded are still listed)."""
     import json
 
-    schemas = tools_provider(args).registry.schemas()
+    provider = tools_provider(args)
+    schemas = provider.registry.schemas()
+    status = 1 if provider.problems else 0
     if args.json:
         sys.stdout.write(json.dumps(schemas, indent=2) + "\n")
-        return 0
+        return status
     for schema in schemas:
         sys.stdout.write(f"{schema['name']}\n")
         for line in schema["description"].strip().splitlines():
@@ -241,7 +244,7 @@ def run_tools(args: argparse.Namespace) -> int:
         parameters = json.dumps(schema["parameters"], indent=2).splitlines()
         sys.stdout.write("  parameters:\n" + "".join(f"    {line}\n" for line in parameters))
         sys.stdout.write("\n")
-    return 0
+    return status
 
 
 def _report(message: str, status: int = 1) -> int:

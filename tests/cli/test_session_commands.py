@@ -195,16 +195,27 @@ def test_tools_lists_every_tool_with_its_schema(tmp_path: Path) -> None:
     assert "note\n  Pretend to edit a file (a diff card).\n  parameters:" in text.stdout
 
 
-def test_a_tool_module_that_fails_to_load_is_reported_and_skipped(tmp_path: Path) -> None:
+def test_a_tool_module_that_fails_to_load_is_reported_skipped_and_fails_the_listing(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "broken_tools.py").write_text("import json\n\nTOOLS = json.loads('{')\n")
     done = subprocess.run(
-        [sys.executable, "-m", "acp_sidecar", "tools", "--json", "--tools", "no_such_module:TOOLS"],
+        [
+            *(sys.executable, "-m", "acp_sidecar", "tools", "--json"),
+            *("--tools", "no_such_module:TOOLS", "--tools", "broken_tools:TOOLS"),
+            *("--log-level", "DEBUG"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=tmp_path,
     )
-    assert done.returncode == 0
+    assert done.returncode == 1
     assert "no_such_module" in done.stderr
+    assert "broken_tools:TOOLS: cannot import broken_tools: JSONDecodeError" in done.stderr
+    assert f"(at {tmp_path / 'broken_tools.py'}:3)" in done.stderr
+    assert "Traceback (most recent call last)" in done.stderr
+    assert 'broken_tools.py", line 3, in <module>' in done.stderr
     assert "read" in {tool["name"] for tool in json.loads(done.stdout)}
 
 
