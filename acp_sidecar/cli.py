@@ -26,6 +26,13 @@ if TYPE_CHECKING:
     from acp_sidecar.server.app import AcpServer
     from acp_sidecar.store import SessionStore
 
+TERMINAL_HINT = (
+    "acp-sidecar: waiting for an editor to speak ACP (JSON-RPC, one message per line) on "
+    "stdin/stdout. To watch it work, run `acp-sidecar demo`; `acp-sidecar --help` lists the "
+    "commands; Ctrl-D ends it."
+)
+"""The one line ``serve`` writes on stderr when its stdin is a terminal."""
+
 __all__ = ["build_parser", "main", "model_driver_factory", "tools_provider", "with_config_file"]
 
 
@@ -179,10 +186,14 @@ def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> Driv
 def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``acp-sidecar serve``: the ACP agent on stdio until the client goes away."""
 
+    import os
+
     from acp_sidecar.server.hardening import harden_process
     from acp_sidecar.server.stdio import run_stdio
 
     harden_process()  # first: before any code of a driver or a tool runs (see the module)
+    if os.isatty(0):  # typed in a terminal, not started by an editor: say what it waits for
+        sys.stderr.write(TERMINAL_HINT + "\n")
 
     def make_server() -> AcpServer:
         # Called once the wire is taken: what user modules (--driver, --tools) print at
