@@ -267,8 +267,7 @@ def run_sessions(args: argparse.Namespace) -> int:
     """``acp-sidecar sessions``: the stored sessions in a table."""
     import os
 
-    from rich.console import Console
-
+    from acp_sidecar.console import output_console
     from acp_sidecar.render.sessions import sessions_table
     from acp_sidecar.store import SessionStore, SessionSummary, StoreError
 
@@ -285,7 +284,7 @@ def run_sessions(args: argparse.Namespace) -> int:
                 break
     except StoreError as exc:
         return _report(str(exc))
-    console = Console()
+    console = output_console(frames=True)
     if not summaries:
         where = f" for {cwd}" if cwd else ""
         console.print(f"No stored sessions{where} in {store.directory}.")
@@ -341,11 +340,12 @@ def run_replay(args: argparse.Namespace) -> int:
                 for message in messages:
                     sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
                 return 0
-            from rich.console import Console
-
+            from acp_sidecar.console import output_console
             from acp_sidecar.render import render_transcript
 
-            render_transcript((m["params"] for m in messages), Console(), cwd=header.cwd)
+            render_transcript(
+                (m["params"] for m in messages), output_console(frames=True), cwd=header.cwd
+            )
     except StoreError as exc:
         return _report(str(exc))
     return 0

@@ -22,6 +22,7 @@ from typing import Any
 
 from rich.console import Console
 
+from acp_sidecar.console import output_console
 from acp_sidecar.render import TranscriptRenderer
 
 GREETING = 'def greet(name):\n    return "Hello, " + name\n\nprint(greet("world"))\n'
@@ -143,4 +144,4 @@ async def demo(console: Console, tools: Sequence[str] = (), store: str | None = 
 
 def run_demo(tools: Sequence[str] = (), store: str | None = None) -> int:
     """``acp-sidecar demo``: run :func:`demo` on the terminal."""
-    return asyncio.run(demo(Console(), tools, store))
+    return asyncio.run(demo(output_console(frames=True), tools, store))

@@ -30,6 +30,7 @@ from acp_sidecar.configure.flags import (
     scripted_answers,
 )
 from acp_sidecar.configure.interactive import Flow
+from acp_sidecar.console import output_console
 from acp_sidecar.settings import (
     ConfigError,
     ConfigLocation,
@@ -53,9 +54,7 @@ def run_configure(
 ) -> int:
     """Run ``configure`` with the parsed command line; returns the exit status."""
     stdin = sys.stdin if stdin is None else stdin
-    console = Console(
-        file=sys.stdout if stdout is None else stdout, highlight=False, soft_wrap=True
-    )
+    console = output_console(stdout, highlight=False)
     errors = sys.stderr if stderr is None else stderr
 
     def fail(message: str, status: int = 1) -> int:

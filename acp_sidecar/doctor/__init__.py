@@ -84,7 +84,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(findings_json(findings) + "\n")
     else:
-        from rich.console import Console
+        from acp_sidecar.console import output_console
 
-        print_findings(findings, Console(highlight=False))
+        print_findings(findings, output_console(frames=True, highlight=False))
     return 1 if failed(findings) else 0

@@ -143,9 +143,12 @@ def test_demo_runs_a_scripted_session_kept_in_the_store(tmp_path: Path) -> None:
         "greet.py",
     ):
         assert expected in text, expected
+    # Piped: no line padded to a width.
+    assert [line for line in text.splitlines() if line != line.rstrip(" ")] == []
     (log,) = tmp_path.iterdir()  # --store keeps the demo's session, to replay later
     replayed = cli("replay", log.stem, store=tmp_path)
     assert replayed.returncode == 0 and "Hello, world!" in replayed.stdout
+    assert [line for line in replayed.stdout.splitlines() if line != line.rstrip(" ")] == []
 
 
 def test_replay_json_for_a_client_without_terminal_cards(
