@@ -5,7 +5,7 @@ Invariants:
 - A flag no parser knows is named first, whatever else went wrong after it (``--modle qwen3``
   is about ``--modle``, not about ``qwen3`` read as a subcommand), with the flag meant ("did
   you mean --model?") or the subcommands that take it; a mistyped subcommand or choice gets
-  the one meant too. Suggestions come from :mod:`difflib`.
+  the one meant too (:func:`acp_sidecar.text.close_match`).
 - A value given to a flag named like a key (``--api-key``, ``--openai-key=…``) never appears
   in an error, and ``--api-key`` itself is refused with where a key goes instead.
 
@@ -17,27 +17,17 @@ fail by name if they change.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, NoReturn
+
+from acp_sidecar.text import close_match
 
 NOT_SECRET = ("--api-key-env", "--api-key-stdin")
 """Flags named like a key whose values are not keys."""
 KEY_REFUSED = (
     "a key is never taken from the command line (every user of this machine can read it there)"
 )
-
-
-def close_match(word: str, candidates: Iterable[str]) -> str | None:
-    """The candidate ``word`` most likely meant, if one is close; a transposition
-    (``--modle`` for ``--model``) first, then :func:`difflib.get_close_matches`."""
-    choices = [candidate for candidate in candidates if candidate != word]
-    for candidate in choices:
-        if sorted(candidate) == sorted(word):
-            return candidate
-    found = difflib.get_close_matches(word, choices, n=1)
-    return found[0] if found else None
 
 
 def flags(parser: argparse.ArgumentParser, *, visible: bool = False) -> set[str]:
