@@ -145,6 +145,13 @@ def test_demo_runs_a_scripted_session_kept_in_the_store(tmp_path: Path) -> None:
         assert expected in text, expected
     # Piped: no line padded to a width.
     assert [line for line in text.splitlines() if line != line.rstrip(" ")] == []
+    # The command list arrives during the first prompt: it is not drawn in its middle...
+    first_card = text.index("Write greet.py")
+    assert "commands:" not in text[:first_card]
+    # ...but ends the demo, with what to try next.
+    ending = text[text.index("end of the demo") :]
+    for expected in ("/read /write /edit /bash /grep /glob", "acp-sidecar configure", "replay"):
+        assert expected in ending, expected
     (log,) = tmp_path.iterdir()  # --store keeps the demo's session, to replay later
     replayed = cli("replay", log.stem, store=tmp_path)
     assert replayed.returncode == 0 and "Hello, world!" in replayed.stdout
