@@ -165,7 +165,7 @@ def next_steps(commands: Sequence[str], *, kept: bool) -> list[str]:
     )
     return [
         "What to try next:",
-        f"  The console, no model needed: {offered} !command",
+        f"  The console, no model needed: {offered}",
         "  Answer prompts with a model: acp-sidecar configure, then acp-sidecar doctor.",
         '  Use it from your editor: see "Use it from an editor" in the README.',
         f"  {replay}",
