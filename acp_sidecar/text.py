@@ -9,7 +9,6 @@ would otherwise end on. :func:`close_match` finds the word meant by a mistyped o
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 _TRAILING = " ,;:."
@@ -52,6 +51,8 @@ def first_line(text: str, limit: int, *, mark: str = "…") -> str:
 def close_match(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate ``word`` most likely meant, if one is close: a transposition
     (``modle`` for ``model``) first, then :func:`difflib.get_close_matches`'s best."""
+    import difflib  # only on a typo: this module is on the cold-start path
+
     choices = [candidate for candidate in candidates if candidate != word]
     for candidate in choices:
         if sorted(candidate) == sorted(word):
