@@ -22,6 +22,7 @@ from typing import Any
 
 from rich.console import Console
 
+from acp_sidecar.console import output_console
 from acp_sidecar.render import TranscriptRenderer
 
 GREETING = 'def greet(name):\n    return "Hello, " + name\n\nprint(greet("world"))\n'
@@ -50,6 +51,8 @@ class DemoClient:
         self._stdout = process.stdout
         self._renderer = renderer
         self._next_id = 0
+        self.commands: list[str] = []
+        """The slash commands the sidecar offered (shown at the end, not mid-prompt)."""
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """Send a request and answer what the sidecar asks until its response arrives."""
@@ -62,13 +65,22 @@ class DemoClient:
                 raise RuntimeError(f"the sidecar exited while answering {method}")
             message = json.loads(line)
             if message.get("method") == "session/update":
-                self._renderer.feed(message["params"])
+                self._update(message["params"])
             elif "method" in message and "id" in message:
                 await self._answer(message)
             elif message.get("id") == msg_id:
                 if "error" in message:
                     raise RuntimeError(f"{method} failed: {message['error'].get('message')}")
                 return message.get("result")
+
+    def _update(self, params: dict[str, Any]) -> None:
+        update = params.get("update") or {}
+        if update.get("sessionUpdate") == "available_commands_update":
+            # It follows session/new on its own time, so it lands inside the first prompt.
+            names = (command.get("name") for command in update.get("availableCommands") or ())
+            self.commands = [f"/{name}" for name in names if isinstance(name, str)]
+            return
+        self._renderer.feed(params)
 
     async def _answer(self, message: dict[str, Any]) -> None:
         if message["method"] == "session/request_permission":
@@ -142,9 +154,28 @@ async def demo(console: Console, tools: Sequence[str] = (), store: str | None = 
                 process.terminate()
                 await process.wait()
         console.rule("end of the demo")
+        for line in next_steps(client.commands, kept=store is not None):
+            console.print(line, markup=False, highlight=False)
         return 0 if process.returncode == 0 else 1
+
+
+def next_steps(commands: Sequence[str], *, kept: bool) -> list[str]:
+    """What to try after the demo: the console's commands, a model, an editor."""
+    offered = " ".join(commands) or "/read /write /edit /bash /grep /glob /plan"
+    replay = (
+        "Replay this session: acp-sidecar sessions, then acp-sidecar replay SESSION_ID."
+        if kept
+        else "Keep the next demo's session to replay it: acp-sidecar demo --store DIR."
+    )
+    return [
+        "What to try next:",
+        f"  The console, no model needed: {offered}",
+        "  Answer prompts with a model: acp-sidecar configure, then acp-sidecar doctor.",
+        '  Use it from your editor: see "Use it from an editor" in the README.',
+        f"  {replay}",
+    ]
 
 
 def run_demo(tools: Sequence[str] = (), store: str | None = None) -> int:
     """``acp-sidecar demo``: run :func:`demo` on the terminal."""
-    return asyncio.run(demo(Console(), tools, store))
+    return asyncio.run(demo(output_console(frames=True), tools, store))

@@ -4,10 +4,12 @@ Invariants: pure functions, nothing imported beyond the standard library (they s
 cold-start path). What they return is one line: runs of whitespace (newlines included)
 become one space. A cut keeps at most ``limit`` characters *including* its ``mark``, falls at
 a word when one ends in the second half of what is kept, and drops the punctuation it
-would otherwise end on.
+would otherwise end on. :func:`close_match` finds the word meant by a mistyped one.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 _TRAILING = " ,;:."
 
@@ -44,3 +46,16 @@ def first_line(text: str, limit: int, *, mark: str = "…") -> str:
     if len(flat.rstrip(_TRAILING)) + len(mark) <= limit:
         return flat.rstrip(_TRAILING) + mark
     return _cut(flat, limit, mark)
+
+
+def close_match(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``word`` most likely meant, if one is close: a transposition
+    (``modle`` for ``model``) first, then :func:`difflib.get_close_matches`'s best."""
+    import difflib  # only on a typo: this module is on the cold-start path
+
+    choices = [candidate for candidate in candidates if candidate != word]
+    for candidate in choices:
+        if sorted(candidate) == sorted(word):
+            return candidate
+    found = difflib.get_close_matches(word, choices, n=1)
+    return found[0] if found else None

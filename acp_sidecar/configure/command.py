@@ -30,6 +30,7 @@ from acp_sidecar.configure.flags import (
     scripted_answers,
 )
 from acp_sidecar.configure.interactive import Flow
+from acp_sidecar.console import output_console
 from acp_sidecar.settings import (
     ConfigError,
     ConfigLocation,
@@ -53,9 +54,7 @@ def run_configure(
 ) -> int:
     """Run ``configure`` with the parsed command line; returns the exit status."""
     stdin = sys.stdin if stdin is None else stdin
-    console = Console(
-        file=sys.stdout if stdout is None else stdout, highlight=False, soft_wrap=True
-    )
+    console = output_console(stdout, highlight=False)
     errors = sys.stderr if stderr is None else stderr
 
     def fail(message: str, status: int = 1) -> int:
@@ -121,7 +120,29 @@ def run_configure(
         console.print(
             f"${answers.key.variable} is not set now: set it where your editor starts acp-sidecar."
         )
+    for line in next_steps(location.path, named=location.explicit):
+        console.print(line, markup=False)
     return 0
+
+
+def next_steps(path: Path, *, named: bool) -> list[str]:
+    """What to run after the file is written: ``doctor``, then the editor's entry (Zed's
+    snippet, with ``--config`` when the file is not where the sidecar looks by itself)."""
+    import json
+    import shlex
+    import shutil
+
+    beside = Path(sys.executable).with_name("acp-sidecar")  # the installation running now
+    command = str(beside) if beside.exists() else shutil.which("acp-sidecar") or "acp-sidecar"
+    flags = ["--config", str(path)] if named else []
+    doctor = shlex.join(["acp-sidecar", "doctor", *flags])
+    entry = {"ACP Sidecar": {"type": "custom", "command": command, "args": flags}}
+    return [
+        f"Next: `{doctor}` checks what acp-sidecar will use; then add it to your editor. For "
+        "Zed, in settings.json:",
+        "  " + json.dumps({"agent_servers": entry}),
+        'Other editors: see "Use it from an editor" in the README.',
+    ]
 
 
 def _checked(console: Console, answers: Answers) -> bool:

@@ -8,17 +8,18 @@ Invariants:
   a failure (the console still works).
 - No key is ever printed, in either output.
 - The exit status is 1 when a check failed, else 0 (warnings and skipped checks pass).
+- For people, each section is shown as soon as its checks are done, with a spinner (in a
+  terminal) while a slow one runs; the JSON list comes at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
-from collections.abc import Mapping
-from typing import Final, Literal
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
@@ -30,6 +31,9 @@ from acp_sidecar.doctor.local import (
     ripgrep_check,
     store_check,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 Section = Literal["config", "model", "endpoint", "machine"]
 """Where a finding belongs: the config file, the model settings and key, the endpoint's
@@ -46,29 +50,88 @@ class Finding:
     check: Check
 
 
+@attrs.frozen
+class Step:
+    """The checks of one section, run together and shown as soon as they are done."""
+
+    run: Callable[[], Awaitable[list[Finding]]]
+    waiting: str | None = None
+    """What a spinner says while a slow step runs; ``None``: it is instant."""
+
+
+def steps(
+    args: argparse.Namespace, env: Mapping[str, str], *, offline: bool, timeout: float
+) -> list[Step]:
+    """The sections' checks, in the order they are shown (see the module invariants)."""
+    model, config = model_config(args, env)
+
+    async def config_file() -> list[Finding]:
+        checks = config_checks(args.config_file, args.config_problems)
+        return [Finding("config", check) for check in checks]
+
+    async def model_and_key() -> list[Finding]:
+        found = [Finding("model", model)]
+        if config is not None:
+            found.append(Finding("model", key_check(args, config)))
+        return found
+
+    async def endpoint() -> list[Finding]:
+        assert config is not None
+        if offline:
+            return [Finding("endpoint", Check(ENDPOINT, "skipped", "Not asked (--offline)."))]
+        from acp_sidecar.agent.model.probe import probe_endpoint
+
+        report = await probe_endpoint(
+            config.base_url, config.api_key, config.model, timeout=timeout
+        )
+        return [Finding("endpoint", check) for check in report.checks]
+
+    async def machine() -> list[Finding]:
+        ripgrep = await asyncio.to_thread(ripgrep_check)  # runs `rg --version`
+        return [Finding("machine", ripgrep), Finding("machine", store_check(args, env))]
+
+    found = [Step(config_file), Step(model_and_key)]
+    if config is not None:
+        asking = (
+            None if offline else f"Asking {config.endpoint_url} (up to {timeout:g} s a request)"
+        )
+        found.append(Step(endpoint, asking))
+    found.append(Step(machine, "Checking ripgrep and the session store"))
+    return found
+
+
 async def diagnose(
     args: argparse.Namespace, env: Mapping[str, str], *, offline: bool, timeout: float
 ) -> list[Finding]:
-    """Every finding, in the order they are shown (see the module invariants)."""
-    findings = [
-        Finding("config", check) for check in config_checks(args.config_file, args.config_problems)
-    ]
-    model, config = model_config(args, env)
-    findings.append(Finding("model", model))
-    if config is not None:
-        findings.append(Finding("model", key_check(args, config)))
-        if offline:
-            skipped = Check(ENDPOINT, "skipped", "Not asked (--offline).")
-            findings.append(Finding("endpoint", skipped))
-        else:
-            from acp_sidecar.agent.model.probe import probe_endpoint
+    """Every finding, in the order they are shown."""
+    findings: list[Finding] = []
+    for step in steps(args, env, offline=offline, timeout=timeout):
+        findings += await step.run()
+    return findings
 
-            report = await probe_endpoint(
-                config.base_url, config.api_key, config.model, timeout=timeout
-            )
-            findings += [Finding("endpoint", check) for check in report.checks]
-    findings.append(Finding("machine", ripgrep_check()))
-    findings.append(Finding("machine", store_check(args, env)))
+
+async def report(
+    args: argparse.Namespace,
+    env: Mapping[str, str],
+    console: Console,
+    *,
+    offline: bool,
+    timeout: float,
+) -> list[Finding]:
+    """Run the checks, showing each section on ``console`` as soon as it is done (a spinner
+    while a slow one runs, in a terminal), then the summary; every finding."""
+    from acp_sidecar.doctor.output import print_section, print_summary
+
+    findings: list[Finding] = []
+    for index, step in enumerate(steps(args, env, offline=offline, timeout=timeout)):
+        if step.waiting is None:
+            found = await step.run()
+        else:
+            with console.status(f"{step.waiting}…"):  # transient: nothing is left, nor piped
+                found = await step.run()
+        print_section(found, console, first=index == 0)
+        findings += found
+    print_summary(findings, console)
     return findings
 
 
@@ -79,16 +142,15 @@ def failed(findings: list[Finding]) -> bool:
 
 def run_doctor(args: argparse.Namespace) -> int:
     """``acp-sidecar doctor``: print the findings (rich, or ``--json``); the exit status."""
-    from acp_sidecar.doctor.output import findings_json, print_findings
-
-    # The endpoint module logs a failed request's whole answer as a warning: the report
-    # already says it, once, redacted.
-    logging.basicConfig(level=logging.ERROR, stream=sys.stderr, format="%(message)s")
-    findings = asyncio.run(diagnose(args, os.environ, offline=args.offline, timeout=args.timeout))
+    options = {"offline": args.offline, "timeout": args.timeout}
     if args.json:
+        from acp_sidecar.doctor.output import findings_json
+
+        findings = asyncio.run(diagnose(args, os.environ, **options))
         sys.stdout.write(findings_json(findings) + "\n")
     else:
-        from rich.console import Console
+        from acp_sidecar.console import output_console
 
-        print_findings(findings, Console(highlight=False))
+        console = output_console(frames=True, highlight=False)
+        findings = asyncio.run(report(args, os.environ, console, **options))
     return 1 if failed(findings) else 0

@@ -40,7 +40,7 @@ CONFIG_FIX: Final = (
     "without the file, and `serve` tells the editor why."
 )
 UNKNOWN_KEY_FIX: Final = (
-    "It is ignored: remove it, or update acp-sidecar if a newer version wrote it."
+    "It is ignored: correct or remove it, or update acp-sidecar if a newer version wrote it."
 )
 RIPGREP_FIX: Final = (
     "Install ripgrep (apt install ripgrep, dnf install ripgrep, brew install ripgrep, "

@@ -74,11 +74,11 @@ def merged(findings: list[Finding]) -> list[tuple[Section, list[Check]]]:
     return groups
 
 
-def print_findings(findings: list[Finding], console: Console) -> None:
-    """Each finding with its mark, grouped by section; a fix under each that has one and
-    did not pass; a last line counting failures and warnings."""
+def print_section(findings: list[Finding], console: Console, *, first: bool = False) -> None:
+    """The findings of one section (with its heading) with their marks; a fix under each
+    that has one and did not pass."""
     for index, (section, checks) in enumerate(merged(findings)):
-        if index:
+        if index or not first:
             console.print()
         console.print(Text(title(section), style="bold"))
         grid = Table.grid(padding=(0, 1))
@@ -91,6 +91,10 @@ def print_findings(findings: list[Finding], console: Console) -> None:
                 said.append_text(Text.assemble("\n", ("fix: ", "bold"), check.fix))
             grid.add_row(Text(sign, style=style), said)
         console.print(grid)
+
+
+def print_summary(findings: list[Finding], console: Console) -> None:
+    """The last line, counting failures and warnings."""
     statuses = [finding.check.status for finding in findings]
     console.print()
     console.print(summary(statuses.count("failed"), statuses.count("warning")))

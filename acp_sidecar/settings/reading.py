@@ -5,8 +5,9 @@ Invariants:
   every problem that would change what the sidecar does: a file that is not TOML, a value of
   the wrong type or out of range, a key stored in a file others can read, an explicitly named
   file that does not exist. All problems of one file are reported at once.
-- An unknown key (top level or in a model's table) is a warning, never an error: a file
-  written by a newer version must not switch the model off in an older one.
+- An unknown key (top level or in a model's table) is a warning naming the key meant when
+  one is close, never an error: a file written by a newer version must not switch the model
+  off in an older one.
 - Problems carry the file, the line of the key where it can be found, and the key's dotted
   name. No problem and no ``repr`` holds the value of ``api_key``.
 - A relative path in the file is relative to the file's directory; ``~`` is expanded.
@@ -21,7 +22,7 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import urlsplit
@@ -30,6 +31,7 @@ import attrs
 
 from acp_sidecar.settings.keys import KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, Key
 from acp_sidecar.settings.location import ConfigLocation
+from acp_sidecar.text import close_match
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.config import ModelProfile
@@ -221,6 +223,14 @@ def line_of(lines: list[str], path: tuple[str, ...]) -> int | None:
     return None if nearest is None else nearest[1]
 
 
+def _unknown(what: str, name: str, known: Iterable[str]) -> str:
+    """The warning for an unknown key: the key meant, when one is close."""
+    meant = close_match(name, known)
+    if meant is not None:
+        return f"unknown {what}, ignored; did you mean {meant}?"
+    return f"unknown {what}, ignored (a newer acp-sidecar's?)"
+
+
 @attrs.define
 class _Checker:
     """Checks one parsed file, collecting its problems."""
@@ -247,7 +257,7 @@ class _Checker:
                 continue
             key = KEYS_BY_NAME.get(name)
             if key is None:
-                self.add((name,), "unknown key, ignored (a newer acp-sidecar's?)", "warning")
+                self.add((name,), _unknown("key", name, (*KEYS_BY_NAME, MODEL_INFO)), "warning")
                 continue
             value = self.value(key, raw)
             if value is None:
@@ -366,9 +376,7 @@ class _Checker:
                     else:
                         currency = value.strip()
                 case _:
-                    self.add(
-                        path, "unknown model setting, ignored (a newer acp-sidecar's?)", "warning"
-                    )
+                    self.add(path, _unknown("model setting", setting, MODEL_INFO_KEYS), "warning")
         given = [s for s in ("input", "output", "currency") if s in raw]
         if given and len(given) < 3:
             missing = ", ".join(s for s in ("input", "output", "currency") if s not in raw)

@@ -7,7 +7,9 @@ For a tool author (a tool's definition, its arguments, what it returns and draws
   ``define_tool``, ``ToolDefinition``, ``ToolReturn``; the schema DSL ``SchemaProp``,
   ``SchemaSpec``, ``schema_spec_to_json_schema``, ``validate_args``; what ``execute``
   receives and returns: ``ToolExecution``, ``CancelSignal``, ``ToolContext``,
-  ``EditorFiles``, ``tool_context``, ``TextContent``, ``ImageContent``, ``AudioContent``,
+  ``EditorFiles``, ``tool_context``, ``workspace_path`` (a path the model gave, checked
+  against the session's workspace as the built-in tools check theirs), ``TextContent``,
+  ``ImageContent``, ``AudioContent``,
   ``ResourceLinkContent``, ``EmbeddedResourceContent`` (of a ``TextResource`` or
   ``BlobResource``), ``ContentBlock``, ``ToolOutput``, ``FrozenDict``; the cards:
   ``GenericCallView``, ``TerminalCallView``, ``DiffCallView``, ``ToolCallView``,
@@ -100,6 +102,7 @@ from acp_sidecar.tools.structured import (
     assert_supported_output_schema,
     validate_structured_value,
 )
+from acp_sidecar.tools.workspace import workspace_path
 
 __all__ = [
     "Accept",
@@ -170,4 +173,5 @@ __all__ = [
     "tool_context",
     "validate_args",
     "validate_structured_value",
+    "workspace_path",
 ]

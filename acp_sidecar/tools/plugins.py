@@ -8,6 +8,8 @@ Invariants:
   and one message per failure (for the CLI to print on stderr), so one broken plugin does not
   stop the others or the built-ins. A tool name offered twice keeps the first and reports the
   second.
+- A module that fails to import is named with the file and line where it failed (the
+  innermost frame outside the import machinery); its whole traceback is logged at DEBUG.
 - Nothing is registered here; the caller registers what it gets.
 """
 
@@ -15,9 +17,17 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import logging
+import os
+import traceback
 from collections.abc import Iterable
 
 from acp_sidecar.tools.definition import ToolDefinition
+
+logger = logging.getLogger(__name__)
+
+_MACHINERY = (os.path.dirname(importlib.__file__), __file__)
+"""Where the frames of importing itself are: importlib, and this module."""
 
 ENTRY_POINT_GROUP = "acp_sidecar.tools"
 """The entry-point group installed packages offer tools in."""
@@ -51,6 +61,33 @@ def _tools_of(value: object, source: str, *, call: bool = True) -> list[ToolDefi
     )
 
 
+def _import_failed(what: str, exc: Exception) -> PluginError:
+    """The error for an import that raised ``exc``, with where (module invariants)."""
+    logger.debug("%s:", what, exc_info=exc)
+    said = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+    place = _where(exc)
+    at = f" (at {place})" if place is not None else ""
+    return PluginError(f"{what}: {type(exc).__name__}: {said}{at}")
+
+
+def _where(exc: Exception) -> str | None:
+    """``file:line`` where an import failed: a syntax error's own, else the innermost frame in
+    the plugin's own directory (not in a library it called); ``None`` when the import never
+    reached the plugin's code (the module was not found)."""
+    if isinstance(exc, SyntaxError) and exc.filename and not exc.filename.startswith("<"):
+        return f"{exc.filename}:{exc.lineno}"
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if not frame.filename.startswith(("<frozen ", *_MACHINERY))
+    ]
+    if not frames:
+        return None
+    home = os.path.dirname(frames[0].filename) + os.sep  # the first frame is the module's own
+    frame = [frame for frame in frames if frame.filename.startswith(home)][-1]
+    return f"{frame.filename}:{frame.lineno}"
+
+
 def load_tool_spec(spec: str) -> list[ToolDefinition]:
     """The tools named by ``"package.module:attr"`` (``attr`` may be dotted).
 
@@ -64,9 +101,7 @@ def load_tool_spec(spec: str) -> list[ToolDefinition]:
     try:
         value: object = importlib.import_module(module_name)
     except Exception as exc:  # an import runs arbitrary code: any failure is the plugin's
-        raise PluginError(
-            f"{spec}: cannot import {module_name}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise _import_failed(f"{spec}: cannot import {module_name}", exc) from exc
     for part in attr_path.split("."):
         try:
             value = getattr(value, part)
@@ -92,7 +127,7 @@ def entry_point_tools() -> tuple[list[ToolDefinition], list[str]]:
         try:
             value = entry_point.load()
         except Exception as exc:
-            errors.append(f"{source}: cannot load it: {type(exc).__name__}: {exc}")
+            errors.append(str(_import_failed(f"{source}: cannot load it", exc)))
             continue
         try:
             tools.extend(_tools_of(value, source))

@@ -6,6 +6,7 @@ standard input a pipe, so it asks nothing. The file is read back with ``read_set
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -50,6 +51,20 @@ def test_writes_a_new_file_from_a_preset_private_and_valid(tmp_path: Path) -> No
         "model": "deepseek-v4-flash",
     }
     assert read.api_key is None and read.warnings == ()
+
+
+def test_after_writing_it_says_what_to_run_next(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    done = configure("--config", str(path), "--provider", "ollama", "--model", "q", "--no-check")
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.splitlines()
+    wrote = next(i for i, line in enumerate(said) if line.startswith(f"Wrote {path}."))
+    after = "\n".join(said[wrote + 1 :])
+    assert f"acp-sidecar doctor --config {path}" in after
+    assert after.index("doctor") < after.index('"agent_servers"')  # check it, then use it
+    snippet = after[after.index("{") : after.rindex("}") + 1]
+    command = json.loads(snippet)["agent_servers"]["ACP Sidecar"]["command"]
+    assert Path(command).name == "acp-sidecar" and Path(command).is_absolute()
 
 
 def test_says_when_the_named_variable_is_not_set(tmp_path: Path) -> None:

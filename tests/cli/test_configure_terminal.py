@@ -21,7 +21,9 @@ WAIT = 30
 SECRET = "sk-typed-4e8d2b9a61"
 
 
-def spawn(*args: str, env: dict[str, str] | None = None) -> tuple[pexpect.spawn, io.StringIO]:
+def spawn(
+    *args: str, env: dict[str, str] | None = None, dimensions: tuple[int, int] = (50, 250)
+) -> tuple[pexpect.spawn, io.StringIO]:
     """The command in a pseudo-terminal, and everything it printed (as it comes)."""
     shown = io.StringIO()
     child = pexpect.spawn(
@@ -31,7 +33,7 @@ def spawn(*args: str, env: dict[str, str] | None = None) -> tuple[pexpect.spawn,
         env={**os.environ, "TERM": "dumb", "NO_COLOR": "1", **(env or {})},
         encoding="utf-8",
         timeout=WAIT,
-        dimensions=(50, 250),
+        dimensions=dimensions,
     )
     child.logfile_read = shown
     return child, shown
@@ -143,3 +145,19 @@ def test_api_key_stdin_refuses_a_terminal_where_the_key_would_echo(tmp_path: Pat
     child.expect_exact("--api-key-stdin reads the key from a pipe")
     assert finish(child) == 2
     assert not path.exists()
+
+
+def test_a_narrow_terminal_gets_lines_wrapped_between_words(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    child, shown = spawn("--config", str(path), "--no-check", dimensions=(50, 60))
+    answer(child, "Provider (number or name)", "openai")
+    answer(child, "Base URL", "")
+    child.expect_exact("API key [env/file/none]")
+    child.sendintr()
+    child.expect_exact("nothing was written.")
+    assert finish(child) == 130
+    lines = shown.getvalue().replace("\r\n", "\n").split("\n")
+    # Every line fits, so the terminal never breaks one inside a word ("env\nironment").
+    assert max(len(line) for line in lines) <= 60, [line for line in lines if len(line) > 60]
+    said = " ".join(line.strip() for line in lines)
+    assert "The API key: read from an environment variable (env)" in said

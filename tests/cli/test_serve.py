@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+import pexpect
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,3 +60,29 @@ def test_the_mcp_start_timeout_must_be_a_positive_number() -> None:
     done = run("--mcp-start-timeout", "0")
     assert done.returncode == 2
     assert "--mcp-start-timeout: expected a positive number of seconds, got '0'" in done.stderr
+
+
+def test_started_from_a_terminal_it_says_on_stderr_what_it_waits_for_and_keeps_serving(
+    tmp_path: Path,
+) -> None:
+    stderr = tmp_path / "stderr.txt"
+    command = f"exec {shlex.quote(sys.executable)} -m acp_sidecar 2>{shlex.quote(str(stderr))}"
+    child = pexpect.spawn(
+        "/bin/sh", ["-c", command], cwd=str(ROOT), encoding="utf-8", timeout=30, echo=False
+    )
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    child.sendline(json.dumps(request))
+    child.expect_exact('"agentCapabilities"')  # stdout (the terminal) carries the answer
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert child.wait() == 0  # not close(): that hangs up on a sidecar still shutting down
+    said = stderr.read_text().splitlines()
+    assert said[0].startswith("acp-sidecar: waiting for an editor")
+    assert "acp-sidecar demo" in said[0] and "acp-sidecar --help" in said[0]
+    assert "waiting for an editor" not in (child.before or "")
+
+
+def test_started_by_a_client_it_writes_nothing_to_stderr() -> None:
+    done = run()  # stdin is /dev/null, not a terminal
+    assert done.returncode == 0
+    assert done.stderr == "" and done.stdout == ""

@@ -25,11 +25,12 @@ def cli(*args: str, store: Path, timeout: float = 60) -> subprocess.CompletedPro
             sys.executable,
             "-m",
             "acp_sidecar",
-            *args,
+            # Before the subcommand, where every command takes them (sessions takes no --tools).
             "--store",
             str(store),
             "--tools",
             "tests.tooling:TOOLS",
+            *args,
         ],
         capture_output=True,
         text=True,
@@ -142,9 +143,19 @@ def test_demo_runs_a_scripted_session_kept_in_the_store(tmp_path: Path) -> None:
         "greet.py",
     ):
         assert expected in text, expected
+    # Piped: no line padded to a width.
+    assert [line for line in text.splitlines() if line != line.rstrip(" ")] == []
+    # The command list arrives during the first prompt: it is not drawn in its middle...
+    first_card = text.index("Write greet.py")
+    assert "commands:" not in text[:first_card]
+    # ...but ends the demo, with what to try next.
+    ending = text[text.index("end of the demo") :]
+    for expected in ("/read /write /edit /bash /grep /glob", "acp-sidecar configure", "replay"):
+        assert expected in ending, expected
     (log,) = tmp_path.iterdir()  # --store keeps the demo's session, to replay later
     replayed = cli("replay", log.stem, store=tmp_path)
     assert replayed.returncode == 0 and "Hello, world!" in replayed.stdout
+    assert [line for line in replayed.stdout.splitlines() if line != line.rstrip(" ")] == []
 
 
 def test_replay_json_for_a_client_without_terminal_cards(
@@ -194,16 +205,27 @@ def test_tools_lists_every_tool_with_its_schema(tmp_path: Path) -> None:
     assert "note\n  Pretend to edit a file (a diff card).\n  parameters:" in text.stdout
 
 
-def test_a_tool_module_that_fails_to_load_is_reported_and_skipped(tmp_path: Path) -> None:
+def test_a_tool_module_that_fails_to_load_is_reported_skipped_and_fails_the_listing(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "broken_tools.py").write_text("import json\n\nTOOLS = json.loads('{')\n")
     done = subprocess.run(
-        [sys.executable, "-m", "acp_sidecar", "tools", "--json", "--tools", "no_such_module:TOOLS"],
+        [
+            *(sys.executable, "-m", "acp_sidecar", "tools", "--json"),
+            *("--tools", "no_such_module:TOOLS", "--tools", "broken_tools:TOOLS"),
+            *("--log-level", "DEBUG"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=tmp_path,
     )
-    assert done.returncode == 0
+    assert done.returncode == 1
     assert "no_such_module" in done.stderr
+    assert "broken_tools:TOOLS: cannot import broken_tools: JSONDecodeError" in done.stderr
+    assert f"(at {tmp_path / 'broken_tools.py'}:3)" in done.stderr
+    assert "Traceback (most recent call last)" in done.stderr
+    assert 'broken_tools.py", line 3, in <module>' in done.stderr
     assert "read" in {tool["name"] for tool in json.loads(done.stdout)}
 
 

@@ -9,7 +9,8 @@ import pytest
 from rich.console import Console
 
 from acp_sidecar.agent.model.config import ModelProfile
-from acp_sidecar.cli import PROVIDER_CHOICES, build_parser
+from acp_sidecar.cli import build_parser
+from acp_sidecar.command_line.configure_options import PROVIDER_CHOICES
 from acp_sidecar.configure.answers import (
     KeyFromEnv,
     KeyStored,

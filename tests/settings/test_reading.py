@@ -172,6 +172,19 @@ def test_unknown_keys_are_warnings_not_errors(tmp_path: Path) -> None:
     ]
 
 
+def test_a_mistyped_key_is_answered_with_the_key_meant(tmp_path: Path) -> None:
+    location = write(
+        tmp_path, 'modle = "x"\nmax_token = 9\n\n[model_info.x]\ncontxt = 10\nsparkles = 1\n'
+    )
+    said = [w.message for w in read_settings(location).warnings]
+    assert said == [
+        "unknown key, ignored; did you mean model?",
+        "unknown key, ignored; did you mean max_tokens?",
+        "unknown model setting, ignored; did you mean context?",
+        "unknown model setting, ignored (a newer acp-sidecar's?)",
+    ]
+
+
 def test_inline_tables_and_dotted_keys_find_their_line(tmp_path: Path) -> None:
     location = write(
         tmp_path,

@@ -370,6 +370,8 @@ def failure_kind(error: BaseException) -> FailureKind:
 
 
 def _with(detail: str) -> str:
+    # Every message goes on with its own full stop (or sentence) after the server's words.
+    detail = detail.rstrip().rstrip(".")
     return f": {detail}" if detail else ""
 
 

@@ -655,7 +655,7 @@ async def test_a_cap_the_server_refuses_is_explained_with_what_to_change(
     assert await driver.run_turn(make_turn(editor)) == "end_turn"
 
     assert editor.text() == (
-        f"The model endpoint {endpoint.base_url} rejected the request (HTTP 400): {detail}. "
+        f"The model endpoint {endpoint.base_url} rejected the request (HTTP 400): {detail} "
         "Lower the cap on a response's tokens (--max-tokens or ACP_SIDECAR_MAX_TOKENS; 0 sends "
         "none)."
     )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import httpx2
+import openai
 import pytest
 
-from acp_sidecar.agent.model.endpoint import CUT, first_line, redact, token_limit_field
+from acp_sidecar.agent.model.config import ModelConfig
+from acp_sidecar.agent.model.endpoint import CUT, explain, first_line, redact, token_limit_field
 
 
 @pytest.mark.parametrize(
@@ -37,3 +40,37 @@ def test_redact_replaces_the_key_only_when_there_is_one() -> None:
     assert redact("key sk-abcdefgh rejected", "sk-abcdefgh") == "key [API key] rejected"
     assert redact("nothing", None) == "nothing"
     assert redact("no key: none given", "none") == "no key: none given"  # a placeholder
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        openai.AuthenticationError,
+        openai.PermissionDeniedError,
+        openai.NotFoundError,
+        openai.RateLimitError,
+        openai.InternalServerError,
+        openai.BadRequestError,
+    ],
+)
+@pytest.mark.parametrize("api_key", [None, "sk-wrong-0123456789"])
+def test_a_servers_sentence_that_ends_in_a_period_gets_no_second_one(
+    error: type[openai.APIStatusError], api_key: str | None
+) -> None:
+    status = {
+        openai.AuthenticationError: 401,
+        openai.PermissionDeniedError: 403,
+        openai.NotFoundError: 404,
+        openai.RateLimitError: 429,
+        openai.InternalServerError: 500,
+        openai.BadRequestError: 400,
+    }[error]
+    request = httpx2.Request("POST", "http://localhost:9/v1/chat/completions")
+    response = httpx2.Response(status, request=request, headers={"x-should-retry": "false"})
+    body = {"message": "Incorrect API key provided."}
+    failure = error("Incorrect API key provided.", response=response, body=body)
+    config = ModelConfig(model="m", base_url="http://localhost:9/v1", api_key=api_key)
+
+    said = explain(failure, config)
+    assert "Incorrect API key provided" in said
+    assert ".." not in said, said

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import textwrap
 from pathlib import Path
 
@@ -43,6 +44,10 @@ class Holder:
 def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "my_tools.py").write_text(textwrap.dedent(MODULE))
     (tmp_path / "explodes.py").write_text("raise ImportError('needs numpy')\n")
+    (tmp_path / "deep.py").write_text(
+        "import json\n\ndef settings():\n    return json.loads('{')\n\nSETTINGS = settings()\n"
+    )
+    (tmp_path / "typo.py").write_text("TOOLS = [\n    define_tool(\n)\n)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
 
 
@@ -70,7 +75,6 @@ def test_every_shape_loads(spec: str, names: list[str]) -> None:
             "missing_mod:x: cannot import missing_mod: ModuleNotFoundError: "
             "No module named 'missing_mod'",
         ),
-        ("explodes:x", "explodes:x: cannot import explodes: ImportError: needs numpy"),
         ("my_tools:nope", "my_tools:nope: my_tools has no attribute 'nope'"),
         (
             "my_tools:not_a_tool",
@@ -96,6 +100,47 @@ def test_every_failure_names_the_source(spec: str, message: str) -> None:
     with pytest.raises(PluginError) as caught:
         load_tool_spec(spec)
     assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("spec", "message", "line"),
+    [
+        ("explodes:x", "explodes:x: cannot import explodes: ImportError: needs numpy", 1),
+        (
+            "deep:x",
+            "deep:x: cannot import deep: JSONDecodeError: Expecting property name enclosed in "
+            "double quotes: line 1 column 2 (char 1)",
+            4,
+        ),
+        (
+            "typo:x",
+            "typo:x: cannot import typo: SyntaxError: closing parenthesis ')' does not match "
+            "opening parenthesis '[' on line 1",
+            4,
+        ),
+    ],
+)
+def test_a_module_that_fails_to_import_is_named_with_its_file_and_line(
+    tmp_path: Path, spec: str, message: str, line: int
+) -> None:
+    with pytest.raises(PluginError) as caught:
+        load_tool_spec(spec)
+    module = spec.partition(":")[0]
+    assert str(caught.value) == f"{message} (at {tmp_path / module}.py:{line})"
+
+
+def test_the_traceback_of_a_failed_import_is_logged_at_debug(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.DEBUG, logger="acp_sidecar.tools.plugins"):
+        tools, errors = load_plugins(["deep:x"], entry_points=False)
+    assert tools == [] and len(errors) == 1
+    [record] = [r for r in caplog.records if r.exc_info is not None]
+    assert record.levelno == logging.DEBUG
+    assert "deep:x" in record.getMessage()
+    shown = caplog.text
+    assert "Traceback (most recent call last)" in shown
+    assert 'deep.py", line 6, in <module>' in shown and 'deep.py", line 4, in settings' in shown
 
 
 def test_load_plugins_keeps_what_loaded_and_reports_the_rest() -> None:
