@@ -174,6 +174,7 @@ def layered_model_config(args: argparse.Namespace, env: Mapping[str, str]) -> Mo
         max_turn_requests=args.max_turn_requests,
         max_parallel_tools=args.max_parallel_tools,
         max_tokens=args.max_tokens,
+        first_byte_timeout=getattr(args, "first_byte_timeout", None),
         models=args.models,
         model_info=args.model_info,
     )

@@ -367,19 +367,19 @@ async def stream_response(
                 await send(AgentMessageChunk(content=TextContentBlock(text=text)))
 
 
-def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int], None] | None:
-    """What tells the turn's user that the model request is being retried (``None``: the
-    turn has nobody to tell)."""
+def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int, str], None] | None:
+    """What tells the turn's user that the model request is being retried, and what the
+    attempt before ran into (``None``: the turn has nobody to tell)."""
     inform = turn.inform
     if inform is None:
         return None
     retries = endpoint.config.max_retries
 
-    def tell(attempt: int) -> None:
+    def tell(attempt: int, what: str) -> None:
         inform(
             f"The model request failed; retrying ({attempt} of {retries}).\n\n"
-            f"The model endpoint {endpoint.config.endpoint_url} did not answer the request; "
-            "it is sent again."
+            f"The model endpoint {endpoint.config.endpoint_url} {what}; the request is sent "
+            "again."
         )
 
     return tell

@@ -14,11 +14,9 @@ Invariants:
   server's own explanation is quoted bounded: the first line of it, at most
   :data:`DETAIL_CHARS` characters (bodies run to kilobytes, with template dumps and stack
   traces); the whole of it goes to the log (stderr) instead.
-- A retry is observed, not made: the client's ``x-stainless-retry-count`` request header says
-  which attempt a request is, and a request hook on the client's HTTP client calls the
-  ``on_retry`` of the :meth:`Endpoint.stream` that the request belongs to (a context variable:
-  one endpoint serves every session at once). The hook only calls it; it never blocks or
-  fails the request (a failing callback is logged).
+- A retry is observed, not made: the client's HTTP client (:mod:`.attempts`) tells the
+  ``on_retry`` of the :meth:`Endpoint.stream` the request belongs to, with what the attempt
+  before ran into; it also gives each attempt's answer the first-byte timeout to begin.
 - The API key never reaches the user or the log: a server that echoes it back has it
   replaced before its text is shown or logged.
 - Every request carries the configured cap on the response's tokens (unless it is ``None``),
@@ -44,20 +42,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
-from typing import Any, Final, Literal, Protocol, cast
+from typing import Any, Final, Literal, cast
 from urllib.parse import urlsplit
 
 import attrs
 import openai
 from openai.types.chat import ChatCompletionChunk
 
+from acp_sidecar.agent.model.attempts import AttemptClient, FirstByteTimeout, OnRetry, observed
 from acp_sidecar.agent.model.catalog import ListedModel, ListingUnavailable, listed_model
 from acp_sidecar.agent.model.config import (
     API_KEY_ENV,
     BASE_URL_ENV,
+    FIRST_BYTE_TIMEOUT_ENV,
     MAX_TOKENS_ENV,
     MODEL_ENV,
     ModelConfig,
@@ -82,36 +81,6 @@ def token_limit_field(url: str) -> str:
     if any(host == name or (name.startswith(".") and host.endswith(name)) for name in OPENAI_HOSTS):
         return "max_completion_tokens"
     return "max_tokens"
-
-
-RETRY_COUNT_HEADER: Final = "x-stainless-retry-count"
-"""The header the ``openai`` client numbers each attempt of a request with (0: the first)."""
-
-_on_retry: ContextVar[Callable[[int], None] | None] = ContextVar("on_retry", default=None)
-"""The ``on_retry`` of the stream whose request is being made (in this task)."""
-
-
-class _Request(Protocol):
-    """What the request hook reads of the HTTP client's request (typed structurally: the
-    ``openai`` client brings its own HTTP library, and this module names only ``openai``)."""
-
-    @property
-    def headers(self) -> Mapping[str, str]: ...
-
-
-async def _observe_retry(request: _Request) -> None:
-    """The HTTP client's request hook: report a retry to the stream it belongs to."""
-    listener = _on_retry.get()
-    try:
-        attempt = int(request.headers.get(RETRY_COUNT_HEADER, "0"))
-    except ValueError:
-        return
-    if listener is None or attempt < 1:
-        return
-    try:
-        listener(attempt)
-    except Exception:
-        logger.exception("reporting a retried model request failed")
 
 
 class EndpointConfigError(ValueError):
@@ -152,9 +121,12 @@ class Endpoint:
         self.client = openai.AsyncOpenAI(
             api_key=config.api_key or NO_KEY,
             base_url=config.endpoint_url,
-            timeout=openai.Timeout(config.request_timeout, connect=config.connect_timeout),
+            timeout=openai.Timeout(
+                config.request_timeout,
+                connect=min(config.connect_timeout, config.first_byte_timeout),
+            ),
             max_retries=config.max_retries,
-            http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_observe_retry]}),
+            http_client=AttemptClient(first_byte_timeout=config.first_byte_timeout),
         )
         self.usage = True
         """Whether requests ask for usage (until the server refuses ``stream_options``)."""
@@ -167,7 +139,7 @@ class Endpoint:
         *,
         model: str | None = None,
         reasoning_effort: str | None = None,
-        on_retry: Callable[[int], None] | None = None,
+        on_retry: OnRetry | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> AsyncIterator[AsyncIterator[ChatCompletionChunk]]:
@@ -176,7 +148,8 @@ class Endpoint:
         for this request; ``temperature`` is sent when given (the driver sends none: the
         model's own default stands).
 
-        ``on_retry(n)`` is called when the client makes its ``n``-th retry of the request.
+        ``on_retry(n, what)`` is called when the client makes its ``n``-th retry of the
+        request, after an attempt that ``what`` happened to (:data:`.attempts.OnRetry`).
 
         Raises:
             EndpointConfigError: the base URL is not http(s).
@@ -197,11 +170,8 @@ class Endpoint:
             extra["reasoning_effort"] = reasoning_effort
         if temperature is not None:
             extra["temperature"] = temperature
-        token = _on_retry.set(on_retry)
-        try:
+        with observed(on_retry):
             response = await self._create(messages, extra, model or self.config.model)
-        finally:
-            _on_retry.reset(token)
         try:
             yield response
         finally:
@@ -417,6 +387,16 @@ def explain(error: BaseException, config: ModelConfig) -> str:
             )
         return f"The model endpoint {url} rejected the request (HTTP {status}){detail}.{hint}"
     if isinstance(error, openai.APITimeoutError):
+        cause = error.__cause__
+        if isinstance(cause, FirstByteTimeout):
+            tries = config.max_retries + 1
+            tried = f" (tried {tries} times)" if tries > 1 else ""
+            return (
+                f"The model endpoint {url} did not start answering within {cause.seconds:g} "
+                f"seconds{tried}. A local server that loads the model on first use may need "
+                f"longer: --first-byte-timeout, ${FIRST_BYTE_TIMEOUT_ENV} or first_byte_timeout "
+                "in the config file."
+            )
         return f"The model endpoint {url} did not answer within {config.request_timeout:g} seconds."
     if isinstance(error, openai.APIConnectionError):
         cause = error.__cause__
