@@ -5,18 +5,22 @@ of its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from acp_sidecar.agent.driver import Turn, send_notice
 from acp_sidecar.agent.model import ModelConfig, ModelDriver
 from acp_sidecar.agent.toolset import ToolsProvider
+from acp_sidecar.protocol import PromptCapabilities, StopReason
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.store import SessionStore
 from acp_sidecar.tools.registry import ToolRegistry
 from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer
+from tests.drivers import chunk
 from tests.server.wire import WireClient, served
 
 NOTICES = {"session": {"notices": {}}}
@@ -93,3 +97,101 @@ async def test_each_retry_says_what_the_attempt_before_ran_into(
         "the request is sent again."
     )
     assert text(updates) == "Hello."
+
+
+async def test_retry_notices_as_agent_text_each_stand_in_their_own_paragraph(
+    serve: Callable[..., Any], endpoint: ScriptedOpenAI, tmp_path: Path
+) -> None:
+    endpoint.script(unavailable(), unavailable(), answer("Hel", "lo."))
+
+    async with serve() as (wire, _server):
+        updates = await prompt(wire, tmp_path, {})
+
+    url = endpoint.base_url
+    assert notices(updates) == []
+    assert text(updates) == (
+        "The model request failed; retrying (1 of 2).\n\n"
+        f"The model endpoint {url} answered HTTP 503 Service Unavailable; the request is sent "
+        "again.\n\n"
+        "The model request failed; retrying (2 of 2).\n\n"
+        f"The model endpoint {url} answered HTTP 503 Service Unavailable; the request is sent "
+        "again.\n\n"
+        "Hello."
+    )
+
+
+async def test_a_retry_notice_and_the_failure_after_it_are_two_paragraphs(
+    serve: Callable[..., Any], endpoint: ScriptedOpenAI, tmp_path: Path
+) -> None:
+    endpoint.script(unavailable(), unavailable())
+
+    async with serve(max_retries=1) as (wire, _server):
+        updates = await prompt(wire, tmp_path, {})
+
+    url = endpoint.base_url
+    assert text(updates) == (
+        "The model request failed; retrying (1 of 1).\n\n"
+        f"The model endpoint {url} answered HTTP 503 Service Unavailable; the request is sent "
+        "again.\n\n"
+        f"The model endpoint {url} failed with HTTP 503 after 1 retry: overloaded."
+    )
+
+
+class Talkative:
+    """Says some text, two notices, more text, and a notice that ends the turn."""
+
+    prompt_capabilities = PromptCapabilities()
+
+    async def run_turn(self, turn: Turn) -> StopReason:
+        await turn.send(chunk("Some"))
+        await turn.send(chunk(" text."))
+        await send_notice(turn, "The conversation is too long (the session keeps them).")
+        await send_notice(turn, "Could not reach the model endpoint.")
+        await turn.send(chunk("More text\n"))
+        await send_notice(turn, "\n\nThe answer was cut off.")
+        return "end_turn"
+
+
+@pytest.fixture
+async def talkative(tmp_path: Path) -> AsyncIterator[tuple[WireClient, AcpServer]]:
+    server = AcpServer(
+        Talkative,
+        tools=ToolsProvider(builtins=False, entry_points=False),
+        store=lambda: SessionStore(tmp_path / "store"),
+    )
+    async with served(server) as pair:
+        yield pair
+
+
+async def test_every_notice_in_a_turn_stands_in_its_own_paragraph(
+    talkative: tuple[WireClient, AcpServer], tmp_path: Path
+) -> None:
+    wire, server = talkative
+
+    updates = await prompt(wire, tmp_path, {})
+    again = await wire.next_response(await wire.start_prompt(next(iter(server.sessions)), "x"))
+
+    assert again["result"]["stopReason"] == "end_turn"
+    assert text(updates) == (
+        "Some text.\n\n"
+        "The conversation is too long (the session keeps them).\n\n"
+        "Could not reach the model endpoint.\n\n"
+        "More text\n\n\n"
+        "The answer was cut off."
+    )
+    # A new prompt starts a new message: its first text starts no paragraph.
+    second_turn = [u["params"]["update"] for u in wire.updates][len(updates) :]
+    assert text(second_turn).startswith("Some text.\n\nThe conversation")
+    # The log keeps each text as it was said, the notices as notices.
+    [log] = (tmp_path / "store").glob("*.jsonl")
+    said = [
+        (record["type"], record.get("text"))
+        for record in map(json.loads, log.read_text().splitlines())
+        if record["type"] in ("notice", "agent_message")
+    ][:4]
+    assert said == [
+        ("agent_message", "Some text."),
+        ("notice", "The conversation is too long (the session keeps them)."),
+        ("notice", "Could not reach the model endpoint."),
+        ("agent_message", "More text\n"),
+    ]
