@@ -128,6 +128,7 @@ class Session:
         *,
         grace: float = DEFAULT_CANCEL_GRACE,
         inform: Callable[[str], None] | None = None,
+        waiting: Callable[[str, bool], None] | None = None,
     ) -> StopReason:
         """Run one prompt turn; refuses to start while another turn runs."""
         if self.running is not None:
@@ -172,6 +173,7 @@ class Session:
             model=self.model,
             reasoning_effort=self.reasoning_effort,
             inform=inform,
+            waiting=waiting,
             keep=None if recorder is None else recorder.keep,
         )
         self.running = signal

@@ -76,6 +76,7 @@ from acp_sidecar.agent.model.messages import (
     user_message,
 )
 from acp_sidecar.agent.model.stream import StreamAssembly
+from acp_sidecar.agent.model.waiting import Sleep, WaitTicker
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -137,6 +138,8 @@ class ModelDriver:
         """The delta field the endpoint streams reasoning in, once it has (to send it back)."""
         self.catalog = ModelCatalog(config, self._list_models)
         """The models offered (the server asks it to list the endpoint's, once)."""
+        self.wait_sleep: Sleep = asyncio.sleep
+        """The clock a wait for the model is told on (a test's own, in tests)."""
 
     @property
     def registry(self) -> ToolRegistry:
@@ -257,7 +260,7 @@ class ModelDriver:
             messages = context.messages()
             assembly = StreamAssembly(step.start)
             streaming = asyncio.ensure_future(
-                stream_response(turn, endpoint, messages, tools, assembly)
+                stream_response(turn, endpoint, messages, tools, assembly, self.wait_sleep)
             )
             cancelled = asyncio.ensure_future(turn.signal.wait())
             try:
@@ -348,23 +351,32 @@ async def stream_response(
     messages: Sequence[Message],
     tools: Sequence[Mapping[str, Any]],
     assembly: StreamAssembly,
+    sleep: Sleep = asyncio.sleep,
 ) -> None:
-    """Stream one response into ``assembly``, sending its text and reasoning as they come."""
+    """Stream one response into ``assembly``, sending its text and reasoning as they come;
+    until its first chunk, the user is told the wait (on ``sleep``'s clock)."""
     send = turn.send
     feed = assembly.feed
-    async with endpoint.stream(
-        messages,
-        tools,
-        model=turn.model,
-        reasoning_effort=turn.reasoning_effort,
-        on_retry=retry_teller(turn, endpoint),
-    ) as chunks:
-        async for chunk in chunks:
-            thought, text = feed(chunk)
-            if thought:
-                await send(AgentThoughtChunk(content=TextContentBlock(text=thought)))
-            if text:
-                await send(AgentMessageChunk(content=TextContentBlock(text=text)))
+    wait = WaitTicker(turn.waiting, sleep)
+    wait.start()
+    try:
+        async with endpoint.stream(
+            messages,
+            tools,
+            model=turn.model,
+            reasoning_effort=turn.reasoning_effort,
+            on_retry=retry_teller(turn, endpoint),
+        ) as chunks:
+            async for chunk in chunks:
+                if wait.waiting:
+                    wait.stop()
+                thought, text = feed(chunk)
+                if thought:
+                    await send(AgentThoughtChunk(content=TextContentBlock(text=thought)))
+                if text:
+                    await send(AgentMessageChunk(content=TextContentBlock(text=text)))
+    finally:
+        wait.stop()
 
 
 def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int, str], None] | None:

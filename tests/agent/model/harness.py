@@ -5,6 +5,7 @@ request the driver sends must pass."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -172,3 +173,26 @@ def tool_registry() -> ToolRegistry:
         registry.register(tool)
     install_policy(registry)
     return registry
+
+
+class Clock:
+    """The wait's clock, run by the test: each tick of the wait passes when the test lets
+    one pass (:meth:`tick`); ``asleep`` has one item per time the wait went to sleep, and
+    ``stopped`` is set when it stopped sleeping before its tick."""
+
+    def __init__(self) -> None:
+        self.passes = asyncio.Semaphore(0)
+        self.asleep: asyncio.Queue[float] = asyncio.Queue()
+        self.stopped = asyncio.Event()
+
+    def tick(self, count: int = 1) -> None:
+        for _ in range(count):
+            self.passes.release()
+
+    async def sleep(self, seconds: float) -> None:
+        self.asleep.put_nowait(seconds)
+        try:
+            await self.passes.acquire()
+        except asyncio.CancelledError:
+            self.stopped.set()
+            raise

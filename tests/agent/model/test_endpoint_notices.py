@@ -19,7 +19,8 @@ from acp_sidecar.protocol import PromptCapabilities, StopReason
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.store import SessionStore
 from acp_sidecar.tools.registry import ToolRegistry
-from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer
+from tests.agent.model.fake_openai import Pause, Reply, ScriptedOpenAI, answer
+from tests.agent.model.harness import Clock
 from tests.drivers import chunk
 from tests.server.wire import WireClient, served
 
@@ -194,4 +195,92 @@ async def test_every_notice_in_a_turn_stands_in_its_own_paragraph(
         ("notice", "The conversation is too long (the session keeps them)."),
         ("notice", "Could not reach the model endpoint."),
         ("agent_message", "More text\n"),
+    ]
+
+
+# -- waiting for the model -----------------------------------------------------------------
+
+
+@pytest.fixture
+async def waited(
+    endpoint: ScriptedOpenAI, tmp_path: Path
+) -> AsyncIterator[tuple[WireClient, Clock]]:
+    """A served model driver whose waits run on the test's clock."""
+    clock = Clock()
+    config = ModelConfig(model="test-model", base_url=endpoint.base_url, max_retries=0)
+
+    def driver() -> ModelDriver:
+        made = ModelDriver(config, ToolRegistry)
+        made.wait_sleep = clock.sleep
+        return made
+
+    server = AcpServer(
+        driver,
+        tools=ToolsProvider(builtins=False, entry_points=False),
+        store=lambda: SessionStore(tmp_path / "store"),
+    )
+    async with served(server) as (wire, _server):
+        yield wire, clock
+
+
+async def wait_out(
+    wire: WireClient, clock: Clock, endpoint: ScriptedOpenAI, cwd: Path, capabilities: Any
+) -> tuple[str, list[Any]]:
+    """A prompt whose answer begins after three ticks of the wait, and pauses after its
+    first chunk until the wait has stopped; the session and the prompt's updates."""
+    held, streaming = Pause(), Pause()
+    first, *rest = answer("Hel", "lo.").events
+    endpoint.script(Reply([first, streaming, *rest], before=held))
+    await wire.initialize(**capabilities)
+    session = await wire.new_session(str(cwd))
+    asked = await wire.start_prompt(session, "hi")
+    await held.reached.wait()
+    for ticks in range(4):  # the wait sleeps, and again after each of three ticks
+        assert await clock.asleep.get() == 10.0
+        if ticks < 3:
+            clock.tick()
+    held.release.set()
+    await streaming.reached.wait()
+    await clock.stopped.wait()  # the first chunk ended the wait
+    streaming.release.set()
+    response = await wire.next_response(asked)
+    assert response["result"]["stopReason"] == "end_turn"
+    return session, [u["params"]["update"] for u in wire.updates]
+
+
+async def test_a_client_that_takes_notices_is_told_the_wait_every_tick(
+    waited: tuple[WireClient, Clock], endpoint: ScriptedOpenAI, tmp_path: Path
+) -> None:
+    wire, clock = waited
+
+    _session, updates = await wait_out(wire, clock, endpoint, tmp_path, NOTICES)
+
+    assert [(n["severity"], n["title"]) for n in notices(updates)] == [
+        ("info", "Waiting for the model… 10 s"),
+        ("info", "Waiting for the model… 20 s"),
+        ("info", "Waiting for the model… 30 s"),
+    ]
+    assert text(updates) == "Hello."
+    assert clock.asleep.empty()  # no tick after the answer began
+
+
+async def test_another_client_is_told_once_when_the_wait_begins_and_nothing_is_kept(
+    waited: tuple[WireClient, Clock], endpoint: ScriptedOpenAI, tmp_path: Path
+) -> None:
+    wire, clock = waited
+
+    session, updates = await wait_out(wire, clock, endpoint, tmp_path, {})
+
+    assert notices(updates) == []
+    assert text(updates) == "Waiting for the model… 10 s\n\nHello."
+    # Neither the log nor the model's next request holds the wait.
+    endpoint.script(answer("Sure."))
+    again = await wire.next_response(await wire.start_prompt(session, "more"))
+    assert again["result"]["stopReason"] == "end_turn"
+    [log] = (tmp_path / "store").glob("*.jsonl")
+    assert "Waiting" not in log.read_text()
+    assert endpoint.requests[-1].messages[1:] == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Hello."},
+        {"role": "user", "content": "more"},
     ]

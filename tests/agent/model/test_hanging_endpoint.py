@@ -13,7 +13,7 @@ import attrs
 from acp_sidecar.agent.model import ModelDriver
 from acp_sidecar.tools.cancel import CancelSignal
 from tests.agent.model.fake_openai import Pause, Reply, ScriptedOpenAI, answer
-from tests.agent.model.harness import make_turn
+from tests.agent.model.harness import Clock, make_turn
 from tests.fakes import Editor
 
 MakeDriver = Callable[..., ModelDriver]
@@ -85,3 +85,35 @@ async def test_a_cancel_ends_the_wait_for_a_silent_endpoint_at_once(
         await reply.before.left.wait()  # the request was closed: the server saw the client go
     assert len(endpoint.requests) == 1  # not retried
     assert editor.text() == ""
+
+
+async def test_the_wait_is_told_every_tick_until_a_cancel(
+    make_driver: MakeDriver, endpoint: ScriptedOpenAI, editor: Editor
+) -> None:
+    driver = make_driver(first_byte_timeout=600.0, max_retries=0)
+    clock = Clock()
+    driver.wait_sleep = clock.sleep
+    reply = silent()
+    endpoint.script(reply)
+    signal = CancelSignal()
+    told: list[tuple[str, bool]] = []
+    waiting = attrs.evolve(
+        make_turn(editor, signal=signal), waiting=lambda text, first: told.append((text, first))
+    )
+    turn = asyncio.ensure_future(driver.run_turn(waiting))
+    for _ in range(3):
+        await clock.asleep.get()
+        clock.tick()
+    await clock.asleep.get()  # asleep before its fourth tell
+
+    signal.cancel("session/cancel")
+
+    async with asyncio.timeout(10):
+        assert await turn == "cancelled"
+        await clock.stopped.wait()
+    assert told == [
+        ("Waiting for the model… 10 s", True),
+        ("Waiting for the model… 20 s", False),
+        ("Waiting for the model… 30 s", False),
+    ]
+    assert editor.updates == []  # the wait is told apart from the conversation
