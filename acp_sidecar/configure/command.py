@@ -126,7 +126,7 @@ def run_configure(
 
 def _checked(console: Console, answers: Answers) -> bool:
     console.print(f"Checking {escape(answers.model)} on {escape(answers.base_url)} …")
-    report = check_endpoint(answers.base_url, key_value(answers.key), answers.model)
+    report = check_endpoint(answers.base_url, answers.key, answers.model)
     show_checks(console, report)
     return bool(report.ok)
 

@@ -31,7 +31,6 @@ from acp_sidecar.configure.answers import (
     NoKey,
     file_changes,
     file_key,
-    key_value,
     same_endpoint,
 )
 from acp_sidecar.configure.checking import check_endpoint, show_checks
@@ -53,7 +52,7 @@ LISTING_CHECKS: Final = ("reachable", "key", "models listed")
 NONE: Final = "-"
 """The answer that names no model."""
 
-Checker = Callable[[str, str | None, str | None], "EndpointReport"]
+Checker = Callable[[str, KeySource, str | None], "EndpointReport"]
 
 
 @attrs.define
@@ -83,7 +82,7 @@ class Flow:
             if not self.options.check:
                 break
             self.console.print(f"\nLooking at {escape(base_url)} …")
-            first = self.checker(base_url, key_value(key), None)
+            first = self.checker(base_url, key, None)
             show_checks(self.console, first, LISTING_CHECKS)
             listed = tuple(first.models)
             usable = all(first.check(name).status != "failed" for name in ("reachable", "key"))
@@ -95,7 +94,7 @@ class Flow:
         report = None
         if self.options.check:
             self.console.print(f"\nChecking {escape(model)} on {escape(base_url)} …")
-            report = self.checker(base_url, key_value(key), model)
+            report = self.checker(base_url, key, model)
             show_checks(self.console, report)
             if not report.ok and not Confirm.ask(
                 "The check failed. Write the file anyway?", console=self.console, default=False

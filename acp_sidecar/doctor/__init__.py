@@ -64,7 +64,11 @@ async def diagnose(
             from acp_sidecar.agent.model.probe import probe_endpoint
 
             report = await probe_endpoint(
-                config.base_url, config.api_key, config.model, timeout=timeout
+                config.base_url,
+                config.api_key,
+                config.model,
+                timeout=timeout,
+                key_variable=config.key_variable,
             )
             findings += [Finding("endpoint", check) for check in report.checks]
     findings.append(Finding("machine", ripgrep_check()))

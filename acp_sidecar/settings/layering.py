@@ -166,7 +166,7 @@ def layered_model_config(args: argparse.Namespace, env: Mapping[str, str]) -> Mo
     """
     from acp_sidecar.agent.model.config import ModelConfig
 
-    return ModelConfig.from_env(
+    config = ModelConfig.from_env(
         args.model,
         args.base_url,
         model_environment(args, env),
@@ -178,3 +178,7 @@ def layered_model_config(args: argparse.Namespace, env: Mapping[str, str]) -> Mo
         models=args.models,
         model_info=args.model_info,
     )
+    key: EndpointKey | None = getattr(args, "endpoint_key", None)
+    if config is None or key is None:
+        return config
+    return attrs.evolve(config, key_variable=key.variable)

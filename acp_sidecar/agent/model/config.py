@@ -102,6 +102,10 @@ class ModelConfig:
     """The API root, e.g. ``http://localhost:11434/v1``; ``None`` is OpenAI's own."""
     api_key: str | None = attrs.field(default=None, repr=False)
     """The bearer key; ``None`` sends a placeholder (local servers need none)."""
+    key_variable: str | None = API_KEY_ENV
+    """The environment variable the key is read from (the one a missing or refused key's
+    message names); ``None``: the key is stored in the config file, or the file names this
+    endpoint without a key."""
     max_turn_requests: int = attrs.field(default=25, validator=attrs.validators.gt(0))
     """Model requests one prompt turn may make before it stops with ``max_turn_requests``."""
     max_parallel_tools: int = attrs.field(default=4, validator=attrs.validators.gt(0))

@@ -54,13 +54,13 @@ from openai.types.chat import ChatCompletionChunk
 from acp_sidecar.agent.model.attempts import AttemptClient, FirstByteTimeout, OnRetry, observed
 from acp_sidecar.agent.model.catalog import ListedModel, ListingUnavailable, listed_model
 from acp_sidecar.agent.model.config import (
-    API_KEY_ENV,
     BASE_URL_ENV,
     FIRST_BYTE_TIMEOUT_ENV,
     MAX_TOKENS_ENV,
     MODEL_ENV,
     ModelConfig,
 )
+from acp_sidecar.agent.model.shown import key_fix
 from acp_sidecar.text import first_line as text_first_line
 from acp_sidecar.tools.environment import MIN_SECRET_CHARS
 
@@ -68,7 +68,7 @@ logger = logging.getLogger(__name__)
 
 NO_KEY: Final = "no-key"
 """Sent as the bearer key when none is configured: local servers ignore it, and a server
-that needs a key answers 401, which :func:`explain` turns into "set OPENAI_API_KEY"."""
+that needs a key answers 401, which :func:`explain` turns into "set" the key's variable."""
 
 
 OPENAI_HOSTS: Final = ("api.openai.com", ".openai.azure.com")
@@ -354,11 +354,11 @@ def explain(error: BaseException, config: ModelConfig) -> str:
             if config.api_key is None:
                 return (
                     f"The model endpoint {url} needs an API key (it answered 401 Unauthorized)"
-                    f"{detail}. Set {API_KEY_ENV} in the environment acp-sidecar runs in."
+                    f"{detail}. {key_fix(config)}"
                 )
             return (
                 f"The model endpoint {url} rejected the API key (401 Unauthorized){detail}. "
-                f"Check {API_KEY_ENV}."
+                f"{key_fix(config)}"
             )
         if isinstance(error, openai.PermissionDeniedError):
             return f"The model endpoint {url} refused access to {model!r} (403 Forbidden){detail}."

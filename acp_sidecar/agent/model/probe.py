@@ -33,7 +33,7 @@ import attrs
 
 from acp_sidecar.agent.model.calls import parse_arguments
 from acp_sidecar.agent.model.catalog import ListingUnavailable
-from acp_sidecar.agent.model.config import BASE_URL_ENV, ModelConfig
+from acp_sidecar.agent.model.config import API_KEY_ENV, BASE_URL_ENV, ModelConfig
 from acp_sidecar.agent.model.endpoint import (
     Endpoint,
     ListingFailed,
@@ -42,6 +42,7 @@ from acp_sidecar.agent.model.endpoint import (
     redact,
     refuses_field,
 )
+from acp_sidecar.agent.model.shown import key_check_fix
 from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.checks import Check, Status
 from acp_sidecar.text import shorten
@@ -132,10 +133,6 @@ URL_FIX: Final = (
     f"Start the server, or correct the base URL (--base-url, ${BASE_URL_ENV} or base_url in "
     "the config file; OpenAI-compatible servers usually end in /v1)."
 )
-KEY_FIX: Final = (
-    "Check the API key: the variable named by api_key_env in the config file "
-    "(OPENAI_API_KEY by default), or the key `acp-sidecar configure` stored."
-)
 
 
 @attrs.frozen
@@ -178,15 +175,22 @@ class _Answer:
 
 
 async def probe_endpoint(
-    base_url: str | None, api_key: str | None, model: str | None, *, timeout: float = 20.0
+    base_url: str | None,
+    api_key: str | None,
+    model: str | None,
+    *,
+    timeout: float = 20.0,
+    key_variable: str | None = API_KEY_ENV,
 ) -> EndpointReport:
     """Check the endpoint at ``base_url`` (``None``: OpenAI's) with ``api_key`` (``None``:
-    none) and ``model`` (``None``: list the models only), each request within ``timeout``
-    seconds. See the module invariants."""
+    none), read from ``key_variable`` (``None``: stored, or none named), and ``model``
+    (``None``: list the models only), each request within ``timeout`` seconds. See the module
+    invariants."""
     config = ModelConfig(
         model=(model or "").strip() or NO_MODEL,
         base_url=(base_url or "").strip() or None,
         api_key=api_key or None,
+        key_variable=key_variable,
         request_timeout=timeout,
         connect_timeout=min(timeout, CONNECT_TIMEOUT),
         max_retries=0,
@@ -322,7 +326,7 @@ class _Probe:
                 return False
             case "key":
                 self.set(REACHABLE, "ok", f"{url} answered.")
-                self.set(KEY, "failed", sentence, KEY_FIX)
+                self.set(KEY, "failed", sentence, key_check_fix(self.config))
                 self.skip_rest("The key was refused.")
                 return False
             case "forbidden" | "not found" | "rate limited" | "refused" | "server" | "other":
@@ -422,7 +426,7 @@ class _Probe:
                     "A local server may still be loading the model: try again.",
                 )
             case "key":
-                self.set(KEY, "failed", sentence, KEY_FIX)
+                self.set(KEY, "failed", sentence, key_check_fix(self.config))
                 self.skip_rest("The key was refused.")
             case "not found":
                 names = f" The endpoint lists: {self.listed()}." if self.models else ""
