@@ -4,7 +4,7 @@ Invariants: pure functions, nothing imported beyond the standard library (they s
 cold-start path). What they return is one line: runs of whitespace (newlines included)
 become one space. A cut keeps at most ``limit`` characters *including* its ``mark``, falls at
 a word when one ends in the second half of what is kept, and drops the punctuation it
-would otherwise end on.
+would otherwise end on. A URL shown is never shown with its user name and password.
 """
 
 from __future__ import annotations
@@ -44,3 +44,15 @@ def first_line(text: str, limit: int, *, mark: str = "…") -> str:
     if len(flat.rstrip(_TRAILING)) + len(mark) <= limit:
         return flat.rstrip(_TRAILING) + mark
     return _cut(flat, limit, mark)
+
+
+def shown_url(url: str) -> str:
+    """``url`` without the ``user:password@`` it may carry (the rest as it was written)."""
+    scheme, slashes, rest = url.partition("//")
+    if not slashes:  # no scheme: the authority starts the text
+        scheme, rest = "", url
+    ends = [at for at in (rest.find(c) for c in "/?#") if at >= 0]
+    userinfo_end = rest.rfind("@", 0, min(ends, default=len(rest)))
+    if userinfo_end < 0:
+        return url
+    return scheme + slashes + rest[userinfo_end + 1 :]

@@ -39,6 +39,7 @@ from acp_sidecar.configure.presets import CUSTOM, PRESETS, PRESETS_BY_ID, Preset
 from acp_sidecar.settings import FileSettings
 from acp_sidecar.settings.reading import key_problem, url_problem
 from acp_sidecar.settings.writing import render_settings
+from acp_sidecar.text import shown_url
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.probe import (
@@ -81,7 +82,7 @@ class Flow:
             key = self.ask_key(preset, same, key)
             if not self.options.check:
                 break
-            self.console.print(f"\nLooking at {escape(base_url)} …")
+            self.console.print(f"\nLooking at {escape(shown_url(base_url))} …")
             first = self.checker(base_url, key, None)
             show_checks(self.console, first, LISTING_CHECKS)
             listed = tuple(first.models)
@@ -93,7 +94,7 @@ class Flow:
         model, others = self.ask_models(preset, same, listed)
         report = None
         if self.options.check:
-            self.console.print(f"\nChecking {escape(model)} on {escape(base_url)} …")
+            self.console.print(f"\nChecking {escape(model)} on {escape(shown_url(base_url))} …")
             report = self.checker(base_url, key, model)
             show_checks(self.console, report)
             if not report.ok and not Confirm.ask(

@@ -1,5 +1,6 @@
 """Each attempt of a model request, as the HTTP client makes it: the deadline for its answer to
-begin, and what the stream the request belongs to hears of its retries.
+begin, and what the stream the request belongs to hears of its retries (``auth``: the base
+URL's user name and password, sent as basic authentication as the URL asked).
 
 Invariants:
 - A streamed request's attempt whose answer has not begun within the first-byte timeout
@@ -91,8 +92,10 @@ class AttemptClient(openai.DefaultAsyncHttpxClient):
     """The ``openai`` client's HTTP client, with the first-byte deadline on each streamed
     attempt (see the module invariants)."""
 
-    def __init__(self, *, first_byte_timeout: float, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(
+        self, *, first_byte_timeout: float, auth: tuple[str, str] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(auth=auth, **kwargs)
         self.first_byte_timeout = first_byte_timeout
 
     async def send(

@@ -146,7 +146,7 @@ class ModelCatalog:
             self._task.cancel()
 
     async def _fetch(self) -> None:
-        url = self.config.endpoint_url
+        url = self.config.shown_url
         try:
             listed = await self._lister(self._timeout)
         except ListingUnavailable:

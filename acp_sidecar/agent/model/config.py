@@ -3,7 +3,8 @@
 Invariants:
 - A :class:`ModelConfig` is a frozen, validated value; nothing here does I/O or imports
   ``openai``, so the CLI can build one on the start-up path.
-- The API key never appears in ``repr`` (configs end up in logs).
+- The API key, and the credentials a base URL may hold, never appear in ``repr`` (configs
+  end up in logs).
 - A bad endpoint (a URL that is not http(s), an unreachable host, a missing key) is *not*
   refused here: it surfaces in the editor as an agent message when a turn runs.
 - What the user says about the models offered comes from exactly two settings, each an option
@@ -23,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import attrs
+
+from acp_sidecar.text import shown_url
 
 MODEL_ENV: Final = "ACP_SIDECAR_MODEL"
 BASE_URL_ENV: Final = "OPENAI_BASE_URL"
@@ -98,8 +101,11 @@ class ModelConfig:
 
     model: str = attrs.field(validator=_non_empty)
     """The model name sent with every request (``deepseek-chat``, ``gpt-4.1``, ``qwen3``…)."""
-    base_url: str | None = None
-    """The API root, e.g. ``http://localhost:11434/v1``; ``None`` is OpenAI's own."""
+    base_url: str | None = attrs.field(
+        default=None, repr=lambda url: repr(url if url is None else shown_url(url))
+    )
+    """The API root, e.g. ``http://localhost:11434/v1``; ``None`` is OpenAI's own. A user
+    name and password in it are sent (HTTP basic authentication), never shown."""
     api_key: str | None = attrs.field(default=None, repr=False)
     """The bearer key; ``None`` sends a placeholder (local servers need none)."""
     key_variable: str | None = API_KEY_ENV
@@ -141,6 +147,11 @@ class ModelConfig:
     def endpoint_url(self) -> str:
         """The API root requests go to (``base_url`` or OpenAI's)."""
         return self.base_url or DEFAULT_BASE_URL
+
+    @property
+    def shown_url(self) -> str:
+        """The API root as the user and the log are shown it: without its credentials."""
+        return shown_url(self.endpoint_url)
 
     @classmethod
     def from_env(

@@ -322,7 +322,7 @@ class ModelDriver:
     def _cut_off(self, assembly: StreamAssembly) -> str:
         """What the user is told about an answer whose stream ended without finishing."""
         text = (
-            f"The model's answer was cut off: the endpoint {self.config.endpoint_url} ended "
+            f"The model's answer was cut off: the endpoint {self.config.shown_url} ended "
             "the stream without finishing it."
         )
         cut = assembly.cut_calls()
@@ -390,7 +390,7 @@ def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int, str], None] |
     def tell(attempt: int, what: str) -> None:
         inform(
             f"The model request failed; retrying ({attempt} of {retries}).\n\n"
-            f"The model endpoint {endpoint.config.endpoint_url} {what}; the request is sent "
+            f"The model endpoint {endpoint.config.shown_url} {what}; the request is sent "
             "again."
         )
 

@@ -17,8 +17,9 @@ Invariants:
 - A retry is observed, not made: the client's HTTP client (:mod:`.attempts`) tells the
   ``on_retry`` of the :meth:`Endpoint.stream` the request belongs to, with what the attempt
   before ran into; it also gives each attempt's answer the first-byte timeout to begin.
-- The API key never reaches the user or the log: a server that echoes it back has it
-  replaced before its text is shown or logged.
+- No secret reaches the user or the log: every text of the endpoint's goes through
+  :func:`~.shown.redacted` (a server that echoes the key, an error inside a streamed answer,
+  the base URL's credentials), and requests go to the URL without them (sent as auth).
 - Every request carries the configured cap on the response's tokens (unless it is ``None``),
   as ``max_tokens`` — the field every OpenAI-compatible server reads (vLLM, llama.cpp,
   Ollama, LM Studio, DeepSeek, Mistral, OpenRouter…) — except on OpenAI's own API and Azure
@@ -60,9 +61,8 @@ from acp_sidecar.agent.model.config import (
     MODEL_ENV,
     ModelConfig,
 )
-from acp_sidecar.agent.model.shown import key_fix
+from acp_sidecar.agent.model.shown import credentials, key_fix, redacted
 from acp_sidecar.text import first_line as text_first_line
-from acp_sidecar.tools.environment import MIN_SECRET_CHARS
 
 logger = logging.getLogger(__name__)
 
@@ -120,13 +120,16 @@ class Endpoint:
         self.config = config
         self.client = openai.AsyncOpenAI(
             api_key=config.api_key or NO_KEY,
-            base_url=config.endpoint_url,
+            base_url=config.shown_url,  # its credentials go as auth: the URL is logged
             timeout=openai.Timeout(
                 config.request_timeout,
                 connect=min(config.connect_timeout, config.first_byte_timeout),
             ),
             max_retries=config.max_retries,
-            http_client=AttemptClient(first_byte_timeout=config.first_byte_timeout),
+            http_client=AttemptClient(
+                first_byte_timeout=config.first_byte_timeout,
+                auth=credentials(config.endpoint_url),
+            ),
         )
         self.usage = True
         """Whether requests ask for usage (until the server refuses ``stream_options``)."""
@@ -158,7 +161,7 @@ class Endpoint:
         url = self.config.endpoint_url
         if urlsplit(url).scheme not in ("http", "https"):
             raise EndpointConfigError(
-                f"The model base URL {url!r} is not an http:// or https:// URL. "
+                f"The model base URL {self.config.shown_url!r} is not an http:// or https:// URL. "
                 f"Set --base-url or {BASE_URL_ENV} to the API root, e.g. "
                 "http://localhost:11434/v1."
             )
@@ -269,14 +272,6 @@ def first_line(text: str, limit: int = DETAIL_CHARS) -> str:
     return text_first_line(text, limit + len(CUT), mark=CUT)
 
 
-def redact(text: str, secret: str | None) -> str:
-    """``text`` with ``secret`` (the API key) replaced, should a server have echoed it (a
-    placeholder shorter than :data:`MIN_SECRET_CHARS`, such as ``none``, is no secret)."""
-    if not secret or len(secret) < MIN_SECRET_CHARS:
-        return text
-    return text.replace(secret, "[API key]")
-
-
 CONTEXT_PHRASES: Final = (
     "context_length_exceeded",
     "maximum context length",
@@ -336,20 +331,23 @@ def _with(detail: str) -> str:
 
 
 def explain(error: BaseException, config: ModelConfig) -> str:
-    """One clear message for the user about a request that failed with ``error``."""
-    url = config.endpoint_url
+    """One clear message for the user about a request that failed with ``error``, with no
+    secret in it (:func:`~.shown.redacted`)."""
+    return redacted(_explain(error, config), config)
+
+
+def _explain(error: BaseException, config: ModelConfig) -> str:
+    url = config.shown_url
     model = config.model
     if isinstance(error, EndpointConfigError):
         return str(error)
     if isinstance(error, openai.APIStatusError):
         status = error.status_code
+        whole = redacted(_detail(error), config)
         logger.warning(
-            "the model endpoint %s answered HTTP %d: %s",
-            url,
-            status,
-            redact(_detail(error), config.api_key)[:LOGGED_DETAIL_CHARS],
+            "the model endpoint %s answered HTTP %d: %s", url, status, whole[:LOGGED_DETAIL_CHARS]
         )
-        detail = _with(first_line(redact(_detail(error), config.api_key)))
+        detail = _with(first_line(whole))
         if isinstance(error, openai.AuthenticationError):
             if config.api_key is None:
                 return (
@@ -405,8 +403,10 @@ def explain(error: BaseException, config: ModelConfig) -> str:
             f"Could not reach the model endpoint {url} ({reason}). "
             "Check that the server is running and that the base URL is right."
         )
-    if isinstance(error, openai.APIError):
-        return f"The model endpoint {url} reported an error while answering: {error.message}"
+    if isinstance(error, openai.APIError):  # an error inside a streamed 200 answer
+        whole = redacted(error.message, config)
+        logger.warning("the model endpoint %s failed while answering: %s", url, whole)
+        return f"The model endpoint {url} reported an error while answering: {first_line(whole)}"
     if isinstance(error, openai.OpenAIError):
         return f"The model client failed: {error}"
     logger.error("the model request failed", exc_info=error)

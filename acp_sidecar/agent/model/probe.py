@@ -15,9 +15,9 @@ Invariants:
   run is ``skipped`` and says why. ``skipped`` is also what ``reasoning`` says of a model
   that streamed none: not a failure, and not a reason to offer a reasoning effort.
 - Nothing raises: each failure is a check with a fix.
-- The API key never appears in a report: failures are worded by :func:`explain` (which
-  redacts what a server echoes), and every detail and fix is redacted once more on the way
-  out.
+- No secret (the API key, the base URL's credentials) appears in a report: failures are
+  worded by :func:`explain` (which redacts what a server echoes), and every detail and fix
+  is redacted once more on the way out.
 """
 
 from __future__ import annotations
@@ -39,10 +39,9 @@ from acp_sidecar.agent.model.endpoint import (
     ListingFailed,
     explain,
     failure_kind,
-    redact,
     refuses_field,
 )
-from acp_sidecar.agent.model.shown import key_check_fix
+from acp_sidecar.agent.model.shown import key_check_fix, redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.checks import Check, Status
 from acp_sidecar.text import shorten
@@ -231,16 +230,16 @@ class _Probe:
                 self.set(name, "skipped", why)
 
     def report(self) -> EndpointReport:
-        key = self.config.api_key
+        config = self.config
         checks = []
         for name in CHECK_NAMES:
             check = self.checks[name]
-            fix = None if check.fix is None else redact(check.fix, key)
-            checks.append(attrs.evolve(check, detail=redact(check.detail, key), fix=fix))
-        return EndpointReport(self.config.endpoint_url, self.models, tuple(checks))
+            fix = None if check.fix is None else redacted(check.fix, config)
+            checks.append(attrs.evolve(check, detail=redacted(check.detail, config), fix=fix))
+        return EndpointReport(config.shown_url, self.models, tuple(checks))
 
     async def run(self) -> None:
-        url = self.config.endpoint_url
+        url = self.config.shown_url
         if urlsplit(url).scheme not in ("http", "https"):
             self.set(REACHABLE, "failed", f"{url!r} is not an http:// or https:// URL.", URL_FIX)
             self.skip_rest("The base URL is not usable.")
@@ -271,7 +270,7 @@ class _Probe:
 
     async def list_models(self, endpoint: Endpoint) -> bool:
         """``GET /models``; whether to go on to the chat request."""
-        url = self.config.endpoint_url
+        url = self.config.shown_url
         try:
             listed = await endpoint.list_models(self.timeout)
         except ListingUnavailable:
@@ -315,7 +314,7 @@ class _Probe:
     def listing_failed(self, error: ListingFailed) -> bool:
         """A failed listing; whether to go on to the chat request."""
         sentence = str(error)
-        url = self.config.endpoint_url
+        url = self.config.shown_url
         match error.kind:
             case "unreachable" | "config":
                 self.set(REACHABLE, "failed", sentence, URL_FIX)
@@ -409,7 +408,7 @@ class _Probe:
             # Not an endpoint error (a stream that does not parse, say): say what it was.
             logger.debug("the probe's chat request failed", exc_info=error)
             sentence = (
-                f"The answer of {self.config.endpoint_url} could not be read "
+                f"The answer of {self.config.shown_url} could not be read "
                 f"({type(error).__name__}: {shorten(str(error), QUOTED_CHARS)})."
             )
         else:

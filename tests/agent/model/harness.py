@@ -46,10 +46,11 @@ def make_turn(
     notice: Callable[[str], Awaitable[None]] | None = None,
     keep: Callable[[UsageRecord | CompactionRecord], None] | None = None,
     client: NoClient | None = None,
+    inform: Callable[[str], None] | None = None,
 ) -> Turn:
     """A turn as the server makes one (``auto`` mode, so no permission dialog); updates go
     to ``send`` (default: the editor); ``client`` advertises the capabilities (default:
-    none)."""
+    none); ``inform`` hears what is told live (default: nobody)."""
     signal = signal or CancelSignal()
     send = send or editor.send
     blocks = (TextContentBlock(text=prompt),) if isinstance(prompt, str) else tuple(prompt)
@@ -74,6 +75,7 @@ def make_turn(
         history=tuple(history),
         notice=notice,
         keep=keep,
+        inform=inform,
     )
 
 
@@ -95,6 +97,7 @@ class RecordedSession:
         editor: Editor | None = None,
         signal: CancelSignal | None = None,
         client: NoClient | None = None,
+        inform: Callable[[str], None] | None = None,
     ) -> StopReason:
         """One turn: the prompt, every update and call recorded, then the turn's end."""
         shown = editor or Editor()
@@ -117,6 +120,7 @@ class RecordedSession:
             notice=notice,
             keep=self.recorder.keep,
             client=client,
+            inform=inform,
         )
         self.recorder.prompt(turn.prompt)
         stop = await driver.run_turn(turn)

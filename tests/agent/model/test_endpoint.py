@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from acp_sidecar.agent.model.endpoint import CUT, first_line, redact, token_limit_field
+from acp_sidecar.agent.model.endpoint import CUT, first_line, token_limit_field
+from acp_sidecar.agent.model.shown import redact
 
 
 @pytest.mark.parametrize(
