@@ -30,6 +30,7 @@ from acp_sidecar.doctor.local import (
     ripgrep_check,
     store_check,
 )
+from acp_sidecar.doctor.waiting import first_byte_check
 
 Section = Literal["config", "model", "endpoint", "machine"]
 """Where a finding belongs: the config file, the model settings and key, the endpoint's
@@ -71,6 +72,9 @@ async def diagnose(
                 key_variable=config.key_variable,
             )
             findings += [Finding("endpoint", check) for check in report.checks]
+            began = first_byte_check(config, report.began_s)
+            if began is not None:
+                findings.append(Finding("endpoint", began))
     findings.append(Finding("machine", ripgrep_check()))
     findings.append(Finding("machine", store_check(args, env)))
     return findings

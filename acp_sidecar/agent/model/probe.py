@@ -41,6 +41,17 @@ from acp_sidecar.agent.model.endpoint import (
     failure_kind,
     refuses_field,
 )
+from acp_sidecar.agent.model.report import (
+    CHECK_NAMES,
+    KEY,
+    MODEL_ANSWERS,
+    MODELS_LISTED,
+    REACHABLE,
+    REASONING,
+    STREAMING,
+    TOOL_CALLS,
+    EndpointReport,
+)
 from acp_sidecar.agent.model.shown import key_check_fix, redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.checks import Check, Status
@@ -63,24 +74,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-REACHABLE: Final = "reachable"
-KEY: Final = "key"
-MODELS_LISTED: Final = "models listed"
-MODEL_ANSWERS: Final = "model answers"
-STREAMING: Final = "streaming"
-TOOL_CALLS: Final = "tool calls"
-REASONING: Final = "reasoning"
-CHECK_NAMES: Final = (
-    REACHABLE,
-    KEY,
-    MODELS_LISTED,
-    MODEL_ANSWERS,
-    STREAMING,
-    TOOL_CALLS,
-    REASONING,
-)
-"""The checks of every report, in order."""
 
 PROBE_MAX_TOKENS: Final = 512
 """The probe's cap on the answer: a call to ``get_time`` takes some 20 tokens, and a
@@ -134,34 +127,6 @@ URL_FIX: Final = (
 )
 
 
-@attrs.frozen
-class EndpointReport:
-    """What :func:`probe_endpoint` found."""
-
-    base_url: str
-    """The API root that was checked (OpenAI's when none was given)."""
-    models: tuple[str, ...]
-    """The models ``GET /models`` listed (empty when it lists none)."""
-    checks: tuple[Check, ...]
-    """One per :data:`CHECK_NAMES`, in that order."""
-
-    @property
-    def ok(self) -> bool:
-        """No check failed."""
-        return all(check.status != "failed" for check in self.checks)
-
-    def check(self, name: str) -> Check:
-        """The check called ``name``.
-
-        Raises:
-            KeyError: no check has that name (see :data:`CHECK_NAMES`).
-        """
-        for check in self.checks:
-            if check.name == name:
-                return check
-        raise KeyError(name)
-
-
 @attrs.define
 class _Answer:
     """The chat request's stream, read to its end."""
@@ -171,6 +136,7 @@ class _Answer:
     """Chunks that carried a choice."""
     first_chunk_s: float | None
     done_s: float
+    began_s: float
 
 
 async def probe_endpoint(
@@ -192,6 +158,7 @@ async def probe_endpoint(
         key_variable=key_variable,
         request_timeout=timeout,
         connect_timeout=min(timeout, CONNECT_TIMEOUT),
+        first_byte_timeout=timeout,  # the whole wait: doctor judges the time it took
         max_retries=0,
         max_tokens=PROBE_MAX_TOKENS,
     )
@@ -219,6 +186,7 @@ class _Probe:
         self.listing_only = listing_only
         self.checks: dict[str, Check] = {}
         self.models: tuple[str, ...] = ()
+        self.began_s: float | None = None
 
     def set(self, name: str, status: Status, detail: str, fix: str | None = None) -> None:
         self.checks[name] = Check(name, status, detail, fix)
@@ -236,7 +204,7 @@ class _Probe:
             check = self.checks[name]
             fix = None if check.fix is None else redacted(check.fix, config)
             checks.append(attrs.evolve(check, detail=redacted(check.detail, config), fix=fix))
-        return EndpointReport(config.shown_url, self.models, tuple(checks))
+        return EndpointReport(config.shown_url, self.models, tuple(checks), self.began_s)
 
     async def run(self) -> None:
         url = self.config.shown_url
@@ -391,6 +359,7 @@ class _Probe:
         first: float | None = None
         started = time.perf_counter()
         async with endpoint.stream(MESSAGES, [TOOL], temperature=temperature) as response:
+            began = self.began_s = time.perf_counter() - started
             async for chunk in response:
                 if chunk.choices:
                     chunks += 1
@@ -398,7 +367,7 @@ class _Probe:
                         first = time.perf_counter() - started
                 assembly.feed(chunk)
         assembly.close_calls()
-        return _Answer(assembly, chunks, first, time.perf_counter() - started)
+        return _Answer(assembly, chunks, first, time.perf_counter() - started, began)
 
     def chat_failed(self, error: BaseException) -> None:
         """The chat request failed with ``error``."""
@@ -422,7 +391,9 @@ class _Probe:
                     MODEL_ANSWERS,
                     "failed",
                     f"{model!r} did not answer within {self.timeout:g} seconds.",
-                    "A local server may still be loading the model: try again.",
+                    "A local server may still be loading the model: try again. If it loads the "
+                    "model on first use, give it longer to begin: first_byte_timeout in the "
+                    "config file (or --first-byte-timeout).",
                 )
             case "key":
                 self.set(KEY, "failed", sentence, key_check_fix(self.config))

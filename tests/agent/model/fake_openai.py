@@ -368,6 +368,8 @@ async def _client_left(pause: Pause, reader: asyncio.StreamReader) -> bool:
     finally:
         released.cancel()
         closed.cancel()
+        # Done before the connection is read again: a read still waiting would refuse it.
+        await asyncio.wait((released, closed))
     return closed.done() and not closed.cancelled() and closed.result() == b""
 
 
