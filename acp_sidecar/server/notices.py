@@ -68,37 +68,39 @@ class Paragraphs:
     log keeps each text as it was said."""
 
     def __init__(self) -> None:
-        self._open = False
-        """The message so far ends inside a paragraph."""
+        self._last = ""
+        """The last agent text shown in this message (``""``: none yet)."""
         self._after_notice = False
         """The last text shown was the sidecar's own."""
 
     def new_message(self) -> None:
         """A prompt began: the agent's next text starts a message of its own."""
-        self._open = self._after_notice = False
+        self._last = ""
+        self._after_notice = False
 
     def shown(self, update: SessionUpdate) -> SessionUpdate:
-        """``update`` as shown: agent text right after a notice starts a new paragraph."""
+        """``update`` as shown: agent text right after a notice starts a new paragraph (the
+        path every streamed chunk takes: it only notes the text otherwise)."""
         if not isinstance(update, AgentMessageChunk):
             return update
         content = update.content
         if not isinstance(content, TextContentBlock) or not content.text:
             return update
-        text = content.text
-        if self._after_notice:
-            self._after_notice = False
-            text = BREAK + text.lstrip("\n")
-            update = attrs.evolve(update, content=attrs.evolve(content, text=text))
-        self._open = not text.endswith(BREAK)
-        return update
+        if not self._after_notice:
+            self._last = content.text
+            return update
+        self._after_notice = False
+        self._last = text = BREAK + content.text.lstrip("\n")
+        return attrs.evolve(update, content=attrs.evolve(content, text=text))
 
     def notice(self, text: str) -> str:
         """The sidecar's own ``text`` as shown: a paragraph of its own."""
         body = text.strip("\n")
         if not body:
             return text
-        shown = BREAK + body if self._open else body
-        self._open = self._after_notice = True
+        shown = BREAK + body if self._last and not self._last.endswith(BREAK) else body
+        self._last = shown
+        self._after_notice = True
         return shown
 
 
