@@ -25,8 +25,12 @@ from typing import Any, Final
 import httpx2
 import openai
 
+from acp_sidecar.text import shorten
+
 logger = logging.getLogger(__name__)
 
+REASON_CHARS: Final = 120
+"""How much of a status line's reason, or of a connection error, a retry notice quotes."""
 RETRY_COUNT_HEADER: Final = "x-stainless-retry-count"
 """The header the ``openai`` client numbers each attempt of a request with (0: the first)."""
 
@@ -84,7 +88,7 @@ def what_happened(error: BaseException) -> str:
         return "could not be connected to in time"
     if isinstance(error, httpx2.TimeoutException):
         return "did not answer in time"
-    reason = str(error) or type(error).__name__
+    reason = shorten(str(error), REASON_CHARS) or type(error).__name__
     return f"could not be reached ({reason})"
 
 
@@ -122,6 +126,7 @@ class AttemptClient(openai.DefaultAsyncHttpxClient):
                 attempts.last = what_happened(error)
             raise
         if attempts is not None and response.status_code >= 400:
-            reason = f" {response.reason_phrase}" if response.reason_phrase else ""
+            phrase = shorten(response.reason_phrase, REASON_CHARS)
+            reason = f" {phrase}" if phrase else ""
             attempts.last = f"answered HTTP {response.status_code}{reason}"
         return response

@@ -25,7 +25,9 @@ Invariants:
   back to the model.
 - What the driver itself tells the user (an endpoint failure explained, …) is a notice
   (:func:`~acp_sidecar.agent.driver.send_notice`): shown as agent text, never sent back to
-  the model as something it said.
+  the model as something it said. A retry, and a wait for a response's first chunk
+  (:mod:`~acp_sidecar.agent.model.waiting`), are told live only (``turn.inform``,
+  ``turn.waiting``): never logged.
 - Every request carries the configured cap on a response's tokens, and names the turn's
   model (``turn.model``, the session's choice, else the configured default) with the turn's
   ``reasoning_effort`` when the session chose one.
@@ -75,6 +77,7 @@ from acp_sidecar.agent.model.messages import (
     tool_specs,
     user_message,
 )
+from acp_sidecar.agent.model.shown import redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.agent.model.waiting import Sleep, WaitTicker
 from acp_sidecar.protocol import (
@@ -388,10 +391,11 @@ def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int, str], None] |
     retries = endpoint.config.max_retries
 
     def tell(attempt: int, what: str) -> None:
-        inform(
+        told = (
             f"The model request failed; retrying ({attempt} of {retries}).\n\n"
             f"The model endpoint {endpoint.config.shown_url} {what}; the request is sent "
             "again."
         )
+        inform(redacted(told, endpoint.config))  # ``what`` may quote the server
 
     return tell
