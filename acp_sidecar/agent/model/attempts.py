@@ -10,7 +10,7 @@ Invariants:
 - The stream is told of each retry with what the attempt before it ran into (a status, a
   timeout, no connection), never blocking or failing the request (a failing listener is
   logged). Its listener is found through a context variable: one client serves every session.
-- This is the one module that names the ``openai`` client's HTTP library.
+- It is the one module of the model driver that names the ``openai`` client's HTTP library.
 """
 
 from __future__ import annotations
