@@ -4,7 +4,8 @@ Invariants: pure functions, nothing imported beyond the standard library (they s
 cold-start path). What they return is one line: runs of whitespace (newlines included)
 become one space. A cut keeps at most ``limit`` characters *including* its ``mark``, falls at
 a word when one ends in the second half of what is kept, and drops the punctuation it
-would otherwise end on. :func:`close_match` finds the word meant by a mistyped one.
+would otherwise end on. :func:`close_match` finds the word meant by a mistyped one. A URL shown
+is never shown with its user name and password.
 """
 
 from __future__ import annotations
@@ -59,3 +60,15 @@ def close_match(word: str, candidates: Iterable[str]) -> str | None:
             return candidate
     found = difflib.get_close_matches(word, choices, n=1)
     return found[0] if found else None
+
+
+def shown_url(url: str) -> str:
+    """``url`` without the ``user:password@`` it may carry (the rest as it was written)."""
+    scheme, slashes, rest = url.partition("//")
+    if not slashes:  # no scheme: the authority starts the text
+        scheme, rest = "", url
+    ends = [at for at in (rest.find(c) for c in "/?#") if at >= 0]
+    userinfo_end = rest.rfind("@", 0, min(ends, default=len(rest)))
+    if userinfo_end < 0:
+        return url
+    return scheme + slashes + rest[userinfo_end + 1 :]

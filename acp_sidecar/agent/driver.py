@@ -127,6 +127,11 @@ class Turn:
     """Tells the user something live that is neither the conversation nor logged (a model
     request being retried): a ``notice`` where the client shows them, else an agent message.
     It never blocks the turn. ``None``: nobody is told."""
+    waiting: Callable[[str, bool], None] | None = None
+    """Tells the user, every few seconds, how long the model has not answered (``text``;
+    ``True`` for the first tell of a wait): a notice each time where the client shows them,
+    else an agent message for the first only. Live only, like ``inform``; ``None``: nobody
+    is told."""
     keep: Callable[[UsageRecord | CompactionRecord], None] | None = None
     """Appends to the session's log what a driver learned about its context (a response's
     usage and the cost so far, a compaction's summary), for later turns and reloads to read

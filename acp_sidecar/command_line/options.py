@@ -183,6 +183,15 @@ def add_model_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         help="with a model: cap each response at N tokens, ending the turn with max_tokens "
         "when it is reached; 0 sends no cap (default: $ACP_SIDECAR_MAX_TOKENS, else 8192)",
     )
+    parser.add_argument(
+        "--first-byte-timeout",
+        metavar="SECONDS",
+        type=seconds,
+        default=_default(None, suppress),
+        help="with a model: give up on a request whose answer has not begun after SECONDS, "
+        "and retry it; a local server that loads the model on first use may need more "
+        "(default: $ACP_SIDECAR_FIRST_BYTE_TIMEOUT, else 30)",
+    )
 
 
 def add_serve_options(

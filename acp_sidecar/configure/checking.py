@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Final
 from rich.console import Console
 from rich.markup import escape
 
+from acp_sidecar.configure.answers import KeyFromEnv, KeySource, key_value
+
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.probe import (
         Check,
@@ -32,14 +34,17 @@ MARKS: Final = {
 """How each status is marked on its line."""
 
 
-def check_endpoint(base_url: str, api_key: str | None, model: str | None) -> EndpointReport:
-    """Probe the endpoint (``model=None``: list its models only)."""
+def check_endpoint(base_url: str, key: KeySource, model: str | None) -> EndpointReport:
+    """Probe the endpoint with ``key`` (``model=None``: list its models only)."""
     from acp_sidecar.agent.model.probe import (
         probe_endpoint,
     )
 
+    variable = key.variable if isinstance(key, KeyFromEnv) else None
     report: EndpointReport = asyncio.run(
-        probe_endpoint(base_url, api_key, model, timeout=CHECK_TIMEOUT)
+        probe_endpoint(
+            base_url, key_value(key), model, timeout=CHECK_TIMEOUT, key_variable=variable
+        )
     )
     return report
 

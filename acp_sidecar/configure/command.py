@@ -39,6 +39,7 @@ from acp_sidecar.settings import (
     read_settings,
 )
 from acp_sidecar.settings.writing import save_settings
+from acp_sidecar.text import shown_url
 
 INTERRUPTED: Final = 130
 
@@ -146,8 +147,9 @@ def next_steps(path: Path, *, named: bool) -> list[str]:
 
 
 def _checked(console: Console, answers: Answers) -> bool:
-    console.print(f"Checking {escape(answers.model)} on {escape(answers.base_url)} …")
-    report = check_endpoint(answers.base_url, key_value(answers.key), answers.model)
+    shown = escape(shown_url(answers.base_url))
+    console.print(f"Checking {escape(answers.model)} on {shown} …")
+    report = check_endpoint(answers.base_url, answers.key, answers.model)
     show_checks(console, report)
     return bool(report.ok)
 

@@ -32,6 +32,7 @@ from acp_sidecar.configure.answers import (
 from acp_sidecar.configure.presets import CUSTOM, PRESETS_BY_ID, Preset, preset_for_url
 from acp_sidecar.settings import FileSettings
 from acp_sidecar.settings.reading import key_problem, url_problem
+from acp_sidecar.text import shown_url
 
 ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -74,7 +75,7 @@ class ConfigureOptions:
                 )
         base_url = _text(getattr(args, "base_url", None))
         if base_url is not None and (problem := url_problem(base_url)) is not None:
-            raise UsageError(f"--base-url {base_url}: {problem}")
+            raise UsageError(f"--base-url {shown_url(base_url)}: {problem}")
         variable = _text(getattr(args, "api_key_env", None))
         if variable is not None and not ENV_NAME.fullmatch(variable):
             raise UsageError(f"--api-key-env {variable}: expected an environment variable's name")

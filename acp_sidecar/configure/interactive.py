@@ -31,7 +31,6 @@ from acp_sidecar.configure.answers import (
     NoKey,
     file_changes,
     file_key,
-    key_value,
     same_endpoint,
 )
 from acp_sidecar.configure.checking import check_endpoint, show_checks
@@ -40,6 +39,7 @@ from acp_sidecar.configure.presets import CUSTOM, PRESETS, PRESETS_BY_ID, Preset
 from acp_sidecar.settings import FileSettings
 from acp_sidecar.settings.reading import key_problem, url_problem
 from acp_sidecar.settings.writing import render_settings
+from acp_sidecar.text import shown_url
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.probe import (
@@ -53,7 +53,7 @@ LISTING_CHECKS: Final = ("reachable", "key", "models listed")
 NONE: Final = "-"
 """The answer that names no model."""
 
-Checker = Callable[[str, str | None, str | None], "EndpointReport"]
+Checker = Callable[[str, KeySource, str | None], "EndpointReport"]
 
 
 @attrs.define
@@ -82,8 +82,8 @@ class Flow:
             key = self.ask_key(preset, same, key)
             if not self.options.check:
                 break
-            self.console.print(f"\nLooking at {escape(base_url)} …")
-            first = self.checker(base_url, key_value(key), None)
+            self.console.print(f"\nLooking at {escape(shown_url(base_url))} …")
+            first = self.checker(base_url, key, None)
             show_checks(self.console, first, LISTING_CHECKS)
             listed = tuple(first.models)
             usable = all(first.check(name).status != "failed" for name in ("reachable", "key"))
@@ -94,8 +94,8 @@ class Flow:
         model, others = self.ask_models(preset, same, listed)
         report = None
         if self.options.check:
-            self.console.print(f"\nChecking {escape(model)} on {escape(base_url)} …")
-            report = self.checker(base_url, key_value(key), model)
+            self.console.print(f"\nChecking {escape(model)} on {escape(shown_url(base_url))} …")
+            report = self.checker(base_url, key, model)
             show_checks(self.console, report)
             if not report.ok and not Confirm.ask(
                 "The check failed. Write the file anyway?", console=self.console, default=False

@@ -31,6 +31,7 @@ from acp_sidecar.doctor.local import (
     ripgrep_check,
     store_check,
 )
+from acp_sidecar.doctor.waiting import first_byte_check
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -82,9 +83,15 @@ def steps(
         from acp_sidecar.agent.model.probe import probe_endpoint
 
         report = await probe_endpoint(
-            config.base_url, config.api_key, config.model, timeout=timeout
+            config.base_url,
+            config.api_key,
+            config.model,
+            timeout=timeout,
+            key_variable=config.key_variable,
         )
-        return [Finding("endpoint", check) for check in report.checks]
+        found = [Finding("endpoint", check) for check in report.checks]
+        began = first_byte_check(config, report.began_s)
+        return found if began is None else [*found, Finding("endpoint", began)]
 
     async def machine() -> list[Finding]:
         ripgrep = await asyncio.to_thread(ripgrep_check)  # runs `rg --version`
@@ -93,7 +100,7 @@ def steps(
     found = [Step(config_file), Step(model_and_key)]
     if config is not None:
         asking = (
-            None if offline else f"Asking {config.endpoint_url} (up to {timeout:g} s a request)"
+            None if offline else f"Asking {config.shown_url} (up to {timeout:g} s a request)"
         )
         found.append(Step(endpoint, asking))
     found.append(Step(machine, "Checking ripgrep and the session store"))

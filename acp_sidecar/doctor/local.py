@@ -146,7 +146,7 @@ def model_config(
     return Check(
         MODEL,
         "ok",
-        f"{config.model} (from {source}) at {config.endpoint_url} ({url_origin}).",
+        f"{config.model} (from {source}) at {config.shown_url} ({url_origin}).",
     ), config
 
 

@@ -375,7 +375,10 @@ class AcpServer(JsonRPCServer):
             await wire.drain()
 
     def tell(self, session_id: str, text: str) -> None:
-        """Show the user ``text`` in ``session_id`` as an agent message, now (not recorded)."""
+        """Show the user ``text`` in ``session_id`` as an agent message (a paragraph of its
+        own), now (not recorded)."""
+        if (session := self.sessions.get(session_id)) is not None:
+            text = session.paragraphs.notice(text)
         update = AgentMessageChunk(content=TextContentBlock(text=text))
         self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
 
@@ -384,11 +387,13 @@ class AcpServer(JsonRPCServer):
         ``notice`` updates where the client shows them (live only: never recorded), else as
         one agent message (:func:`~acp_sidecar.server.notices.user_updates`), which ``keep``
         also records as a notice in the session's log, as :meth:`notice` does."""
-        updates = user_updates(self.client_capabilities, messages)
+        session = self.sessions.get(session_id)
+        shown = None if session is None else session.paragraphs
+        updates = user_updates(self.client_capabilities, messages, shown)
         if keep and messages and not shows_notices(self.client_capabilities):
-            session = self.sessions.get(session_id)
-            if session is not None and session.recorder is not None:
-                session.recorder.notice("\n\n".join(m.text for m in messages))
+            recorder = None if session is None else session.recorder
+            if recorder is not None:
+                recorder.notice("\n\n".join(m.text for m in messages))
         for update in updates:
             self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
 

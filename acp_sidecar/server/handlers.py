@@ -104,7 +104,7 @@ from acp_sidecar.server import config_options as options
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
 from acp_sidecar.server.loading import session_list, session_load
-from acp_sidecar.server.notices import UserMessage
+from acp_sidecar.server.notices import UserMessage, shows_notices
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import session_state
 from acp_sidecar.server.transport import cancelled_by_client
@@ -256,6 +256,11 @@ async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResp
     """
     session = server.session(params.session_id)
     check_prompt_content(params.prompt, server.driver.prompt_capabilities)
+
+    def waiting(text: str, first: bool) -> None:  # a line, not a line every tick, as text
+        if first or shows_notices(server.client_capabilities):
+            server.inform(params.session_id, UserMessage("info", text))
+
     try:
         stop_reason = await session.run_turn(
             server.driver,
@@ -265,6 +270,7 @@ async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResp
             server.call_scope,
             grace=server.cancel_grace,
             inform=lambda text: server.inform(params.session_id, UserMessage("info", text)),
+            waiting=waiting,
         )
     except asyncio.CancelledError as exc:
         if not cancelled_by_client(exc):

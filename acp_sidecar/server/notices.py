@@ -9,6 +9,8 @@ Invariants:
   description when the title does not already say all of it.
 - A client without notices gets the message's full text as an agent message, exactly as it
   was told before; several messages told together are one agent message, a paragraph each.
+- What the sidecar says as agent text stands in its own paragraph (:class:`Paragraphs`):
+  never glued to the agent text before it, nor to the text after it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,12 @@ import attrs
 
 from acp_sidecar.protocol.content import TextContentBlock
 from acp_sidecar.protocol.initialize import ClientCapabilities
-from acp_sidecar.protocol.updates import AgentMessageChunk, NoticeSeverity, NoticeUpdate
+from acp_sidecar.protocol.updates import (
+    AgentMessageChunk,
+    NoticeSeverity,
+    NoticeUpdate,
+    SessionUpdate,
+)
 from acp_sidecar.text import shorten
 
 TITLE_MAX: Final = 100
@@ -50,15 +57,65 @@ class UserMessage:
         return None if text == self.title else text
 
 
+BREAK: Final = "\n\n"
+"""Ends a paragraph (a single newline is a soft break in Markdown: the lines join)."""
+
+
+class Paragraphs:
+    """The agent message a session's user is shown, as far as where a paragraph ends: the
+    sidecar's own texts (notices sent as agent text) each get a paragraph, so that two of
+    them, or one and the model's text, never run together. Only what is shown changes: the
+    log keeps each text as it was said."""
+
+    def __init__(self) -> None:
+        self._last = ""
+        """The last agent text shown in this message (``""``: none yet)."""
+        self._after_notice = False
+        """The last text shown was the sidecar's own."""
+
+    def new_message(self) -> None:
+        """A prompt began: the agent's next text starts a message of its own."""
+        self._last = ""
+        self._after_notice = False
+
+    def shown(self, update: SessionUpdate) -> SessionUpdate:
+        """``update`` as shown: agent text right after a notice starts a new paragraph (the
+        path every streamed chunk takes: it only notes the text otherwise)."""
+        if not isinstance(update, AgentMessageChunk):
+            return update
+        content = update.content
+        if not isinstance(content, TextContentBlock) or not content.text:
+            return update
+        if not self._after_notice:
+            self._last = content.text
+            return update
+        self._after_notice = False
+        self._last = text = BREAK + content.text.lstrip("\n")
+        return attrs.evolve(update, content=attrs.evolve(content, text=text))
+
+    def notice(self, text: str) -> str:
+        """The sidecar's own ``text`` as shown: a paragraph of its own."""
+        body = text.strip("\n")
+        if not body:
+            return text
+        shown = BREAK + body if self._last and not self._last.endswith(BREAK) else body
+        self._last = shown
+        self._after_notice = True
+        return shown
+
+
 def shows_notices(capabilities: ClientCapabilities) -> bool:
     """Whether the client advertised ``session.notices``."""
     return capabilities.session is not None and capabilities.session.notices is not None
 
 
 def user_updates(
-    capabilities: ClientCapabilities, messages: Sequence[UserMessage]
+    capabilities: ClientCapabilities,
+    messages: Sequence[UserMessage],
+    paragraphs: Paragraphs | None = None,
 ) -> list[NoticeUpdate | AgentMessageChunk]:
-    """The updates that tell the user ``messages``: a notice each, or one agent message."""
+    """The updates that tell the user ``messages``: a notice each, or one agent message (a
+    paragraph of its own in the message ``paragraphs`` follows, when given)."""
     if not messages:
         return []
     if shows_notices(capabilities):
@@ -67,6 +124,8 @@ def user_updates(
             for m in messages
         ]
     text = "\n\n".join(m.text for m in messages)  # a paragraph each, as Markdown shows them
+    if paragraphs is not None:
+        text = paragraphs.notice(text)
     return [AgentMessageChunk(content=TextContentBlock(text=text))]
 
 

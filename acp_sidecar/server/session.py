@@ -37,6 +37,7 @@ from acp_sidecar.protocol.converter import to_wire
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.protocol.updates import AgentMessageChunk, SessionInfoUpdate, SessionUpdate
+from acp_sidecar.server.notices import Paragraphs
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
@@ -107,6 +108,8 @@ class Session:
     text to make a title of)."""
     prompted: bool = False
     """Whether the session had its first prompt (the one its title comes from)."""
+    paragraphs: Paragraphs = attrs.field(factory=Paragraphs)
+    """Where the agent message shown ends (the sidecar's own texts get paragraphs)."""
 
     def cancel(self, reason: str) -> bool:
         """Cancel the running turn, if any; whether there was one."""
@@ -125,6 +128,7 @@ class Session:
         *,
         grace: float = DEFAULT_CANCEL_GRACE,
         inform: Callable[[str], None] | None = None,
+        waiting: Callable[[str, bool], None] | None = None,
     ) -> StopReason:
         """Run one prompt turn; refuses to start while another turn runs."""
         if self.running is not None:
@@ -140,16 +144,19 @@ class Session:
                 history = recorder.history()
             recorder.prompt(prompt)
         titled = None if self.prompted else self._title_from(prompt)
+        paragraphs = self.paragraphs
+        paragraphs.new_message()
 
         async def send_update(update: SessionUpdate) -> None:
             if recorder is not None:
                 recorder.update(update)
-            await send(session_id, update)
+            await send(session_id, paragraphs.shown(update))
 
         async def send_notice(text: str) -> None:
             if recorder is not None:
                 recorder.notice(text)  # not as agent text: the model must not read it as its own
-            await send(session_id, AgentMessageChunk(content=TextContentBlock(text=text)))
+            shown = TextContentBlock(text=paragraphs.notice(text))
+            await send(session_id, AgentMessageChunk(content=shown))
 
         turn = Turn(
             session_id=session_id,
@@ -166,6 +173,7 @@ class Session:
             model=self.model,
             reasoning_effort=self.reasoning_effort,
             inform=inform,
+            waiting=waiting,
             keep=None if recorder is None else recorder.keep,
         )
         self.running = signal

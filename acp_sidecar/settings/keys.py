@@ -81,6 +81,13 @@ KEYS: Final[tuple[Key, ...]] = (
         least=0,
     ),
     Key(
+        "first_byte_timeout",
+        "seconds",
+        "seconds a model's answer may take to begin",
+        "--first-byte-timeout",
+        "ACP_SIDECAR_FIRST_BYTE_TIMEOUT",
+    ),
+    Key(
         "mode",
         "choice",
         "the mode new sessions start in",

@@ -177,7 +177,7 @@ def layered_model_config(args: argparse.Namespace, env: Mapping[str, str]) -> Mo
 
     if no_model(args):
         return None
-    return ModelConfig.from_env(
+    config = ModelConfig.from_env(
         args.model,
         args.base_url,
         model_environment(args, env),
@@ -185,6 +185,11 @@ def layered_model_config(args: argparse.Namespace, env: Mapping[str, str]) -> Mo
         max_turn_requests=args.max_turn_requests,
         max_parallel_tools=args.max_parallel_tools,
         max_tokens=args.max_tokens,
+        first_byte_timeout=getattr(args, "first_byte_timeout", None),
         models=args.models,
         model_info=args.model_info,
     )
+    key: EndpointKey | None = getattr(args, "endpoint_key", None)
+    if config is None or key is None:
+        return config
+    return attrs.evolve(config, key_variable=key.variable)

@@ -78,7 +78,8 @@ async def test_a_refused_key_fails_with_a_fix_and_writes_nothing(tmp_path: Path)
         endpoint.models = listed("m-one")
         done = await scripted(endpoint.base_url, path, "--model", "m-one")
     assert done.returncode == 1
-    assert "✗ key:" in done.stdout and "fix: Check the API key" in done.stdout
+    assert "✗ key:" in done.stdout and "Check CHECK_KEY." in done.stdout
+    assert "fix: Check the value of $CHECK_KEY: the endpoint refused it." in done.stdout
     assert "the endpoint check failed, so nothing was written" in done.stderr
     assert "--no-check" in done.stderr
     assert SECRET not in done.stdout + done.stderr

@@ -125,6 +125,7 @@ def test_a_working_endpoint_passes_every_check(
         "streaming",
         "tool calls",
         "reasoning",
+        "first byte",
         "ripgrep",
         "store writable",
     ]

@@ -17,7 +17,7 @@ import pytest
 from acp_sidecar.cli import build_parser, with_config_file
 from acp_sidecar.settings import KEYS, KEYS_BY_NAME, Key
 from acp_sidecar.settings.keys import DEFAULTS
-from acp_sidecar.settings.layering import EndpointKey, model_environment
+from acp_sidecar.settings.layering import EndpointKey, layered_model_config, model_environment
 
 ENDPOINT_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MY_KEY", "ACP_SIDECAR_MODEL_INFO")
 
@@ -51,6 +51,7 @@ SAMPLES: dict[str, Sample] = {
     "max_turn_requests": Sample(("--max-turn-requests", "3"), 3, "4", 5, 5),
     "max_parallel_tools": Sample(("--max-parallel-tools", "3"), 3, "4", 5, 5),
     "max_tokens": Sample(("--max-tokens", "3"), 3, "4", 0, 0),
+    "first_byte_timeout": Sample(("--first-byte-timeout", "3"), 3.0, "4", 4.5, 4.5),
     "mode": Sample(("--mode", "auto"), "auto", "read-only", "ask", "ask"),
     "allow_outside_workspace": Sample(("--allow-outside-workspace",), True, None, True, True),
     "tools": Sample(("--tools", "opt:TOOLS"), ["opt:TOOLS"], None, ["file:TOOLS"], ["file:TOOLS"]),
@@ -259,6 +260,22 @@ def test_a_stored_key_in_a_file_others_can_read_is_not_read(
     [problem] = args.config_problems
     assert problem.key == "api_key" and "chmod 600" in problem.message
     assert "sk-stored" not in str(problem)
+
+
+def test_the_first_byte_timeout_reaches_the_model_config_from_each_layer(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch
+) -> None:
+    config = write_config(tmp_path / "config.toml", {"model": "m", "first_byte_timeout": 90})
+
+    def waited(*argv: str) -> float:
+        model = layered_model_config(parsed("--config", str(config), *argv), os.environ)
+        assert model is not None
+        return model.first_byte_timeout
+
+    assert waited() == 90.0
+    clean_env.setenv("ACP_SIDECAR_FIRST_BYTE_TIMEOUT", "60")
+    assert waited() == 60.0
+    assert waited("--first-byte-timeout", "5") == 5.0
 
 
 def test_the_keys_table_names_each_key_once() -> None:

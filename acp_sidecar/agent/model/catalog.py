@@ -182,7 +182,7 @@ class ModelCatalog:
         self._asked_again.update(listed.name for listed in self._listed)
 
     async def _fetch(self) -> None:
-        url = self.config.endpoint_url
+        url = self.config.shown_url
         try:
             listed = await self._lister(self._timeout)
         except ListingUnavailable:

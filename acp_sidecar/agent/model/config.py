@@ -3,7 +3,8 @@
 Invariants:
 - A :class:`ModelConfig` is a frozen, validated value; nothing here does I/O or imports
   ``openai``, so the CLI can build one on the start-up path.
-- The API key never appears in ``repr`` (configs end up in logs).
+- The API key, and the credentials a base URL may hold, never appear in ``repr`` (configs
+  end up in logs).
 - A bad endpoint (a URL that is not http(s), an unreachable host, a missing key) is *not*
   refused here: it surfaces in the editor as an agent message when a turn runs.
 - What the user says about the models offered comes from exactly two settings, each an option
@@ -24,12 +25,15 @@ from typing import Any, Final
 
 import attrs
 
+from acp_sidecar.text import shown_url
+
 MODEL_ENV: Final = "ACP_SIDECAR_MODEL"
 BASE_URL_ENV: Final = "OPENAI_BASE_URL"
 API_KEY_ENV: Final = "OPENAI_API_KEY"
 MAX_TURN_REQUESTS_ENV: Final = "ACP_SIDECAR_MAX_TURN_REQUESTS"
 MAX_PARALLEL_TOOLS_ENV: Final = "ACP_SIDECAR_MAX_PARALLEL_TOOLS"
 MAX_TOKENS_ENV: Final = "ACP_SIDECAR_MAX_TOKENS"
+FIRST_BYTE_TIMEOUT_ENV: Final = "ACP_SIDECAR_FIRST_BYTE_TIMEOUT"
 MODELS_ENV: Final = "ACP_SIDECAR_MODELS"
 """The models offered in the picker, names separated by commas (as ``--models``)."""
 MODEL_INFO_ENV: Final = "ACP_SIDECAR_MODEL_INFO"
@@ -43,6 +47,9 @@ DEFAULT_MAX_TOKENS: Final = 8192
 it can be without a request being refused by a common endpoint whose own per-response
 maximum is 8192 (DeepSeek's chat model; OpenAI's older models allow less, gpt-4o 16384).
 Reasoning models may need more: ``--max-tokens``, or ``0`` to send no cap."""
+DEFAULT_FIRST_BYTE_TIMEOUT: Final = 30.0
+"""Seconds an answer may take to begin, by default: a remote endpoint that is up answers within
+a few; a local server that loads the model on first use may need more (``doctor`` says so)."""
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 """Where requests go when no base URL is configured (the ``openai`` client's default)."""
 
@@ -94,10 +101,17 @@ class ModelConfig:
 
     model: str = attrs.field(validator=_non_empty)
     """The model name sent with every request (``deepseek-chat``, ``gpt-4.1``, ``qwen3``…)."""
-    base_url: str | None = None
-    """The API root, e.g. ``http://localhost:11434/v1``; ``None`` is OpenAI's own."""
+    base_url: str | None = attrs.field(
+        default=None, repr=lambda url: repr(url if url is None else shown_url(url))
+    )
+    """The API root, e.g. ``http://localhost:11434/v1``; ``None`` is OpenAI's own. A user
+    name and password in it are sent (HTTP basic authentication), never shown."""
     api_key: str | None = attrs.field(default=None, repr=False)
     """The bearer key; ``None`` sends a placeholder (local servers need none)."""
+    key_variable: str | None = API_KEY_ENV
+    """The environment variable the key is read from (the one a missing or refused key's
+    message names); ``None``: the key is stored in the config file, or the file names this
+    endpoint without a key."""
     max_turn_requests: int = attrs.field(default=25, validator=attrs.validators.gt(0))
     """Model requests one prompt turn may make before it stops with ``max_turn_requests``."""
     max_parallel_tools: int = attrs.field(default=4, validator=attrs.validators.gt(0))
@@ -106,6 +120,11 @@ class ModelConfig:
     """Seconds the endpoint may stay silent (before its first byte, or between two chunks)."""
     connect_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
     """Seconds to open a connection to the endpoint."""
+    first_byte_timeout: float = attrs.field(
+        default=DEFAULT_FIRST_BYTE_TIMEOUT, validator=attrs.validators.gt(0)
+    )
+    """Seconds a streamed request's answer may take to begin (connected, sent, the response's
+    first byte read); an attempt that takes longer is given up and retried."""
     max_retries: int = attrs.field(default=2, validator=attrs.validators.ge(0))
     """Retries (with backoff) of a request answered 408/409/429/5xx or not connected."""
     max_tokens: int | None = attrs.field(default=DEFAULT_MAX_TOKENS, validator=_positive_or_none)
@@ -129,6 +148,11 @@ class ModelConfig:
         """The API root requests go to (``base_url`` or OpenAI's)."""
         return self.base_url or DEFAULT_BASE_URL
 
+    @property
+    def shown_url(self) -> str:
+        """The API root as the user and the log are shown it: without its credentials."""
+        return shown_url(self.endpoint_url)
+
     @classmethod
     def from_env(
         cls,
@@ -139,6 +163,7 @@ class ModelConfig:
         max_turn_requests: int | None = None,
         max_parallel_tools: int | None = None,
         max_tokens: int | None = None,
+        first_byte_timeout: float | None = None,
         models: Sequence[str] | None = None,
         model_info: Sequence[str] | None = None,
         described: Sequence[ModelProfile] = (),
@@ -149,7 +174,8 @@ class ModelConfig:
         the key is ``OPENAI_API_KEY``; ``max_turn_requests`` to
         ``ACP_SIDECAR_MAX_TURN_REQUESTS``, ``max_parallel_tools`` to
         ``ACP_SIDECAR_MAX_PARALLEL_TOOLS`` and ``max_tokens`` to ``ACP_SIDECAR_MAX_TOKENS``
-        (where ``0`` means no cap), then to the defaults. Blank values count as unset.
+        (where ``0`` means no cap), ``first_byte_timeout`` to
+        ``ACP_SIDECAR_FIRST_BYTE_TIMEOUT``, then to the defaults. Blank values count as unset.
         ``models`` (``--models`` values: names separated by commas) falls back to
         ``ACP_SIDECAR_MODELS``, ``model_info`` (``--model-info`` values) to
         ``ACP_SIDECAR_MODEL_INFO`` (entries separated by ``;``); the models offered are those
@@ -160,7 +186,8 @@ class ModelConfig:
 
         Raises:
             ValueError: a limit (given or from the environment) is not a whole number of at
-                least 1 (of at least 0 for ``max_tokens``), or a model list or description is
+                least 1 (of at least 0 for ``max_tokens``), a timeout is not a positive number
+                of seconds, or a model list or description is
                 malformed (:func:`parse_model_info`); the message names the setting and the
                 value. Limits are checked even without a model, so a typo never goes
                 unnoticed.
@@ -179,6 +206,9 @@ class ModelConfig:
         tokens = _limit("max_tokens", max_tokens, MAX_TOKENS_ENV, env, least=0)
         if tokens is not None:
             settings["max_tokens"] = tokens or None  # 0: no cap
+        waited = _seconds("first_byte_timeout", first_byte_timeout, FIRST_BYTE_TIMEOUT_ENV, env)
+        if waited is not None:
+            settings["first_byte_timeout"] = waited
         offered = _offered_models(models, model_info, env, described)
         chosen = (
             _given(model) or _given(env.get(MODEL_ENV)) or (offered[0].name if offered else None)
@@ -327,6 +357,24 @@ def _given(value: str | None) -> str | None:
     if value is None or not value.strip():
         return None
     return value.strip()
+
+
+def _seconds(name: str, given: float | None, variable: str, env: Mapping[str, str]) -> float | None:
+    """A timeout from its argument, else its environment variable (``None``: neither)."""
+    if given is not None:
+        if isinstance(given, bool) or not math.isfinite(given) or given <= 0:
+            raise ValueError(f"{name} must be a positive number of seconds, not {given!r}")
+        return float(given)
+    text = _given(env.get(variable))
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{variable} must be a positive number of seconds, not {text!r}")
+    return value
 
 
 def _limit(

@@ -112,7 +112,7 @@ class TurnContext:
         head: Message,
         prompt: Message,
         reasoning_field: str | None,
-        on_retry: Callable[[int], None] | None = None,
+        on_retry: Callable[[int, str], None] | None = None,
     ) -> None:
         self.turn = turn
         self.config = config

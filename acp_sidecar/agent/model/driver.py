@@ -26,7 +26,9 @@ Invariants:
   back to the model.
 - What the driver itself tells the user (an endpoint failure explained, …) is a notice
   (:func:`~acp_sidecar.agent.driver.send_notice`): shown as agent text, never sent back to
-  the model as something it said.
+  the model as something it said. A retry, and a wait for a response's first chunk
+  (:mod:`~acp_sidecar.agent.model.waiting`), are told live only (``turn.inform``,
+  ``turn.waiting``): never logged.
 - Every request carries the configured cap on a response's tokens, and names the turn's
   model (``turn.model``, the session's choice, else the configured default) with the turn's
   ``reasoning_effort`` when the session chose one.
@@ -81,7 +83,9 @@ from acp_sidecar.agent.model.messages import (
     tool_specs,
     user_message,
 )
+from acp_sidecar.agent.model.shown import redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
+from acp_sidecar.agent.model.waiting import Sleep, WaitTicker
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -143,6 +147,8 @@ class ModelDriver:
         """The delta field the endpoint streams reasoning in, once it has (to send it back)."""
         self.catalog = ModelCatalog(config, self._list_models)
         """The models offered (the server asks it to list the endpoint's, once)."""
+        self.wait_sleep: Sleep = asyncio.sleep
+        """The clock a wait for the model is told on (a test's own, in tests)."""
 
     @property
     def registry(self) -> ToolRegistry:
@@ -271,7 +277,7 @@ class ModelDriver:
             messages = context.messages()
             assembly = StreamAssembly(step.start)
             streaming = asyncio.ensure_future(
-                stream_response(turn, endpoint, messages, tools, assembly)
+                stream_response(turn, endpoint, messages, tools, assembly, self.wait_sleep)
             )
             cancelled = asyncio.ensure_future(turn.signal.wait())
             try:
@@ -297,14 +303,14 @@ class ModelDriver:
             break
         if error is not None and assembly.opened and endpoint.failure_kind(error) == "unreachable":
             # It answered, then the connection broke: the answer is cut off, not unreached.
-            await send_notice(turn, cut_off(assembly, self.config.endpoint_url, error))
+            await send_notice(turn, cut_off(assembly, self.config, error))
             return "end_turn"
         if error is not None:
             explained = endpoint.explain(error, turn.model)
             await send_notice(turn, f"\n\n{explained}" if assembly.text_parts else explained)
             return "end_turn"
         if assembly.finish_reason is None:
-            await send_notice(turn, cut_off(assembly, self.config.endpoint_url))
+            await send_notice(turn, cut_off(assembly, self.config))
             return "end_turn"
         await context.account(assembly.usage, len(messages))
         self.catalog.answered(turn.model)  # a router's model is loaded now: its window listed
@@ -347,39 +353,49 @@ async def stream_response(
     messages: Sequence[Message],
     tools: Sequence[Mapping[str, Any]],
     assembly: StreamAssembly,
+    sleep: Sleep = asyncio.sleep,
 ) -> None:
-    """Stream one response into ``assembly``, sending its text and reasoning as they come."""
+    """Stream one response into ``assembly``, sending its text and reasoning as they come;
+    until its first chunk, the user is told the wait (on ``sleep``'s clock)."""
     send = turn.send
     feed = assembly.feed
-    async with endpoint.stream(
-        messages,
-        tools,
-        model=turn.model,
-        reasoning_effort=turn.reasoning_effort,
-        on_retry=retry_teller(turn, endpoint),
-    ) as chunks:
-        assembly.opened = True
-        async for chunk in chunks:
-            thought, text = feed(chunk)
-            if thought:
-                await send(AgentThoughtChunk(content=TextContentBlock(text=thought)))
-            if text:
-                await send(AgentMessageChunk(content=TextContentBlock(text=text)))
+    wait = WaitTicker(turn.waiting, sleep)
+    wait.start()
+    try:
+        async with endpoint.stream(
+            messages,
+            tools,
+            model=turn.model,
+            reasoning_effort=turn.reasoning_effort,
+            on_retry=retry_teller(turn, endpoint),
+        ) as chunks:
+            assembly.opened = True
+            async for chunk in chunks:
+                if wait.waiting:
+                    wait.stop()
+                thought, text = feed(chunk)
+                if thought:
+                    await send(AgentThoughtChunk(content=TextContentBlock(text=thought)))
+                if text:
+                    await send(AgentMessageChunk(content=TextContentBlock(text=text)))
+    finally:
+        wait.stop()
 
 
-def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int], None] | None:
-    """What tells the turn's user that the model request is being retried (``None``: the
-    turn has nobody to tell)."""
+def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int, str], None] | None:
+    """What tells the turn's user that the model request is being retried, and what the
+    attempt before ran into (``None``: the turn has nobody to tell)."""
     inform = turn.inform
     if inform is None:
         return None
     retries = endpoint.config.max_retries
 
-    def tell(attempt: int) -> None:
-        inform(
+    def tell(attempt: int, what: str) -> None:
+        told = (
             f"The model request failed; retrying ({attempt} of {retries}).\n\n"
-            f"The model endpoint {endpoint.config.endpoint_url} did not answer the request; "
-            "it is sent again."
+            f"The model endpoint {endpoint.config.shown_url} {what}; the request is sent "
+            "again."
         )
+        inform(redacted(told, endpoint.config))  # ``what`` may quote the server
 
     return tell

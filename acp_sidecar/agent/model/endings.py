@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 
 from acp_sidecar.agent.model.compaction import MARGIN_FRACTION
-from acp_sidecar.agent.model.config import MAX_TOKENS_ENV
+from acp_sidecar.agent.model.config import MAX_TOKENS_ENV, ModelConfig
+from acp_sidecar.agent.model.shown import redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
 
 logger = logging.getLogger(__name__)
@@ -63,9 +64,12 @@ def _cap(cap: int) -> str:
     return f"the {cap:,}-token limit for one response (--max-tokens or {MAX_TOKENS_ENV})"
 
 
-def cut_off(assembly: StreamAssembly, url: str, broke: BaseException | None = None) -> str:
+def cut_off(
+    assembly: StreamAssembly, config: ModelConfig, broke: BaseException | None = None
+) -> str:
     """What the user is told about an answer whose stream ended (or, ``broke``, whose
     connection broke) before the server finished it; the warning is logged here."""
+    url = config.shown_url
     shown = len(assembly.text)
     if broke is None:
         logger.warning(
@@ -79,7 +83,7 @@ def cut_off(assembly: StreamAssembly, url: str, broke: BaseException | None = No
             "finishing it."
         )
     else:
-        reason = str(broke.__cause__ or broke) or type(broke).__name__
+        reason = redacted(str(broke.__cause__ or broke) or type(broke).__name__, config)
         logger.warning(
             "the model endpoint %s broke the stream after %d characters of the answer: %s",
             url,

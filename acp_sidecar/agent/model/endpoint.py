@@ -14,13 +14,12 @@ Invariants:
   server's own explanation is quoted bounded: the first line of it, at most
   :data:`DETAIL_CHARS` characters (bodies run to kilobytes, with template dumps and stack
   traces); the whole of it goes to the log (stderr) instead.
-- A retry is observed, not made: the client's ``x-stainless-retry-count`` request header says
-  which attempt a request is, and a request hook on the client's HTTP client calls the
-  ``on_retry`` of the :meth:`Endpoint.stream` that the request belongs to (a context variable:
-  one endpoint serves every session at once). The hook only calls it; it never blocks or
-  fails the request (a failing callback is logged).
-- The API key never reaches the user or the log: a server that echoes it back has it
-  replaced before its text is shown or logged.
+- A retry is observed, not made: the client's HTTP client (:mod:`.attempts`) tells the
+  ``on_retry`` of the :meth:`Endpoint.stream` the request belongs to, with what the attempt
+  before ran into; it also gives each attempt's answer the first-byte timeout to begin.
+- No secret reaches the user or the log: every text of the endpoint's goes through
+  :func:`~.shown.redacted` (a server that echoes the key, an error inside a streamed answer,
+  the base URL's credentials), and requests go to the URL without them (sent as auth).
 - Every request carries the configured cap on the response's tokens (unless it is ``None``),
   as ``max_tokens`` — the field every OpenAI-compatible server reads (vLLM, llama.cpp,
   Ollama, LM Studio, DeepSeek, Mistral, OpenRouter…) — except on OpenAI's own API and Azure
@@ -44,32 +43,32 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
-from typing import Any, Final, Literal, Protocol, cast
+from typing import Any, Final, Literal, cast
 from urllib.parse import urlsplit
 
 import attrs
 import openai
 from openai.types.chat import ChatCompletionChunk
 
+from acp_sidecar.agent.model.attempts import AttemptClient, FirstByteTimeout, OnRetry, observed
 from acp_sidecar.agent.model.catalog import ListedModel, ListingUnavailable, listed_model
 from acp_sidecar.agent.model.config import (
-    API_KEY_ENV,
     BASE_URL_ENV,
+    FIRST_BYTE_TIMEOUT_ENV,
     MAX_TOKENS_ENV,
     MODEL_ENV,
     ModelConfig,
 )
+from acp_sidecar.agent.model.shown import credentials, key_fix, redacted
 from acp_sidecar.text import first_line as text_first_line
-from acp_sidecar.tools.environment import MIN_SECRET_CHARS
 
 logger = logging.getLogger(__name__)
 
 NO_KEY: Final = "no-key"
 """Sent as the bearer key when none is configured: local servers ignore it, and a server
-that needs a key answers 401, which :func:`explain` turns into "set OPENAI_API_KEY"."""
+that needs a key answers 401, which :func:`explain` turns into "set" the key's variable."""
 
 
 OPENAI_HOSTS: Final = ("api.openai.com", ".openai.azure.com")
@@ -82,36 +81,6 @@ def token_limit_field(url: str) -> str:
     if any(host == name or (name.startswith(".") and host.endswith(name)) for name in OPENAI_HOSTS):
         return "max_completion_tokens"
     return "max_tokens"
-
-
-RETRY_COUNT_HEADER: Final = "x-stainless-retry-count"
-"""The header the ``openai`` client numbers each attempt of a request with (0: the first)."""
-
-_on_retry: ContextVar[Callable[[int], None] | None] = ContextVar("on_retry", default=None)
-"""The ``on_retry`` of the stream whose request is being made (in this task)."""
-
-
-class _Request(Protocol):
-    """What the request hook reads of the HTTP client's request (typed structurally: the
-    ``openai`` client brings its own HTTP library, and this module names only ``openai``)."""
-
-    @property
-    def headers(self) -> Mapping[str, str]: ...
-
-
-async def _observe_retry(request: _Request) -> None:
-    """The HTTP client's request hook: report a retry to the stream it belongs to."""
-    listener = _on_retry.get()
-    try:
-        attempt = int(request.headers.get(RETRY_COUNT_HEADER, "0"))
-    except ValueError:
-        return
-    if listener is None or attempt < 1:
-        return
-    try:
-        listener(attempt)
-    except Exception:
-        logger.exception("reporting a retried model request failed")
 
 
 class EndpointConfigError(ValueError):
@@ -151,10 +120,16 @@ class Endpoint:
         self.config = config
         self.client = openai.AsyncOpenAI(
             api_key=config.api_key or NO_KEY,
-            base_url=config.endpoint_url,
-            timeout=openai.Timeout(config.request_timeout, connect=config.connect_timeout),
+            base_url=config.shown_url,  # its credentials go as auth: the URL is logged
+            timeout=openai.Timeout(
+                config.request_timeout,
+                connect=min(config.connect_timeout, config.first_byte_timeout),
+            ),
             max_retries=config.max_retries,
-            http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_observe_retry]}),
+            http_client=AttemptClient(
+                first_byte_timeout=config.first_byte_timeout,
+                auth=credentials(config.endpoint_url),
+            ),
         )
         self.usage = True
         """Whether requests ask for usage (until the server refuses ``stream_options``)."""
@@ -167,7 +142,7 @@ class Endpoint:
         *,
         model: str | None = None,
         reasoning_effort: str | None = None,
-        on_retry: Callable[[int], None] | None = None,
+        on_retry: OnRetry | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> AsyncIterator[AsyncIterator[ChatCompletionChunk]]:
@@ -176,7 +151,8 @@ class Endpoint:
         for this request; ``temperature`` is sent when given (the driver sends none: the
         model's own default stands).
 
-        ``on_retry(n)`` is called when the client makes its ``n``-th retry of the request.
+        ``on_retry(n, what)`` is called when the client makes its ``n``-th retry of the
+        request, after an attempt that ``what`` happened to (:data:`.attempts.OnRetry`).
 
         Raises:
             EndpointConfigError: the base URL is not http(s).
@@ -185,7 +161,7 @@ class Endpoint:
         url = self.config.endpoint_url
         if urlsplit(url).scheme not in ("http", "https"):
             raise EndpointConfigError(
-                f"The model base URL {url!r} is not an http:// or https:// URL. "
+                f"The model base URL {self.config.shown_url!r} is not an http:// or https:// URL. "
                 f"Set --base-url or {BASE_URL_ENV} to the API root, e.g. "
                 "http://localhost:11434/v1."
             )
@@ -197,11 +173,8 @@ class Endpoint:
             extra["reasoning_effort"] = reasoning_effort
         if temperature is not None:
             extra["temperature"] = temperature
-        token = _on_retry.set(on_retry)
-        try:
+        with observed(on_retry):
             response = await self._create(messages, extra, model or self.config.model)
-        finally:
-            _on_retry.reset(token)
         try:
             yield response
         finally:
@@ -307,14 +280,6 @@ def first_line(text: str, limit: int = DETAIL_CHARS) -> str:
     return text_first_line(text, limit + len(CUT), mark=CUT)
 
 
-def redact(text: str, secret: str | None) -> str:
-    """``text`` with ``secret`` (the API key) replaced, should a server have echoed it (a
-    placeholder shorter than :data:`MIN_SECRET_CHARS`, such as ``none``, is no secret)."""
-    if not secret or len(secret) < MIN_SECRET_CHARS:
-        return text
-    return text.replace(secret, "[API key]")
-
-
 CONTEXT_PHRASES: Final = (
     "context_length_exceeded",
     "maximum context length",
@@ -376,29 +341,32 @@ def _with(detail: str) -> str:
 
 
 def explain(error: BaseException, config: ModelConfig) -> str:
-    """One clear message for the user about a request that failed with ``error``."""
-    url = config.endpoint_url
+    """One clear message for the user about a request that failed with ``error``, with no
+    secret in it (:func:`~.shown.redacted`)."""
+    return redacted(_explain(error, config), config)
+
+
+def _explain(error: BaseException, config: ModelConfig) -> str:
+    url = config.shown_url
     model = config.model
     if isinstance(error, EndpointConfigError):
         return str(error)
     if isinstance(error, openai.APIStatusError):
         status = error.status_code
+        whole = redacted(_detail(error), config)
         logger.warning(
-            "the model endpoint %s answered HTTP %d: %s",
-            url,
-            status,
-            redact(_detail(error), config.api_key)[:LOGGED_DETAIL_CHARS],
+            "the model endpoint %s answered HTTP %d: %s", url, status, whole[:LOGGED_DETAIL_CHARS]
         )
-        detail = _with(first_line(redact(_detail(error), config.api_key)))
+        detail = _with(first_line(whole))
         if isinstance(error, openai.AuthenticationError):
             if config.api_key is None:
                 return (
                     f"The model endpoint {url} needs an API key (it answered 401 Unauthorized)"
-                    f"{detail}. Set {API_KEY_ENV} in the environment acp-sidecar runs in."
+                    f"{detail}. {key_fix(config)}"
                 )
             return (
                 f"The model endpoint {url} rejected the API key (401 Unauthorized){detail}. "
-                f"Check {API_KEY_ENV}."
+                f"{key_fix(config)}"
             )
         if isinstance(error, openai.PermissionDeniedError):
             return f"The model endpoint {url} refused access to {model!r} (403 Forbidden){detail}."
@@ -427,6 +395,16 @@ def explain(error: BaseException, config: ModelConfig) -> str:
             )
         return f"The model endpoint {url} rejected the request (HTTP {status}){detail}.{hint}"
     if isinstance(error, openai.APITimeoutError):
+        cause = error.__cause__
+        if isinstance(cause, FirstByteTimeout):
+            tries = config.max_retries + 1
+            tried = f" (tried {tries} times)" if tries > 1 else ""
+            return (
+                f"The model endpoint {url} did not start answering within {cause.seconds:g} "
+                f"seconds{tried}. A local server that loads the model on first use may need "
+                f"longer: --first-byte-timeout, ${FIRST_BYTE_TIMEOUT_ENV} or first_byte_timeout "
+                "in the config file."
+            )
         return f"The model endpoint {url} did not answer within {config.request_timeout:g} seconds."
     if isinstance(error, openai.APIConnectionError):
         cause = error.__cause__
@@ -435,8 +413,10 @@ def explain(error: BaseException, config: ModelConfig) -> str:
             f"Could not reach the model endpoint {url} ({reason}). "
             "Check that the server is running and that the base URL is right."
         )
-    if isinstance(error, openai.APIError):
-        return f"The model endpoint {url} reported an error while answering: {error.message}"
+    if isinstance(error, openai.APIError):  # an error inside a streamed 200 answer
+        whole = redacted(error.message, config)
+        logger.warning("the model endpoint %s failed while answering: %s", url, whole)
+        return f"The model endpoint {url} reported an error while answering: {first_line(whole)}"
     if isinstance(error, openai.OpenAIError):
         return f"The model client failed: {error}"
     logger.error("the model request failed", exc_info=error)

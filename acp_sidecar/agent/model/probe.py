@@ -15,9 +15,9 @@ Invariants:
   run is ``skipped`` and says why. ``skipped`` is also what ``reasoning`` says of a model
   that streamed none: not a failure, and not a reason to offer a reasoning effort.
 - Nothing raises: each failure is a check with a fix.
-- The API key never appears in a report: failures are worded by :func:`explain` (which
-  redacts what a server echoes), and every detail and fix is redacted once more on the way
-  out.
+- No secret (the API key, the base URL's credentials) appears in a report: failures are
+  worded by :func:`explain` (which redacts what a server echoes), and every detail and fix
+  is redacted once more on the way out.
 """
 
 from __future__ import annotations
@@ -33,15 +33,26 @@ import attrs
 
 from acp_sidecar.agent.model.calls import parse_arguments
 from acp_sidecar.agent.model.catalog import ListingUnavailable
-from acp_sidecar.agent.model.config import BASE_URL_ENV, ModelConfig
+from acp_sidecar.agent.model.config import API_KEY_ENV, BASE_URL_ENV, ModelConfig
 from acp_sidecar.agent.model.endpoint import (
     Endpoint,
     ListingFailed,
     explain,
     failure_kind,
-    redact,
     refuses_field,
 )
+from acp_sidecar.agent.model.report import (
+    CHECK_NAMES,
+    KEY,
+    MODEL_ANSWERS,
+    MODELS_LISTED,
+    REACHABLE,
+    REASONING,
+    STREAMING,
+    TOOL_CALLS,
+    EndpointReport,
+)
+from acp_sidecar.agent.model.shown import key_check_fix, redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.checks import Check, Status
 from acp_sidecar.text import shorten
@@ -63,24 +74,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-REACHABLE: Final = "reachable"
-KEY: Final = "key"
-MODELS_LISTED: Final = "models listed"
-MODEL_ANSWERS: Final = "model answers"
-STREAMING: Final = "streaming"
-TOOL_CALLS: Final = "tool calls"
-REASONING: Final = "reasoning"
-CHECK_NAMES: Final = (
-    REACHABLE,
-    KEY,
-    MODELS_LISTED,
-    MODEL_ANSWERS,
-    STREAMING,
-    TOOL_CALLS,
-    REASONING,
-)
-"""The checks of every report, in order."""
 
 PROBE_MAX_TOKENS: Final = 512
 """The probe's cap on the answer: a call to ``get_time`` takes some 20 tokens, and a
@@ -132,38 +125,6 @@ URL_FIX: Final = (
     f"Start the server, or correct the base URL (--base-url, ${BASE_URL_ENV} or base_url in "
     "the config file; OpenAI-compatible servers usually end in /v1)."
 )
-KEY_FIX: Final = (
-    "Check the API key: the variable named by api_key_env in the config file "
-    "(OPENAI_API_KEY by default), or the key `acp-sidecar configure` stored."
-)
-
-
-@attrs.frozen
-class EndpointReport:
-    """What :func:`probe_endpoint` found."""
-
-    base_url: str
-    """The API root that was checked (OpenAI's when none was given)."""
-    models: tuple[str, ...]
-    """The models ``GET /models`` listed (empty when it lists none)."""
-    checks: tuple[Check, ...]
-    """One per :data:`CHECK_NAMES`, in that order."""
-
-    @property
-    def ok(self) -> bool:
-        """No check failed."""
-        return all(check.status != "failed" for check in self.checks)
-
-    def check(self, name: str) -> Check:
-        """The check called ``name``.
-
-        Raises:
-            KeyError: no check has that name (see :data:`CHECK_NAMES`).
-        """
-        for check in self.checks:
-            if check.name == name:
-                return check
-        raise KeyError(name)
 
 
 @attrs.define
@@ -175,20 +136,29 @@ class _Answer:
     """Chunks that carried a choice."""
     first_chunk_s: float | None
     done_s: float
+    began_s: float
 
 
 async def probe_endpoint(
-    base_url: str | None, api_key: str | None, model: str | None, *, timeout: float = 20.0
+    base_url: str | None,
+    api_key: str | None,
+    model: str | None,
+    *,
+    timeout: float = 20.0,
+    key_variable: str | None = API_KEY_ENV,
 ) -> EndpointReport:
     """Check the endpoint at ``base_url`` (``None``: OpenAI's) with ``api_key`` (``None``:
-    none) and ``model`` (``None``: list the models only), each request within ``timeout``
-    seconds. See the module invariants."""
+    none), read from ``key_variable`` (``None``: stored, or none named), and ``model``
+    (``None``: list the models only), each request within ``timeout`` seconds. See the module
+    invariants."""
     config = ModelConfig(
         model=(model or "").strip() or NO_MODEL,
         base_url=(base_url or "").strip() or None,
         api_key=api_key or None,
+        key_variable=key_variable,
         request_timeout=timeout,
         connect_timeout=min(timeout, CONNECT_TIMEOUT),
+        first_byte_timeout=timeout,  # the whole wait: doctor judges the time it took
         max_retries=0,
         max_tokens=PROBE_MAX_TOKENS,
     )
@@ -216,6 +186,7 @@ class _Probe:
         self.listing_only = listing_only
         self.checks: dict[str, Check] = {}
         self.models: tuple[str, ...] = ()
+        self.began_s: float | None = None
 
     def set(self, name: str, status: Status, detail: str, fix: str | None = None) -> None:
         self.checks[name] = Check(name, status, detail, fix)
@@ -227,16 +198,16 @@ class _Probe:
                 self.set(name, "skipped", why)
 
     def report(self) -> EndpointReport:
-        key = self.config.api_key
+        config = self.config
         checks = []
         for name in CHECK_NAMES:
             check = self.checks[name]
-            fix = None if check.fix is None else redact(check.fix, key)
-            checks.append(attrs.evolve(check, detail=redact(check.detail, key), fix=fix))
-        return EndpointReport(self.config.endpoint_url, self.models, tuple(checks))
+            fix = None if check.fix is None else redacted(check.fix, config)
+            checks.append(attrs.evolve(check, detail=redacted(check.detail, config), fix=fix))
+        return EndpointReport(config.shown_url, self.models, tuple(checks), self.began_s)
 
     async def run(self) -> None:
-        url = self.config.endpoint_url
+        url = self.config.shown_url
         if urlsplit(url).scheme not in ("http", "https"):
             self.set(REACHABLE, "failed", f"{url!r} is not an http:// or https:// URL.", URL_FIX)
             self.skip_rest("The base URL is not usable.")
@@ -267,7 +238,7 @@ class _Probe:
 
     async def list_models(self, endpoint: Endpoint) -> bool:
         """``GET /models``; whether to go on to the chat request."""
-        url = self.config.endpoint_url
+        url = self.config.shown_url
         try:
             listed = await endpoint.list_models(self.timeout)
         except ListingUnavailable:
@@ -311,7 +282,7 @@ class _Probe:
     def listing_failed(self, error: ListingFailed) -> bool:
         """A failed listing; whether to go on to the chat request."""
         sentence = str(error)
-        url = self.config.endpoint_url
+        url = self.config.shown_url
         match error.kind:
             case "unreachable" | "config":
                 self.set(REACHABLE, "failed", sentence, URL_FIX)
@@ -322,7 +293,7 @@ class _Probe:
                 return False
             case "key":
                 self.set(REACHABLE, "ok", f"{url} answered.")
-                self.set(KEY, "failed", sentence, KEY_FIX)
+                self.set(KEY, "failed", sentence, key_check_fix(self.config))
                 self.skip_rest("The key was refused.")
                 return False
             case "forbidden" | "not found" | "rate limited" | "refused" | "server" | "other":
@@ -388,6 +359,7 @@ class _Probe:
         first: float | None = None
         started = time.perf_counter()
         async with endpoint.stream(MESSAGES, [TOOL], temperature=temperature) as response:
+            began = self.began_s = time.perf_counter() - started
             async for chunk in response:
                 if chunk.choices:
                     chunks += 1
@@ -395,7 +367,7 @@ class _Probe:
                         first = time.perf_counter() - started
                 assembly.feed(chunk)
         assembly.close_calls()
-        return _Answer(assembly, chunks, first, time.perf_counter() - started)
+        return _Answer(assembly, chunks, first, time.perf_counter() - started, began)
 
     def chat_failed(self, error: BaseException) -> None:
         """The chat request failed with ``error``."""
@@ -405,7 +377,7 @@ class _Probe:
             # Not an endpoint error (a stream that does not parse, say): say what it was.
             logger.debug("the probe's chat request failed", exc_info=error)
             sentence = (
-                f"The answer of {self.config.endpoint_url} could not be read "
+                f"The answer of {self.config.shown_url} could not be read "
                 f"({type(error).__name__}: {shorten(str(error), QUOTED_CHARS)})."
             )
         else:
@@ -419,10 +391,12 @@ class _Probe:
                     MODEL_ANSWERS,
                     "failed",
                     f"{model!r} did not answer within {self.timeout:g} seconds.",
-                    "A local server may still be loading the model: try again.",
+                    "A local server may still be loading the model: try again. If it loads the "
+                    "model on first use, give it longer to begin: first_byte_timeout in the "
+                    "config file (or --first-byte-timeout).",
                 )
             case "key":
-                self.set(KEY, "failed", sentence, KEY_FIX)
+                self.set(KEY, "failed", sentence, key_check_fix(self.config))
                 self.skip_rest("The key was refused.")
             case "not found":
                 names = f" The endpoint lists: {self.listed()}." if self.models else ""

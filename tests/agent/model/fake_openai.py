@@ -5,7 +5,9 @@ A test scripts the replies, in order, one per request (:meth:`ScriptedOpenAI.scr
 server records every request it receives (method, path, headers, JSON body). A streamed
 reply is a list of chunk objects, each sent as ``data: {...}\\n\\n``, then ``data: [DONE]``;
 a :class:`Pause` in it holds the stream until the test releases it or the client goes away
-(which the server counts in ``disconnects``); ``drop`` cuts the connection mid-stream. A
+(which the server counts in ``disconnects``); ``drop`` cuts the connection mid-stream; a
+``before`` pause holds the answer before its first byte (an endpoint that accepts a request
+and does not answer: never released, it never does). A
 request beyond the script is answered 500 with ``x-should-retry: false``, so a test that
 makes one fails clearly.
 
@@ -44,7 +46,14 @@ from typing import Any
 import attrs
 
 MAX_HEADER_BYTES = 64 * 1024
-REASONS = {200: "OK", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests"}
+REASONS = {
+    200: "OK",
+    401: "Unauthorized",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
 
 
 @attrs.define(eq=False)
@@ -74,6 +83,9 @@ class Reply:
     """Cut the connection after ``events``: no end of the chunked body, no ``[DONE]``."""
     usage: dict[str, Any] | None = None
     """The usage object sent in a last chunk, when the request asked for usage."""
+    before: Pause | None = None
+    """Hold the answer here, before its first byte (no status line yet), until released or
+    the client goes."""
     encoded: bytes | None = None
     """The whole stream's bytes, already encoded (``events`` and ``done`` are then ignored):
     a benchmark's answer goes out at once, not after encoding thousands of chunks."""
@@ -233,6 +245,12 @@ class ScriptedOpenAI:
         self, reply: Reply, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> bool:
         """Write one answer; ``False`` once the client has gone."""
+        if reply.before is not None:
+            reply.before.reached.set()
+            if await _client_left(reply.before, reader):
+                reply.before.left.set()
+                self.disconnects += 1
+                return False
         if reply.status != 200:
             body = json.dumps(reply.body).encode()
             head = _head(
@@ -353,6 +371,8 @@ async def _client_left(pause: Pause, reader: asyncio.StreamReader) -> bool:
     finally:
         released.cancel()
         closed.cancel()
+        # Done before the connection is read again: a read still waiting would refuse it.
+        await asyncio.wait((released, closed))
     return closed.done() and not closed.cancelled() and closed.result() == b""
 
 

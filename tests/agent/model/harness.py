@@ -5,6 +5,7 @@ request the driver sends must pass."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -45,10 +46,11 @@ def make_turn(
     notice: Callable[[str], Awaitable[None]] | None = None,
     keep: Callable[[UsageRecord | CompactionRecord], None] | None = None,
     client: NoClient | None = None,
+    inform: Callable[[str], None] | None = None,
 ) -> Turn:
     """A turn as the server makes one (``auto`` mode, so no permission dialog); updates go
     to ``send`` (default: the editor); ``client`` advertises the capabilities (default:
-    none)."""
+    none); ``inform`` hears what is told live (default: nobody)."""
     signal = signal or CancelSignal()
     send = send or editor.send
     blocks = (TextContentBlock(text=prompt),) if isinstance(prompt, str) else tuple(prompt)
@@ -73,6 +75,7 @@ def make_turn(
         history=tuple(history),
         notice=notice,
         keep=keep,
+        inform=inform,
     )
 
 
@@ -94,6 +97,7 @@ class RecordedSession:
         editor: Editor | None = None,
         signal: CancelSignal | None = None,
         client: NoClient | None = None,
+        inform: Callable[[str], None] | None = None,
     ) -> StopReason:
         """One turn: the prompt, every update and call recorded, then the turn's end."""
         shown = editor or Editor()
@@ -116,6 +120,7 @@ class RecordedSession:
             notice=notice,
             keep=self.recorder.keep,
             client=client,
+            inform=inform,
         )
         self.recorder.prompt(turn.prompt)
         stop = await driver.run_turn(turn)
@@ -172,3 +177,26 @@ def tool_registry() -> ToolRegistry:
         registry.register(tool)
     install_policy(registry)
     return registry
+
+
+class Clock:
+    """The wait's clock, run by the test: each tick of the wait passes when the test lets
+    one pass (:meth:`tick`); ``asleep`` has one item per time the wait went to sleep, and
+    ``stopped`` is set when it stopped sleeping before its tick."""
+
+    def __init__(self) -> None:
+        self.passes = asyncio.Semaphore(0)
+        self.asleep: asyncio.Queue[float] = asyncio.Queue()
+        self.stopped = asyncio.Event()
+
+    def tick(self, count: int = 1) -> None:
+        for _ in range(count):
+            self.passes.release()
+
+    async def sleep(self, seconds: float) -> None:
+        self.asleep.put_nowait(seconds)
+        try:
+            await self.passes.acquire()
+        except asyncio.CancelledError:
+            self.stopped.set()
+            raise

@@ -123,6 +123,28 @@ def test_a_bad_token_cap_is_refused_clearly(text: str) -> None:
         ModelConfig.from_env("m", env={}, max_tokens=-1)
 
 
+def test_the_first_byte_timeout_comes_from_the_argument_the_environment_or_the_default() -> None:
+    def waited(env: dict[str, str], given: float | None = None) -> float:
+        config = ModelConfig.from_env("m", env=env, first_byte_timeout=given)
+        assert config is not None
+        return config.first_byte_timeout
+
+    assert waited({}) == 30.0
+    assert waited({"ACP_SIDECAR_FIRST_BYTE_TIMEOUT": " 120 "}) == 120.0
+    assert waited({"ACP_SIDECAR_FIRST_BYTE_TIMEOUT": "120"}, given=2.5) == 2.5
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "soon", "inf", "nan"])
+def test_a_bad_first_byte_timeout_is_refused_clearly(text: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        ModelConfig.from_env(env={"ACP_SIDECAR_FIRST_BYTE_TIMEOUT": text})
+    assert str(caught.value) == (
+        f"ACP_SIDECAR_FIRST_BYTE_TIMEOUT must be a positive number of seconds, not {text!r}"
+    )
+    with pytest.raises(ValueError, match="first_byte_timeout must be a positive number"):
+        ModelConfig.from_env("m", env={}, first_byte_timeout=0.0)
+
+
 def test_defaults_and_openais_endpoint() -> None:
     config = ModelConfig(model="gpt-4.1")
     assert config.endpoint_url == "https://api.openai.com/v1"

@@ -7,7 +7,8 @@ import openai
 import pytest
 
 from acp_sidecar.agent.model.config import ModelConfig
-from acp_sidecar.agent.model.endpoint import CUT, explain, first_line, redact, token_limit_field
+from acp_sidecar.agent.model.endpoint import CUT, explain, first_line, token_limit_field
+from acp_sidecar.agent.model.shown import redact
 
 
 @pytest.mark.parametrize(

@@ -113,7 +113,7 @@ async def test_a_refused_key_fails_the_key_and_asks_nothing_more(endpoint: Scrip
     assert key.status == "failed"
     assert key.detail.startswith(f"The model endpoint {endpoint.base_url} rejected the API key")
     assert "Incorrect API key provided: [API key]" in key.detail  # the server quoted it
-    assert key.fix is not None and "api_key_env" in key.fix
+    assert key.fix == "Check the value of $OPENAI_API_KEY: the endpoint refused it."
     assert report.check("reachable").status == "ok"
     assert report.check("model answers").status == "skipped"
     assert endpoint.requests == []  # no chat request after a 401
