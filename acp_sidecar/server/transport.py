@@ -26,7 +26,8 @@ Invariants:
   the client asked: ``session/prompt`` answers ``cancelled``). A
   notification is never answered, and only the methods ACP defines as notifications
   (:data:`CLIENT_NOTIFICATIONS`) are acted on: a request method sent without an ``id`` is
-  logged and not run. A
+  logged and not run, and one sent with ``id: null`` is answered ``-32600`` and not run (its
+  answer could not be told from the answer to a request whose id is unknown). A
   notification method sent with an ``id`` (``session/cancel``) is acted on, then answered
   ``-32600`` saying it is a notification.
 - Agent→client requests live in their own table (:attr:`AcpJsonRpcProtocol.outgoing`), apart
@@ -224,6 +225,15 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
                 # notification has no answer to give: say what was wrong.
                 self._receive_notification(method, params)
                 self._invalid(msg_id, f"{method} is a notification; send it without an id")
+            elif msg_id is None:
+                # JSON-RPC allows it but discourages it: its answer would carry the null id
+                # that answers a request whose id is unknown, so it is refused, not run.
+                self._invalid(
+                    None,
+                    '"id" must not be null (JSON-RPC answers a request whose id is unknown with '
+                    "a null id, so the answer could not be told from that); send a string or a "
+                    "number, or no id for a notification",
+                )
             else:
                 contextvars.copy_context().run(self._handle_request, msg_id, method, params)
             return
