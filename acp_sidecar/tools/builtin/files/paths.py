@@ -8,7 +8,8 @@ Invariants:
   workspace root or inside the real path of one of the session's additional roots
   (``additionalDirectories``: a multi-root workspace), the first that holds it. So ``..``
   escapes, absolute paths elsewhere and symlinks that point out are all refused, with an
-  :class:`OutsideWorkspaceError` that says which of the three it was.
+  :class:`OutsideWorkspaceError` that says which of the three it was (never where a link
+  points: the model learns no path outside the workspace from a refusal).
 - The check is made when the call starts. ``read``, ``write`` and ``edit`` then reach the file
   along ``real`` without following any link (:mod:`.confined`), so a symlink swapped in
   afterwards fails the call; tools that walk trees skip symlinks altogether.
@@ -88,7 +89,7 @@ def resolve_path(ctx: ToolContext, raw: str, *, param: str = "path") -> Workspac
         elif not is_inside(real, real_root):
             if is_inside(full, root):
                 raise OutsideWorkspaceError(
-                    f"{raw} resolves through a symbolic link to {real}, which is outside the "
+                    f"{raw} resolves through a symbolic link to a place outside the "
                     f"workspace ({root}). Only paths inside the workspace can be used."
                 )
             raise OutsideWorkspaceError(
