@@ -120,7 +120,7 @@ async def execute_glob(args: GlobArgs, execution: ToolExecution) -> ToolOutput:
     await asyncio.to_thread(require_directory, base)
     root = workspace_root(ctx)
     # The boundary is the root holding the base: the cwd, or an additional root.
-    boundary = None if ctx.allow_outside_workspace else os.path.realpath(base.root)
+    boundary = None if ctx.allow_outside_workspace else base.root_real
     cancelled = ThreadCancel(execution.signal)
     try:
         found = await asyncio.to_thread(_find, root, base, pattern, boundary, cancelled)

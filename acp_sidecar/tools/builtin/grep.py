@@ -148,7 +148,7 @@ async def search(
     base = resolve_path(ctx, args.path or ".")
     root = workspace_root(ctx)
     # The boundary is the root holding the base: the cwd, or an additional root.
-    boundary = None if ctx.allow_outside_workspace else os.path.realpath(base.root)
+    boundary = None if ctx.allow_outside_workspace else base.root_real
     info = await asyncio.to_thread(stat_path, base)
     cancelled = ThreadCancel(execution.signal)
 
