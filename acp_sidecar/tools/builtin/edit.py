@@ -16,9 +16,10 @@ Invariants:
   is kept. An append racing the rename itself (the old file still starts with the bytes
   that were read) is carried over to the new file; any other change in that instant is not.
 - The result card shows each changed region with :data:`~.files.diffs.CONTEXT_LINES` lines of
-  context, found with the occurrences (linear in the file's size), stored in meta. The new
-  content is one ``bytes.replace``: nothing is kept per occurrence, so ``replace_all`` of
-  millions costs about what one edit of the file costs (and runs in a worker thread).
+  context, found with the occurrences (linear in the file's size), stored in meta. One
+  occurrence is spliced in without a copy of the file; ``replace_all`` makes the new content
+  with one ``bytes.replace``: nothing is kept per occurrence, so millions of them cost about
+  one copy of the file (matching and diff run in a worker thread).
 - When the user is asked for permission, the card shows the same: the whole changed lines
   with their context, planned against the file as it is at that moment
   (:func:`preview_edit`). A plan that fails (no match, several matches, no change) fails the
@@ -217,12 +218,15 @@ async def _load(args: EditArgs, execution: ToolExecution) -> _Loaded:
     return _Loaded(target, _transcoded(text), encoding, raw=False, snapshot=snapshot)
 
 
-async def _store(loaded: _Loaded, joined: bytes, execution: ToolExecution) -> None:
+async def _store(
+    loaded: _Loaded, pieces: list[bytes | memoryview], execution: ToolExecution
+) -> None:
     target, encoding = loaded.target, loaded.encoding
     files = tool_context(execution).files
     if loaded.raw and not (files is not None and files.can_write):
-        await asyncio.to_thread(atomic_write, target, joined, expected=loaded.snapshot)
+        await asyncio.to_thread(atomic_write, target, pieces, expected=loaded.snapshot)
         return
+    joined = b"".join(pieces)
     if loaded.raw:
         joined = joined[len(encoding.bom) :]  # the editor keeps the mark itself
     text = joined.decode("utf-8", "surrogateescape" if loaded.raw else "surrogatepass")
@@ -245,14 +249,19 @@ class _Prepared:
     loaded: _Loaded
     plan: _Plan
     crlf: bool
-    replaced: bytes
-    """The new content, in the same form as ``loaded.data``: one ``bytes.replace`` (in C),
-    however many occurrences there are."""
+    replaced: bytes | None
+    """With ``replace_all``, the new content (in the same form as ``loaded.data``): one
+    ``bytes.replace`` in C, however many occurrences there are."""
+    hunks: StoredDiffs
+    """The changed regions with their context, bounded for meta and cards."""
 
-    def hunks(self) -> StoredDiffs:
-        """The changed regions with their context, bounded for meta and cards."""
-        before, plan = self.loaded.data, self.plan
-        return replacement_diffs(before, self.replaced, plan.old, plan.new)
+    def pieces(self) -> list[bytes | memoryview]:
+        """The new content; one occurrence is spliced in without copying the file."""
+        if self.replaced is not None:
+            return [self.replaced]
+        view, plan = memoryview(self.loaded.data), self.plan
+        at = plan.first[0]
+        return [view[:at], plan.new, view[at + len(plan.old) :]]
 
 
 async def _prepare(args: EditArgs, execution: ToolExecution) -> _Prepared:
@@ -264,15 +273,17 @@ async def _prepare(args: EditArgs, execution: ToolExecution) -> _Prepared:
     if args.old_string == args.new_string:
         raise NoChangeError("old_string and new_string are identical; there is nothing to change.")
     loaded = await _load(args, execution)
-    # Whole-file scans and a copy: in a thread, so other sessions are served meanwhile.
+    # Whole-file scans (and a copy): in one worker thread, so other sessions are served.
     return await asyncio.to_thread(_planned, args, loaded)
 
 
 def _planned(args: EditArgs, loaded: _Loaded) -> _Prepared:
-    crlf = _crlf_file(loaded.data)
-    plan = _plan(args, loaded.data, loaded.target, crlf)
-    replaced = loaded.data.replace(plan.old, plan.new, -1 if args.replace_all else 1)
-    return _Prepared(loaded, plan, crlf, replaced)
+    data = loaded.data
+    crlf = _crlf_file(data)
+    plan = _plan(args, data, loaded.target, crlf)
+    replaced = data.replace(plan.old, plan.new) if args.replace_all else None
+    hunks = replacement_diffs(data, plan.old, plan.new, after=replaced)
+    return _Prepared(loaded, plan, crlf, replaced, hunks)
 
 
 async def execute_edit(args: EditArgs, execution: ToolExecution) -> ToolOutput:
@@ -280,11 +291,11 @@ async def execute_edit(args: EditArgs, execution: ToolExecution) -> ToolOutput:
     prepared = await _prepare(args, execution)
     loaded, plan, crlf = prepared.loaded, prepared.plan, prepared.crlf
     data = loaded.data
-    await _store(loaded, prepared.replaced, execution)
+    await _store(loaded, prepared.pieces(), execution)
     count = plan.count
     lines = _line_numbers(data, plan.first)
     what = "1 occurrence" if count == 1 else f"{count} occurrences"
-    stored = await asyncio.to_thread(prepared.hunks)
+    stored = prepared.hunks
     return ToolOutput(
         f"Edited {loaded.target.shown}: replaced {what} ({_listing(lines, count)}).",
         meta={
@@ -313,10 +324,9 @@ async def preview_edit(args: EditArgs, execution: ToolExecution) -> DiffCallView
     """The card to ask with: the whole changed lines with context, as the result will show."""
     prepared = await _prepare(args, execution)
     path = prepared.loaded.target.path
-    stored = await asyncio.to_thread(prepared.hunks)
     return DiffCallView(
         title=_title(args),
-        diffs=[FileDiff(path, h.old_text, h.new_text) for h in stored.hunks],
+        diffs=[FileDiff(path, h.old_text, h.new_text) for h in prepared.hunks.hunks],
     )
 
 

@@ -20,7 +20,10 @@ DATA = TEXT.encode()
 
 
 def diffs(data: bytes, old: bytes, new: bytes, **bounds: int) -> StoredDiffs:
-    return replacement_diffs(data, data.replace(old, new), old, new, **bounds)
+    """The diffs made both ways (from the new content, and region by region): they agree."""
+    made = replacement_diffs(data, old, new, after=data.replace(old, new), **bounds)
+    assert replacement_diffs(data, old, new, **bounds) == made
+    return made
 
 
 def test_a_replacement_at_the_start_and_at_the_end() -> None:
