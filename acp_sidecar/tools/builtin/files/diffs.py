@@ -4,9 +4,10 @@ Invariants:
 - A hunk is a changed region with up to :data:`CONTEXT_LINES` unchanged lines around it,
   given as the region's old and new text (whole lines) and its first line on each side.
   Regions whose context would touch are merged, so hunks never overlap.
-- :func:`replacement_diffs` is exact and linear, and its work does not grow with the number
-  of occurrences replaced: it finds each changed region with one regular expression (in C),
-  never diffs, and past :data:`META_TEXT_CAP` only counts the regions left. :func:`text_hunks`
+- :func:`replacement_diffs` is exact and linear in the file, and keeps nothing per
+  occurrence: each region's first occurrence is found with ``bytes.find`` and the region
+  followed with one regular expression (in C), it never diffs, and past
+  :data:`META_TEXT_CAP` it only counts the regions left. :func:`text_hunks`
   diffs two texts line by line (``difflib``), falling back to one hunk spanning the first to
   the last differing line when the texts are too large to diff.
 - What goes into meta is bounded: at most :data:`META_TEXT_CAP` characters of diff text, the
