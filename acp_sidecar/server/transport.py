@@ -26,8 +26,7 @@ Invariants:
   the client asked: ``session/prompt`` answers ``cancelled``). A
   notification is never answered, and only the methods ACP defines as notifications
   (:data:`CLIENT_NOTIFICATIONS`) are acted on: a request method sent without an ``id`` is
-  logged and not run, and one sent with ``id: null`` is answered ``-32600`` and not run (its
-  answer could not be told from the answer to a request whose id is unknown). A
+  logged and not run, one with ``id: null`` is answered ``-32600`` unrun (:data:`NULL_ID`). A
   notification method sent with an ``id`` (``session/cancel``) is acted on, then answered
   ``-32600`` saying it is a notification.
 - Agent→client requests live in their own table (:attr:`AcpJsonRpcProtocol.outgoing`), apart
@@ -66,6 +65,7 @@ from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS, SESSION_CANCEL
 from acp_sidecar.server.messages import (
     JSONRPC,
+    NULL_ID,
     MalformedAnswerError,
     decode_line,
     encode_message,
@@ -209,7 +209,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             self._invalid(reply_id, '"jsonrpc" must be "2.0"')
             return
         if has_id and not valid_id and "method" in message:
-            self._invalid(None, '"id" must be a string, a 64-bit integer or null')
+            self._invalid(None, '"id" must be a string or a 64-bit integer')
             return
         if "method" in message:
             method = message["method"]
@@ -225,15 +225,8 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
                 # notification has no answer to give: say what was wrong.
                 self._receive_notification(method, params)
                 self._invalid(msg_id, f"{method} is a notification; send it without an id")
-            elif msg_id is None:
-                # JSON-RPC allows it but discourages it: its answer would carry the null id
-                # that answers a request whose id is unknown, so it is refused, not run.
-                self._invalid(
-                    None,
-                    '"id" must not be null (JSON-RPC answers a request whose id is unknown with '
-                    "a null id, so the answer could not be told from that); send a string or a "
-                    "number, or no id for a notification",
-                )
+            elif msg_id is None:  # allowed but discouraged: refused, not run (see NULL_ID)
+                self._invalid(None, NULL_ID)
             else:
                 contextvars.copy_context().run(self._handle_request, msg_id, method, params)
             return
