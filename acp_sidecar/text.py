@@ -5,14 +5,46 @@ cold-start path). What they return is one line: runs of whitespace (newlines inc
 become one space. A cut keeps at most ``limit`` characters *including* its ``mark``, falls at
 a word when one ends in the second half of what is kept, and drops the punctuation it
 would otherwise end on. :func:`close_match` finds the word meant by a mistyped one. A URL shown
-is never shown with its user name and password.
+is never shown with its user name and password. :func:`visible` and :func:`visible_line` leave
+no character that acts instead of showing itself (a control, a bidi control, a line
+separator): each is shown by a sign, and showing a shown text again changes nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from typing import Final
 
 _TRAILING = " ,;:."
+
+_BIDI: Final = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+"""Bidi marks, embeddings, overrides and isolates: they reorder the text around them."""
+
+_SIGNS: Final[dict[int, str]] = {
+    **{code: chr(0x2400 + code) for code in range(0x20)},  # control pictures: ␛, ␍, ␊
+    0x7F: "\u2421",  # ␡
+    **{code: f"⟨U+{code:04X}⟩" for code in range(0x80, 0xA0)},
+    **{ord(char): f"⟨U+{ord(char):04X}⟩" for char in _BIDI + "\u2028\u2029"},
+}
+"""What each character that acts is shown as."""
+
+_ACTING: Final = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\u2028\u2029]")
+_IN_BLOCK: Final = {**_SIGNS, ord("\n"): "\n", ord("\t"): "\t"}
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """``text`` with every C0/C1 control, DEL, bidi control and line separator shown as a
+    sign (``␛``, ``⟨U+202E⟩``); with ``lines``, ``\\n`` and ``\\t`` stay (a code block)."""
+    if _ACTING.search(text) is None:
+        return text
+    return text.translate(_IN_BLOCK if lines else _SIGNS)
+
+
+def visible_line(text: str) -> str:
+    """``text`` as one line a person can trust: :func:`visible` (a newline shows as ``␊``),
+    then runs of spaces made one (a long run would push the rest out of sight)."""
+    return one_line(visible(text))
 
 
 def one_line(text: str) -> str:

@@ -38,8 +38,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import attrs
-
 REPOSITORY = Path(__file__).resolve().parents[1]
 # Appended, not inserted: a ``--child`` must import the ``acp_sidecar`` its PYTHONPATH names.
 sys.path.append(str(REPOSITORY))
@@ -47,6 +45,7 @@ sys.path.append(str(REPOSITORY))
 from acp_sidecar.tools import ToolExecutionInput, ToolRegistry  # noqa: E402
 from acp_sidecar.tools.builtin import grep as grep_module  # noqa: E402
 from acp_sidecar.tools.builtin import grep_tool  # noqa: E402
+from acp_sidecar.tools.context import LocalContext  # noqa: E402
 from benchmarks.sidecar_process import export_revision  # noqa: E402
 
 PATTERN = r"needle_\d+"
@@ -63,14 +62,6 @@ WORDS = [
     "request",
     "response",
 ]
-
-
-@attrs.define
-class Workspace:
-    cwd: str
-    allow_outside_workspace: bool = False
-    files: None = None
-    permissions: None = None
 
 
 def build_tree(root: str, files: int) -> None:
@@ -92,7 +83,7 @@ def build_tree(root: str, files: int) -> None:
             f.writelines(lines)
 
 
-async def run_tool(registry: ToolRegistry, workspace: Workspace) -> int:
+async def run_tool(registry: ToolRegistry, workspace: LocalContext) -> int:
     result = await registry.execute(
         ToolExecutionInput(
             call_id="b",
@@ -118,9 +109,9 @@ async def child_time(root: str) -> None:
     registry = ToolRegistry()
     registry.register(grep_tool)
     grep_module.ripgrep = lambda: None
-    await run_tool(registry, Workspace(cwd=root))
+    await run_tool(registry, LocalContext(root))
     started = time.perf_counter()
-    matches = await run_tool(registry, Workspace(cwd=root))
+    matches = await run_tool(registry, LocalContext(root))
     print(f"{(time.perf_counter() - started) * 1000:.3f} {matches}")
 
 
@@ -162,7 +153,7 @@ async def main() -> None:
         build_tree(root, options.files)
         registry = ToolRegistry()
         registry.register(grep_tool)
-        workspace = Workspace(cwd=root)
+        workspace = LocalContext(root)
         real_ripgrep = grep_module.ripgrep
 
         async def ours_python() -> int:

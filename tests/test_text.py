@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_sidecar.text import first_line, one_line, shorten
+from acp_sidecar.text import first_line, one_line, shorten, visible, visible_line
 
 
 def test_shorten_cuts_at_a_word_and_marks_the_cut() -> None:
@@ -30,3 +30,41 @@ def test_what_comes_back_is_one_bounded_line(text: str, limit: int) -> None:
         assert shown == one_line(shown)
     if len(one_line(text)) <= limit:
         assert shorten(text, limit) == one_line(text)
+
+
+# -- what people are shown of untrusted names and commands -------------------------------
+
+BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_controls_and_bidi_controls_are_shown_not_obeyed() -> None:
+    assert visible("echo safe\x1b[8m; rm -rf ~") == "echo safe␛[8m; rm -rf ~"
+    assert visible("report\u202ecod.exe") == "report⟨U+202E⟩cod.exe"
+    assert visible("a\x9bb\x7fc\x00") == "a⟨U+009B⟩b␡c␀"
+    assert visible("line\r\nnext\tx\u2028y") == "line␍␊next␉x⟨U+2028⟩y"
+    assert [visible(char) for char in BIDI] == [f"⟨U+{ord(c):04X}⟩" for c in BIDI]
+
+
+def test_a_block_keeps_its_newlines_and_tabs() -> None:
+    assert visible("a\r\n\tb\n", lines=True) == "a␍\n\tb\n"
+
+
+def test_a_shown_line_is_one_line_with_its_breaks_visible() -> None:
+    assert visible_line("echo safe\nrm -rf ~") == "echo safe␊rm -rf ~"
+    assert visible_line("echo safe\r" + " " * 300 + "; rm -rf ~") == "echo safe␍ ; rm -rf ~"
+    assert visible_line("  plain  text ") == "plain text"
+    assert visible_line("naïve 日本 👩‍💻") == "naïve 日本 👩‍💻"  # printable text is untouched
+
+
+@given(st.text(), st.booleans())
+def test_nothing_that_acts_survives_and_showing_twice_changes_nothing(
+    text: str, lines: bool
+) -> None:
+    shown = visible(text, lines=lines)
+    kept = "\n\t" if lines else ""
+    assert not any(
+        (ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in BIDI + "\u2028\u2029") and c not in kept
+        for c in shown
+    )
+    assert visible(shown, lines=lines) == shown
+    assert visible_line(text) == one_line(visible_line(text))

@@ -5,6 +5,11 @@ Invariants:
   session replay call the same functions, so they cannot drift.
 - Wire paths (``diff.path``, ``locations[].path``) are absolute; titles of file cards show
   in-workspace paths relative to the session cwd.
+- What a person reads is what is there: every title is one line whose control and bidi
+  characters are visible signs (:func:`~acp_sidecar.text.visible_line`; a newline is ``␊``),
+  and a terminal card that names its command shows all of it in a code block first, with
+  the same signs, before the tool's description of it. Wire paths and ``rawInput`` stay as
+  they are: an editor opens those.
 - A terminal card uses the ``_meta`` terminal convention only when the client advertised
   ``terminal_output``; then its result update carries **no** ``content`` (content replaces the
   card's whole collection and would remove the terminal). Other clients get a fenced
@@ -47,6 +52,7 @@ from acp_sidecar.protocol import (
     ToolCallTerminal,
 )
 from acp_sidecar.protocol import ContentBlock as WireContentBlock
+from acp_sidecar.text import visible, visible_line
 from acp_sidecar.tools.content import (
     AudioContent,
     BlobResource,
@@ -119,6 +125,33 @@ def _text(text: str) -> ToolCallContent:
     return ToolCallContentBlock(content=TextContentBlock(text=text))
 
 
+def _shown(title: str | None) -> str | None:
+    return None if title is None else visible_line(title)
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any backtick run in ``text`` (so nothing inside ends it)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _command_block(command: str) -> ToolCallContent:
+    """The whole command as a code block, controls and bidi characters shown as signs."""
+    shown = visible(command, lines=True)
+    fence = _fence(shown)
+    return _text(f"{fence}sh\n{shown}{'' if shown.endswith(chr(10)) else chr(10)}{fence}")
+
+
+def _terminal_head(view: TerminalCallView) -> list[ToolCallContent]:
+    """What a terminal card shows above its output: the command, then its description."""
+    head: list[ToolCallContent] = []
+    if view.command:
+        head.append(_command_block(view.command))
+    if view.description:
+        head.append(_text(visible(view.description, lines=True)))
+    return head
+
+
 def _diffs(diffs: Sequence[FileDiff], ctx: CardContext) -> list[ToolCallContent]:
     return [
         ToolCallDiff(path=absolute(d.path, ctx.cwd), old_text=d.old_text, new_text=d.new_text)
@@ -147,8 +180,7 @@ def exit_status(exit_code: int | None, signal: str | None) -> str:
 def console_block(output: str, exit_code: int | None = None, signal: str | None = None) -> str:
     """Markdown for a terminal's output: a ``console`` fence longer than any backtick run in
     the output (so nothing inside can close it), then the exit status."""
-    longest = max((len(run) for run in _BACKTICKS.findall(output)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = _fence(output)
     body = output if output.endswith("\n") or not output else output + "\n"
     status = exit_status(exit_code, signal)
     block = f"{fence}console\n{body}{fence}"
@@ -170,7 +202,7 @@ def call_start(
             paths = [loc.path for loc in view.locations]
             return ToolCallStart(
                 tool_call_id=call_id,
-                title=relative_title(view.title, paths, ctx.cwd),
+                title=visible_line(relative_title(view.title, paths, ctx.cwd)),
                 kind=view.kind or "other",
                 status="pending",
                 content=_content(view.content) or None,
@@ -182,7 +214,7 @@ def call_start(
             paths = [d.path for d in view.diffs] + [loc.path for loc in locations]
             return ToolCallStart(
                 tool_call_id=call_id,
-                title=relative_title(view.title, paths, ctx.cwd),
+                title=visible_line(relative_title(view.title, paths, ctx.cwd)),
                 kind="edit",
                 status="pending",
                 content=_diffs(view.diffs, ctx),
@@ -190,9 +222,7 @@ def call_start(
                 raw_input=arguments,
             )
         case TerminalCallView():
-            content: list[ToolCallContent] = []
-            if view.description:
-                content.append(_text(view.description))
+            content = _terminal_head(view)
             meta: dict[str, Any] | None = None
             if ctx.terminal_output:
                 tid = terminal_id(call_id)
@@ -201,7 +231,7 @@ def call_start(
                 meta = {"terminal_info": {"terminal_id": tid, "cwd": cwd}}
             return ToolCallStart(
                 tool_call_id=call_id,
-                title=view.title,
+                title=visible_line(view.title),
                 kind="execute",
                 status="pending",
                 content=content or None,
@@ -254,7 +284,7 @@ def result_update(
                 status=status,
                 title=None
                 if result_view.title is None
-                else relative_title(result_view.title, paths, ctx.cwd),
+                else visible_line(relative_title(result_view.title, paths, ctx.cwd)),
                 content=_diffs(result_view.diffs, ctx),
                 locations=_locations([FileLocation(p) for p in paths], ctx) or None,
             )
@@ -295,13 +325,14 @@ def _result_title(title: str | None, call_view: ToolCallView, ctx: CardContext) 
         return None
     match call_view:
         case GenericCallView():
-            return relative_title(title, [loc.path for loc in call_view.locations], ctx.cwd)
+            paths = [loc.path for loc in call_view.locations]
         case DiffCallView():
-            return relative_title(title, [d.path for d in call_view.diffs], ctx.cwd)
+            paths = [d.path for d in call_view.diffs]
         case TerminalCallView():
-            return title
+            paths = []
         case _:
             assert_never(call_view)
+    return visible_line(relative_title(title, paths, ctx.cwd))
 
 
 def _terminal_result(
@@ -318,7 +349,7 @@ def _terminal_result(
         return ToolCallProgress(
             tool_call_id=call_id,
             status=status,
-            title=view.title,
+            title=_shown(view.title),
             content=[_text(console_block(output, view.exit_code, view.signal))],
         )
     tid = terminal_id(call_id)
@@ -331,7 +362,7 @@ def _terminal_result(
     elif view.exit_code is not None:
         meta["terminal_exit"] = {"terminal_id": tid, "exit_code": view.exit_code}
     return ToolCallProgress(
-        tool_call_id=call_id, status=status, title=view.title, meta=meta or None
+        tool_call_id=call_id, status=status, title=_shown(view.title), meta=meta or None
     )
 
 
@@ -362,9 +393,7 @@ def snapshot_progress(
     not shown (memory stays bounded however much a tool writes). ``text`` is the latest
     progress message, shown above the output.
     """
-    content: list[ToolCallContent] = []
-    if isinstance(call_view, TerminalCallView) and call_view.description:
-        content.append(_text(call_view.description))
+    content = _terminal_head(call_view) if isinstance(call_view, TerminalCallView) else []
     if text is not None:
         content.append(_text(text))
     note = f"… {omitted:,} earlier characters not shown\n" if omitted else ""

@@ -59,7 +59,12 @@ from acp_sidecar.protocol import (
     ToolCallUpdate,
 )
 from acp_sidecar.tools.cancel import CancelSignal
-from acp_sidecar.tools.context import EditorFiles, SessionPermissions
+from acp_sidecar.tools.context import (
+    EditorFiles,
+    SessionPermissions,
+    WorkspaceRoot,
+    fixed_roots,
+)
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision, PreToolDecision
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.errors import ToolCancelledError
@@ -127,7 +132,7 @@ class CallScope:
     """What a call made inside a session carries as its ``context``: the session's seams.
 
     It is the tools' :class:`~acp_sidecar.tools.context.ToolContext` (``cwd``,
-    ``allow_outside_workspace``, ``additional_roots``, ``files``) and its own
+    ``allow_outside_workspace``, ``roots``, ``files``) and its own
     ``permissions``: the session's mode and the editor's permission dialog.
     """
 
@@ -141,8 +146,10 @@ class CallScope:
     """The turn's signal; a cancelled permission dialog cancels it."""
     allow_outside_workspace: bool = False
     """Tools may touch paths outside the session cwd."""
-    additional_roots: tuple[str, ...] = ()
-    """The session's extra workspace roots, admitted like its cwd."""
+    roots: tuple[WorkspaceRoot, ...] = attrs.field(
+        default=attrs.Factory(lambda self: fixed_roots(self.cards.cwd), takes_self=True)
+    )
+    """The session's workspace roots as it fixed them (default: its cwd, resolved now)."""
     files: EditorFiles | None = None
     """The editor's files, when the client offers ``fs/*``."""
     pending: dict[str, tuple[ToolCallStart, ToolCallView]] = attrs.field(factory=dict)

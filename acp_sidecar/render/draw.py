@@ -25,6 +25,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from acp_sidecar.render.fold import CardState, TerminalState, as_mapping, as_str
+from acp_sidecar.text import visible
 
 STATUS_MARKERS: Final[dict[str, tuple[str, str]]] = {
     "completed": ("✓", "bold green"),
@@ -50,14 +51,15 @@ def status_marker(status: str) -> Text:
 
 
 def shown_path(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when it lies inside it."""
+    """``path`` relative to ``cwd`` when it lies inside it, for people: its control and bidi
+    characters are visible signs (a U+202E would reorder the name it is in)."""
     if cwd is None or not os.path.isabs(path):
-        return path
+        return visible(path)
     root = os.path.normpath(cwd)
     full = os.path.normpath(path)
     if full.startswith(root.rstrip(os.sep) + os.sep):
-        return os.path.relpath(full, root)
-    return path
+        return visible(os.path.relpath(full, root))
+    return visible(path)
 
 
 def note(text: str) -> Text:

@@ -175,7 +175,7 @@ class AcpServer(JsonRPCServer):
             asker=self.client,
             signal=signal,
             allow_outside_workspace=self.allow_outside_workspace,
-            additional_roots=session.additional_directories,
+            roots=session.roots,
             files=ClientFiles(self.client, session.session_id, signal),
             decisions=session.recorder,
         )

@@ -32,7 +32,8 @@ Invariants:
   bounded), problems are told after it (:mod:`acp_sidecar.server.mcp_session`), and
   ``acp_sidecar.mcp`` (the MCP package) is imported only for a session that names servers.
 - A new session's ``cwd`` and each of its ``additionalDirectories`` is an existing absolute
-  directory of bounded length (:mod:`acp_sidecar.server.cwd`), else ``-32602``.
+  directory of bounded length (:mod:`acp_sidecar.server.cwd`), else ``-32602``; they are
+  resolved then, once, for the session's tools (a root swapped for a link later moves nothing).
 - Config options (``session/set_config_option`` and the ``configOptions`` of ``session/new``)
   are :mod:`acp_sidecar.server.config_options`'s; a mode set through either view is
   announced in the other.

@@ -23,7 +23,8 @@ Invariants:
 - The session's mode and extra roots are the last the log records (else its header's). A
   request naming a non-empty ``additionalDirectories`` replaces them (each checked as an
   existing absolute directory first, ``-32602`` naming it); a change is appended to the log
-  as a ``directories`` record.
+  as a ``directories`` record. The cwd and the extra roots are resolved here, once
+  (:meth:`~acp_sidecar.server.session.Session.fix_roots`), for the session's tools.
 - The ``mcpServers`` of the request are started before the replay (so a present server's
   calls replay with its tools' cards; an absent one's as generic cards); a session loaded
   again has its previous servers stopped first (replaced); a failed load stops the ones it
@@ -145,6 +146,7 @@ async def attach(
             session.additional_directories = directories
             if session.recorder is not None:
                 session.recorder.directories_change(directories)
+        session.fix_roots()
     server.tell_settings(session_id)  # as after session/new: a broken config file is seen
     server.announce_commands(session_id)  # an attached session keeps its slash commands
     if not replay:

@@ -138,6 +138,15 @@ def bounded_error(error: dict[str, Any]) -> dict[str, Any]:
     return bounded
 
 
+NULL_ID = (
+    '"id" must not be null (JSON-RPC answers a request whose id is unknown with a null id, so '
+    "the answer could not be told from that); send a string or a number, or no id for a "
+    "notification"
+)
+"""Why a request with ``id: null`` is refused unrun: JSON-RPC 2.0 and ACP's ``RequestId``
+allow it but discourage it, as its answer would carry the id of "id unknown"."""
+
+
 def is_request_id(value: object) -> bool:
     """Whether ``value`` can be a JSON-RPC request id: a string, a 64-bit integer or null."""
     return (

@@ -39,6 +39,7 @@ from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.protocol.updates import AgentMessageChunk, SessionInfoUpdate, SessionUpdate
 from acp_sidecar.server.notices import Paragraphs
 from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
 if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
@@ -82,7 +83,14 @@ class Session:
     cwd: str
     """The session's absolute working directory."""
     additional_directories: tuple[str, ...] = ()
-    """Extra workspace roots (absolute) the tools admit like ``cwd``."""
+    """Extra workspace roots (absolute) the tools admit like ``cwd``, as the client named them."""
+    roots: tuple[WorkspaceRoot, ...] = attrs.field(
+        default=attrs.Factory(
+            lambda self: fixed_roots(self.cwd, self.additional_directories), takes_self=True
+        )
+    )
+    """``cwd`` and the extra roots as the tools receive them: resolved when the session is
+    made and again only by :meth:`fix_roots` (``session/load``, ``session/resume``)."""
     policy: SessionPolicy = attrs.field(factory=SessionPolicy)
     """The session's mode and remembered permission answers."""
     running: CancelSignal | None = None
@@ -110,6 +118,11 @@ class Session:
     """Whether the session had its first prompt (the one its title comes from)."""
     paragraphs: Paragraphs = attrs.field(factory=Paragraphs)
     """Where the agent message shown ends (the sidecar's own texts get paragraphs)."""
+
+    def fix_roots(self) -> None:
+        """Resolve the session's roots now, as they are on disk (at ``new``, ``load`` and
+        ``resume`` only: a root swapped for a link afterwards must not move the boundary)."""
+        self.roots = fixed_roots(self.cwd, self.additional_directories)
 
     def cancel(self, reason: str) -> bool:
         """Cancel the running turn, if any; whether there was one."""

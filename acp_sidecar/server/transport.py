@@ -26,7 +26,7 @@ Invariants:
   the client asked: ``session/prompt`` answers ``cancelled``). A
   notification is never answered, and only the methods ACP defines as notifications
   (:data:`CLIENT_NOTIFICATIONS`) are acted on: a request method sent without an ``id`` is
-  logged and not run. A
+  logged and not run, one with ``id: null`` is answered ``-32600`` unrun (:data:`NULL_ID`). A
   notification method sent with an ``id`` (``session/cancel``) is acted on, then answered
   ``-32600`` saying it is a notification.
 - Agent→client requests live in their own table (:attr:`AcpJsonRpcProtocol.outgoing`), apart
@@ -65,6 +65,7 @@ from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS, SESSION_CANCEL
 from acp_sidecar.server.messages import (
     JSONRPC,
+    NULL_ID,
     MalformedAnswerError,
     decode_line,
     encode_message,
@@ -208,7 +209,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             self._invalid(reply_id, '"jsonrpc" must be "2.0"')
             return
         if has_id and not valid_id and "method" in message:
-            self._invalid(None, '"id" must be a string, a 64-bit integer or null')
+            self._invalid(None, '"id" must be a string or a 64-bit integer')
             return
         if "method" in message:
             method = message["method"]
@@ -224,6 +225,8 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
                 # notification has no answer to give: say what was wrong.
                 self._receive_notification(method, params)
                 self._invalid(msg_id, f"{method} is a notification; send it without an id")
+            elif msg_id is None:  # allowed but discouraged: refused, not run (see NULL_ID)
+                self._invalid(None, NULL_ID)
             else:
                 contextvars.copy_context().run(self._handle_request, msg_id, method, params)
             return

@@ -15,12 +15,16 @@ Invariants:
   one way the pipeline reaches back up.
 - The registry asks ``context.permissions`` about an ``Ask``; without it (no context, or a
   context without permissions) ``Ask`` degrades to deny, the spec's rule.
+- A context's :attr:`ToolContext.roots` are resolved when the session is set up and never
+  again: a root replaced by a symbolic link afterwards does not move the boundary.
 """
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import attrs
 
 if TYPE_CHECKING:
     from acp_sidecar.tools.decisions import Ask, PermissionDecision, PreToolDecision
@@ -76,6 +80,28 @@ class SessionPermissions(Protocol):
         ...
 
 
+@attrs.frozen
+class WorkspaceRoot:
+    """A directory the session's tools may use, fixed when the session was set up."""
+
+    path: str
+    """Absolute and normalised, as named (what messages show)."""
+    real: str
+    """Where it really was then (symlinks resolved): the boundary, never resolved again."""
+
+    @classmethod
+    def fixed(cls, path: str) -> WorkspaceRoot:
+        """``path`` with its real location resolved now."""
+        normal = os.path.normpath(os.path.abspath(path))
+        return cls(normal, os.path.realpath(normal))
+
+
+def fixed_roots(cwd: str, additional: tuple[str, ...] = ()) -> tuple[WorkspaceRoot, ...]:
+    """The roots of a session working in ``cwd`` with the extra roots ``additional``, resolved
+    now (``cwd``'s first)."""
+    return tuple(WorkspaceRoot.fixed(path) for path in (cwd, *additional))
+
+
 @runtime_checkable
 class ToolContext(Protocol):
     """The session facts a call may use."""
@@ -91,8 +117,9 @@ class ToolContext(Protocol):
         ...
 
     @property
-    def additional_roots(self) -> tuple[str, ...]:
-        """Further workspace roots (absolute) admitted like ``cwd`` (multi-root workspaces)."""
+    def roots(self) -> tuple[WorkspaceRoot, ...]:
+        """The workspace roots: ``cwd``'s first, then the extra ones of a multi-root
+        workspace, admitted alike; each resolved when the session was set up."""
         ...
 
     @property
@@ -112,6 +139,7 @@ class LocalContext:
     def __init__(self, cwd: str | None = None, *, allow_outside_workspace: bool = False) -> None:
         self._cwd = os.path.abspath(cwd or os.getcwd())
         self._allow_outside = allow_outside_workspace
+        self._roots = fixed_roots(self._cwd)
 
     @property
     def cwd(self) -> str:
@@ -122,8 +150,8 @@ class LocalContext:
         return self._allow_outside
 
     @property
-    def additional_roots(self) -> tuple[str, ...]:
-        return ()
+    def roots(self) -> tuple[WorkspaceRoot, ...]:
+        return self._roots
 
     @property
     def files(self) -> EditorFiles | None:

@@ -258,11 +258,14 @@ class TerminalCallView:
 
     card: Literal["terminal"] = attrs.field(default="terminal", validator=_card("terminal"))
     title: str = attrs.field(validator=_str)
-    """Usually the command line."""
+    """Usually the command line (the card shows it on one line)."""
     description: str | None = attrs.field(default=None, validator=_optional_str)
     """What the command is for, for a person."""
     cwd: str | None = attrs.field(default=None, validator=_optional_str)
     """The directory the command runs in (the card's header)."""
+    command: str | None = attrs.field(default=None, validator=_optional_str)
+    """The whole command as it will run: the card shows it as a code block, so a person
+    asked about it sees every line of it, whatever the title shows."""
 
 
 @final

@@ -41,13 +41,15 @@ async def run_console(store: Path, key: str, *args: str) -> tuple[list[dict[str,
 
 
 def card_output(wire: WireClient) -> str:
-    """The text of the console fallback of the command's terminal card."""
+    """The text of the console fallback of the command's terminal card (its ``console``
+    fences: the card also shows the command itself)."""
     texts = [
         block["content"]["text"]
         for message in wire.updates
         if message["params"]["update"]["sessionUpdate"] == "tool_call_update"
         for block in message["params"]["update"].get("content") or []
         if block.get("type") == "content"
+        and block["content"]["text"].lstrip("`").startswith("console")
     ]
     return "\n".join(texts)
 

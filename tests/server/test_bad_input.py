@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -212,10 +213,33 @@ async def _answer_huge(params: object) -> object:
     return {"blob": "x" * (17 * 1024 * 1024)}
 
 
-async def test_string_and_null_request_ids_are_echoed(wire: WireClient) -> None:
+async def test_string_request_ids_are_echoed(wire: WireClient) -> None:
     response = await wire.request("initialize", {"protocolVersion": 1}, msg_id="abc")
     assert response["id"] == "abc"
-    await wire.send_line(json.dumps({"jsonrpc": "2.0", "id": None, "method": "nope"}).encode())
+
+
+@pytest.mark.parametrize("method", ["session/new", "nope"])
+async def test_a_request_with_a_null_id_is_an_invalid_request_and_is_not_run(
+    connection: tuple[WireClient, AcpServer], tmp_path: Path, method: str
+) -> None:
+    """Issue 25 §6: it was run and answered with ``id: null`` — the id JSON-RPC gives the
+    answer to a request whose id is unknown, so the client could not tell the two apart."""
+    wire, server = connection
+    await wire.initialize()
+    params = {"cwd": str(tmp_path), "mcpServers": []}
+    await wire.send_line(
+        json.dumps({"jsonrpc": "2.0", "id": None, "method": method, "params": params}).encode()
+    )
     message = await wire.receive()
-    assert message["id"] is None
-    assert message["error"]["code"] == METHOD_NOT_FOUND
+    assert message == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": INVALID_REQUEST,
+            "message": 'Invalid request: "id" must not be null (JSON-RPC answers a request whose '
+            "id is unknown with a null id, so the answer could not be told from that); send a "
+            "string or a number, or no id for a notification",
+        },
+    }
+    assert server.sessions == {}
+    await assert_still_serving(wire)

@@ -6,6 +6,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from acp_sidecar.tools.context import fixed_roots
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput
 from acp_sidecar.tools.json_values import freeze_json
@@ -46,7 +47,7 @@ class Asking:
         self.ask = ask  # the registry calls ``permissions.ask(execution, ask)``
         self.cwd = os.getcwd()
         self.allow_outside_workspace = False
-        self.additional_roots: tuple[str, ...] = ()
+        self.roots = fixed_roots(self.cwd)
         self.files = None
 
     @property

@@ -78,7 +78,7 @@ def test_defaults() -> None:
         card="generic", title="t", kind=None, raw_input=None, content=(), locations=()
     )
     assert minimal(TerminalCallView) == TerminalCallView(
-        card="terminal", title="t", description=None, cwd=None
+        card="terminal", title="t", description=None, cwd=None, command=None
     )
     assert minimal(DiffCallView) == DiffCallView(card="diff", title="t", diffs=(), locations=())
     assert minimal(GenericResultView) == GenericResultView(card="generic", title=None, content=None)

@@ -162,8 +162,10 @@ async def execute_bash(args: BashArgs, execution: ToolExecution) -> ToolOutput:
 
 
 def present_bash_call(args: BashArgs) -> TerminalCallView:
-    """The pending card: a terminal titled with the command."""
-    return TerminalCallView(title=args.command, description=args.description, cwd=args.cwd)
+    """The pending card: a terminal titled with the command, which it shows whole too."""
+    return TerminalCallView(
+        title=args.command, description=args.description, cwd=args.cwd, command=args.command
+    )
 
 
 def present_bash_result(args: BashArgs, result: ToolResult) -> TerminalResultView | None:

@@ -16,7 +16,10 @@ Invariants:
   is kept. An append racing the rename itself (the old file still starts with the bytes
   that were read) is carried over to the new file; any other change in that instant is not.
 - The result card shows each changed region with :data:`~.files.diffs.CONTEXT_LINES` lines of
-  context, computed from the replaced spans (linear in the file's size), stored in meta.
+  context, found with the occurrences (linear in the file's size), stored in meta. One
+  occurrence is spliced in without a copy of the file; ``replace_all`` makes the new content
+  with one ``bytes.replace``: nothing is kept per occurrence, so millions of them cost about
+  one copy of the file (matching and diff run in a worker thread).
 - When the user is asked for permission, the card shows the same: the whole changed lines
   with their context, planned against the file as it is at that moment
   (:func:`preview_edit`). A plan that fails (no match, several matches, no change) fails the
@@ -40,10 +43,9 @@ from acp_sidecar.tools.builtin.errors import (
 from acp_sidecar.tools.builtin.files.atomic import Snapshot, atomic_write
 from acp_sidecar.tools.builtin.files.diffs import (
     StoredDiffs,
-    bounded,
     diff_result_view,
     diffs_to_meta,
-    replacement_hunks,
+    replacement_diffs,
 )
 from acp_sidecar.tools.builtin.files.encoding import Encoding, encode_document, printable
 from acp_sidecar.tools.builtin.files.paths import WorkspacePath, resolve_path
@@ -130,7 +132,10 @@ def _utf8(text: str, param: str) -> bytes:
 class _Plan:
     old: bytes
     new: bytes
-    positions: list[int]
+    count: int
+    """The occurrences replaced (non-overlapping, from the start: as ``bytes.replace``)."""
+    first: list[int]
+    """Where the first of them are (at most :data:`_SHOWN_LINES`), for messages."""
 
 
 def _plan(args: EditArgs, data: bytes, target: WorkspacePath, crlf: bool) -> _Plan:
@@ -145,7 +150,7 @@ def _plan(args: EditArgs, data: bytes, target: WorkspacePath, crlf: bool) -> _Pl
         candidates = [as_crlf, (old, as_crlf[1])]
     for candidate in candidates:
         # Two are enough to tell "exactly once" from "more than once" without replace_all.
-        positions = _positions(data, candidate[0], None if args.replace_all else 2)
+        positions = _positions(data, candidate[0], _SHOWN_LINES if args.replace_all else 2)
         if positions:
             old, new = candidate
             break
@@ -159,26 +164,16 @@ def _plan(args: EditArgs, data: bytes, target: WorkspacePath, crlf: bool) -> _Pl
             f"text.{hint}"
         )
     if len(positions) > 1 and not args.replace_all:
-        every = _positions(data, old)
+        every = data.count(old)
+        first = _positions(data, old, _SHOWN_LINES)
         raise AmbiguousMatchError(
-            f"old_string occurs {len(every)} times in {target.shown} "
-            f"({_listing(_line_numbers(data, every[:_SHOWN_LINES]), len(every))}). Include more "
+            f"old_string occurs {every} times in {target.shown} "
+            f"({_listing(_line_numbers(data, first), every)}). Include more "
             "surrounding text to make it unique, or set replace_all to true to replace every "
             "occurrence."
         )
-    return _Plan(old, new, positions)
-
-
-def _pieces(data: bytes, plan: _Plan) -> list[bytes | memoryview]:
-    """The new content as slices of the old and the replacement (nothing large is copied)."""
-    view = memoryview(data)
-    pieces: list[bytes | memoryview] = []
-    at = 0
-    for position in plan.positions:
-        pieces += (view[at:position], plan.new)
-        at = position + len(plan.old)
-    pieces.append(view[at:])
-    return pieces
+    count = data.count(old) if args.replace_all else 1
+    return _Plan(old, new, count, positions)
 
 
 @attrs.frozen
@@ -254,11 +249,19 @@ class _Prepared:
     loaded: _Loaded
     plan: _Plan
     crlf: bool
+    replaced: bytes | None
+    """With ``replace_all``, the new content (in the same form as ``loaded.data``): one
+    ``bytes.replace`` in C, however many occurrences there are."""
+    hunks: StoredDiffs
+    """The changed regions with their context, bounded for meta and cards."""
 
-    def hunks(self) -> StoredDiffs:
-        """The changed regions with their context, bounded for meta and cards."""
-        spans = [(at, at + len(self.plan.old), self.plan.new) for at in self.plan.positions]
-        return bounded(replacement_hunks(self.loaded.data, spans))
+    def pieces(self) -> list[bytes | memoryview]:
+        """The new content; one occurrence is spliced in without copying the file."""
+        if self.replaced is not None:
+            return [self.replaced]
+        view, plan = memoryview(self.loaded.data), self.plan
+        at = plan.first[0]
+        return [view[:at], plan.new, view[at + len(plan.old) :]]
 
 
 async def _prepare(args: EditArgs, execution: ToolExecution) -> _Prepared:
@@ -270,8 +273,17 @@ async def _prepare(args: EditArgs, execution: ToolExecution) -> _Prepared:
     if args.old_string == args.new_string:
         raise NoChangeError("old_string and new_string are identical; there is nothing to change.")
     loaded = await _load(args, execution)
-    crlf = _crlf_file(loaded.data)
-    return _Prepared(loaded, _plan(args, loaded.data, loaded.target, crlf), crlf)
+    # Whole-file scans (and a copy): in one worker thread, so other sessions are served.
+    return await asyncio.to_thread(_planned, args, loaded)
+
+
+def _planned(args: EditArgs, loaded: _Loaded) -> _Prepared:
+    data = loaded.data
+    crlf = _crlf_file(data)
+    plan = _plan(args, data, loaded.target, crlf)
+    replaced = data.replace(plan.old, plan.new) if args.replace_all else None
+    hunks = replacement_diffs(data, plan.old, plan.new, after=replaced)
+    return _Prepared(loaded, plan, crlf, replaced, hunks)
 
 
 async def execute_edit(args: EditArgs, execution: ToolExecution) -> ToolOutput:
@@ -279,11 +291,11 @@ async def execute_edit(args: EditArgs, execution: ToolExecution) -> ToolOutput:
     prepared = await _prepare(args, execution)
     loaded, plan, crlf = prepared.loaded, prepared.plan, prepared.crlf
     data = loaded.data
-    await _store(loaded, _pieces(data, plan), execution)
-    count = len(plan.positions)
-    lines = _line_numbers(data, plan.positions[:_SHOWN_LINES])
+    await _store(loaded, prepared.pieces(), execution)
+    count = plan.count
+    lines = _line_numbers(data, plan.first)
     what = "1 occurrence" if count == 1 else f"{count} occurrences"
-    stored = prepared.hunks()
+    stored = prepared.hunks
     return ToolOutput(
         f"Edited {loaded.target.shown}: replaced {what} ({_listing(lines, count)}).",
         meta={
@@ -314,7 +326,7 @@ async def preview_edit(args: EditArgs, execution: ToolExecution) -> DiffCallView
     path = prepared.loaded.target.path
     return DiffCallView(
         title=_title(args),
-        diffs=[FileDiff(path, h.old_text, h.new_text) for h in prepared.hunks().hunks],
+        diffs=[FileDiff(path, h.old_text, h.new_text) for h in prepared.hunks.hunks],
     )
 
 

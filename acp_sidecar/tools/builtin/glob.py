@@ -11,7 +11,8 @@ Invariants:
   real path is outside the workspace (``linkdir/sub/*`` with ``linkdir`` a symlink out) is
   refused with ``OUTSIDE_WORKSPACE``, unless the session allows outside paths.
 - Order: most recently modified first, ties by path; at most :data:`MAX_FILES`, with a note
-  saying how many matched. No match is a result, not an error.
+  saying how many matched. No match is a result, not an error; a cancelled walk is an error
+  (``CANCELLED``) saying how many files it listed, never a partial listing.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from acp_sidecar.tools.builtin.search.walk import ThreadCancel, relative_to, wal
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
-from acp_sidecar.tools.errors import ToolArgsError
+from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError
 from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.presentation import GenericCallView, GenericResultView, ToolResult
 
@@ -76,6 +77,7 @@ def _check_pattern(pattern: str) -> str:
 def _find(
     root: str, base: WorkspacePath, pattern: str, boundary: str | None, cancelled: ThreadCancel
 ) -> list[tuple[float, str]]:
+    """The matching files, newest first; ``ToolCancelledError`` when the walk was cut short."""
     matcher = GlobMatcher(pattern)
     start = os.path.join(base.path, literal_prefix(pattern))
     if not os.path.isdir(start) or os.path.islink(start):
@@ -84,8 +86,10 @@ def _find(
     cut = len(relative_to(base.path, walk_root))
     cut += 1 if cut else 0
     found: list[tuple[float, str]] = []
+    listed = 0
     walk = walk_files(walk_root, os.path.normpath(start), boundary=boundary, cancelled=cancelled)
     for entry in walk:
+        listed += 1
         if not matcher.matches(entry.rel[cut:]):
             continue
         try:
@@ -93,6 +97,13 @@ def _find(
         except OSError:
             continue
         found.append((modified, entry.rel if walk_root == root else shown_path(entry.path, root)))
+    if cancelled():
+        matched = f"{len(found):,} matched" if found else "none matched"
+        raise ToolCancelledError(
+            f"glob was cancelled after listing {listed:,} file{'s' if listed != 1 else ''} "
+            f"({matched} by then): the listing is incomplete and says nothing about the files "
+            "it did not reach."
+        )
     found.sort(key=lambda item: (-item[0], item[1]))
     return found
 
@@ -109,7 +120,7 @@ async def execute_glob(args: GlobArgs, execution: ToolExecution) -> ToolOutput:
     await asyncio.to_thread(require_directory, base)
     root = workspace_root(ctx)
     # The boundary is the root holding the base: the cwd, or an additional root.
-    boundary = None if ctx.allow_outside_workspace else os.path.realpath(base.root)
+    boundary = None if ctx.allow_outside_workspace else base.root_real
     cancelled = ThreadCancel(execution.signal)
     try:
         found = await asyncio.to_thread(_find, root, base, pattern, boundary, cancelled)

@@ -8,7 +8,9 @@ Invariants:
   is and why ripgrep and the Python engine agree.
 - Output: each file (relative to the workspace root) on its own line, then its matching lines
   as ``<line>: <text>`` (text cut at :data:`MAX_LINE_CHARS`), files in walk order; at most
-  ``max_results`` lines, with a note when there were more. No match is a result, not an error.
+  ``max_results`` lines, with a note when there were more. No match is a result, not an error;
+  a search that was cancelled is an error (``CANCELLED``) saying how many files it searched,
+  never a result, so a later turn cannot take a partial search for the whole.
 - The card is generic, ``kind: "search"``; the result title counts matches and files.
 """
 
@@ -45,7 +47,7 @@ from acp_sidecar.tools.builtin.search.walk import ThreadCancel, relative_to, wal
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
-from acp_sidecar.tools.errors import ToolArgsError
+from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError
 from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.presentation import GenericCallView, GenericResultView, ToolResult
 
@@ -146,9 +148,20 @@ async def search(
     base = resolve_path(ctx, args.path or ".")
     root = workspace_root(ctx)
     # The boundary is the root holding the base: the cwd, or an additional root.
-    boundary = None if ctx.allow_outside_workspace else os.path.realpath(base.root)
+    boundary = None if ctx.allow_outside_workspace else base.root_real
     info = await asyncio.to_thread(stat_path, base)
     cancelled = ThreadCancel(execution.signal)
+
+    def finished(result: SearchResult) -> tuple[SearchResult, WorkspacePath]:
+        if cancelled():
+            found = _matches(result.count) if result.count else "no matching line"
+            raise ToolCancelledError(
+                f"grep was cancelled after searching {_files(result.searched)} ({found} by "
+                "then): the search is incomplete and says nothing about the files it did not "
+                "reach."
+            )
+        return result, base
+
     try:
         if stat.S_ISDIR(info.st_mode):
             directory = base.path
@@ -179,21 +192,21 @@ async def search(
                     max_results,
                     signal=execution.signal,
                 )
-                return result, base
             except RipgrepRejected:
                 # ripgrep parses the pattern before reading a file: nothing was searched yet.
                 if engine == "rg":
                     raise
-                return await asyncio.to_thread(
+                result = await asyncio.to_thread(
                     python_search, feed.replay(), pattern, max_results, cancelled=cancelled
-                ), base
+                )
             finally:
                 await feed.close()
+            return finished(result)
         candidates = _candidates_of(root, base, info, matcher, boundary, cancelled)
         result = await asyncio.to_thread(
             python_search, candidates, pattern, max_results, cancelled=cancelled
         )
-        return result, base
+        return finished(result)
     finally:
         cancelled.close()
 
@@ -248,6 +261,10 @@ def _notes(result: SearchResult) -> str:
 
 def _matches(count: int) -> str:
     return f"{count} matching line{'s' if count != 1 else ''}"
+
+
+def _files(count: int) -> str:
+    return f"{count:,} file{'s' if count != 1 else ''}"
 
 
 async def execute_grep(args: GrepArgs, execution: ToolExecution) -> ToolOutput:

@@ -15,7 +15,7 @@ from acp_sidecar.tools import (
     ToolRegistry,
 )
 from acp_sidecar.tools.builtin import builtin_tools
-from acp_sidecar.tools.context import EditorFiles
+from acp_sidecar.tools.context import EditorFiles, WorkspaceRoot, fixed_roots
 from tests.fakes import RecordingSink
 
 
@@ -28,6 +28,11 @@ class Workspace:
     additional_roots: tuple[str, ...] = ()
     files: EditorFiles | None = None
     permissions: None = None  # no one to ask: a tool test has no session
+
+    @property
+    def roots(self) -> tuple[WorkspaceRoot, ...]:
+        # Resolved when asked, so a test can change them; a session fixes them once.
+        return fixed_roots(self.cwd, self.additional_roots)
 
     def path(self, *parts: str) -> str:
         return os.path.join(self.cwd, *parts)

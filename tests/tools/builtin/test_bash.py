@@ -291,7 +291,11 @@ def test_the_call_card_is_a_terminal() -> None:
     assert bash_tool.present_call is not None
     arguments = {"command": "make test", "cwd": "sub", "description": "Run the tests"}
     assert bash_tool.present_call(arguments) == TerminalCallView(
-        card="terminal", title="make test", description="Run the tests", cwd="sub"
+        card="terminal",
+        title="make test",
+        description="Run the tests",
+        cwd="sub",
+        command="make test",
     )
 
 

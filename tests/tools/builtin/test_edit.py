@@ -8,6 +8,7 @@ import contextlib
 import errno
 import os
 import stat
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -65,6 +66,27 @@ async def test_replace_all_replaces_every_occurrence(
     assert text(result) == "Edited a.txt: replaced 2 occurrences (lines 1, 12)."
     assert workspace.get("a.txt") == ("x = 2\n" + "pad\n" * 10 + "x = 2\n").encode()
     assert [h["old_line"] for h in meta(result)["hunks"]] == [1, 9]
+
+
+async def test_replace_all_costs_memory_in_proportion_to_the_file_not_to_its_occurrences(
+    workspace: Workspace, registry: ToolRegistry
+) -> None:
+    """Issue 25 §6: replacing 3.3 million occurrences in 50 MB took 48 s and 1.1 GB: every
+    occurrence cost a slice object for the write and spans for the diff. (Measured, not timed:
+    benchmarks/bench_edit.py --replace-all has the figures.)"""
+    content = "".join(f"{n:08d} foo ;\n" for n in range(50_000))  # 750 KB, 50,000 of them
+    workspace.put("many.txt", content)
+    arguments = {"path": "many.txt", "old_string": "foo", "new_string": "quux"}
+    tracemalloc.start()
+    try:
+        result = await run(registry, workspace, "edit", {**arguments, "replace_all": True})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text(result).startswith("Edited many.txt: replaced 50000 occurrences (lines 1, 2,")
+    assert workspace.get("many.txt") == content.replace("foo", "quux").encode()
+    assert meta(result)["omitted_hunks"] == 0 and meta(result)["cut"] is True  # one region
+    assert peak < 8 * len(content), f"{peak / len(content):.1f} times the file"
 
 
 async def test_crlf_stays_crlf(workspace: Workspace, registry: ToolRegistry) -> None:

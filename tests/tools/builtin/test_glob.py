@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import pytest
 
-from acp_sidecar.tools import GenericCallView, GenericResultView, ToolRegistry
+from acp_sidecar.tools import CancelSignal, GenericCallView, GenericResultView, ToolRegistry
+from acp_sidecar.tools.builtin import glob as glob_module
 from acp_sidecar.tools.builtin.glob import MAX_FILES, glob_tool
 from tests.results import failure, outcome, text
 
 from .helpers import Workspace, run
+from .test_grep import cancel_after
 
 
 def aged(workspace: Workspace, rel: str, mtime: int) -> None:
@@ -119,3 +122,23 @@ async def test_cards(workspace: Workspace, registry: ToolRegistry) -> None:
     view = glob_tool.present_result(arguments, outcome(result))
     assert view == glob_tool.present_result(arguments, outcome(result))
     assert view == GenericResultView(card="generic", title="Glob *.py in .: 1 file")
+
+
+async def test_a_cancelled_glob_says_how_far_it_got_not_no_files(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25 §6: a cancelled glob was a completed "No files match"."""
+    for index in range(300):
+        workspace.put(f"d{index % 10}/f{index:03d}.txt", "")
+    signal = CancelSignal()
+    cancel_after(monkeypatch, glob_module, signal, 5)
+    result = await run(registry, workspace, "glob", {"pattern": "**/*.md"}, signal=signal)
+    code, message = failure(result)
+    assert code == "CANCELLED"
+    found = re.fullmatch(
+        r"glob was cancelled after listing (\d+) files? \(none matched by then\): the listing "
+        r"is incomplete and says nothing about the files it did not reach\.",
+        message,
+    )
+    assert found is not None, message
+    assert 5 <= int(found.group(1)) < 300

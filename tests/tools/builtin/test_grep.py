@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import random
+import re
 import shutil
 from typing import Any
 
@@ -126,7 +127,46 @@ async def test_a_cancelled_search_ends(
     signal = CancelSignal()
     asyncio.get_running_loop().call_soon(signal.cancel, "session/cancel")
     result = await run(registry, workspace, "grep", {"pattern": "zzz"}, signal=signal)
-    assert result.is_error or text(result).startswith("No matches")
+    code, message = failure(result)
+    assert code == "CANCELLED"
+    assert "No matches" not in message
+
+
+def cancel_after(
+    monkeypatch: pytest.MonkeyPatch, module: Any, signal: CancelSignal, files: int
+) -> None:
+    """Make ``module``'s walk cancel ``signal`` as it lists its ``files``-th file (as a user
+    pressing stop in the middle of a search)."""
+    walk = module.walk_files
+
+    def walking(*args: Any, **kwargs: Any) -> Any:
+        for index, entry in enumerate(walk(*args, **kwargs)):
+            if index == files - 1:
+                signal.cancel("session/cancel")
+            yield entry
+
+    monkeypatch.setattr(module, "walk_files", walking)
+
+
+async def test_a_cancelled_search_says_how_far_it_got_not_no_matches(
+    workspace: Workspace, registry: ToolRegistry, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25 §6: a cancelled grep was a completed "No matches", which a later turn's model
+    read as fact."""
+    for index in range(300):
+        workspace.put(f"d{index % 10}/f{index:03d}.txt", "hay\n" * 5)
+    signal = CancelSignal()
+    cancel_after(monkeypatch, grep_module, signal, 5)
+    result = await run(registry, workspace, "grep", {"pattern": "needle"}, signal=signal)
+    code, message = failure(result)
+    assert code == "CANCELLED"
+    found = re.fullmatch(
+        r"grep was cancelled after searching (\d+) files? \(no matching line by then\): the "
+        r"search is incomplete and says nothing about the files it did not reach\.",
+        message,
+    )
+    assert found is not None, message
+    assert int(found.group(1)) < 300
 
 
 # --- bad input --------------------------------------------------------------------------------

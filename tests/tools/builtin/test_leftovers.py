@@ -16,7 +16,7 @@ from acp_sidecar.tools.builtin.files.paths import WorkspacePath
 def target(directory: Path, name: str) -> WorkspacePath:
     real = os.path.realpath(directory)
     path = os.path.join(real, name)
-    return WorkspacePath(path, path, name, real)
+    return WorkspacePath(path, path, name, real, real)
 
 
 def age(path: Path, seconds: float) -> None:

@@ -65,15 +65,30 @@ async def test_an_absolute_path_elsewhere_is_refused(
     )
 
 
-async def test_a_symlink_out_of_the_workspace_is_refused(
+async def test_a_symlink_out_of_the_workspace_is_refused_without_naming_its_target(
     workspace: Workspace, registry: ToolRegistry, outside: str
 ) -> None:
+    """Issue 25 §6: the refusal named the resolved target outside the workspace, telling the
+    model where a link points that it may not follow."""
     os.symlink(outside, workspace.path("link.txt"))
     result = await run(registry, workspace, "read", {"path": "link.txt"})
     assert failure(result) == (
         "OUTSIDE_WORKSPACE",
-        f"link.txt resolves through a symbolic link to {outside}, which is outside the "
-        f"workspace ({workspace.cwd}). Only paths inside the workspace can be used.",
+        "link.txt resolves through a symbolic link to a place outside the workspace "
+        f"({workspace.cwd}). Only paths inside the workspace can be used.",
+    )
+
+
+async def test_a_search_started_through_a_symlink_out_does_not_name_its_target(
+    workspace: Workspace, registry: ToolRegistry, outside: str
+) -> None:
+    os.makedirs(os.path.join(os.path.dirname(outside), "sub"), exist_ok=True)
+    os.symlink(os.path.dirname(outside), workspace.path("linkdir"))
+    result = await run(registry, workspace, "glob", {"pattern": "linkdir/sub/*"})
+    assert failure(result) == (
+        "OUTSIDE_WORKSPACE",
+        "linkdir/sub resolves through a symbolic link to a place outside the workspace "
+        f"({workspace.cwd}). Only paths inside the workspace can be used.",
     )
 
 

@@ -282,7 +282,7 @@ def test_the_call_presenter_defaults_to_line_1() -> None:
 def test_the_disk_reader_checks_cancellation_inside_its_loop(workspace: Workspace) -> None:
     # A gigantic line is read a chunk at a time; cancellation is seen at the next chunk.
     path = workspace.put("huge.txt", b"a" * (8 * line_window.CHUNK_BYTES) + b"\n")
-    target = WorkspacePath(path, path, "huge.txt", workspace.cwd)
+    target = WorkspacePath(path, path, "huge.txt", workspace.cwd, workspace.cwd)
     polls: list[int] = []
 
     def cancelled() -> bool:

@@ -4,17 +4,22 @@ Invariants:
 - A hunk is a changed region with up to :data:`CONTEXT_LINES` unchanged lines around it,
   given as the region's old and new text (whole lines) and its first line on each side.
   Regions whose context would touch are merged, so hunks never overlap.
-- :func:`replacement_hunks` is exact and linear: it is given the replaced spans, so it never
-  diffs. :func:`text_hunks` diffs two texts line by line (``difflib``), falling back to one
-  hunk spanning the first to the last differing line when the texts are too large to diff.
+- :func:`replacement_diffs` is exact and linear in the file, and keeps nothing per
+  occurrence: each region's first occurrence is found with ``bytes.find`` and the region
+  followed with one regular expression (in C), it never diffs, and past
+  :data:`META_TEXT_CAP` it only counts the regions left. :func:`text_hunks`
+  diffs two texts line by line (``difflib``), falling back to one hunk spanning the first to
+  the last differing line when the texts are too large to diff.
 - What goes into meta is bounded: at most :data:`META_TEXT_CAP` characters of diff text, the
   rest dropped with a count (the model-facing text never depends on it).
 """
 
 from __future__ import annotations
 
+import codecs
 import difflib
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -30,6 +35,9 @@ META_TEXT_CAP = 256 * 1024
 
 _DIFFLIB_MAX_LINES = 20_000
 """Above this many differing lines (both sides together), no line diff is attempted."""
+
+_DECODE_CHUNK = 1 << 20
+"""Bytes decoded at a time to measure a text too long to keep."""
 
 
 @attrs.frozen
@@ -71,41 +79,105 @@ def _decoded(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def replacement_hunks(
-    old: bytes, spans: Sequence[tuple[int, int, bytes]], *, context: int = CONTEXT_LINES
-) -> list[Hunk]:
-    """The hunks of replacing each ``old[start:end]`` by its bytes, for ``(start, end, new)``
-    in ``spans`` (sorted, disjoint) — UTF-8 text, decoded with surrogate escapes.
+def _regions(needle: bytes, context: int) -> re.Pattern[bytes]:
+    """Matches one changed region's occurrences of ``needle``, from its first to its last.
 
-    Only the regions around the spans are read: the cost is one count of the newlines before
-    the last region, however large the file.
+    Two occurrences share a region when their context windows touch: when at most
+    ``2 * context + 1`` newlines lie between the last byte of one and the start of the next.
+    The next occurrence is looked for on the rest of the line, then on each following line in
+    turn (lazily), so it is the first one, as ``bytes.replace`` finds them.
     """
-    regions: list[tuple[int, int, int, int]] = []  # old_a, old_b, first span, last span
-    for index, (start, end, _new) in enumerate(spans):
-        a = _region_start(old, start, context)
-        b = _region_end(old, max(start, end - 1), context)
-        if regions and a <= regions[-1][1]:
-            regions[-1] = (regions[-1][0], b, regions[-1][2], index)
-        else:
-            regions.append((a, b, index, index))
-    hunks: list[Hunk] = []
+    lines = 2 * context + 1 - needle.endswith(b"\n")  # a needle's own newline counts
+    found = re.escape(needle)
+    return re.compile(found + rb"(?:(?:[^\n]*\n){0,%d}?[^\n]*?" % lines + found + rb")*+")
+
+
+def _each_region(data: bytes, needle: bytes, context: int) -> Iterator[re.Match[bytes]]:
+    """The changed regions of replacing ``needle`` in ``data``, in order: each found with
+    ``bytes.find`` (far faster than a regular expression's scan over what lies between) and
+    followed to its last occurrence with :func:`_regions`."""
+    region = _regions(needle, context)
+    at = data.find(needle)
+    while at >= 0:
+        match = region.match(data, at)
+        assert match is not None  # it starts with the occurrence found at ``at``
+        yield match
+        at = data.find(needle, match.end())
+
+
+def replacement_diffs(
+    before: bytes,
+    old: bytes,
+    new: bytes,
+    *,
+    after: bytes | None = None,
+    context: int = CONTEXT_LINES,
+    cap: int = META_TEXT_CAP,
+) -> StoredDiffs:
+    """The hunks of ``before.replace(old, new)`` (every occurrence; UTF-8 text, decoded with
+    surrogate escapes), bounded as :func:`bounded` bounds them.
+
+    Only the regions that fit in ``cap`` are decoded; the rest are counted. The regions
+    hold whole occurrences, so each one's new text is its old text replaced, or, when the
+    caller already made the new content (``after``), a slice of it at an offset known from
+    the occurrences before it (a region of the whole file is then not replaced twice).
+    """
+    grow, lines_grow = len(new) - len(old), new.count(b"\n") - old.count(b"\n")
+    kept: list[Hunk] = []
+    used = total = replaced = 0
+    cut = full = False
     old_line, counted = 1, 0
-    shift = 0  # lines the spans of earlier regions added (or removed, when negative)
-    for a, b, first, last in regions:
-        old_line += old.count(b"\n", counted, a)
+    for match in _each_region(before, old, context):
+        total += 1
+        if full:
+            continue  # only counted
+        a = _region_start(before, match.start(), context)
+        b = _region_end(before, match.end() - 1, context)
+        inside = before.count(old, match.start(), match.end())
+        old_line += before.count(b"\n", counted, a)
         counted = a
-        pieces: list[bytes] = []
-        at = a
-        for start, end, new in spans[first : last + 1]:
-            pieces += (old[at:start], new)
-            at = end
-        pieces.append(old[at:b])
-        hunks.append(
-            Hunk(old_line, old_line + shift, _decoded(old[a:b]), _decoded(b"".join(pieces)))
+        new_line = old_line + replaced * lines_grow
+        start = a + replaced * grow
+        replaced += inside
+        old_text, old_size = _bounded_text(before, a, b, cap)
+        if after is None:
+            new_text, new_size = _bounded_text(before[a:b].replace(old, new), 0, None, cap)
+        else:
+            new_text, new_size = _bounded_text(after, start, b + replaced * grow, cap)
+        size = old_size + new_size
+        if used + size > cap:
+            if kept:
+                full = True
+                continue
+            old_text, new_text = (
+                _cut(old_text, cap // 2, old_size),
+                _cut(new_text, cap // 2, new_size),
+            )
+            size, cut = cap, True
+        kept.append(Hunk(old_line, new_line, printable(old_text), printable(new_text)))
+        used += size
+        full = used >= cap  # a hunk holds at least one character: no other one fits
+    return StoredDiffs(tuple(kept), total - len(kept), cut)
+
+
+def _bounded_text(data: bytes, start: int, end: int | None, cap: int) -> tuple[str, int]:
+    """``data[start:end]`` decoded, and its length in characters; a text longer than ``cap``
+    (which cannot be kept whole) comes back as its first ``cap`` characters only, so a
+    region of the whole file is never held decoded."""
+    end = len(data) if end is None else end
+    if end - start <= cap:
+        text = _decoded(data[start:end])
+        return text, len(text)
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    head, size = "", 0
+    for at in range(start, end, _DECODE_CHUNK):
+        piece = decoder.decode(
+            data[at : min(at + _DECODE_CHUNK, end)], final=at + _DECODE_CHUNK >= end
         )
-        for start, end, new in spans[first : last + 1]:
-            shift += new.count(b"\n") - old.count(b"\n", start, end)
-    return hunks
+        if len(head) < cap:
+            head += piece[: cap - len(head)]
+        size += len(piece)
+    return head, size
 
 
 def text_hunks(old: str, new: str, *, context: int = CONTEXT_LINES) -> list[Hunk]:
@@ -136,10 +208,12 @@ def text_hunks(old: str, new: str, *, context: int = CONTEXT_LINES) -> list[Hunk
     return hunks
 
 
-def _cut(text: str, size: int) -> str:
-    if len(text) <= size:
+def _cut(text: str, size: int, length: int | None = None) -> str:
+    """``text`` (of ``length`` characters, when only its start is given) cut at ``size``."""
+    length = len(text) if length is None else length
+    if length <= size:
         return text
-    return text[:size] + f"\n… [{len(text) - size:,} more characters not shown]\n"
+    return text[:size] + f"\n… [{length - size:,} more characters not shown]\n"
 
 
 @attrs.frozen

@@ -5,10 +5,12 @@ Invariants:
   folded lexically, so the file touched is the one the normalised path names.
 - Unless the session allows it (``--allow-outside-workspace``), a path is accepted only when
   its *real* location (symlinks resolved, for the part that exists) lies inside the real
-  workspace root or inside the real path of one of the session's additional roots
-  (``additionalDirectories``: a multi-root workspace), the first that holds it. So ``..``
+  location of one of the session's roots (the cwd, then its ``additionalDirectories``: a
+  multi-root workspace), the first that holds it, as the session fixed them when it was set
+  up (:attr:`~acp_sidecar.tools.context.ToolContext.roots`; never resolved again). So ``..``
   escapes, absolute paths elsewhere and symlinks that point out are all refused, with an
-  :class:`OutsideWorkspaceError` that says which of the three it was.
+  :class:`OutsideWorkspaceError` that says which of the three it was (never where a link
+  points: the model learns no path outside the workspace from a refusal).
 - The check is made when the call starts. ``read``, ``write`` and ``edit`` then reach the file
   along ``real`` without following any link (:mod:`.confined`), so a symlink swapped in
   afterwards fails the call; tools that walk trees skip symlinks altogether.
@@ -21,7 +23,7 @@ import os
 import attrs
 
 from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError, PathChangedError
-from acp_sidecar.tools.context import ToolContext
+from acp_sidecar.tools.context import ToolContext, WorkspaceRoot
 from acp_sidecar.tools.errors import ToolArgsError
 
 
@@ -38,6 +40,9 @@ class WorkspacePath:
     root: str
     """The workspace root that holds the path (absolute, normalised): the session cwd, or
     the additional root the path lies in; the cwd for a path allowed outside every root."""
+    root_real: str
+    """That root's real location as the session fixed it: the boundary a walk below the
+    path keeps to."""
 
 
 def is_inside(path: str, root: str) -> bool:
@@ -79,30 +84,29 @@ def resolve_path(ctx: ToolContext, raw: str, *, param: str = "path") -> Workspac
             f"{raw} changed while it was being resolved: a directory on its path was replaced "
             "by a symbolic link or back. Nothing was read or written; try again."
         ) from exc
-    holder = root
+    roots = ctx.roots
+    holder = roots[0] if roots else WorkspaceRoot(root, root)
     if not ctx.allow_outside_workspace:
-        real_root = os.path.realpath(root)
-        extra = containing_root(real, ctx.additional_roots)
-        if extra is not None and not is_inside(real, real_root):
-            holder = extra
-        elif not is_inside(real, real_root):
-            if is_inside(full, root):
-                raise OutsideWorkspaceError(
-                    f"{raw} resolves through a symbolic link to {real}, which is outside the "
-                    f"workspace ({root}). Only paths inside the workspace can be used."
-                )
+        held = containing_root(real, roots)
+        if held is None and is_inside(full, root):
+            raise OutsideWorkspaceError(
+                f"{raw} resolves through a symbolic link to a place outside the "
+                f"workspace ({root}). Only paths inside the workspace can be used."
+            )
+        if held is None:
             raise OutsideWorkspaceError(
                 f"{raw} is outside the workspace ({root}). Only paths inside the workspace "
                 "can be used; give a path relative to the workspace root."
             )
-    return WorkspacePath(path=full, real=real, shown=shown_path(full, root), root=holder)
+        holder = held
+    shown = shown_path(full, root)
+    return WorkspacePath(full, real, shown, root=holder.path, root_real=holder.real)
 
 
-def containing_root(real: str, roots: tuple[str, ...]) -> str | None:
-    """The first of ``roots`` whose real location holds the real path ``real``, normalised;
-    ``None`` if none does."""
-    for extra in roots:
-        normal = os.path.normpath(extra)
-        if is_inside(real, os.path.realpath(normal)):
-            return normal
+def containing_root(real: str, roots: tuple[WorkspaceRoot, ...]) -> WorkspaceRoot | None:
+    """The first of ``roots`` whose real location holds the real path ``real``; ``None`` if
+    none does."""
+    for root in roots:
+        if is_inside(real, root.real):
+            return root
     return None

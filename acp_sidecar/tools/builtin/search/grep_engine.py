@@ -267,16 +267,20 @@ def python_search(
     """
     scan = _Scan(pattern, max_results + 1, cancelled)
     files: list[FileMatches] = []
-    count = 0
+    count = searched = 0
 
     def result(truncated: bool) -> SearchResult:
         kept = tuple(f for f in files if f.lines)
-        return SearchResult(kept, truncated, "python", scan.cut_lines, tuple(scan.slow_lines))
+        slow = tuple(scan.slow_lines)
+        return SearchResult(kept, truncated, "python", scan.cut_lines, slow, searched)
 
     for candidate in candidates:
         if cancelled():
             break
         found = scan.search_file(candidate, max_results - count + 1)
+        if cancelled():
+            break  # the file may have been left halfway
+        searched += 1
         if not found:
             continue
         if count + len(found) > max_results:

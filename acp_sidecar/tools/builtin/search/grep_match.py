@@ -96,6 +96,8 @@ class SearchResult:
     """Lines searched only in their first :data:`~.grep_engine.MAX_LINE_BYTES` (Python engine)."""
     slow_lines: tuple[str, ...] = ()
     """``file:line`` of the lines not searched because the pattern timed out on them."""
+    searched: int = 0
+    """Files searched to their end (or to ``max_results``): what a cancelled search reached."""
 
     @property
     def count(self) -> int:

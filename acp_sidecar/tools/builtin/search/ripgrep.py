@@ -231,12 +231,16 @@ async def rg_search(
         options.append("--ignore-case")
     options += ["--regexp", regex.pattern, "--"]
     files: list[FileMatches] = []
-    count = 0
-    runs: list[asyncio.Future[list[tuple[Candidate, list[LineMatch]]]]] = []
+    count = searched = 0
+    runs: list[tuple[asyncio.Future[list[tuple[Candidate, list[LineMatch]]]], int]] = []
 
-    def take(matches: list[tuple[Candidate, list[LineMatch]]]) -> bool:
-        """Add one run's matches; ``True`` when there are more than ``max_results``."""
-        nonlocal count
+    async def take_next() -> bool:
+        """Add the oldest run's matches; ``True`` when there are more than ``max_results``."""
+        nonlocal count, searched
+        run, size = runs.pop(0)
+        matches = await run
+        if signal is None or not signal.cancelled:
+            searched += size  # a run that cancel killed may have left files unread
         for candidate, lines in matches:
             if count + len(lines) > max_results:
                 files.append(FileMatches(candidate.shown, tuple(lines[: max_results - count])))
@@ -245,18 +249,22 @@ async def rg_search(
             count += len(lines)
         return False
 
+    def more() -> SearchResult:
+        return SearchResult(tuple(f for f in files if f.lines), True, "rg", searched=searched)
+
     try:
         async for batch in batches:
             if signal is not None and signal.cancelled:
                 break
-            runs.append(asyncio.ensure_future(_matches_of(rg, options, batch, base, signal)))
-            if len(runs) > 1 and take(await runs.pop(0)):
-                return SearchResult(tuple(f for f in files if f.lines), True, "rg")
+            started = asyncio.ensure_future(_matches_of(rg, options, batch, base, signal))
+            runs.append((started, len(batch)))
+            if len(runs) > 1 and await take_next():
+                return more()
         while runs:
-            if take(await runs.pop(0)):
-                return SearchResult(tuple(f for f in files if f.lines), True, "rg")
-        return SearchResult(tuple(files), False, "rg")
+            if await take_next():
+                return more()
+        return SearchResult(tuple(files), False, "rg", searched=searched)
     finally:
-        for run in runs:
+        for run, _size in runs:
             run.cancel()
-        await asyncio.gather(*runs, return_exceptions=True)
+        await asyncio.gather(*(run for run, _size in runs), return_exceptions=True)

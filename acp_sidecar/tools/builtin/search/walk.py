@@ -174,8 +174,8 @@ def walk_files(
             real = _real_path_of(fd, start)
             if not is_inside(real, boundary):
                 raise OutsideWorkspaceError(
-                    f"{rel_start or start} resolves through a symbolic link to {real}, which is "
-                    f"outside the workspace ({root}). Only paths inside the workspace can be used."
+                    f"{rel_start or start} resolves through a symbolic link to a place outside "
+                    f"the workspace ({root}). Only paths inside the workspace can be used."
                 )
         listed = _list(fd, start, rel_start, rules)
     finally:
