@@ -22,8 +22,10 @@ from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.text import Text
+from rich.style import Style
+from rich.text import Span, Text
 
+from acp_sidecar.render.controls import visible
 from acp_sidecar.render.fold import CardState, TerminalState, as_mapping, as_str
 
 STATUS_MARKERS: Final[dict[str, tuple[str, str]]] = {
@@ -181,13 +183,20 @@ def draw_diff(item: Mapping[str, Any], cwd: str | None) -> RenderableType:
 
 
 def terminal_text(output: str) -> Text:
-    """Terminal output as a terminal shows it: ANSI styles kept, ``\\r`` rewinding the line."""
+    """Terminal output as a terminal shows it: ANSI styles kept, ``\\r`` rewinding the line;
+    every other sequence dropped, links too, and the controls left shown as pictures."""
     lines = []
     for line in output.replace("\r\n", "\n").split("\n"):
         lines.append(line.rsplit("\r", 1)[-1])
-    text = Text.from_ansi("\n".join(lines).rstrip("\n"))
-    text.end = ""
-    return text
+    decoded = Text.from_ansi("\n".join(lines).rstrip("\n"))
+    spans = [
+        Span(s.start, s.end, s.style.update_link(None))
+        if isinstance(s.style, Style) and s.style.link
+        else s
+        for s in decoded.spans
+    ]
+    # visible() replaces one character by one, so the spans still fall where they did.
+    return Text(visible(decoded.plain), spans=spans, end="")
 
 
 def exit_pill(terminal: TerminalState) -> Text | None:

@@ -6,6 +6,8 @@ Invariants:
   each block is printed as soon as it is final, so memory holds only the blocks since the
   oldest running card. :meth:`TranscriptRenderer.finish` prints the rest as it stands.
 - A part that cannot be drawn becomes a one-line note; nothing fed in makes it raise.
+- Every string fed in is drawn with its control characters shown, never sent to the terminal
+  (:mod:`acp_sidecar.render.controls`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from acp_sidecar.render.blocks import (
     PlanBlock,
     TurnEnded,
 )
+from acp_sidecar.render.controls import visible_json, visible_update
 from acp_sidecar.render.draw import (
     draw_agent_message,
     draw_card,
@@ -59,11 +62,11 @@ class TranscriptRenderer:
 
     def feed(self, params: Mapping[str, Any]) -> None:
         """Take one ``session/update`` notification's params (or a bare update)."""
-        self._print_all(self._fold.feed(params))
+        self._print_all(self._fold.feed(visible_update(params)))
 
     def user_prompt(self, content: Iterable[Mapping[str, Any]]) -> None:
         """Show a prompt the client itself sent (live, the agent does not echo it)."""
-        self._print_all(self._fold.user_prompt(content))
+        self._print_all(self._fold.user_prompt(visible_json(list(content))))
 
     def end_turn(self, stop_reason: str | None = None) -> None:
         """A prompt turn ended: print everything, and the stop reason unless ``end_turn``."""
