@@ -31,7 +31,7 @@ from acp_sidecar.export.clip import (
 )
 from acp_sidecar.export.highlight import diff_html
 from acp_sidecar.export.longtext import clipped_note, clipped_pre, collapsed
-from acp_sidecar.export.markup import LINK_REL, link_allowed, markdown_html
+from acp_sidecar.export.markup import LINK_REL, link_target, markdown_html
 from acp_sidecar.render.draw import (
     block_text,
     describe_block,
@@ -242,16 +242,18 @@ def _image(block: Mapping[str, Any], *, inline: bool) -> str:
         return f'<img class="prompt-image" alt="image" src="data:{mime};base64,{compact}">'
     uri = as_str(block.get("uri"))
     label = escape.text(describe_block(block))
-    if uri and link_allowed(uri) and uri.lower().startswith(("http:", "https:")):
-        return f'<a class="image-link" href="{escape.attr(uri)}" rel="{LINK_REL}">{label}</a>'
+    href = None if uri is None else link_target(uri)
+    if href and href.lower().startswith(("http:", "https:")):
+        return f'<a class="image-link" href="{escape.attr(href)}" rel="{LINK_REL}">{label}</a>'
     return f'<span class="note">{label}</span>'
 
 
 def _resource_link(block: Mapping[str, Any]) -> str:
     uri = as_str(block.get("uri")) or ""
     label = escape.text(as_str(block.get("name")) or uri or "link")
-    if uri and link_allowed(uri):
-        return f'<a class="resource-link" href="{escape.attr(uri)}" rel="{LINK_REL}">{label}</a>'
+    href = link_target(uri)
+    if href:
+        return f'<a class="resource-link" href="{escape.attr(href)}" rel="{LINK_REL}">{label}</a>'
     return f'<span class="note">{escape.text(describe_block(block))}</span>'
 
 

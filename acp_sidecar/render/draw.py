@@ -7,7 +7,7 @@ Invariants:
   order — a coloured unified diff per ``diff`` (``oldText: null`` is a new file), a boxed
   terminal (command, cwd, output, exit pill) when the card holds a ``terminal``, text for the
   rest. Terminal output is drawn like a terminal would: ANSI colours kept, ``\\r`` rewinds
-  the line.
+  the line; any other sequence in it is shown, never sent (:func:`inert_terminal_text`).
 """
 
 from __future__ import annotations
@@ -183,12 +183,19 @@ def draw_diff(item: Mapping[str, Any], cwd: str | None) -> RenderableType:
 
 
 def terminal_text(output: str) -> Text:
-    """Terminal output as a terminal shows it: ANSI styles kept, ``\\r`` rewinding the line;
-    every other sequence dropped, links too, and the controls left shown as pictures."""
+    """Terminal output as a terminal shows it: ANSI styles kept, ``\\r`` rewinding the line."""
     lines = []
     for line in output.replace("\r\n", "\n").split("\n"):
         lines.append(line.rsplit("\r", 1)[-1])
-    decoded = Text.from_ansi("\n".join(lines).rstrip("\n"))
+    text = Text.from_ansi("\n".join(lines).rstrip("\n"))
+    text.end = ""
+    return text
+
+
+def inert_terminal_text(output: str) -> Text:
+    """:func:`terminal_text` fit to print on a terminal: its styles, but no link, and the
+    controls the decoding left (sequences rich does not know, C1) shown as pictures."""
+    decoded = terminal_text(output)
     spans = [
         Span(s.start, s.end, s.style.update_link(None))
         if isinstance(s.style, Style) and s.style.link
@@ -216,7 +223,7 @@ def _terminal_body(terminal: TerminalState | None, cwd: str | None) -> list[Rend
     if terminal.cwd is not None:
         body.append(note(f"cwd: {terminal.cwd}"))
     output = terminal.output
-    body.append(terminal_text(output) if output else note("(no output)"))
+    body.append(inert_terminal_text(output) if output else note("(no output)"))
     return body
 
 
