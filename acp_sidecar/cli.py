@@ -145,6 +145,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw terminal cards as for a client that advertised _meta.terminal_output "
         "(the default); --no-terminal-output gives the console-text fallback other clients get",
     )
+    replay.add_argument(
+        "--notices",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay what the session told outside the conversation as for a client that "
+        "advertised session.notices (the default); --no-notices gives agent messages",
+    )
+    replay.add_argument(
+        "--compaction",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay compactions as for a client that advertised session.compaction (the "
+        "default); --no-compaction leaves them out, as such a client was shown nothing",
+    )
     commands.add_parser(
         "demo",
         help="watch a scripted session: the sidecar under a small built-in ACP client",
@@ -673,7 +687,13 @@ def run_export(args: argparse.Namespace, store: SessionStore, lookup: ToolLookup
     out: str = args.html if args.html is not None else args.markdown
     try:
         path = store.locate(args.session)
-        with StoredSession(path, lookup, terminal_output=args.terminal_output) as session:
+        with StoredSession(
+            path,
+            lookup,
+            terminal_output=args.terminal_output,
+            notices=args.notices,
+            compaction=args.compaction,
+        ) as session:
             written = write_export(session, fmt, out)
     except StoreError as exc:
         return _report(str(exc))
@@ -691,7 +711,7 @@ def run_replay(args: argparse.Namespace) -> int:
     import json
 
     from acp_sidecar.bridge.context import CardContext
-    from acp_sidecar.server.replay import load_notifications, session_info
+    from acp_sidecar.server.replay import load_notifications, replay_client, session_info
     from acp_sidecar.store import SessionLog, SessionStore, StoreError, read_summary
 
     store = SessionStore(args.store)
@@ -705,7 +725,8 @@ def run_replay(args: argparse.Namespace) -> int:
             ctx = CardContext(cwd=header.cwd, terminal_output=args.terminal_output)
             summary = read_summary(path, header.session_id)
             info = session_info(summary.title, summary.updated_at)
-            messages = load_notifications(header.session_id, header, log, lookup, ctx, info)
+            client = replay_client(notices=args.notices, compaction=args.compaction)
+            messages = load_notifications(header.session_id, header, log, lookup, ctx, info, client)
             if args.json:
                 for message in messages:
                     sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")

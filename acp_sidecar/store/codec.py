@@ -9,7 +9,7 @@ writes it)::
     user_message   {"content": [ACP content block JSON, …]}
     agent_message  {"text": str}
     agent_thought  {"text": str}
-    notice         {"text": str}
+    notice         {"text": str, "severity"?: str}
     gap            {"reason": str}
     tool_call      {"callId", "name", "arguments": JSON}
     tool_result    {"result": result_to_json(result)}
@@ -118,8 +118,9 @@ def _record_json(record: Record) -> dict[str, Any]:
             return {"v": SCHEMA_VERSION, "type": "agent_message", "text": record.text}
         case AgentThoughtRecord():
             return {"v": SCHEMA_VERSION, "type": "agent_thought", "text": record.text}
-        case NoticeRecord():
-            return {"v": SCHEMA_VERSION, "type": "notice", "text": record.text}
+        case NoticeRecord(severity=severity):
+            told = {} if severity is None else {"severity": severity}
+            return {"v": SCHEMA_VERSION, "type": "notice", "text": record.text, **told}
         case GapRecord():
             return {"v": SCHEMA_VERSION, "type": "gap", "reason": record.reason}
         case ToolCallRecord():
@@ -256,6 +257,10 @@ def _str(data: dict[str, Any], key: str) -> str:
     return value
 
 
+def _told(data: dict[str, Any]) -> str | None:
+    return None if data.get("severity") is None else _str(data, "severity")
+
+
 def _directories(data: dict[str, Any], *, required: bool) -> tuple[str, ...]:
     value = data.get("additionalDirectories")
     if value is None and not required:
@@ -379,7 +384,7 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "user_message": _user_message,
     "agent_message": lambda data: AgentMessageRecord(text=_str(data, "text")),
     "agent_thought": lambda data: AgentThoughtRecord(text=_str(data, "text")),
-    "notice": lambda data: NoticeRecord(text=_str(data, "text")),
+    "notice": lambda data: NoticeRecord(text=_str(data, "text"), severity=_told(data)),
     "gap": lambda data: GapRecord(reason=_str(data, "reason")),
     "tool_call": _tool_call,
     "tool_result": _tool_result,
