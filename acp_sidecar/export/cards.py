@@ -34,6 +34,7 @@ from acp_sidecar.export.longtext import clipped_note, clipped_pre, collapsed
 from acp_sidecar.export.markup import LINK_REL, link_target, markdown_html
 from acp_sidecar.render.draw import (
     block_text,
+    compaction_heading,
     describe_block,
     holds_fence,
     raw_input_line,
@@ -308,3 +309,32 @@ def plan_html(entries: Iterable[Mapping[str, Any]]) -> str:
         content = escape.text(as_str(entry.get("content")) or "")
         items.append(f'<li class="plan-{status}">{content}</li>')
     return f'<section class="plan"><h2>Plan</h2><ol>{"".join(items)}</ol></section>'
+
+
+NOTICE_SEVERITIES: Final = frozenset({"info", "warning", "error"})
+COMPACTION_STATUSES: Final = frozenset({"in_progress", "completed", "failed", "cancelled"})
+
+
+def notice_html(severity: str, title: str, detail: str | None) -> str:
+    """A notice: ``<div class="notice notice-{severity}">`` with its title and its detail
+    (plain text, its line breaks kept)."""
+    shown = severity if severity in NOTICE_SEVERITIES else "info"
+    body = f'<p class="notice-detail">{escape.text(detail)}</p>' if detail else ""
+    return (
+        f'<div class="notice notice-{shown}" role="note">'
+        f'<p class="notice-title">{escape.text(title)}</p>{body}</div>'
+    )
+
+
+def compaction_html(status: str, summary: str, error: str | None) -> str:
+    """A compaction: ``<details class="compaction">`` (closed) holding the summary the model
+    is sent in place of the earlier turns, drawn as Markdown; a ``<div>`` without one."""
+    shown = status if status in COMPACTION_STATUSES else "completed"
+    heading = escape.text(compaction_heading(status, error))
+    if not summary.strip():
+        return f'<div class="compaction compaction-{shown}">{heading}</div>'
+    body = markdown_html(clip_message(summary))
+    return (
+        f'<details class="compaction compaction-{shown}"><summary>{heading}</summary>'
+        f"{body}</details>"
+    )

@@ -111,6 +111,23 @@ def escape_text(text: str) -> str:
     return escaped
 
 
+def typed_text(text: str) -> str:
+    """``text`` as Markdown that shows it as it was typed: every line literal
+    (:func:`escape_text`), its indentation kept, its line breaks hard breaks, a blank line a new
+    paragraph; ``""`` when there is nothing to show."""
+    paragraphs: list[list[str]] = [[]]
+    for line in normalise(text).split("\n"):
+        if not line.strip():
+            if paragraphs[-1]:
+                paragraphs.append([])
+            continue
+        body = line.lstrip(" \t")
+        indent = line[: len(line) - len(body)].replace("\t", "    ")
+        paragraphs[-1].append("&#160;" * len(indent) + escape_text(body))
+    shown = ["\\\n".join(lines) + "\n" for lines in paragraphs if lines]
+    return "\n".join(shown)
+
+
 def details(summary: str, body: str, open: bool = False) -> str:
     """``body`` (Markdown) in a GitHub ``<details>``; ``summary`` is text, escaped as HTML.
 

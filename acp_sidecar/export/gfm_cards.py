@@ -21,12 +21,14 @@ from acp_sidecar.export.gfm import (
     lines_of,
     long_part,
     note,
+    typed_text,
 )
 from acp_sidecar.export.gfm_safe import safe_markdown
 from acp_sidecar.render.blocks import Role
 from acp_sidecar.render.draw import (
     STATUS_MARKERS,
     block_text,
+    compaction_heading,
     describe_block,
     holds_fence,
     raw_input_line,
@@ -226,3 +228,22 @@ def plan_markdown(entries: Iterable[Mapping[str, Any]]) -> str:
     if len(lines) == 2:
         lines.append(note("(empty)"))
     return "".join(lines)
+
+
+_NOTICE_LABELS: Final = {"info": "Notice", "warning": "Warning", "error": "Error"}
+
+
+def notice_markdown(severity: str, title: str, detail: str | None) -> str:
+    """A notice: its severity and title in bold, then its detail as it was written."""
+    label = _NOTICE_LABELS.get(severity, "Notice")
+    head = f"**{label}:** {escape_text(title) or '(untitled)'}\n"
+    shown = typed_text(detail or "")
+    return head + (f"\n{shown}" if shown else "")
+
+
+def compaction_markdown(status: str, summary: str, error: str | None) -> str:
+    """A compaction: what became of it, and the summary the model is sent in its place
+    (collapsed, its own Markdown made safe)."""
+    heading = compaction_heading(status, error)
+    body = safe_markdown(clip_message(summary)) if summary.strip() else ""
+    return details(heading, body) if body else f"*{escape_text(heading)}*\n"

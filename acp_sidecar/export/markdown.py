@@ -30,7 +30,9 @@ from acp_sidecar.export.document import (
 from acp_sidecar.export.gfm import escape_text, inline_code
 from acp_sidecar.export.gfm_cards import (
     card_markdown,
+    compaction_markdown,
     message_markdown,
+    notice_markdown,
     plan_markdown,
     thought_markdown,
 )
@@ -39,11 +41,13 @@ from acp_sidecar.render.blocks import (
     Block,
     CardBlock,
     CommandsBlock,
+    CompactionBlock,
     Event,
     EventBlock,
     MessageBlock,
     ModeBlock,
     ModeSwitched,
+    NoticeBlock,
     OptionChanged,
     PermissionDecided,
     PlanBlock,
@@ -86,6 +90,10 @@ def block_markdown(block: Block, cwd: str | None) -> str:
             return "*Commands:* " + (" ".join(inline_code(f"/{n}") for n in names) or "none")
         case EventBlock(event=event):
             return event_markdown(event)
+        case NoticeBlock():
+            return notice_markdown(block.severity, block.title, block.detail)
+        case CompactionBlock():
+            return compaction_markdown(block.status, block.summary_text, block.error)
         case _:
             assert_never(block)
 

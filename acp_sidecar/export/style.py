@@ -113,6 +113,12 @@ color:var(--term-fg);padding:.35rem .5rem}
 .event{color:var(--muted);font-size:13px;border-left:3px solid var(--border);padding-left:.5rem}
 .event-permission{border-left-color:var(--run)}.event-stop{border-left-color:var(--muted)}
 .event-gap{border-left-color:var(--fail)}
+.notice{border-left:3px solid var(--run);padding:.2rem .5rem}
+.notice-warning{border-left-color:var(--signal)}.notice-error{border-left-color:var(--fail)}
+.notice p{margin:0}.notice-title{font-weight:600;overflow-wrap:anywhere}
+.notice-detail{color:var(--muted);white-space:pre-wrap;overflow-wrap:anywhere}
+.compaction{color:var(--muted);border-left:3px solid var(--border);padding-left:.5rem}
+.compaction>summary{font-weight:600}
 .a-b{font-weight:700}.a-d{opacity:.65}.a-i{font-style:italic}.a-u{text-decoration:underline}
 .a-s{text-decoration:line-through}.a-rf{color:var(--term-bg)}.a-rg{background:var(--term-fg)}
 """

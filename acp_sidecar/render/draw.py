@@ -317,3 +317,46 @@ def draw_commands(names: Iterable[str]) -> RenderableType:
 def draw_mode(mode_id: str) -> RenderableType:
     """A mode switch."""
     return note(f"mode: {mode_id}")
+
+
+_NOTICE_MARKERS: Final = {
+    "info": ("ℹ", "bold blue"),
+    "warning": ("⚠", "bold yellow"),
+    "error": ("✗", "bold red"),
+}
+
+
+def draw_notice(severity: str, title: str, detail: str | None) -> RenderableType:
+    """A notice: a marker for its severity and its title, then its detail."""
+    mark, style = _NOTICE_MARKERS.get(severity, ("•", "bold"))
+    line = Text.assemble((mark, style), " ", (title, "bold"))
+    if not detail:
+        return line
+    return Group(line, Padding(Text(detail, style="dim"), (0, 0, 0, 2)))
+
+
+COMPACTED: Final = "Earlier turns summarised"
+"""What a compaction is called in every view: the turns before it were summarised, and the
+model is sent the summary in their place (the transcript still shows them all)."""
+
+_COMPACTION_ENDS: Final = {
+    "completed": COMPACTED,
+    "failed": "Summarising the earlier turns failed",
+    "cancelled": "Summarising the earlier turns was cancelled",
+    "in_progress": "Summarising the earlier turns…",
+}
+
+
+def compaction_heading(status: str, error: str | None) -> str:
+    """A compaction's one line: what became of it (and why it failed)."""
+    heading = _COMPACTION_ENDS.get(status, f"{COMPACTED} ({status})")
+    return f"{heading}: {error}" if error and status != "completed" else heading
+
+
+def draw_compaction(status: str, summary: str, error: str | None) -> RenderableType:
+    """A compaction: its line, then the summary the model is sent, dimmed."""
+    line = Text.assemble(("≡ ", "bold magenta"), (compaction_heading(status, error), "bold"))
+    if not summary.strip():
+        return line
+    body = Text(summary.strip("\n"), style="dim italic")
+    return Group(line, Padding(body, (0, 0, 0, 2)))

@@ -23,11 +23,13 @@ from acp_sidecar.render.blocks import (
     BlockFold,
     CardBlock,
     CommandsBlock,
+    CompactionBlock,
     Event,
     EventBlock,
     MessageBlock,
     ModeBlock,
     ModeSwitched,
+    NoticeBlock,
     OptionChanged,
     PermissionDecided,
     PlanBlock,
@@ -38,7 +40,9 @@ from acp_sidecar.render.draw import (
     draw_agent_message,
     draw_card,
     draw_commands,
+    draw_compaction,
     draw_mode,
+    draw_notice,
     draw_plan,
     draw_thought,
     draw_user_message,
@@ -98,6 +102,10 @@ class TranscriptRenderer:
                 return draw_commands(block.names)
             case EventBlock():
                 return _draw_event(block.event)
+            case NoticeBlock():
+                return draw_notice(block.severity, block.title, block.detail)
+            case CompactionBlock():
+                return draw_compaction(block.status, block.summary_text, block.error)
             case _:
                 assert_never(block)
 

@@ -114,3 +114,59 @@ def test_odd_input_is_skipped_and_finish_releases_unfinished_cards() -> None:
     assert isinstance(card, CardBlock) and card.card.status == "in_progress"
     # A card already released is not reopened by a late update.
     assert fold.feed(_done("c9")) == [] and fold.finish() == []
+
+
+def test_a_notice_is_a_block_of_its_own() -> None:
+    from acp_sidecar.render.blocks import NoticeBlock
+
+    fold = BlockFold()
+    fold.feed(_chunk("agent_message_chunk", "hi"), T0)
+    notice = {"sessionUpdate": "notice", "severity": "warning", "title": "MCP server x failed"}
+    message, block = fold.feed(notice | {"description": "MCP server x failed\nno such file"}, T1)
+    assert isinstance(message, MessageBlock)
+    assert block == NoticeBlock(
+        "warning", "MCP server x failed", "MCP server x failed\nno such file", T1
+    )
+    assert isinstance(block, NoticeBlock) and block.detail == "no such file"  # not the title again
+    assert fold.feed({"sessionUpdate": "notice", "severity": "info"}) == []  # no title: skipped
+
+
+def test_a_compaction_folds_its_updates_and_holds_back_what_follows_until_it_ends() -> None:
+    from acp_sidecar.render.blocks import CompactionBlock
+
+    fold = BlockFold()
+    assert (
+        fold.feed(
+            {"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "in_progress"},
+            T0,
+        )
+        == []
+    )
+    for text in ("The user ", "asked for x."):
+        chunk = {"sessionUpdate": "compaction_summary_chunk", "compactionId": "k1"}
+        assert fold.feed(chunk | {"content": {"type": "text", "text": text}}, T1) == []
+    assert fold.feed(_chunk("agent_message_chunk", "answer"), T1) == []  # waits for it
+    done = {"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "completed"}
+    (compaction,) = fold.feed(done, T1)
+    assert isinstance(compaction, CompactionBlock) and compaction.at == T0
+    assert compaction.status == "completed" and compaction.summary_text == "The user asked for x."
+    # A complete summary replaces the chunks; a failure keeps its error.
+    replayed = list(
+        fold_blocks(
+            [
+                done | {"compactionId": "k2", "summary": [{"type": "text", "text": "whole"}]},
+                {
+                    "sessionUpdate": "compaction_update",
+                    "compactionId": "k3",
+                    "status": "failed",
+                    "error": "no summary",
+                },
+            ]
+        )
+    )
+    assert [
+        (b.status, b.summary_text, b.error) for b in replayed if isinstance(b, CompactionBlock)
+    ] == [
+        ("completed", "whole", None),
+        ("failed", "", "no summary"),
+    ]
