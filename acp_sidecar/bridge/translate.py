@@ -4,7 +4,8 @@ Invariants:
 - The live path and replay both call :func:`translate_call` and :func:`translate_result` with
   the same values — the session log's :class:`~acp_sidecar.store.records.ToolCallRecord` and
   the call's result — so for the same calls they produce the same updates (live progress
-  aside). Presenters are pure functions of ``(args)`` and ``(args, result)``.
+  and a live call's first card drawn from its tool's call-time preview aside). Presenters are
+  pure functions of ``(args)`` and ``(args, result)``.
 - A presenter that raises, or returns something that is not a view, is logged and replaced by
   the generic fallback (title = tool name, ``rawInput`` = arguments): a turn never breaks on
   presentation. A tool that is no longer registered replays as a generic card.
@@ -120,9 +121,17 @@ def present_result(
 
 
 def translate_call(
-    lookup: ToolLookup, call: ToolCallRecord, ctx: CardContext
+    lookup: ToolLookup, call: ToolCallRecord, ctx: CardContext, preview: ToolCallView | None = None
 ) -> tuple[ToolCallStart, ToolCallView]:
-    """The ``tool_call`` for a call, with the view it was drawn from (for its result)."""
+    """The ``tool_call`` for a call, with the view it was drawn from (for its result).
+
+    ``preview``: the tool's call-time card, drawn instead of its pure one (live calls only; a
+    preview that cannot be drawn leaves the card to the pure presenter)."""
+    if preview is not None:
+        try:
+            return call_start(call.call_id, preview, ctx, call.arguments), preview
+        except Exception:
+            logger.exception("the preview of %s could not be drawn; drawing its card", call.name)
     view = present_call(lookup(call.name), call)
     try:
         return call_start(call.call_id, view, ctx, call.arguments), view
