@@ -259,14 +259,20 @@ def _resource_link(block: Mapping[str, Any]) -> str:
 
 
 def _blocks_html(blocks: Iterable[Mapping[str, Any]], *, prompt: bool) -> str:
-    """Consecutive text blocks joined and drawn as Markdown; other blocks as short notes."""
+    """Consecutive text blocks joined and drawn as Markdown (a ``prompt``'s as it was typed);
+    other blocks as short notes."""
     parts: list[str] = []
     texts: list[str] = []
 
     def flush() -> None:
-        if texts:
-            parts.append(markdown_html(clip_message("".join(texts)), breaks=prompt))
-            texts.clear()
+        if not texts:
+            return
+        text = clip_message("".join(texts))
+        if prompt:  # as it was typed: a prompt is not Markdown the user asked to be drawn
+            parts.append(f'<p class="typed">{escape.text(text.strip(chr(10)))}</p>')
+        else:
+            parts.append(markdown_html(text))
+        texts.clear()
 
     for block in blocks:
         text = block_text(block)
@@ -286,8 +292,9 @@ def _blocks_html(blocks: Iterable[Mapping[str, Any]], *, prompt: bool) -> str:
 
 
 def message_html(role: Literal["user", "agent"], blocks: Iterable[Mapping[str, Any]]) -> str:
-    """A user prompt or an agent message: ``<div class="msg msg-{role}">`` with its Markdown
-    (a prompt keeps its line breaks; its ``data:`` images are shown)."""
+    """A user prompt or an agent message: ``<div class="msg msg-{role}">`` with the prompt as
+    it was typed (``<p class="typed">``: its line breaks and spaces kept; its ``data:`` images
+    shown), or the agent's Markdown."""
     return f'<div class="msg msg-{role}">{_blocks_html(blocks, prompt=role == "user")}</div>'
 
 

@@ -9,7 +9,7 @@ own Markdown goes through :func:`~acp_sidecar.export.gfm_safe.safe_markdown`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, assert_never
 
 from acp_sidecar.export.clip import clip_message
@@ -171,8 +171,8 @@ def card_markdown(card: CardState, cwd: str | None) -> str:
 # -- messages and plans ------------------------------------------------------------------
 
 
-def _message_body(blocks: Iterable[Mapping[str, Any]]) -> str:
-    """Consecutive text blocks joined and kept as Markdown; other blocks as notes."""
+def _message_body(blocks: Iterable[Mapping[str, Any]], draw: Callable[[str], str]) -> str:
+    """Consecutive text blocks joined and drawn by ``draw``; other blocks as notes."""
     parts: list[str] = []
     text: list[str] = []
     for block in blocks:
@@ -181,34 +181,35 @@ def _message_body(blocks: Iterable[Mapping[str, Any]]) -> str:
             text.append(piece)
             continue
         if text:
-            parts.append(safe_markdown(clip_message("".join(text))))
+            parts.append(draw(clip_message("".join(text))))
             text = []
         parts.append(note(describe_block(block)))
     if text:
-        parts.append(safe_markdown(clip_message("".join(text))))
+        parts.append(draw(clip_message("".join(text))))
     return "\n".join(part for part in parts if part)
 
 
 def message_markdown(role: Role, blocks: Iterable[Mapping[str, Any]]) -> str:
-    """A user or agent message: a bold role line, then the message's own Markdown (made
-    safe); images, resources and links are named, never loaded. A thought is
+    """A user or agent message: a bold role line, then the prompt as it was typed
+    (:func:`~acp_sidecar.export.gfm.typed_text`), or the agent's own Markdown (made safe);
+    images, resources and links are named, never loaded. A thought is
     :func:`thought_markdown`."""
     match role:
         case "user":
-            label = "User"
+            label, draw = "User", typed_text
         case "agent":
-            label = "Agent"
+            label, draw = "Agent", safe_markdown
         case "thought":
             return thought_markdown(blocks)
         case _:
             assert_never(role)
-    body = _message_body(blocks)
+    body = _message_body(blocks, draw)
     return f"**{label}**\n" + (f"\n{body}" if body else "")
 
 
 def thought_markdown(blocks: Iterable[Mapping[str, Any]]) -> str:
     """An agent thought, in a closed ``<details>``."""
-    return details("Thought", _message_body(blocks) or note("(empty)"))
+    return details("Thought", _message_body(blocks, safe_markdown) or note("(empty)"))
 
 
 _PLAN_STATUSES: Final = {"in_progress": "in progress", "pending": "pending"}

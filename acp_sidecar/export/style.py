@@ -62,6 +62,7 @@ table{border-collapse:collapse}
 .msg-user{background:var(--panel);border-left:3px solid var(--accent);padding:.5rem .75rem;
 border-radius:6px}
 .prompt-image{max-width:100%;height:auto;border:1px solid var(--border)}
+.typed{white-space:pre-wrap}
 .thought{color:var(--muted);font-style:italic}
 summary{cursor:pointer;color:var(--muted)}
 .note,.clipped{color:var(--muted);font-size:13px}

@@ -388,6 +388,42 @@ def test_message_joins_text_blocks_and_names_the_rest() -> None:
     assert message_markdown("thought", thought) == thought_markdown(thought)
 
 
+def _rendered(markdown: str) -> tuple[list[str], str]:
+    """The kinds of the tokens GitHub reads in ``markdown``, and its text."""
+    tokens = list(_all(GITHUB.parse(markdown)))
+    kinds = sorted({t.type for t in tokens} - {"text", "inline", "softbreak", "hardbreak"})
+    text = "".join(
+        "\n" if t.type in ("hardbreak", "softbreak") else t.content
+        for t in tokens
+        if t.type in ("text", "hardbreak", "softbreak", "code_inline")
+    )
+    return kinds, text
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "# Add a greeting",
+        "Please add `greet` to **hello.py**: *name*, ~~no~~, [x](https://x.org) <b>",
+        "- a list\n1. numbered\n> quoted\n    indented four\n\tand a tab",
+        "===\n---\n***\n| a | b |\n|---|---|\n```\nfence\n```",
+        "ends with a backslash \\\nand &amp; an entity &#65;",
+    ],
+)
+def test_a_prompt_is_shown_as_typed_not_as_markdown(typed: str) -> None:
+    markdown = message_markdown("user", [{"type": "text", "text": typed}])
+    assert markdown.startswith("**User**\n\n")
+    kinds, text = _rendered(markdown.removeprefix("**User**\n\n"))
+    assert kinds == ["paragraph_close", "paragraph_open"], kinds
+    shown = [line.lstrip(" \t\u00a0") for line in text.split("\n")]
+    assert shown == [line.lstrip(" \t") for line in typed.split("\n") if line.strip()]
+
+
+def test_a_typed_prompt_keeps_its_indentation_and_paragraphs() -> None:
+    markdown = message_markdown("user", [{"type": "text", "text": "a\n  b\n\nc"}])
+    assert markdown == "**User**\n\na\\\n&#160;&#160;b\n\nc\n"
+
+
 def test_thought_is_a_closed_details() -> None:
     out = thought_markdown([{"type": "text", "text": "Looking at </details> the *tests*"}])
     assert out == (

@@ -563,9 +563,23 @@ def test_user_message_keeps_breaks_and_shows_data_images() -> None:
     ]))  # fmt: skip
     msg = root.one("div.msg")
     assert msg.classes == ["msg", "msg-user"]
-    assert msg.all("p")[0].text() == "line one\nline <two>" and msg.all("br")
+    assert msg.all("p")[0].text() == "line one\nline <two>"  # its breaks kept by the CSS
     assert msg.one("img").attrs["src"] == f"data:image/png;base64,{PNG}"
     assert_inert(root)
+
+
+TYPED = "# Add a greeting\n\nPlease add `greet` to **hello.py**:\n\n- it takes a *name*\n    [x](https://x.org) <b>\n1. done"
+
+
+def test_a_prompt_is_shown_as_typed_not_as_markdown() -> None:
+    root = parse(message_html("user", [{"type": "text", "text": TYPED}]))
+    msg = root.one("div.msg-user")
+    assert [n.tag for n in msg.walk()][1:] == ["p"]  # no heading, list, code, emphasis, link
+    assert msg.one("p").text() == TYPED and msg.one("p").classes == ["typed"]
+    assert ".typed{" in page_css() and "pre-wrap" in page_css().split(".typed{")[1].split("}")[0]
+    # An agent's message is still its Markdown.
+    agent = parse(message_html("agent", [{"type": "text", "text": TYPED}]))
+    assert agent.all("h1") and agent.all("code") and agent.all("a")
 
 
 @pytest.mark.parametrize(
