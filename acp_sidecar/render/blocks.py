@@ -13,10 +13,11 @@ Invariants:
 - Blocks come out in the order their first update arrived, as in the editor: a card sits where
   its ``tool_call`` came, in its final state. A block comes out once it can no longer change —
   a message or plan when another block follows it, a card when it is ``completed`` or
-  ``failed``, a compaction when it is no longer ``in_progress`` — and everything after an
-  unfinished card or compaction waits for it, so memory holds only the blocks since the oldest
-  running one. :meth:`BlockFold.finish` releases the rest as it
-  stands.
+  ``failed`` (one completed with no content when another block follows too: a plan it set may
+  come next, and it then stands for that plan, :attr:`CardState.shows_plan`), a compaction
+  when it is no longer ``in_progress`` — and everything after an unfinished card or
+  compaction waits for it, so memory holds only the blocks since the oldest running one.
+  :meth:`BlockFold.finish` releases the rest as it stands.
 - Consecutive chunks of one role and one ``messageId`` (or none) form one message.
 - A block's ``at`` is the time of its first update when the caller gave one (``None``
   otherwise).
@@ -243,6 +244,8 @@ class BlockFold:
             if isinstance(tail, PlanBlock):
                 tail.entries = items
             else:
+                if isinstance(tail, CardBlock) and _waits_for_plan(tail):
+                    tail.card.shows_plan = True
                 self._queue.append(PlanBlock(items, at))
         elif tag == "available_commands_update":
             commands = update.get("availableCommands")
@@ -348,7 +351,7 @@ class BlockFold:
             case MessageBlock() | PlanBlock():
                 return not is_tail
             case CardBlock():
-                return block.card.finished
+                return block.card.finished and not (is_tail and _waits_for_plan(block))
             case CompactionBlock():
                 return block.status != "in_progress"
             case ModeBlock() | CommandsBlock() | EventBlock() | NoticeBlock():
@@ -373,6 +376,13 @@ class BlockFold:
             self._release(block)
             out.append(block)
         return out
+
+
+def _waits_for_plan(block: CardBlock) -> bool:
+    """A card completed with no content, last in the stream: the plan its call set may be the
+    next update (the bridge sends a plan call's card, then the plan)."""
+    card = block.card
+    return card.finished and card.emptied and not card.shows_plan
 
 
 def fold_blocks(updates: Iterable[Mapping[str, Any]]) -> Iterator[Block]:

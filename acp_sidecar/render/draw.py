@@ -243,9 +243,10 @@ def _item(item: Mapping[str, Any], card: CardState, cwd: str | None) -> list[Ren
 
 
 def raw_input_line(card: CardState) -> str | None:
-    """A card's raw input as one short JSON line (``None`` when it has none): what a card
-    with no content shows, in every view."""
-    if card.raw_input is None:
+    """A card's raw input as one short JSON line (``None`` when it has none, or the card
+    stands for the plan drawn beside it, whose JSON it would repeat): what a card with no
+    content shows, in every view."""
+    if card.raw_input is None or card.shows_plan:
         return None
     try:
         shown = json.dumps(card.raw_input, ensure_ascii=False, sort_keys=True)

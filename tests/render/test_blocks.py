@@ -170,3 +170,30 @@ def test_a_compaction_folds_its_updates_and_holds_back_what_follows_until_it_end
         ("completed", "whole", None),
         ("failed", "", "no summary"),
     ]
+
+
+def test_a_plan_cards_raw_input_is_not_repeated_above_the_plan() -> None:
+    """The bridge completes a plan call's card with no content and sends the plan right after
+    it: the card stands for that plan, and no view shows the plan's JSON again on it."""
+    from acp_sidecar.export.cards import card_html
+    from acp_sidecar.export.gfm_cards import card_markdown
+    from acp_sidecar.render.draw import raw_input_line
+
+    entries = [{"content": "Write it", "priority": "high", "status": "pending"}]
+    fold = BlockFold()
+    assert fold.feed(_call("p1", rawInput={"entries": entries}), T0) == []
+    completed = _done("p1") | {"title": "Plan: 1 entry", "content": []}
+    assert fold.feed(completed, T0) == []  # held: a plan may follow
+    (card,) = fold.feed({"sessionUpdate": "plan", "entries": entries}, T1)
+    (plan,) = fold.finish()
+    assert isinstance(card, CardBlock) and isinstance(plan, PlanBlock)
+    assert card.card.shows_plan and raw_input_line(card.card) is None
+    assert "entries" not in card_markdown(card.card, None)
+    assert "raw-input" not in card_html(card.card, None)
+
+    # A card that ends without content and without a plan still shows its input.
+    other = list(
+        fold_blocks([_call("x1", rawInput={"q": "needle"}), _done("x1") | {"content": []}])
+    )
+    assert isinstance(other[0], CardBlock) and not other[0].card.shows_plan
+    assert raw_input_line(other[0].card) == '{"q": "needle"}'
