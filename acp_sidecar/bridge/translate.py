@@ -8,13 +8,15 @@ Invariants:
   pure functions of ``(args)`` and ``(args, result)``.
 - A presenter that raises, or returns something that is not a view, is logged and replaced by
   the generic fallback (title = tool name, ``rawInput`` = arguments): a turn never breaks on
-  presentation. A tool that is no longer registered replays as a generic card.
+  presentation. A tool that is no longer registered replays as a generic card, titled as its
+  card was live when the log kept that (:func:`recorded_call_view`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Final, get_args
 
 from acp_sidecar.bridge.cards import call_start, plan_update, result_update
 from acp_sidecar.bridge.context import CardContext
@@ -25,6 +27,7 @@ from acp_sidecar.tools.json_values import FrozenJson
 from acp_sidecar.tools.presentation import (
     GenericCallView,
     PlanResultView,
+    ToolCallKind,
     ToolCallView,
     ToolResult,
     ToolResultView,
@@ -56,6 +59,8 @@ ResultUpdate = ToolCallProgress | Plan
 """What completing a call sends: its card's ``tool_call_update``, then, for a call whose
 result replaces the session's plan, the ``plan`` update."""
 
+_KINDS: Final[tuple[ToolCallKind, ...]] = get_args(ToolCallKind)
+
 ToolLookup = Callable[[str], ToolDefinition | None]
 """Finds a tool's definition by name (``ToolRegistry.get``)."""
 
@@ -68,9 +73,23 @@ def fallback_call_view(name: str, arguments: FrozenJson) -> GenericCallView:
         return GenericCallView(title=name, kind="other")
 
 
+def recorded_call_view(call: ToolCallRecord) -> GenericCallView:
+    """The generic card of a call whose tool is not registered any more: titled as its card
+    was when it was made, when the log kept that, else by the tool's name."""
+    if call.title is None:
+        return fallback_call_view(call.name, call.arguments)
+    kind: ToolCallKind = next((k for k in _KINDS if k == call.kind), "other")
+    try:
+        return GenericCallView(title=call.title, kind=kind, raw_input=call.arguments)
+    except (TypeError, ValueError):  # arguments that are not JSON are not shown raw
+        return GenericCallView(title=call.title, kind=kind)
+
+
 def present_call(definition: ToolDefinition | None, call: ToolCallRecord) -> ToolCallView:
     """The call's pending view, or the generic fallback."""
-    presenter = definition.present_call if definition is not None else None
+    if definition is None:
+        return recorded_call_view(call)
+    presenter = definition.present_call
     if presenter is None:
         return fallback_call_view(call.name, call.arguments)
     try:
