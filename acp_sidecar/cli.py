@@ -18,7 +18,6 @@ from acp_sidecar import __version__
 
 if TYPE_CHECKING:
     import argparse
-    from pathlib import Path
 
     from acp_sidecar.agent.driver import DriverFactory
     from acp_sidecar.agent.toolset import ToolsProvider
@@ -709,8 +708,7 @@ def run_export(args: argparse.Namespace, store: SessionStore, lookup: ToolLookup
 
 def run_replay(args: argparse.Namespace) -> int:
     """``acp-sidecar replay``: a stored session as the editor drew it (or its NDJSON)."""
-    import os
-
+    from acp_sidecar.export.replaying import replay_session
     from acp_sidecar.store import SessionStore, StoreError
 
     store = SessionStore(args.store)
@@ -719,51 +717,13 @@ def run_replay(args: argparse.Namespace) -> int:
         return run_export(args, store, lookup)
     try:
         path = store.locate(args.session)
-        if args.json:
-            _replay_json(args, path, lookup)
-        else:
-            _replay_terminal(args, path, lookup)
+        return replay_session(
+            path,
+            lookup,
+            as_json=args.json,
+            terminal_output=args.terminal_output,
+            notices=args.notices,
+            compaction=args.compaction,
+        )
     except StoreError as exc:
         return _report(str(exc))
-    except BrokenPipeError:
-        # The reader of stdout went away (``| head``): nothing more to say, nothing for Python
-        # to fail on when it flushes stdout at exit, and status 1 (not all was read), as rich
-        # ends the terminal form and Python's documentation does.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    return 0
-
-
-def _replay_json(args: argparse.Namespace, path: Path, lookup: ToolLookup) -> None:
-    import json
-
-    from acp_sidecar.bridge.context import CardContext
-    from acp_sidecar.server.replay import load_notifications, replay_client, session_info
-    from acp_sidecar.store import SessionLog, read_summary
-
-    with SessionLog(path) as log:
-        header = log.header
-        ctx = CardContext(cwd=header.cwd, terminal_output=args.terminal_output)
-        summary = read_summary(path, header.session_id)
-        info = session_info(summary.title, summary.updated_at)
-        client = replay_client(notices=args.notices, compaction=args.compaction)
-        messages = load_notifications(header.session_id, header, log, lookup, ctx, info, client)
-        for message in messages:
-            sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
-
-
-def _replay_terminal(args: argparse.Namespace, path: Path, lookup: ToolLookup) -> None:
-    from rich.console import Console
-
-    from acp_sidecar.export.source import StoredSession
-    from acp_sidecar.export.terminal import write_terminal
-
-    with StoredSession(
-        path,
-        lookup,
-        terminal_output=args.terminal_output,
-        notices=args.notices,
-        compaction=args.compaction,
-    ) as session:
-        write_terminal(session, Console())
