@@ -303,7 +303,13 @@ def run_export(args: argparse.Namespace, store: SessionStore, lookup: ToolLookup
     out: str = args.html if args.html is not None else args.markdown
     try:
         path = store.locate(args.session)
-        with StoredSession(path, lookup, terminal_output=args.terminal_output) as session:
+        with StoredSession(
+            path,
+            lookup,
+            terminal_output=args.terminal_output,
+            notices=args.notices,
+            compaction=args.compaction,
+        ) as session:
             written = write_export(session, fmt, out)
     except StoreError as exc:
         return _report(str(exc))
@@ -318,11 +324,9 @@ def run_export(args: argparse.Namespace, store: SessionStore, lookup: ToolLookup
 
 def run_replay(args: argparse.Namespace) -> int:
     """``acp-sidecar replay``: a stored session as the editor drew it (or its NDJSON)."""
-    import json
-
-    from acp_sidecar.bridge.context import CardContext
-    from acp_sidecar.server.replay import load_notifications, session_info
-    from acp_sidecar.store import SessionLog, SessionStore, StoreError, read_summary
+    from acp_sidecar.console import output_console
+    from acp_sidecar.export.replaying import replay_session
+    from acp_sidecar.store import SessionStore, StoreError
 
     store = SessionStore(args.store)
     lookup = tools_provider(args).registry.get
@@ -330,22 +334,14 @@ def run_replay(args: argparse.Namespace) -> int:
         return run_export(args, store, lookup)
     try:
         path = store.locate(args.session)
-        with SessionLog(path) as log:
-            header = log.header
-            ctx = CardContext(cwd=header.cwd, terminal_output=args.terminal_output)
-            summary = read_summary(path, header.session_id)
-            info = session_info(summary.title, summary.updated_at)
-            messages = load_notifications(header.session_id, header, log, lookup, ctx, info)
-            if args.json:
-                for message in messages:
-                    sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
-                return 0
-            from acp_sidecar.console import output_console
-            from acp_sidecar.render import render_transcript
-
-            render_transcript(
-                (m["params"] for m in messages), output_console(frames=True), cwd=header.cwd
-            )
+        return replay_session(
+            path,
+            lookup,
+            as_json=args.json,
+            terminal_output=args.terminal_output,
+            notices=args.notices,
+            compaction=args.compaction,
+            console=output_console(frames=True),
+        )
     except StoreError as exc:
         return _report(str(exc))
-    return 0

@@ -7,7 +7,8 @@ a word when one ends in the second half of what is kept, and drops the punctuati
 would otherwise end on. :func:`close_match` finds the word meant by a mistyped one. A URL shown
 is never shown with its user name and password. :func:`visible` and :func:`visible_line` leave
 no character that acts instead of showing itself (a control, a bidi control, a line
-separator): each is shown by a sign, and showing a shown text again changes nothing.
+separator): each is shown by a sign, and showing a shown text again changes nothing;
+:func:`harmless` does so for controls alone, one character for one.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ _SIGNS: Final[dict[int, str]] = {
 
 _ACTING: Final = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\u2028\u2029]")
 _IN_BLOCK: Final = {**_SIGNS, ord("\n"): "\n", ord("\t"): "\t"}
+_ONE_FOR_ONE: Final[dict[int, str]] = {
+    **{code: _SIGNS[code] for code in range(0x20) if chr(code) not in "\t\n\r"},
+    0x7F: _SIGNS[0x7F],
+    **dict.fromkeys(range(0x80, 0xA0), "\ufffd"),
+}
+_CONTROL: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def visible(text: str, *, lines: bool = False) -> str:
@@ -39,6 +46,15 @@ def visible(text: str, *, lines: bool = False) -> str:
     if _ACTING.search(text) is None:
         return text
     return text.translate(_IN_BLOCK if lines else _SIGNS)
+
+
+def harmless(text: str) -> str:
+    """``text`` with its C0 and C1 controls and DEL replaced one character for one (styles
+    laid over it keep their offsets): a control picture for C0 and DEL, ``�`` for C1; tab and
+    line endings stay, and so do bidi marks (prose in right-to-left scripts needs them)."""
+    if _CONTROL.search(text) is None:
+        return text
+    return text.translate(_ONE_FOR_ONE)
 
 
 def visible_line(text: str) -> str:

@@ -12,8 +12,9 @@ Invariants:
 - An ``Ask`` becomes ``session/request_permission`` with the options allow once / allow
   always / reject once / reject always, and the card as the call would change things now:
   the tool's call-time preview when it has one (the real old text of a file about to be
-  overwritten), else the pending card. The preview is also sent to the card itself first, so
-  a client that draws cards from updates alone shows the same. "Always" is remembered for
+  overwritten), else the pending card. The preview is also sent to the card itself first
+  (unless the card already shows that very view), so a client that draws cards from updates
+  alone shows the same. "Always" is remembered for
   that session, tool name and the risk the tool declared when asked (see
   :class:`~acp_sidecar.bridge.modes.SessionPolicy`): a tool re-declared under the same name
   is asked about again. A ``cancelled`` outcome cancels the turn, and the call ends
@@ -328,7 +329,9 @@ async def ask_the_editor(
         _record(scope, lambda r: r.permission_remembered(call_id, name, remembered))
         return Allow() if remembered else Deny("the user always rejects this tool")
     start = asked_card(scope, execution, ask.preview)
-    if ask.preview is not None and start is not None:
+    opened = scope.pending.get(call_id)
+    redrawn = opened is None or opened[1] != ask.preview
+    if ask.preview is not None and start is not None and redrawn:
         await scope.send(preview_update(start))
     request = permission_request(scope.session_id, call_id, start)
     offered = [option.option_id for option in request.options]

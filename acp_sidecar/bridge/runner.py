@@ -4,12 +4,15 @@ the call through the registry's pipeline while its progress streams, :func:`clos
 the result. :func:`run_call` is the three in a row, recording the call and its result.
 
 Invariants, per call: the ``tool_call`` (``pending``) goes out once, before any policy runs,
-and the card stays listed in the scope's ``pending`` (for the permission dialog) until the
+already drawn from the tool's call-time preview when it has one (so the first card of a
+``write`` or ``edit`` is the whole-file diff, whether or not a dialog follows), and the card
+stays listed in the scope's ``pending`` (for the permission dialog) until the
 call has run or is closed; ``in_progress`` goes out when dispatch starts (after permission);
 progress streams through a :class:`~acp_sidecar.bridge.live.LiveCall`; the final
 ``tool_call_update`` follows the last progress update. The recorded call
-(:class:`~acp_sidecar.store.records.ToolCallRecord`) and its result are what replay feeds to
-the same translator.
+(:class:`~acp_sidecar.store.records.ToolCallRecord`, recorded before its card goes out, with
+the title and kind the card shows) and its result are what replay feeds to the same
+translator.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import attrs
 from acp_sidecar.bridge.live import LiveCall
 from acp_sidecar.bridge.policy import CallScope
 from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_result
+from acp_sidecar.tools.asking import first_view
 from acp_sidecar.tools.execution import ToolCallRecord, ToolExecutionInput
 from acp_sidecar.tools.json_values import JsonValueError, freeze_json
 from acp_sidecar.tools.presentation import ToolCallView
@@ -58,9 +62,18 @@ def call_record(call_id: str, name: str, arguments: object) -> ToolCallRecord:
     return ToolCallRecord(call_id=call_id, name=name, arguments=shown)
 
 
-async def open_call(lookup: ToolLookup, scope: CallScope, call: ToolCallRecord) -> OpenCall:
-    """Draw the call's pending card."""
-    start, view = translate_call(lookup, call, scope.cards)
+async def open_call(
+    lookup: ToolLookup, scope: CallScope, call: ToolCallRecord, *, record: EventSink | None = None
+) -> OpenCall:
+    """Draw the call's pending card: what it would change now when its tool can say (its
+    call-time preview: a write's diff against the file as it is), else its pure card. The
+    call goes to ``record`` first, with the title and kind its card shows."""
+    definition = lookup(call.name)
+    preview = await first_view(definition, call.call_id, call.arguments, scope, scope.signal)
+    start, view = translate_call(lambda _name: definition, call, scope.cards, preview)
+    call = attrs.evolve(call, title=start.title, kind=start.kind)
+    if record is not None:
+        await record(call, None)
     scope.pending[call.call_id] = (start, view)
     await scope.send(start)
     return OpenCall(call, view)
@@ -116,12 +129,11 @@ async def run_call(
     record: EventSink | None = None,
 ) -> ToolExecutionResult:
     """Open, run and close a call, recording it and its result."""
-    call = call_record(call_id, name, arguments)
-    if record is not None:
-        await record(call, None)
-    opened = await open_call(registry.get, scope, call)
+    opened = await open_call(
+        registry.get, scope, call_record(call_id, name, arguments), record=record
+    )
     executed = await execute_call(registry, scope, opened, arguments)
     if record is not None:
-        await record(call, executed.result)
+        await record(opened.call, executed.result)
     await close_call(registry.get, scope, opened, executed.result, streamed=executed.streamed)
     return executed.result

@@ -4,16 +4,19 @@ Invariants:
 - The live path and replay both call :func:`translate_call` and :func:`translate_result` with
   the same values — the session log's :class:`~acp_sidecar.store.records.ToolCallRecord` and
   the call's result — so for the same calls they produce the same updates (live progress
-  aside). Presenters are pure functions of ``(args)`` and ``(args, result)``.
+  and a live call's first card drawn from its tool's call-time preview aside). Presenters are
+  pure functions of ``(args)`` and ``(args, result)``.
 - A presenter that raises, or returns something that is not a view, is logged and replaced by
   the generic fallback (title = tool name, ``rawInput`` = arguments): a turn never breaks on
-  presentation. A tool that is no longer registered replays as a generic card.
+  presentation. A tool that is no longer registered replays as a generic card, titled as its
+  card was live when the log kept that (:func:`recorded_call_view`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Final, get_args
 
 from acp_sidecar.bridge.cards import call_start, plan_update, result_update
 from acp_sidecar.bridge.context import CardContext
@@ -24,6 +27,7 @@ from acp_sidecar.tools.json_values import FrozenJson
 from acp_sidecar.tools.presentation import (
     GenericCallView,
     PlanResultView,
+    ToolCallKind,
     ToolCallView,
     ToolResult,
     ToolResultView,
@@ -55,6 +59,8 @@ ResultUpdate = ToolCallProgress | Plan
 """What completing a call sends: its card's ``tool_call_update``, then, for a call whose
 result replaces the session's plan, the ``plan`` update."""
 
+_KINDS: Final[tuple[ToolCallKind, ...]] = get_args(ToolCallKind)
+
 ToolLookup = Callable[[str], ToolDefinition | None]
 """Finds a tool's definition by name (``ToolRegistry.get``)."""
 
@@ -67,9 +73,23 @@ def fallback_call_view(name: str, arguments: FrozenJson) -> GenericCallView:
         return GenericCallView(title=name, kind="other")
 
 
+def recorded_call_view(call: ToolCallRecord) -> GenericCallView:
+    """The generic card of a call whose tool is not registered any more: titled as its card
+    was when it was made, when the log kept that, else by the tool's name."""
+    if call.title is None:
+        return fallback_call_view(call.name, call.arguments)
+    kind: ToolCallKind = next((k for k in _KINDS if k == call.kind), "other")
+    try:
+        return GenericCallView(title=call.title, kind=kind, raw_input=call.arguments)
+    except (TypeError, ValueError):  # arguments that are not JSON are not shown raw
+        return GenericCallView(title=call.title, kind=kind)
+
+
 def present_call(definition: ToolDefinition | None, call: ToolCallRecord) -> ToolCallView:
     """The call's pending view, or the generic fallback."""
-    presenter = definition.present_call if definition is not None else None
+    if definition is None:
+        return recorded_call_view(call)
+    presenter = definition.present_call
     if presenter is None:
         return fallback_call_view(call.name, call.arguments)
     try:
@@ -120,9 +140,17 @@ def present_result(
 
 
 def translate_call(
-    lookup: ToolLookup, call: ToolCallRecord, ctx: CardContext
+    lookup: ToolLookup, call: ToolCallRecord, ctx: CardContext, preview: ToolCallView | None = None
 ) -> tuple[ToolCallStart, ToolCallView]:
-    """The ``tool_call`` for a call, with the view it was drawn from (for its result)."""
+    """The ``tool_call`` for a call, with the view it was drawn from (for its result).
+
+    ``preview``: the tool's call-time card, drawn instead of its pure one (live calls only; a
+    preview that cannot be drawn leaves the card to the pure presenter)."""
+    if preview is not None:
+        try:
+            return call_start(call.call_id, preview, ctx, call.arguments), preview
+        except Exception:
+            logger.exception("the preview of %s could not be drawn; drawing its card", call.name)
     view = present_call(lookup(call.name), call)
     try:
         return call_start(call.call_id, view, ctx, call.arguments), view

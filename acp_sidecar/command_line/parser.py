@@ -175,3 +175,17 @@ def add_replay_parser(commands: argparse._SubParsersAction[CommandParser]) -> No
         help="draw terminal cards as for a client that advertised _meta.terminal_output "
         "(the default); --no-terminal-output gives the console-text fallback other clients get",
     )
+    replay.add_argument(
+        "--notices",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay what the session told outside the conversation as for a client that "
+        "advertised session.notices (the default); --no-notices gives agent messages",
+    )
+    replay.add_argument(
+        "--compaction",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay compactions as for a client that advertised session.compaction (the "
+        "default); --no-compaction leaves them out, as such a client was shown nothing",
+    )

@@ -99,9 +99,7 @@ def steps(
 
     found = [Step(config_file), Step(model_and_key)]
     if config is not None:
-        asking = (
-            None if offline else f"Asking {config.shown_url} (up to {timeout:g} s a request)"
-        )
+        asking = None if offline else f"Asking {config.shown_url} (up to {timeout:g} s a request)"
         found.append(Step(endpoint, asking))
     found.append(Step(machine, "Checking ripgrep and the session store"))
     return found
@@ -127,6 +125,9 @@ async def report(
 ) -> list[Finding]:
     """Run the checks, showing each section on ``console`` as soon as it is done (a spinner
     while a slow one runs, in a terminal), then the summary; every finding."""
+    from rich.live import Live
+    from rich.spinner import Spinner
+
     from acp_sidecar.doctor.output import print_section, print_summary
 
     findings: list[Finding] = []
@@ -134,7 +135,10 @@ async def report(
         if step.waiting is None:
             found = await step.run()
         else:
-            with console.status(f"{step.waiting}…"):  # transient: nothing is left, nor piped
+            # Transient: nothing is left, nor piped. Live (not console.status) draws its
+            # first frame on entry, before the step can block, not on the next tick.
+            spinner = Spinner("dots", f"{step.waiting}…")
+            with Live(spinner, console=console, transient=True, refresh_per_second=12.5):
                 found = await step.run()
         print_section(found, console, first=index == 0)
         findings += found

@@ -31,9 +31,10 @@ from acp_sidecar.export.clip import (
 )
 from acp_sidecar.export.highlight import diff_html
 from acp_sidecar.export.longtext import clipped_note, clipped_pre, collapsed
-from acp_sidecar.export.markup import LINK_REL, link_allowed, markdown_html
+from acp_sidecar.export.markup import LINK_REL, link_target, markdown_html
 from acp_sidecar.render.draw import (
     block_text,
+    compaction_heading,
     describe_block,
     holds_fence,
     raw_input_line,
@@ -242,28 +243,36 @@ def _image(block: Mapping[str, Any], *, inline: bool) -> str:
         return f'<img class="prompt-image" alt="image" src="data:{mime};base64,{compact}">'
     uri = as_str(block.get("uri"))
     label = escape.text(describe_block(block))
-    if uri and link_allowed(uri) and uri.lower().startswith(("http:", "https:")):
-        return f'<a class="image-link" href="{escape.attr(uri)}" rel="{LINK_REL}">{label}</a>'
+    href = None if uri is None else link_target(uri)
+    if href and href.lower().startswith(("http:", "https:")):
+        return f'<a class="image-link" href="{escape.attr(href)}" rel="{LINK_REL}">{label}</a>'
     return f'<span class="note">{label}</span>'
 
 
 def _resource_link(block: Mapping[str, Any]) -> str:
     uri = as_str(block.get("uri")) or ""
     label = escape.text(as_str(block.get("name")) or uri or "link")
-    if uri and link_allowed(uri):
-        return f'<a class="resource-link" href="{escape.attr(uri)}" rel="{LINK_REL}">{label}</a>'
+    href = link_target(uri)
+    if href:
+        return f'<a class="resource-link" href="{escape.attr(href)}" rel="{LINK_REL}">{label}</a>'
     return f'<span class="note">{escape.text(describe_block(block))}</span>'
 
 
 def _blocks_html(blocks: Iterable[Mapping[str, Any]], *, prompt: bool) -> str:
-    """Consecutive text blocks joined and drawn as Markdown; other blocks as short notes."""
+    """Consecutive text blocks joined and drawn as Markdown (a ``prompt``'s as it was typed);
+    other blocks as short notes."""
     parts: list[str] = []
     texts: list[str] = []
 
     def flush() -> None:
-        if texts:
-            parts.append(markdown_html(clip_message("".join(texts)), breaks=prompt))
-            texts.clear()
+        if not texts:
+            return
+        text = clip_message("".join(texts))
+        if prompt:  # as it was typed: a prompt is not Markdown the user asked to be drawn
+            parts.append(f'<p class="typed">{escape.text(text.strip(chr(10)))}</p>')
+        else:
+            parts.append(markdown_html(text))
+        texts.clear()
 
     for block in blocks:
         text = block_text(block)
@@ -283,8 +292,9 @@ def _blocks_html(blocks: Iterable[Mapping[str, Any]], *, prompt: bool) -> str:
 
 
 def message_html(role: Literal["user", "agent"], blocks: Iterable[Mapping[str, Any]]) -> str:
-    """A user prompt or an agent message: ``<div class="msg msg-{role}">`` with its Markdown
-    (a prompt keeps its line breaks; its ``data:`` images are shown)."""
+    """A user prompt or an agent message: ``<div class="msg msg-{role}">`` with the prompt as
+    it was typed (``<p class="typed">``: its line breaks and spaces kept; its ``data:`` images
+    shown), or the agent's Markdown."""
     return f'<div class="msg msg-{role}">{_blocks_html(blocks, prompt=role == "user")}</div>'
 
 
@@ -306,3 +316,32 @@ def plan_html(entries: Iterable[Mapping[str, Any]]) -> str:
         content = escape.text(as_str(entry.get("content")) or "")
         items.append(f'<li class="plan-{status}">{content}</li>')
     return f'<section class="plan"><h2>Plan</h2><ol>{"".join(items)}</ol></section>'
+
+
+NOTICE_SEVERITIES: Final = frozenset({"info", "warning", "error"})
+COMPACTION_STATUSES: Final = frozenset({"in_progress", "completed", "failed", "cancelled"})
+
+
+def notice_html(severity: str, title: str, detail: str | None) -> str:
+    """A notice: ``<div class="notice notice-{severity}">`` with its title and its detail
+    (plain text, its line breaks kept)."""
+    shown = severity if severity in NOTICE_SEVERITIES else "info"
+    body = f'<p class="notice-detail">{escape.text(detail)}</p>' if detail else ""
+    return (
+        f'<div class="notice notice-{shown}" role="note">'
+        f'<p class="notice-title">{escape.text(title)}</p>{body}</div>'
+    )
+
+
+def compaction_html(status: str, summary: str, error: str | None) -> str:
+    """A compaction: ``<details class="compaction">`` (closed) holding the summary the model
+    is sent in place of the earlier turns, drawn as Markdown; a ``<div>`` without one."""
+    shown = status if status in COMPACTION_STATUSES else "completed"
+    heading = escape.text(compaction_heading(status, error))
+    if not summary.strip():
+        return f'<div class="compaction compaction-{shown}">{heading}</div>'
+    body = markdown_html(clip_message(summary))
+    return (
+        f'<details class="compaction compaction-{shown}"><summary>{heading}</summary>'
+        f"{body}</details>"
+    )

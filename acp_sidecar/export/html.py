@@ -18,7 +18,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TextIO, assert_never
 
-from acp_sidecar.export.cards import card_html, icon_sprites, message_html, plan_html, thought_html
+from acp_sidecar.export.cards import (
+    card_html,
+    compaction_html,
+    icon_sprites,
+    message_html,
+    notice_html,
+    plan_html,
+    thought_html,
+)
 from acp_sidecar.export.document import (
     Clock,
     Tally,
@@ -37,11 +45,13 @@ from acp_sidecar.render.blocks import (
     Block,
     CardBlock,
     CommandsBlock,
+    CompactionBlock,
     Event,
     EventBlock,
     MessageBlock,
     ModeBlock,
     ModeSwitched,
+    NoticeBlock,
     OptionChanged,
     PermissionDecided,
     PlanBlock,
@@ -98,6 +108,10 @@ def block_html(block: Block, cwd: str | None) -> str:
             return f'<div class="event event-commands">Commands: {shown or "none"}</div>'
         case EventBlock(event=event):
             return event_html(event)
+        case NoticeBlock():
+            return notice_html(block.severity, block.title, block.detail)
+        case CompactionBlock():
+            return compaction_html(block.status, block.summary_text, block.error)
         case _:
             assert_never(block)
 

@@ -4,7 +4,8 @@ Invariants:
 - The same blocks, in the same order, as the HTML page (:func:`~acp_sidecar.export.document
   .walk`); each is separated from the next by a blank line and headed by its time when the log
   recorded one.
-- Everything taken from the log is escaped or fenced by :mod:`~acp_sidecar.export.gfm`: a
+- Everything taken from the log is escaped or fenced by :mod:`~acp_sidecar.export.gfm`
+  (:mod:`~acp_sidecar.export.gfm_cards`, :mod:`~acp_sidecar.export.gfm_safe`): a
   transcript cannot close a fence, a ``<details>`` or a table of ours, nor add raw HTML.
 - The only raw HTML written is ours: ``<details>``/``<summary>`` and ``<sub>`` times.
 - The body is written as blocks become final; only the heading, which needs the whole log's
@@ -26,11 +27,12 @@ from acp_sidecar.export.document import (
     heading_facts,
     walk,
 )
-from acp_sidecar.export.gfm import (
+from acp_sidecar.export.gfm import escape_text, inline_code
+from acp_sidecar.export.gfm_cards import (
     card_markdown,
-    escape_text,
-    inline_code,
+    compaction_markdown,
     message_markdown,
+    notice_markdown,
     plan_markdown,
     thought_markdown,
 )
@@ -39,11 +41,13 @@ from acp_sidecar.render.blocks import (
     Block,
     CardBlock,
     CommandsBlock,
+    CompactionBlock,
     Event,
     EventBlock,
     MessageBlock,
     ModeBlock,
     ModeSwitched,
+    NoticeBlock,
     OptionChanged,
     PermissionDecided,
     PlanBlock,
@@ -86,6 +90,10 @@ def block_markdown(block: Block, cwd: str | None) -> str:
             return "*Commands:* " + (" ".join(inline_code(f"/{n}") for n in names) or "none")
         case EventBlock(event=event):
             return event_markdown(event)
+        case NoticeBlock():
+            return notice_markdown(block.severity, block.title, block.detail)
+        case CompactionBlock():
+            return compaction_markdown(block.status, block.summary_text, block.error)
         case _:
             assert_never(block)
 

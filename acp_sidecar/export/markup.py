@@ -4,7 +4,10 @@ Invariants:
 - Raw HTML in the source is text (``html: False``): it is shown escaped, never parsed.
 - A link's target is kept only when it is ``http:``, ``https:``, ``mailto:`` or has no scheme
   (relative or ``#fragment``); anything else (``javascript:``, ``data:``, ``file:``, …) leaves
-  the Markdown as literal text. Kept links carry ``rel="nofollow noopener noreferrer"``.
+  the Markdown as literal text. The scheme is read as a browser reads it — every tab and
+  newline dropped, controls and spaces trimmed from the ends (:func:`link_target`) — and the
+  target is written in that form, so ``java\tscript:`` is refused like ``javascript:``. Kept
+  links carry ``rel="nofollow noopener noreferrer"``.
 - Images never load: an image becomes a link to its source labelled with its alt text (or
   only the alt text when the source was refused).
 - Fenced code whose info string names a language Pygments knows is highlighted with the same
@@ -24,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Any, Final
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
@@ -38,12 +42,38 @@ LINK_REL: Final = "nofollow noopener noreferrer"
 
 ALLOWED_SCHEMES: Final = frozenset({"http", "https", "mailto"})
 _SCHEME: Final = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
+_TAB_OR_NEWLINE: Final = re.compile("[\t\n\r]")
+_C0_OR_SPACE: Final = "".join(map(chr, range(0x21)))
+_CONTROL: Final = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def link_target(url: str) -> str | None:
+    """The ``href`` an export may write for ``url``, or ``None`` when it may not link to it.
+
+    ``url`` is first read as the URL standard has a browser read it (every ASCII tab and
+    newline removed, C0 controls and spaces stripped from both ends), so the scheme checked is
+    the scheme the browser would follow; a control left inside refuses the link. Its
+    percent-decoded form must pass too (a Markdown parser hands over ``java%09script:``).
+    """
+    target = _browser_form(url)
+    if target is None or _browser_form(unquote(target)) is None:
+        return None
+    return target
+
+
+def _browser_form(url: str) -> str | None:
+    target = _TAB_OR_NEWLINE.sub("", url).strip(_C0_OR_SPACE)
+    if _CONTROL.search(target):
+        return None
+    match = _SCHEME.match(target)
+    if match is None or match.group(1).lower() in ALLOWED_SCHEMES:
+        return target
+    return None
 
 
 def link_allowed(url: str) -> bool:
-    """Whether an export may link to ``url`` (see the module invariants)."""
-    match = _SCHEME.match(url.strip())
-    return match is None or match.group(1).lower() in ALLOWED_SCHEMES
+    """Whether an export may link to ``url`` (see :func:`link_target`)."""
+    return link_target(url) is not None
 
 
 def _fence(code: str, language: str, _attrs: str) -> str:

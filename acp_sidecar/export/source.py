@@ -42,7 +42,7 @@ from acp_sidecar.render.blocks import (
     PermissionDecided,
     TurnEnded,
 )
-from acp_sidecar.server.replay import known_mode, replay_updates
+from acp_sidecar.server.replay import known_mode, replay_client, replay_updates
 from acp_sidecar.store import (
     ConfigChangeRecord,
     ModeChangeRecord,
@@ -135,16 +135,24 @@ def event_of(record: Record) -> Event | None:
 class StoredSession:
     """A session log opened for export (a context manager; see the module invariants).
 
-    ``lookup`` finds the tools that draw their cards (the registry's ``get``); cards are
-    drawn as for a client that advertised ``_meta.terminal_output`` unless
-    ``terminal_output`` is false.
+    ``lookup`` finds the tools that draw their cards (the registry's ``get``); the session is
+    replayed as for a client that advertised ``_meta.terminal_output``, ``session.notices``
+    and ``session.compaction``, each unless its flag is false.
 
     Raises:
         OSError: the log cannot be read.
         StoreError: its header is damaged or from a newer version.
     """
 
-    def __init__(self, path: Path, lookup: ToolLookup, *, terminal_output: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        lookup: ToolLookup,
+        *,
+        terminal_output: bool = True,
+        notices: bool = True,
+        compaction: bool = True,
+    ) -> None:
         self._log = SessionLog(path)
         try:
             header = self._header = self._log.header
@@ -163,6 +171,7 @@ class StoredSession:
         self.facts = SessionFacts(mode=known_mode(header.mode))
         self._lookup = lookup
         self._ctx = CardContext(cwd=header.cwd, terminal_output=terminal_output)
+        self._client = replay_client(notices=notices, compaction=compaction)
 
     def __enter__(self) -> StoredSession:
         return self
@@ -191,7 +200,10 @@ class StoredSession:
                     pending.append(Timed(record.at, event))
                 yield record
 
-        for update in replay_updates(self._header, tap(self._log), self._lookup, self._ctx):
+        replayed = replay_updates(
+            self._header, tap(self._log), self._lookup, self._ctx, self._client
+        )
+        for update in replayed:
             # Events come from records that send no update, read before this update's own.
             while pending:
                 yield pending.popleft()

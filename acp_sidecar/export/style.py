@@ -62,6 +62,7 @@ table{border-collapse:collapse}
 .msg-user{background:var(--panel);border-left:3px solid var(--accent);padding:.5rem .75rem;
 border-radius:6px}
 .prompt-image{max-width:100%;height:auto;border:1px solid var(--border)}
+.typed{white-space:pre-wrap}
 .thought{color:var(--muted);font-style:italic}
 summary{cursor:pointer;color:var(--muted)}
 .note,.clipped{color:var(--muted);font-size:13px}
@@ -113,6 +114,12 @@ color:var(--term-fg);padding:.35rem .5rem}
 .event{color:var(--muted);font-size:13px;border-left:3px solid var(--border);padding-left:.5rem}
 .event-permission{border-left-color:var(--run)}.event-stop{border-left-color:var(--muted)}
 .event-gap{border-left-color:var(--fail)}
+.notice{border-left:3px solid var(--run);padding:.2rem .5rem}
+.notice-warning{border-left-color:var(--signal)}.notice-error{border-left-color:var(--fail)}
+.notice p{margin:0}.notice-title{font-weight:600;overflow-wrap:anywhere}
+.notice-detail{color:var(--muted);white-space:pre-wrap;overflow-wrap:anywhere}
+.compaction{color:var(--muted);border-left:3px solid var(--border);padding-left:.5rem}
+.compaction>summary{font-weight:600}
 .a-b{font-weight:700}.a-d{opacity:.65}.a-i{font-style:italic}.a-u{text-decoration:underline}
 .a-s{text-decoration:line-through}.a-rf{color:var(--term-bg)}.a-rg{background:var(--term-fg)}
 """

@@ -13,9 +13,11 @@ Invariants:
 - Blocks come out in the order their first update arrived, as in the editor: a card sits where
   its ``tool_call`` came, in its final state. A block comes out once it can no longer change —
   a message or plan when another block follows it, a card when it is ``completed`` or
-  ``failed`` — and everything after an unfinished card waits for it, so memory holds only the
-  blocks since the oldest running card. :meth:`BlockFold.finish` releases the rest as it
-  stands.
+  ``failed`` (one completed with no content when another block follows too: a plan it set may
+  come next, and it then stands for that plan, :attr:`CardState.shows_plan`), a compaction
+  when it is no longer ``in_progress`` — and everything after an unfinished card or
+  compaction waits for it, so memory holds only the blocks since the oldest running one.
+  :meth:`BlockFold.finish` releases the rest as it stands.
 - Consecutive chunks of one role and one ``messageId`` (or none) form one message.
 - A block's ``at`` is the time of its first update when the caller gave one (``None``
   otherwise).
@@ -143,8 +145,59 @@ class EventBlock:
     at: datetime | None = None
 
 
-Block: TypeAlias = MessageBlock | CardBlock | PlanBlock | ModeBlock | CommandsBlock | EventBlock
+@attrs.frozen
+class NoticeBlock:
+    """A ``notice``: something told outside the conversation (``severity``: ``info``,
+    ``warning``, ``error`` or another the client does not know)."""
+
+    severity: str
+    title: str
+    description: str | None = None
+    at: datetime | None = None
+
+    @property
+    def detail(self) -> str | None:
+        """The description without a first line that only repeats the title."""
+        if self.description is None:
+            return None
+        first, _, rest = self.description.strip().partition("\n")
+        shown = rest.strip() if first.strip() == self.title.strip() else self.description.strip()
+        return shown or None
+
+
+@attrs.define
+class CompactionBlock:
+    """A context compaction, folded from its ``compaction_update``\\ s and
+    ``compaction_summary_chunk``\\ s: the oldest turns summarised for the model."""
+
+    compaction_id: str
+    status: str = "in_progress"
+    summary: list[Mapping[str, Any]] = attrs.Factory(list)
+    """The summary's content blocks (ACP content-block JSON)."""
+    error: str | None = None
+    at: datetime | None = None
+
+    @property
+    def summary_text(self) -> str:
+        """The summary's text blocks, joined."""
+        return "".join(t for b in self.summary if (t := _text_of(b)) is not None)
+
+
+Block: TypeAlias = (
+    MessageBlock
+    | CardBlock
+    | PlanBlock
+    | ModeBlock
+    | CommandsBlock
+    | EventBlock
+    | NoticeBlock
+    | CompactionBlock
+)
 """The closed union of transcript blocks."""
+
+
+def _text_of(block: Mapping[str, Any]) -> str | None:
+    return as_str(block.get("text")) if block.get("type") == "text" else None
 
 
 def update_of(params: object) -> Mapping[str, Any] | None:
@@ -166,6 +219,8 @@ class BlockFold:
         self._queue: deque[Block] = deque()
         self._open_cards: dict[str, CardBlock] = {}
         self._released_cards: set[str] = set()
+        self._open_compactions: dict[str, CompactionBlock] = {}
+        self._released_compactions: set[str] = set()
 
     def feed(self, params: Mapping[str, Any], at: datetime | None = None) -> list[Block]:
         """Take one ``session/update`` notification's params (or a bare update)."""
@@ -189,6 +244,8 @@ class BlockFold:
             if isinstance(tail, PlanBlock):
                 tail.entries = items
             else:
+                if isinstance(tail, CardBlock) and _waits_for_plan(tail):
+                    tail.card.shows_plan = True
                 self._queue.append(PlanBlock(items, at))
         elif tag == "available_commands_update":
             commands = update.get("availableCommands")
@@ -203,6 +260,15 @@ class BlockFold:
             mode = as_str(update.get("currentModeId"))
             if mode is not None:
                 self._queue.append(ModeBlock(mode, at))
+        elif tag == "notice":
+            title = as_str(update.get("title"))
+            if title:
+                severity = as_str(update.get("severity")) or "info"
+                self._queue.append(
+                    NoticeBlock(severity, title, as_str(update.get("description")), at)
+                )
+        elif tag in ("compaction_update", "compaction_summary_chunk"):
+            self._compaction(tag, update, at)
         else:
             logger.debug("transcript: skipped an update it does not fold: %s", tag)
         return self._ready()
@@ -257,14 +323,38 @@ class BlockFold:
             self._queue.append(block)
         apply_tool_update(block.card, update)
 
+    def _compaction(self, tag: str, update: Mapping[str, Any], at: datetime | None) -> None:
+        compaction_id = as_str(update.get("compactionId"))
+        if compaction_id is None or compaction_id in self._released_compactions:
+            logger.debug("transcript: skipped a %s of no open compaction", tag)
+            return
+        block = self._open_compactions.get(compaction_id)
+        if block is None:
+            block = self._open_compactions[compaction_id] = CompactionBlock(compaction_id, at=at)
+            self._queue.append(block)
+        if tag == "compaction_summary_chunk":
+            if (content := as_mapping(update.get("content"))) is not None:
+                block.summary.append(content)
+            return
+        if (status := as_str(update.get("status"))) is not None:
+            block.status = status
+        summary = update.get("summary", ...)
+        if summary is None or isinstance(summary, list):  # present: it replaces (null clears)
+            block.summary = [b for b in summary or () if isinstance(b, Mapping)]
+        error = update.get("error", ...)
+        if error is None or isinstance(error, str):
+            block.error = error
+
     @staticmethod
     def _final(block: Block, is_tail: bool) -> bool:
         match block:
             case MessageBlock() | PlanBlock():
                 return not is_tail
             case CardBlock():
-                return block.card.finished
-            case ModeBlock() | CommandsBlock() | EventBlock():
+                return block.card.finished and not (is_tail and _waits_for_plan(block))
+            case CompactionBlock():
+                return block.status != "in_progress"
+            case ModeBlock() | CommandsBlock() | EventBlock() | NoticeBlock():
                 return True
             case _:
                 assert_never(block)
@@ -274,6 +364,9 @@ class BlockFold:
             call_id = block.card.tool_call_id
             self._open_cards.pop(call_id, None)
             self._released_cards.add(call_id)
+        elif isinstance(block, CompactionBlock):
+            self._open_compactions.pop(block.compaction_id, None)
+            self._released_compactions.add(block.compaction_id)
 
     def _ready(self) -> list[Block]:
         out: list[Block] = []
@@ -283,6 +376,13 @@ class BlockFold:
             self._release(block)
             out.append(block)
         return out
+
+
+def _waits_for_plan(block: CardBlock) -> bool:
+    """A card completed with no content, last in the stream: the plan its call set may be the
+    next update (the bridge sends a plan call's card, then the plan)."""
+    card = block.card
+    return card.finished and card.emptied and not card.shows_plan
 
 
 def fold_blocks(updates: Iterable[Mapping[str, Any]]) -> Iterator[Block]:

@@ -7,7 +7,7 @@ Invariants:
   order — a coloured unified diff per ``diff`` (``oldText: null`` is a new file), a boxed
   terminal (command, cwd, output, exit pill) when the card holds a ``terminal``, text for the
   rest. Terminal output is drawn like a terminal would: ANSI colours kept, ``\\r`` rewinds
-  the line.
+  the line; any other sequence in it is shown, never sent (:func:`inert_terminal_text`).
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.text import Text
+from rich.style import Style
+from rich.text import Span, Text
 
 from acp_sidecar.render.fold import CardState, TerminalState, as_mapping, as_str
-from acp_sidecar.text import visible
+from acp_sidecar.text import harmless, visible
 
 STATUS_MARKERS: Final[dict[str, tuple[str, str]]] = {
     "completed": ("✓", "bold green"),
@@ -192,6 +193,20 @@ def terminal_text(output: str) -> Text:
     return text
 
 
+def inert_terminal_text(output: str) -> Text:
+    """:func:`terminal_text` fit to print on a terminal: its styles, but no link, and the
+    controls the decoding left (sequences rich does not know, C1) shown as pictures."""
+    decoded = terminal_text(output)
+    spans = [
+        Span(s.start, s.end, s.style.update_link(None))
+        if isinstance(s.style, Style) and s.style.link
+        else s
+        for s in decoded.spans
+    ]
+    # harmless() replaces one character by one, so the spans still fall where they did.
+    return Text(harmless(decoded.plain), spans=spans, end="")
+
+
 def exit_pill(terminal: TerminalState) -> Text | None:
     """The exit pill: green ``exit 0``, red ``exit N``, magenta signal; ``None`` while running."""
     if terminal.signal is not None:
@@ -209,7 +224,7 @@ def _terminal_body(terminal: TerminalState | None, cwd: str | None) -> list[Rend
     if terminal.cwd is not None:
         body.append(note(f"cwd: {terminal.cwd}"))
     output = terminal.output
-    body.append(terminal_text(output) if output else note("(no output)"))
+    body.append(inert_terminal_text(output) if output else note("(no output)"))
     return body
 
 
@@ -229,9 +244,10 @@ def _item(item: Mapping[str, Any], card: CardState, cwd: str | None) -> list[Ren
 
 
 def raw_input_line(card: CardState) -> str | None:
-    """A card's raw input as one short JSON line (``None`` when it has none): what a card
-    with no content shows, in every view."""
-    if card.raw_input is None:
+    """A card's raw input as one short JSON line (``None`` when it has none, or the card
+    stands for the plan drawn beside it, whose JSON it would repeat): what a card with no
+    content shows, in every view."""
+    if card.raw_input is None or card.shows_plan:
         return None
     try:
         shown = json.dumps(card.raw_input, ensure_ascii=False, sort_keys=True)
@@ -303,3 +319,46 @@ def draw_commands(names: Iterable[str]) -> RenderableType:
 def draw_mode(mode_id: str) -> RenderableType:
     """A mode switch."""
     return note(f"mode: {mode_id}")
+
+
+_NOTICE_MARKERS: Final = {
+    "info": ("ℹ", "bold blue"),
+    "warning": ("⚠", "bold yellow"),
+    "error": ("✗", "bold red"),
+}
+
+
+def draw_notice(severity: str, title: str, detail: str | None) -> RenderableType:
+    """A notice: a marker for its severity and its title, then its detail."""
+    mark, style = _NOTICE_MARKERS.get(severity, ("•", "bold"))
+    line = Text.assemble((mark, style), " ", (title, "bold"))
+    if not detail:
+        return line
+    return Group(line, Padding(Text(detail, style="dim"), (0, 0, 0, 2)))
+
+
+COMPACTED: Final = "Earlier turns summarised"
+"""What a compaction is called in every view: the turns before it were summarised, and the
+model is sent the summary in their place (the transcript still shows them all)."""
+
+_COMPACTION_ENDS: Final = {
+    "completed": COMPACTED,
+    "failed": "Summarising the earlier turns failed",
+    "cancelled": "Summarising the earlier turns was cancelled",
+    "in_progress": "Summarising the earlier turns…",
+}
+
+
+def compaction_heading(status: str, error: str | None) -> str:
+    """A compaction's one line: what became of it (and why it failed)."""
+    heading = _COMPACTION_ENDS.get(status, f"{COMPACTED} ({status})")
+    return f"{heading}: {error}" if error and status != "completed" else heading
+
+
+def draw_compaction(status: str, summary: str, error: str | None) -> RenderableType:
+    """A compaction: its line, then the summary the model is sent, dimmed."""
+    line = Text.assemble(("≡ ", "bold magenta"), (compaction_heading(status, error), "bold"))
+    if not summary.strip():
+        return line
+    body = Text(summary.strip("\n"), style="dim italic")
+    return Group(line, Padding(body, (0, 0, 0, 2)))

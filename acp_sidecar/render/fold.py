@@ -70,6 +70,11 @@ class CardState:
     raw_output: Any = None
     terminals: dict[str, TerminalState] = attrs.Factory(dict)
     """The terminals opened on this card, by terminal id."""
+    emptied: bool = False
+    """The last update that set ``content`` set it empty: the card has nothing to expand."""
+    shows_plan: bool = False
+    """A ``plan`` update came right after the card was completed with no content: the card
+    stands for that plan, which is drawn beside it (set by the block fold)."""
 
     @property
     def finished(self) -> bool:
@@ -103,6 +108,7 @@ def apply_tool_update(card: CardState, update: Mapping[str, Any]) -> CardState:
         card.status = status
     if (content := _objects(update.get("content"))) is not None:
         card.content = content
+        card.emptied = not content
     if (locations := _objects(update.get("locations"))) is not None:
         card.locations = locations
     if update.get("rawInput") is not None:

@@ -1,4 +1,8 @@
-"""The ``acp-sidecar sessions`` table."""
+"""The ``acp-sidecar sessions`` table.
+
+Invariant: what comes from a log (a title, a path) is drawn as plain text with its control
+characters shown (:func:`~acp_sidecar.text.harmless`), never as rich markup.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rich.table import Table
+from rich.text import Text
+
+from acp_sidecar.text import harmless
 
 if TYPE_CHECKING:
     from acp_sidecar.store import SessionSummary
@@ -20,5 +27,8 @@ def sessions_table(sessions: Iterable[SessionSummary]) -> Table:
     table.add_column("cwd", style="dim")
     for summary in sessions:
         updated = summary.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        table.add_row(updated, summary.session_id, summary.title or "(no prompt yet)", summary.cwd)
+        title = summary.title or "(no prompt yet)"
+        table.add_row(
+            updated, Text(summary.session_id), Text(harmless(title)), Text(harmless(summary.cwd))
+        )
     return table

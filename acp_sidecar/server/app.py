@@ -47,7 +47,7 @@ from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.handlers import HANDLERS
 from acp_sidecar.server.held import HeldLogs
 from acp_sidecar.server.messages import shown_id, throttled
-from acp_sidecar.server.notices import UserMessage, shows_notices, user_updates
+from acp_sidecar.server.notices import UserMessage, user_updates
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
 from acp_sidecar.text import shorten
@@ -384,16 +384,16 @@ class AcpServer(JsonRPCServer):
 
     def inform(self, session_id: str, *messages: UserMessage, keep: bool = False) -> None:
         """Tell the user of ``session_id`` something that is not for the model, now: as
-        ``notice`` updates where the client shows them (live only: never recorded), else as
-        one agent message (:func:`~acp_sidecar.server.notices.user_updates`), which ``keep``
-        also records as a notice in the session's log, as :meth:`notice` does."""
+        ``notice`` updates where the client shows them, else as one agent message
+        (:func:`~acp_sidecar.server.notices.user_updates`). ``keep`` also records each in the
+        session's log with its severity, whatever this client showed, so a load replays it
+        in the form the loading client takes."""
         session = self.sessions.get(session_id)
         shown = None if session is None else session.paragraphs
         updates = user_updates(self.client_capabilities, messages, shown)
-        if keep and messages and not shows_notices(self.client_capabilities):
-            recorder = None if session is None else session.recorder
-            if recorder is not None:
-                recorder.notice("\n\n".join(m.text for m in messages))
+        if keep and session is not None and session.recorder is not None:
+            for message in messages:
+                session.recorder.notice(message.text, message.severity)
         for update in updates:
             self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
 

@@ -217,7 +217,8 @@ async def _attach(
                 if replay:
                     ctx = server.card_context(header.cwd)
                     lookup = (session.tools or server.tools.registry).get
-                    for update in replay_updates(header, records, lookup, ctx):
+                    client = server.client_capabilities
+                    for update in replay_updates(header, records, lookup, ctx, client):
                         await server.send_update(session_id, update)
                 else:
                     for _record in records:

@@ -4,9 +4,10 @@ agent message (as before notices existed).
 Invariants:
 - :func:`user_update` is the one place that decides between the two, from the client's
   capabilities alone (``clientCapabilities.session.notices`` present).
-- A notice is a live event: nothing here records it. A notice's title is one line of plain
-  text that stands alone (the message's first line, shortened); the whole message is its
-  description when the title does not already say all of it.
+- Nothing here records a message (the server does, with its severity, when a load is to
+  replay it: :meth:`~acp_sidecar.server.app.AcpServer.inform`). A notice's title is one line
+  of plain text that stands alone (the message's first line, shortened); the whole message is
+  its description when the title does not already say all of it.
 - A client without notices gets the message's full text as an agent message, exactly as it
   was told before; several messages told together are one agent message, a paragraph each.
 - What the sidecar says as agent text stands in its own paragraph (:class:`Paragraphs`):
@@ -107,6 +108,11 @@ class Paragraphs:
 def shows_notices(capabilities: ClientCapabilities) -> bool:
     """Whether the client advertised ``session.notices``."""
     return capabilities.session is not None and capabilities.session.notices is not None
+
+
+def shows_compaction(capabilities: ClientCapabilities) -> bool:
+    """Whether the client advertised ``session.compaction``."""
+    return capabilities.session is not None and capabilities.session.compaction is not None
 
 
 def user_updates(

@@ -197,9 +197,10 @@ class SessionRecorder:
             case _:
                 pass  # tool cards are recorded as calls and results
 
-    def notice(self, text: str) -> None:
-        """Record a notice: shown as an agent message, never sent to a model as one."""
-        self._write(lambda w: w.notice(text))
+    def notice(self, text: str, severity: str | None = None) -> None:
+        """Record a notice, never sent to a model as something it said: told in the agent's
+        voice, or (``severity``) outside the conversation (see ``NoticeRecord.severity``)."""
+        self._write(lambda w: w.notice(text, severity))
 
     async def record_call_event(
         self, call: ToolCallRecord, result: ToolExecutionResult | None

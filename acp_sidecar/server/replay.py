@@ -6,12 +6,17 @@ ran) is completed as failed with an "interrupted" message rather than left spinn
 stream ends with the session's current mode. A gap marker (records the sidecar failed to
 write) is shown as an agent message saying that part of the session was not recorded. A usage
 record redraws the context meter (``usage_update``, with the session's cost as it was then)
-where the model's window was known, as it was sent live; a compaction record adds nothing (the
-turns it summarised are all replayed). Permission decisions send nothing: live they were a
-request and its answer, not updates (they stay in the log for later views). A load then ends
-with the session's info (title and last activity, :func:`session_info`): it describes the
-session, not a record, so the records of a log replay to the same updates whatever version
-wrote them. Records are consumed as they are read: memory does not grow with the log.
+where the model's window was known, as it was sent live. What is recorded once is replayed in
+the form the loading client takes (its capabilities, ``client``): a notice told outside the
+conversation is a ``notice`` where it advertised ``session.notices`` (consecutive ones are one
+agent message elsewhere, as :func:`~acp_sidecar.server.notices.user_updates` tells them live),
+a compaction a completed ``compaction_update`` holding its summary where it advertised
+``session.compaction`` (nothing elsewhere: the turns it summarised are all replayed). Permission
+decisions send nothing: live they were a request and its answer, not updates (they stay in the
+log for later views). A load then ends with the session's info (title and last activity,
+:func:`session_info`): it describes the session, not a record, so the records of a log replay
+to the same updates whatever version wrote them. Records are consumed as they are read: memory
+does not grow with the log.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import itertools
 import logging
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from typing import Any, assert_never
+from typing import Any, assert_never, get_args
 
 from acp_sidecar.agent.model.usage import usage_update
 from acp_sidecar.bridge.context import CardContext
@@ -29,14 +34,18 @@ from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_r
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import from_wire
 from acp_sidecar.protocol.errors import ProtocolParamsError
+from acp_sidecar.protocol.initialize import ClientCapabilities, ClientSessionCapabilities
 from acp_sidecar.protocol.updates import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    CompactionUpdate,
     CurrentModeUpdate,
+    NoticeSeverity,
     SessionInfoUpdate,
     SessionUpdate,
     UserMessageChunk,
 )
+from acp_sidecar.server.notices import UserMessage, shows_compaction, user_updates
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
@@ -74,12 +83,37 @@ def gap_text(reason: str) -> str:
     return f"\n\n[Some of this session was not recorded here: {reason}]\n\n"
 
 
+def replay_client(*, notices: bool = True, compaction: bool = True) -> ClientCapabilities:
+    """The capabilities of a client that advertised ``session.notices`` and
+    ``session.compaction`` (each unless false): what a replay outside an editor draws for."""
+    session = ClientSessionCapabilities(
+        notices={} if notices else None, compaction={} if compaction else None
+    )
+    return ClientCapabilities(session=session)
+
+
+def known_severity(severity: str) -> NoticeSeverity:
+    """A stored notice's severity as one of ACP's (unknown → ``info``)."""
+    return next((known for known in get_args(NoticeSeverity) if known == severity), "info")
+
+
 def replay_updates(
-    header: HeaderRecord, records: Iterable[Record], lookup: ToolLookup, ctx: CardContext
+    header: HeaderRecord,
+    records: Iterable[Record],
+    lookup: ToolLookup,
+    ctx: CardContext,
+    client: ClientCapabilities | None = None,
 ) -> Iterator[SessionUpdate]:
-    """The updates that redraw a stored session, in order, ending with its mode."""
+    """The updates that redraw a stored session, in order, ending with its mode, for a
+    client with the capabilities ``client`` (``None``: one that advertised no session
+    extension)."""
+    capabilities = ClientCapabilities() if client is None else client
+    compactions_shown = shows_compaction(capabilities)
     mode = known_mode(header.mode)
     open_calls: dict[str, tuple[ToolCallRecord, ToolCallView]] = {}
+    told: list[UserMessage] = []
+    """Notices told outside the conversation, held until another record: told together."""
+    compactions = 0
 
     def interrupt_open_calls() -> Iterator[SessionUpdate]:
         for call, view in open_calls.values():
@@ -87,6 +121,9 @@ def replay_updates(
         open_calls.clear()
 
     for record in records:
+        if told and not (isinstance(record, NoticeRecord) and record.severity is not None):
+            yield from user_updates(capabilities, told)
+            told.clear()
         match record:  # the commonest records first: a case costs a class test
             case ToolCallRecord(call_id=call_id):
                 start, view = translate_call(lookup, record, ctx)
@@ -104,8 +141,13 @@ def replay_updates(
                         yield UserMessageChunk(content=decoded)
                     except ProtocolParamsError as exc:
                         logger.warning("skipped a stored prompt block: %s", exc)
-            case AgentMessageRecord(text=text) | NoticeRecord(text=text):
+            case AgentMessageRecord(text=text):
                 yield AgentMessageChunk(content=TextContentBlock(text=text))
+            case NoticeRecord(text=text, severity=severity):
+                if severity is None:  # told in the agent's voice, to every client alike
+                    yield AgentMessageChunk(content=TextContentBlock(text=text))
+                else:
+                    told.append(UserMessage(known_severity(severity), text))
             case AgentThoughtRecord(text=text):
                 yield AgentThoughtChunk(content=TextContentBlock(text=text))
             case GapRecord(reason=reason):
@@ -118,11 +160,18 @@ def replay_updates(
                 yield from interrupt_open_calls()
             case UsageRecord(context_window=size) if size is not None:
                 yield usage_update(record, size)
+            case CompactionRecord(summary=summary):
+                compactions += 1
+                if compactions_shown:
+                    yield CompactionUpdate(
+                        compaction_id=f"compaction_replayed_{compactions}",
+                        status="completed",
+                        summary=[TextContentBlock(text=summary)],
+                    )
             case (
                 HeaderRecord()
                 | DirectoriesChangeRecord()
                 | UsageRecord()
-                | CompactionRecord()
                 | PermissionAskedRecord()
                 | PermissionAnswerRecord()
                 | PermissionRememberedRecord()
@@ -130,6 +179,7 @@ def replay_updates(
                 pass  # session state, or decisions that were a request and its answer live
             case _:
                 assert_never(record)
+    yield from user_updates(capabilities, told)
     yield from interrupt_open_calls()
     yield CurrentModeUpdate(current_mode_id=mode)
 
@@ -149,14 +199,17 @@ def load_notifications(
     lookup: ToolLookup,
     ctx: CardContext,
     info: SessionInfoUpdate | None = None,
+    client: ClientCapabilities | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The exact ``session/update`` messages ``session/load`` sends for a stored session: the
-    replay of its records, then ``info`` (:func:`session_info`) when given."""
+    """The exact ``session/update`` messages ``session/load`` sends for a stored session to a
+    client with the capabilities ``client``: the replay of its records, then ``info``
+    (:func:`session_info`) when given."""
     from acp_sidecar.protocol.converter import to_wire
     from acp_sidecar.protocol.updates import SessionNotification
 
     tail: tuple[SessionUpdate, ...] = () if info is None else (info,)
-    for update in itertools.chain(replay_updates(header, records, lookup, ctx), tail):
+    replayed = replay_updates(header, records, lookup, ctx, client)
+    for update in itertools.chain(replayed, tail):
         yield {
             "jsonrpc": "2.0",
             "method": "session/update",

@@ -9,9 +9,9 @@ writes it)::
     user_message   {"content": [ACP content block JSON, …]}
     agent_message  {"text": str}
     agent_thought  {"text": str}
-    notice         {"text": str}
+    notice         {"text": str, "severity"?: str}
     gap            {"reason": str}
-    tool_call      {"callId", "name", "arguments": JSON}
+    tool_call      {"callId", "name", "arguments": JSON, "title"?: str, "kind"?: str}
     tool_result    {"result": result_to_json(result)}
     mode_change    {"mode": str}
     directories    {"additionalDirectories": [str, …]}
@@ -118,17 +118,20 @@ def _record_json(record: Record) -> dict[str, Any]:
             return {"v": SCHEMA_VERSION, "type": "agent_message", "text": record.text}
         case AgentThoughtRecord():
             return {"v": SCHEMA_VERSION, "type": "agent_thought", "text": record.text}
-        case NoticeRecord():
-            return {"v": SCHEMA_VERSION, "type": "notice", "text": record.text}
+        case NoticeRecord(severity=severity):
+            told = {} if severity is None else {"severity": severity}
+            return {"v": SCHEMA_VERSION, "type": "notice", "text": record.text, **told}
         case GapRecord():
             return {"v": SCHEMA_VERSION, "type": "gap", "reason": record.reason}
-        case ToolCallRecord():
+        case ToolCallRecord(title=title, kind=kind):
+            shown = {k: v for k, v in (("title", title), ("kind", kind)) if v is not None}
             return {
                 "v": SCHEMA_VERSION,
                 "type": "tool_call",
                 "callId": record.call_id,
                 "name": record.name,
                 "arguments": record.arguments,
+                **shown,
             }
         case ToolResultRecord():
             return {
@@ -256,6 +259,10 @@ def _str(data: dict[str, Any], key: str) -> str:
     return value
 
 
+def _optional(data: dict[str, Any], key: str) -> str | None:
+    return None if data.get(key) is None else _str(data, key)
+
+
 def _directories(data: dict[str, Any], *, required: bool) -> tuple[str, ...]:
     value = data.get("additionalDirectories")
     if value is None and not required:
@@ -294,6 +301,8 @@ def _tool_call(data: dict[str, Any]) -> ToolCallRecord:
         call_id=_str(data, "callId"),
         name=_str(data, "name"),
         arguments=freeze_parsed(data.get("arguments")),
+        title=_optional(data, "title"),
+        kind=_optional(data, "kind"),
     )
 
 
@@ -379,7 +388,9 @@ _DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "user_message": _user_message,
     "agent_message": lambda data: AgentMessageRecord(text=_str(data, "text")),
     "agent_thought": lambda data: AgentThoughtRecord(text=_str(data, "text")),
-    "notice": lambda data: NoticeRecord(text=_str(data, "text")),
+    "notice": lambda data: NoticeRecord(
+        text=_str(data, "text"), severity=_optional(data, "severity")
+    ),
     "gap": lambda data: GapRecord(reason=_str(data, "reason")),
     "tool_call": _tool_call,
     "tool_result": _tool_result,

@@ -35,6 +35,16 @@ class SessionNotFoundError(StoreError, LookupError):
         super().__init__(f"no stored session {session_id!r}{where}")
 
 
+class LogNotFoundError(SessionNotFoundError):
+    """What ``replay`` was named is neither a stored session nor a session log file; the
+    message says which it is (a directory, no such file, an id the store does not hold)."""
+
+    def __init__(self, named: str, message: str) -> None:
+        self.session_id = named
+        self.path = None
+        StoreError.__init__(self, message)
+
+
 class SessionExistsError(StoreError, FileExistsError):
     """A new session was asked for under an id that already has a log."""
 

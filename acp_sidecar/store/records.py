@@ -88,12 +88,18 @@ class AgentThoughtRecord(Stamped):
 
 @attrs.frozen
 class NoticeRecord(Stamped):
-    """Something the sidecar itself told the user in the agent's voice (why a model request
-    failed, that an answer was cut off): replayed as an agent message, but never part of the
-    conversation a model is sent — the model did not say it."""
+    """Something the sidecar itself told the user, never part of the conversation a model is
+    sent (the model did not say it): in the agent's voice during a turn (why a model request
+    failed, that an answer was cut off), or outside the conversation (an MCP server that did
+    not start), whatever form the client that saw it took it in."""
 
     text: str
     """The notice's text."""
+    severity: str | None = None
+    """``None``: told in the agent's voice, and replayed as an agent message to every client.
+    Else how it was told outside the conversation (``info``, ``warning``, ``error``): replayed
+    as a ``notice`` of that severity where the client shows notices, as an agent message
+    elsewhere."""
 
 
 @attrs.frozen

@@ -15,7 +15,7 @@ import stat
 from datetime import datetime
 from pathlib import Path
 
-from acp_sidecar.store.errors import InvalidSessionIdError, SessionNotFoundError
+from acp_sidecar.store.errors import InvalidSessionIdError, LogNotFoundError, SessionNotFoundError
 from acp_sidecar.store.listing import (
     DEFAULT_PAGE_SIZE,
     SessionPage,
@@ -23,7 +23,7 @@ from acp_sidecar.store.listing import (
     list_sessions,
     read_summary,
 )
-from acp_sidecar.store.paths import is_session_id, log_path, resolve_store_dir
+from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id, log_path, resolve_store_dir
 from acp_sidecar.store.reader import SessionLog
 from acp_sidecar.store.records import HeaderRecord, utc_now
 from acp_sidecar.store.writer import FSYNC_POLICIES, FsyncPolicy, SessionWriter, remove_log
@@ -64,16 +64,32 @@ class SessionStore:
         """The log named by a stored session's id, or else by a file path (for ``replay``).
 
         Raises:
-            SessionNotFoundError: neither a stored session nor an existing file.
+            LogNotFoundError: neither a stored session nor a regular file (it says which:
+                a directory, another kind of file, no such file, an id not stored here).
         """
-        if is_session_id(session_id_or_path):
-            path = self.path_of(session_id_or_path)
+        named = session_id_or_path
+        if is_session_id(named):
+            path = self.path_of(named)
             if _is_regular(path):
                 return path
-        candidate = Path(session_id_or_path).expanduser()
+        candidate = Path(named).expanduser()
         if candidate.is_file():  # a path the user named: following its links is their choice
             return candidate.resolve()
-        raise SessionNotFoundError(session_id_or_path, None)
+        if candidate.is_dir():
+            raise LogNotFoundError(
+                named,
+                f"{named} is a directory, not a session log: name a log file "
+                "(SESSION_ID.jsonl) or a stored session's id (acp-sidecar sessions lists them)",
+            )
+        if candidate.exists():
+            raise LogNotFoundError(named, f"{named} is not a regular file, not a session log")
+        if is_session_id(named) and not named.endswith(LOG_SUFFIX):
+            raise LogNotFoundError(
+                named,
+                f"no stored session {named!r} in {self.directory} (acp-sidecar sessions "
+                "lists them), nor a file of that name",
+            )
+        raise LogNotFoundError(named, f"no such file: {named}")
 
     def create(
         self,

@@ -314,10 +314,11 @@ class SessionWriter:
         if kind is not None and text:
             self._append(kind(text=text))
 
-    def notice(self, text: str) -> None:
+    def notice(self, text: str, severity: str | None = None) -> None:
         """Append a notice: the sidecar's own word to the user, kept out of the model's
-        history (the agent message being streamed is written first)."""
-        self.append(NoticeRecord(text=text))
+        history (the agent message being streamed is written first); ``severity``: see
+        :attr:`NoticeRecord.severity`."""
+        self.append(NoticeRecord(text=text, severity=severity))
 
     def gap(self, reason: str) -> None:
         """Append a gap marker: records were lost before this point (``reason``: why)."""

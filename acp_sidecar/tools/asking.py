@@ -12,6 +12,8 @@ Invariants:
   asked (the user is never asked about a call that would fail); one that fails otherwise, or
   returns something that is not a call view, is logged, and the ``Ask`` goes out without a
   preview. An ``Ask`` that already carries a preview keeps it.
+- The same preview draws a call's first card (:func:`first_view`), outside the pipeline:
+  there a failing preview only leaves the card to the tool's pure ``present_call``.
 - The answer is ``Allow`` or ``Deny``, or the call fails as the permission handler's fault.
   A handler that raises ``ToolCancelledError`` (the turn was cancelled while the user was
   asked) ends the call as cancelled, :data:`CANCELLED_BEFORE_PERMISSION`.
@@ -21,11 +23,14 @@ from __future__ import annotations
 
 import logging
 
+from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.context import ToolContext
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.errors import ToolCancelledError, ToolError, ToolListenerError
 from acp_sidecar.tools.execution import ToolExecution
-from acp_sidecar.tools.presentation import is_call_view
+from acp_sidecar.tools.json_values import FrozenJson
+from acp_sidecar.tools.presentation import ToolCallView, is_call_view
 from acp_sidecar.tools.seams import describe, listener_failed, resolve
 
 logger = logging.getLogger(__name__)
@@ -64,24 +69,67 @@ async def ask_permission(
 
 async def previewed(execution: ToolExecution, definition: ToolDefinition, ask: Ask) -> Ask:
     """``ask`` carrying the tool's call-time card (see the module invariants)."""
-    preview = definition.preview_call
-    if preview is None or ask.preview is not None:
+    if ask.preview is not None:
         return ask
+    view = await call_time_view(execution, definition)
+    return ask if view is None else Ask(reason=ask.reason, preview=view)
+
+
+async def call_time_view(
+    execution: ToolExecution, definition: ToolDefinition
+) -> ToolCallView | None:
+    """The tool's ``preview_call`` for ``execution``: what the call would change now, or
+    ``None`` (no preview, or one that failed otherwise than with a ``ToolError``, logged).
+
+    Raises:
+        ToolError: the preview says the call would fail this way.
+    """
+    preview = definition.preview_call
+    if preview is None:
+        return None
     try:
         # Typed as async, but a hand-written definition may pass a plain function.
         view: object = await resolve(preview(execution.arguments, execution))
     except ToolError:
         raise  # the call would fail this way: nobody is asked about it
     except Exception:
-        logger.exception("preview_call of %s raised; asking with its pending card", execution.name)
-        return ask
+        logger.exception("preview_call of %s raised; using its pending card", execution.name)
+        return None
     if view is None:
-        return ask
+        return None
     if not is_call_view(view):
         logger.error(
-            "preview_call of %s returned %s, not a call view; asking with its pending card",
+            "preview_call of %s returned %s, not a call view; using its pending card",
             execution.name,
             type(view).__name__,
         )
-        return ask
-    return Ask(reason=ask.reason, preview=view)
+        return None
+    return view
+
+
+async def first_view(
+    definition: ToolDefinition | None,
+    call_id: str,
+    arguments: FrozenJson,
+    context: ToolContext | None,
+    signal: CancelSignal | None = None,
+) -> ToolCallView | None:
+    """What a call not yet run would change now (its tool's ``preview_call``), for the card
+    first drawn for it; ``None`` when there is nothing to show: no tool or preview, or a
+    preview that fails, with a ``ToolError`` too (the call's run then reports it). None of the
+    pipeline runs, and no listener sees the execution the preview is given."""
+    if definition is None or definition.preview_call is None:
+        return None
+    execution = ToolExecution(
+        call_id=call_id,
+        name=definition.name,
+        arguments=arguments,
+        agent=None,
+        parent=None,
+        signal=signal,
+        context=context,
+    )
+    try:
+        return await call_time_view(execution, definition)
+    except ToolError:
+        return None

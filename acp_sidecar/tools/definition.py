@@ -16,9 +16,10 @@ Invariants:
   treated as able to change things (asked for in ``ask`` mode, refused in ``read-only``).
   A read-only tool that reaches the open world (a fetcher: what it sends out can leak data)
   also declares ``open_world``: it is allowed in ``read-only`` but asked for in ``ask``.
-- ``preview_call`` is the one impure presenter: it runs live only, at call time, when the user
-  is about to be asked for permission, and may read (never change) the workspace. It is
-  never part of replay; the pending card replay draws comes from ``present_call``.
+- ``preview_call`` is the one impure presenter: it runs live only, at call time — when the
+  call's first card is drawn, and again when the user is about to be asked for permission —
+  and may read (never change) the workspace. It is never part of replay; the pending card
+  replay draws comes from ``present_call``.
 """
 
 from __future__ import annotations

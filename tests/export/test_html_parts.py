@@ -563,9 +563,23 @@ def test_user_message_keeps_breaks_and_shows_data_images() -> None:
     ]))  # fmt: skip
     msg = root.one("div.msg")
     assert msg.classes == ["msg", "msg-user"]
-    assert msg.all("p")[0].text() == "line one\nline <two>" and msg.all("br")
+    assert msg.all("p")[0].text() == "line one\nline <two>"  # its breaks kept by the CSS
     assert msg.one("img").attrs["src"] == f"data:image/png;base64,{PNG}"
     assert_inert(root)
+
+
+TYPED = "# Add a greeting\n\nPlease add `greet` to **hello.py**:\n\n- it takes a *name*\n    [x](https://x.org) <b>\n1. done"
+
+
+def test_a_prompt_is_shown_as_typed_not_as_markdown() -> None:
+    root = parse(message_html("user", [{"type": "text", "text": TYPED}]))
+    msg = root.one("div.msg-user")
+    assert [n.tag for n in msg.walk()][1:] == ["p"]  # no heading, list, code, emphasis, link
+    assert msg.one("p").text() == TYPED and msg.one("p").classes == ["typed"]
+    assert ".typed{" in page_css() and "pre-wrap" in page_css().split(".typed{")[1].split("}")[0]
+    # An agent's message is still its Markdown.
+    agent = parse(message_html("agent", [{"type": "text", "text": TYPED}]))
+    assert agent.all("h1") and agent.all("code") and agent.all("a")
 
 
 @pytest.mark.parametrize(
@@ -747,3 +761,36 @@ def test_the_fast_path_takes_prose_and_leaves_markup_to_the_parser() -> None:
     )
     for markup in ("*a*", "1. a", "a  \nb", " a", "a\n===", "<b>", "a & b", "`x`", "[a](b)"):
         assert plain_paragraphs(markup, breaks=False) is None, markup
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "java\tscript:alert(1)",
+        "java\nscript:alert(1)",
+        "java\rscript:alert(1)",
+        "\x01javascript:alert(1)",
+        " \x1f javascript:alert(1)",
+        "jav\tas\ncript:alert(1)",
+        "vb\tscript:msgbox",
+        "da\nta:text/html;base64,PHNjcmlwdD4=",
+    ],
+)
+def test_a_tab_newline_or_control_in_a_links_scheme_does_not_make_it_live(uri: str) -> None:
+    """A browser drops every tab and newline of a URL and the controls at its ends before it
+    reads the scheme: the check reads it the same way."""
+    root = parse(message_html("agent", [
+        {"type": "resource_link", "name": "doc", "uri": uri},
+        {"type": "image", "mimeType": "image/png", "uri": uri},
+        {"type": "text", "text": f"[x](<{uri}>) ![y](<{uri}>) <{uri}>"},
+    ]))  # fmt: skip
+    assert_inert(root)
+    live = [a.attrs.get("href", "") for a in root.all("a")]
+    assert live == [], live
+
+
+def test_a_kept_link_is_written_as_the_browser_reads_it() -> None:
+    root = parse(message_html("agent", [
+        {"type": "resource_link", "name": "doc", "uri": "https://x.org/a\tb\nc"},
+    ]))  # fmt: skip
+    assert [a.attrs["href"] for a in root.all("a")] == ["https://x.org/abc"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from acp_sidecar.export.cards import card_html, message_html
 from acp_sidecar.export.clip import MESSAGE_HEAD_LINES, MESSAGE_TAIL_LINES, clip_message
 from acp_sidecar.export.command import write_export
-from acp_sidecar.export.gfm import card_markdown
+from acp_sidecar.export.gfm_cards import card_markdown
 from acp_sidecar.export.highlight import diff_html
 from acp_sidecar.export.markdown import write_markdown
 from acp_sidecar.export.markup import markdown_html
@@ -74,7 +74,7 @@ def test_diff_lines_are_counted_at_newlines_only() -> None:
 
 
 def test_terminal_output_is_clipped_before_it_is_decoded(monkeypatch: object) -> None:
-    import acp_sidecar.export.gfm as gfm
+    import acp_sidecar.export.gfm_cards as gfm
 
     seen: list[int] = []
     original = gfm.terminal_text

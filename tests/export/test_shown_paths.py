@@ -13,7 +13,7 @@ from rich.console import Console
 from acp_sidecar.bridge.cards import call_start
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.export.cards import card_html
-from acp_sidecar.export.gfm import card_markdown
+from acp_sidecar.export.gfm_cards import card_markdown
 from acp_sidecar.protocol.converter import to_wire
 from acp_sidecar.render.draw import draw_card
 from acp_sidecar.render.fold import CardState, apply_tool_update

@@ -310,15 +310,22 @@ async def test_a_stored_call_replays_as_it_was_drawn_live(answer: m.CallToolResu
 
 
 @pytest.mark.parametrize("answer", ANSWERS)
-async def test_a_call_whose_server_is_gone_replays_as_a_generic_card(
+async def test_a_call_whose_server_is_gone_replays_titled_as_the_editor_showed_it(
     answer: m.CallToolResult,
 ) -> None:
+    """``replay`` and the exports start no MCP server, and a load may name none: the card's
+    title and kind, kept with the call, still draw it as the editor did."""
     _registry, live, records = await stored_call(answer)
     start, final = replayed(lambda name: None, records)
-    assert start["title"] == "mcp__docs__search"  # the tool's own title is not known any more
-    assert (start["kind"], start["status"], start["rawInput"]) == (
-        "other",
-        "pending",
-        {"q": "cards"},
-    )
+    assert (start["title"], start["kind"]) == (live[0]["title"], live[0]["kind"])
+    assert (start["title"], start["kind"]) == ("Search docs: cards", "read")
+    assert (start["status"], start["rawInput"]) == ("pending", {"q": "cards"})
     assert final == live[-1]  # the result content and status are the stored ones
+
+
+async def test_a_call_stored_before_titles_were_kept_replays_by_its_name() -> None:
+    records = [
+        decode_line(encode_record(ToolCallRecord("c1", "mcp__docs__search", {"q": "cards"}))),
+    ]
+    (start, _interrupted) = replayed(lambda name: None, records)
+    assert (start["title"], start["kind"]) == ("mcp__docs__search", "other")

@@ -114,3 +114,86 @@ def test_odd_input_is_skipped_and_finish_releases_unfinished_cards() -> None:
     assert isinstance(card, CardBlock) and card.card.status == "in_progress"
     # A card already released is not reopened by a late update.
     assert fold.feed(_done("c9")) == [] and fold.finish() == []
+
+
+def test_a_notice_is_a_block_of_its_own() -> None:
+    from acp_sidecar.render.blocks import NoticeBlock
+
+    fold = BlockFold()
+    fold.feed(_chunk("agent_message_chunk", "hi"), T0)
+    notice = {"sessionUpdate": "notice", "severity": "warning", "title": "MCP server x failed"}
+    message, block = fold.feed(notice | {"description": "MCP server x failed\nno such file"}, T1)
+    assert isinstance(message, MessageBlock)
+    assert block == NoticeBlock(
+        "warning", "MCP server x failed", "MCP server x failed\nno such file", T1
+    )
+    assert isinstance(block, NoticeBlock) and block.detail == "no such file"  # not the title again
+    assert fold.feed({"sessionUpdate": "notice", "severity": "info"}) == []  # no title: skipped
+
+
+def test_a_compaction_folds_its_updates_and_holds_back_what_follows_until_it_ends() -> None:
+    from acp_sidecar.render.blocks import CompactionBlock
+
+    fold = BlockFold()
+    assert (
+        fold.feed(
+            {"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "in_progress"},
+            T0,
+        )
+        == []
+    )
+    for text in ("The user ", "asked for x."):
+        chunk = {"sessionUpdate": "compaction_summary_chunk", "compactionId": "k1"}
+        assert fold.feed(chunk | {"content": {"type": "text", "text": text}}, T1) == []
+    assert fold.feed(_chunk("agent_message_chunk", "answer"), T1) == []  # waits for it
+    done = {"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "completed"}
+    (compaction,) = fold.feed(done, T1)
+    assert isinstance(compaction, CompactionBlock) and compaction.at == T0
+    assert compaction.status == "completed" and compaction.summary_text == "The user asked for x."
+    # A complete summary replaces the chunks; a failure keeps its error.
+    replayed = list(
+        fold_blocks(
+            [
+                done | {"compactionId": "k2", "summary": [{"type": "text", "text": "whole"}]},
+                {
+                    "sessionUpdate": "compaction_update",
+                    "compactionId": "k3",
+                    "status": "failed",
+                    "error": "no summary",
+                },
+            ]
+        )
+    )
+    assert [
+        (b.status, b.summary_text, b.error) for b in replayed if isinstance(b, CompactionBlock)
+    ] == [
+        ("completed", "whole", None),
+        ("failed", "", "no summary"),
+    ]
+
+
+def test_a_plan_cards_raw_input_is_not_repeated_above_the_plan() -> None:
+    """The bridge completes a plan call's card with no content and sends the plan right after
+    it: the card stands for that plan, and no view shows the plan's JSON again on it."""
+    from acp_sidecar.export.cards import card_html
+    from acp_sidecar.export.gfm_cards import card_markdown
+    from acp_sidecar.render.draw import raw_input_line
+
+    entries = [{"content": "Write it", "priority": "high", "status": "pending"}]
+    fold = BlockFold()
+    assert fold.feed(_call("p1", rawInput={"entries": entries}), T0) == []
+    completed = _done("p1") | {"title": "Plan: 1 entry", "content": []}
+    assert fold.feed(completed, T0) == []  # held: a plan may follow
+    (card,) = fold.feed({"sessionUpdate": "plan", "entries": entries}, T1)
+    (plan,) = fold.finish()
+    assert isinstance(card, CardBlock) and isinstance(plan, PlanBlock)
+    assert card.card.shows_plan and raw_input_line(card.card) is None
+    assert "entries" not in card_markdown(card.card, None)
+    assert "raw-input" not in card_html(card.card, None)
+
+    # A card that ends without content and without a plan still shows its input.
+    other = list(
+        fold_blocks([_call("x1", rawInput={"q": "needle"}), _done("x1") | {"content": []}])
+    )
+    assert isinstance(other[0], CardBlock) and not other[0].card.shows_plan
+    assert raw_input_line(other[0].card) == '{"q": "needle"}'

@@ -342,3 +342,46 @@ def test_updates_after_a_card_was_printed_are_ignored() -> None:
     late = _u({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "title": "late"})
     out = _render([start, running, done, late])
     assert "late" not in out
+
+
+def test_a_notice_and_a_compaction_are_drawn() -> None:
+    out = _render(
+        [
+            _u(
+                {
+                    "sessionUpdate": "notice",
+                    "severity": "warning",
+                    "title": "MCP server 'gone' did not start",
+                    "description": "MCP server 'gone' did not start: no such file",
+                }
+            ),
+            _u({"sessionUpdate": "notice", "severity": "error", "title": "Just the title"}),
+            _u(
+                {
+                    "sessionUpdate": "compaction_update",
+                    "compactionId": "k1",
+                    "status": "completed",
+                    "summary": [{"type": "text", "text": "The user asked for *x*."}],
+                }
+            ),
+            _u(
+                {
+                    "sessionUpdate": "compaction_update",
+                    "compactionId": "k2",
+                    "status": "failed",
+                    "error": "the model sent no summary",
+                }
+            ),
+        ]
+    )
+    assert out == (
+        "⚠ MCP server 'gone' did not start\n"
+        "  MCP server 'gone' did not start: no such file\n"
+        "\n"
+        "✗ Just the title\n"
+        "\n"
+        "≡ Earlier turns summarised\n"
+        "  The user asked for *x*.\n"
+        "\n"
+        "≡ Summarising the earlier turns failed: the model sent no summary"
+    )

@@ -165,8 +165,7 @@ class StepCalls:
         """Record the call and draw its pending card."""
         # A call whose arguments did not parse is recorded with none.
         record = call_record(call.call_id, call.name, None if call.error else call.arguments)
-        await self._record(record, None)
-        return await open_call(self._registry.get, self._turn.scope, record)
+        return await open_call(self._registry.get, self._turn.scope, record, record=self._record)
 
     async def _close(
         self, opened: OpenCall, result: ToolExecutionResult, *, streamed: int = 0
