@@ -1,0 +1,237 @@
+"""Soak: MCP servers with enormous tool lists, and what the other sessions feel meanwhile.
+
+Run: ``.venv/bin/python benchmarks/soak_mcp_tools.py [--tools 20000] [--paged-tools 40000]
+[--pages 20] [--churn-tools 3000] [--churn-every 0.1] [--duration 60] [--baseline REV]``
+
+The server is ``tests/mcp/peers/crowd_peer.py`` (no SDK: it answers 40,000 tools at once), each
+tool with a schema of its own. A sidecar (the console driver) has one quiet session; a second
+session names the crowd server, and all the while the quiet session is sent a cheap request
+(``session/set_mode``) every 20 ms. A request's *stall* is how long its answer took; the
+event loop's stall is the longest of them. Three runs:
+
+- **wide**: one page of ``--tools`` tools: the longest stall, and how long ``session/new``
+  with the server took to answer;
+- **paged**: ``--paged-tools`` over ``--pages`` pages: the same, then a second sidecar whose
+  input ends (EOF) right after the ``session/new``: how long it takes to exit;
+- **churn**: ``--churn-tools`` tools, of which the server renames one and says
+  ``notifications/tools/list_changed`` every ``--churn-every`` s, for ``--duration`` s after the
+  session started: the longest stall, stalls over 250 ms per minute, and the re-lists the
+  server served.
+
+``--baseline REV`` runs the same against git revision REV's ``acp_sidecar`` (exported to a
+temporary directory) first, so both sets of figures come from the same machine and load. A
+run that does not finish within ``--limit`` s (default 300) is reported as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.sidecar_process import Pipes, export_revision, start_sidecar  # noqa: E402
+
+CROWD = ROOT / "tests" / "mcp" / "peers" / "crowd_peer.py"
+PROBE_EVERY = 0.02
+SLOW = 0.25
+
+
+class Client(Pipes):
+    """Requests answered by id (a reader task); updates counted; the crowd's stats read."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        super().__init__(process)
+        self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        while line := await self.stdout.readline():
+            message = json.loads(line)
+            if "method" in message:
+                if "id" in message:  # a request of the sidecar's (none is expected): refuse
+                    await self.write_message(
+                        {
+                            "jsonrpc": "2.0",
+                            "id": message["id"],
+                            "error": {"code": -32601, "message": "no"},
+                        }
+                    )
+                continue
+            future = self.waiting.pop(message.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result(message)
+        for future in self.waiting.values():
+            if not future.done():
+                future.set_exception(EOFError("the sidecar closed its output"))
+
+    async def request(self, method: str, params: Any) -> dict[str, Any]:
+        msg_id = next(self.ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[msg_id] = future
+        await self.write_message(
+            {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
+        )
+        return await future
+
+    async def close(self) -> int:
+        self.stdin.close()
+        try:
+            return await asyncio.wait_for(self.process.wait(), 30)
+        finally:
+            self.reader.cancel()
+
+
+def crowd(*args: str) -> dict[str, Any]:
+    return {"name": "crowd", "command": sys.executable, "args": [str(CROWD), *args], "env": []}
+
+
+async def sidecar(code: Path, workdir: Path) -> Client:
+    client = Client(await start_sidecar("--store", str(workdir / "store"), code=code))
+    await client.request("initialize", {"protocolVersion": 1})
+    return client
+
+
+class Probe:
+    """A cheap request to a quiet session every :data:`PROBE_EVERY` s; each one's stall."""
+
+    def __init__(self, client: Client, session: str) -> None:
+        self.stalls: list[float] = []
+        self._client = client
+        self._session = session
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        params = {"sessionId": self._session, "modeId": "ask"}
+        while True:
+            began = time.perf_counter()
+            await self._client.request("session/set_mode", params)
+            self.stalls.append(time.perf_counter() - began)
+            await asyncio.sleep(PROBE_EVERY)
+
+    async def stop(self) -> list[float]:
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        return self.stalls
+
+
+async def listing(code: Path, workdir: Path, server: dict[str, Any], limit: float) -> str:
+    """One sidecar: a quiet session probed while a session naming ``server`` starts."""
+    client = await sidecar(code, workdir)
+    try:
+        quiet = await client.request("session/new", {"cwd": str(workdir), "mcpServers": []})
+        probe = Probe(client, quiet["result"]["sessionId"])
+        began = time.perf_counter()
+        params = {"cwd": str(workdir), "mcpServers": [server]}
+        try:
+            await asyncio.wait_for(client.request("session/new", params), limit)
+            took = f"{time.perf_counter() - began:7.2f} s"
+        except TimeoutError:
+            took = f"over {limit:g} s"
+        stalls = await probe.stop()
+        return f"session/new {took}   longest stall {max(stalls, default=0):7.3f} s"
+    finally:
+        await client.close()
+
+
+async def exit_at_eof(code: Path, workdir: Path, server: dict[str, Any]) -> str:
+    """A sidecar whose input ends right after a ``session/new`` naming ``server``."""
+    client = await sidecar(code, workdir)
+    await client.write_message(
+        {
+            "jsonrpc": "2.0",
+            "id": 99,
+            "method": "session/new",
+            "params": {"cwd": str(workdir), "mcpServers": [server]},
+        }
+    )
+    began = time.perf_counter()
+    client.stdin.close()
+    try:
+        status = await asyncio.wait_for(client.process.wait(), 120)
+        return f"exit at EOF {time.perf_counter() - began:7.2f} s (status {status})"
+    except TimeoutError:
+        client.process.kill()
+        return "exit at EOF: still running after 120 s (killed)"
+    finally:
+        client.reader.cancel()
+
+
+async def churn(code: Path, workdir: Path, tools: int, every: float, duration: float) -> str:
+    client = await sidecar(code, workdir)
+    try:
+        quiet = await client.request("session/new", {"cwd": str(workdir), "mcpServers": []})
+        stats = workdir / "churn-stats.json"
+        server = crowd(
+            "--tools",
+            str(tools),
+            "--churn",
+            str(every),
+            "--salt",
+            str(workdir),
+            "--stats",
+            str(stats),
+        )
+        await client.request("session/new", {"cwd": str(workdir), "mcpServers": [server]})
+        listed = json.loads(stats.read_text())["lists"]
+        probe = Probe(client, quiet["result"]["sessionId"])
+        await asyncio.sleep(duration)
+        stalls = await probe.stop()
+        relists = (json.loads(stats.read_text())["lists"] - listed) * 60 / duration
+        slow = sum(stall > SLOW for stall in stalls) * 60 / duration
+        return (
+            f"longest stall {max(stalls, default=0):7.3f} s   stalls over {SLOW:g} s: "
+            f"{slow:5.1f}/min   re-lists {relists:5.1f}/min"
+        )
+    finally:
+        await client.close()
+
+
+async def run(name: str, code: Path, args: argparse.Namespace) -> None:
+    print(f"{name}:")
+    with tempfile.TemporaryDirectory() as tmp:
+        wide = crowd("--tools", str(args.tools), "--salt", f"{tmp}/w")
+        print(
+            f"  wide  {args.tools:>6,} tools:           {await listing(code, Path(tmp), wide, args.limit)}"
+        )
+        paged = crowd(
+            "--tools", str(args.paged_tools), "--pages", str(args.pages), "--salt", f"{tmp}/p"
+        )
+        label = f"{args.paged_tools:,} tools / {args.pages} pages"
+        print(f"  paged {label:>24}: {await listing(code, Path(tmp), paged, args.limit)}")
+        eof = crowd(
+            "--tools", str(args.paged_tools), "--pages", str(args.pages), "--salt", f"{tmp}/e"
+        )
+        print(f"  paged {label:>24}: {await exit_at_eof(code, Path(tmp), eof)}")
+        figures = await churn(code, Path(tmp), args.churn_tools, args.churn_every, args.duration)
+        print(f"  churn {args.churn_tools:>6,} tools every {args.churn_every:g} s: {figures}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tools", type=int, default=20_000)
+    parser.add_argument("--paged-tools", type=int, default=40_000)
+    parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--churn-tools", type=int, default=3_000)
+    parser.add_argument("--churn-every", type=float, default=0.1)
+    parser.add_argument("--duration", type=float, default=60.0)
+    parser.add_argument("--limit", type=float, default=300.0)
+    parser.add_argument("--baseline", metavar="REV", help="also run git revision REV first")
+    args = parser.parse_args()
+    if args.baseline:
+        with tempfile.TemporaryDirectory() as tmp:
+            await run(
+                f"baseline ({args.baseline})", Path(export_revision(args.baseline, tmp)), args
+            )
+    await run("this tree", ROOT, args)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
