@@ -126,3 +126,29 @@ async def test_list_changed_in_a_loop_is_coalesced_into_one_relist_a_gap(
         assert len(changed) <= 1
     finally:
         await servers.aclose()
+
+
+async def test_the_sdk_validates_at_most_one_tool_past_the_bound_of_a_huge_page(
+    problems: Problems, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp.client.session import ClientSession
+
+    pages: list[int] = []
+    list_tools = ClientSession.list_tools
+
+    async def counted(self: ClientSession, **kwargs: Any) -> Any:
+        page = await list_tools(self, **kwargs)
+        pages.append(len(page.tools))
+        return page
+
+    monkeypatch.setattr(ClientSession, "list_tools", counted)
+    servers = await McpServers.start(
+        [crowd_peer("crowd", "--tools", "5000", "--plain")], hooks=HOOKS, on_problem=problems
+    )
+    try:
+        assert len(servers.connections["crowd"].tools) == MAX_TOOLS
+        # Over stdio, the transport drops what no listing can use before the SDK validates
+        # it (on the event loop): one tool more than the bound, so the listing knows.
+        assert pages == [MAX_TOOLS + 1]
+    finally:
+        await servers.aclose()
