@@ -137,6 +137,11 @@ class McpConnection:
         return self._listing.notes
 
     @property
+    def remote(self) -> bool:
+        """Whether the server is reached over the network (HTTP, SSE)."""
+        return isinstance(self.config, HttpServerConfig | SseServerConfig)
+
+    @property
     def alive(self) -> bool:
         """Whether requests can still reach the server."""
         return self._client is not None and not self._gone and not self._stopping

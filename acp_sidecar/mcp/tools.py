@@ -22,9 +22,10 @@ Invariants:
   ``readOnlyHint: true`` (and not contradicted by ``destructiveHint: true``) → ``read_only``;
   ``openWorldHint`` absent or ``true`` → ``open_world`` (the MCP default is open world). The
   SDK parses hints leniently (``"yes"``, ``1`` become ``True``) and keeps no raw value, so a
-  hint is read as the SDK gives it. So a read-only tool that says ``openWorldHint: false``
-  runs without asking in ``ask`` mode; a read-only one that reaches the open world is asked
-  for; any other tool may change things.
+  hint is read as the SDK gives it. A tool of a remote server (HTTP, SSE) is open world
+  whatever it says: what it is sent leaves the machine. So a read-only tool of a local
+  (stdio) server that says ``openWorldHint: false`` runs without asking in ``ask`` mode; a
+  read-only one that reaches the open world is asked for; any other tool may change things.
 - The card is generic and pure (a function of the arguments alone): the tool's title
   (``title``, else ``annotations.title``, else its name) and a short form of the arguments;
   kind ``read`` for a read-only closed-world tool, ``fetch`` for a read-only open-world one,
@@ -87,6 +88,11 @@ class ToolSource(Protocol):
 
     name: str
     """The server's name, as the editor configured it."""
+
+    @property
+    def remote(self) -> bool:
+        """Whether the server is reached over the network (HTTP, SSE), not started here."""
+        ...
 
     @property
     def tools(self) -> tuple[ListedTool, ...]:
@@ -246,6 +252,7 @@ def _definition(
     source: ToolSource, tool: mcp.types.Tool, name: str, schema: FrozenDict
 ) -> ToolDefinition:
     read_only, open_world = declared_risk(tool.annotations)
+    open_world = open_world or source.remote
     title = one_line(display_title(tool), TITLE_MAX) or name  # one short line, never empty
     kind = card_kind(read_only, open_world)
     description = (tool.description or "").strip() or (

@@ -39,6 +39,7 @@ class FakeSource:
     calls: list[Call] = attrs.field(factory=list)
     started: asyncio.Event = attrs.field(factory=asyncio.Event)
     notes: tuple[str, ...] = ()
+    remote: bool = False
 
     @property
     def tools(self) -> tuple[ListedTool, ...]:

@@ -63,6 +63,8 @@ def demo_server(heard: list[str], entered: asyncio.Event) -> MCPServer:
 class ClientSource:
     """A ToolSource over the SDK's client (tests only)."""
 
+    remote = False
+
     def __init__(self, name: str, client: Client, listing: Listing) -> None:
         self.name = name
         self._client = client
