@@ -170,10 +170,17 @@ class McpConnection:
             raise
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        call_id: str | None = None,
     ) -> types.CallToolResult:
         """Cancelling the awaiting task sends `notifications/cancelled` for the request
-        (SDK >= 2.3) and raises CancelledError. Raises McpServerGone / McpCallError."""
+        (SDK >= 2.3) and raises CancelledError. Raises McpServerGone / McpCallError.
+        While it runs, the server may ask the user for input (``call_id``: the tool call's
+        id, which the question names)."""
         client = self._client
         if client is None or not self.alive:
             raise McpServerGone(f"MCP server {self.name!r} is not running")
@@ -185,7 +192,8 @@ class McpConnection:
                 await report(progress, total, message)
 
         try:
-            return await client.call_tool(tool, arguments, progress_callback=forward)
+            with self._callbacks.gate.call(call_id):
+                return await client.call_tool(tool, arguments, progress_callback=forward)
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED or self._gone:
                 raise self._lost() from None

@@ -105,9 +105,15 @@ class ToolSource(Protocol):
         ...
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        call_id: str | None = None,
     ) -> mcp.types.CallToolResult:
-        """Call one tool; cancelling the awaiting task cancels the request."""
+        """Call one tool (for the tool call ``call_id``); cancelling the awaiting task
+        cancels the request."""
         ...
 
 
@@ -291,7 +297,9 @@ async def call_tool(
     signal = execution.signal
     if signal is not None:
         signal.raise_if_cancelled()
-    task = asyncio.ensure_future(source.call_tool(tool, plain, progress=on_progress))
+    task = asyncio.ensure_future(
+        source.call_tool(tool, plain, progress=on_progress, call_id=execution.call_id)
+    )
     remove = None if signal is None else signal.add_callback(_canceller(task))
     try:
         result = await task

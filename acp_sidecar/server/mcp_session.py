@@ -277,6 +277,7 @@ class SessionServers:
                     message=asked.message,
                     mode="form",
                     requested_schema=dict(asked.requested_schema),
+                    tool_call_id=asked.tool_call_id,
                 )
             case UrlElicitation():
                 request = CreateElicitationRequest(
@@ -285,6 +286,7 @@ class SessionServers:
                     mode="url",
                     elicitation_id=asked.elicitation_id,
                     url=asked.url,
+                    tool_call_id=asked.tool_call_id,
                 )
             case _:
                 assert_never(asked)

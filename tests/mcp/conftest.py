@@ -45,6 +45,13 @@ def crowd_peer(name: str, *args: str) -> StdioServerConfig:
     )
 
 
+def asking_peer(name: str, *args: str) -> StdioServerConfig:
+    """Our peer that sends elicitations as it likes (``peers/asking_peer.py``)."""
+    return StdioServerConfig(
+        name=name, command=sys.executable, args=(str(PEERS / "asking_peer.py"), *args)
+    )
+
+
 def reference_server(script: str, *args: str) -> StdioServerConfig:
     """A reference server from PyPI by its console script in the venv, as a user would run it."""
     command = BIN / script

@@ -46,7 +46,12 @@ class FakeSource:
         return tuple(ListedTool(tool, usable_schema(tool)) for tool in self.listed)
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        call_id: str | None = None,
     ) -> m.CallToolResult:
         call = Call(tool, arguments)
         self.calls.append(call)

@@ -79,7 +79,12 @@ class ClientSource:
         return self._listing.notes
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        call_id: str | None = None,
     ) -> m.CallToolResult:
         return await self._client.call_tool(tool, arguments, progress_callback=progress)
 
