@@ -7,12 +7,13 @@ The server is ``tests/mcp/peers/crowd_peer.py`` (no SDK: it answers 40,000 tools
 tool with a schema of its own. A sidecar (the console driver) has one quiet session; a second
 session names the crowd server, and all the while the quiet session is sent a cheap request
 (``session/set_mode``) every 20 ms. A request's *stall* is how long its answer took; the
-event loop's stall is the longest of them. Three runs:
+event loop's stall is the longest of them (a cancel, another session's prompt, the end of
+input wait as long). Three runs:
 
 - **wide**: one page of ``--tools`` tools: the longest stall, and how long ``session/new``
   with the server took to answer;
 - **paged**: ``--paged-tools`` over ``--pages`` pages: the same, then a second sidecar whose
-  input ends (EOF) right after the ``session/new``: how long it takes to exit;
+  input ends (EOF) once the server has served its first page: how long it takes to exit;
 - **churn**: ``--churn-tools`` tools, of which the server renames one and says
   ``notifications/tools/list_changed`` every ``--churn-every`` s, for ``--duration`` s after the
   session started: the longest stall, stalls over 250 ms per minute, and the re-lists the
@@ -81,10 +82,17 @@ class Client(Pipes):
         )
         return await future
 
-    async def close(self) -> int:
+    async def close(self) -> str:
+        """End its input; how long it took to exit (killed after 60 s)."""
+        began = time.perf_counter()
         self.stdin.close()
         try:
-            return await asyncio.wait_for(self.process.wait(), 30)
+            status = await asyncio.wait_for(self.process.wait(), 60)
+            return f"exit {time.perf_counter() - began:5.2f} s (status {status})"
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+            return "no exit within 60 s of EOF (killed)"
         finally:
             self.reader.cancel()
 
@@ -100,25 +108,36 @@ async def sidecar(code: Path, workdir: Path) -> Client:
 
 
 class Probe:
-    """A cheap request to a quiet session every :data:`PROBE_EVERY` s; each one's stall."""
+    """A cheap request to a quiet session every :data:`PROBE_EVERY` s; each one's stall.
+
+    Stopping waits for the request in flight (the one a stall holds up) to be answered, so
+    the longest stall is never cut short; one still unanswered after ``patience`` s counts
+    with the time it has waited."""
 
     def __init__(self, client: Client, session: str) -> None:
         self.stalls: list[float] = []
         self._client = client
         self._session = session
+        self._stopping = False
+        self._began = 0.0
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
         params = {"sessionId": self._session, "modeId": "ask"}
-        while True:
-            began = time.perf_counter()
+        while not self._stopping:
+            self._began = time.perf_counter()
             await self._client.request("session/set_mode", params)
-            self.stalls.append(time.perf_counter() - began)
+            self.stalls.append(time.perf_counter() - self._began)
             await asyncio.sleep(PROBE_EVERY)
 
-    async def stop(self) -> list[float]:
-        self._task.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
+    async def stop(self, patience: float = 120.0) -> list[float]:
+        self._stopping = True
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), patience)
+        except TimeoutError:
+            self.stalls.append(time.perf_counter() - self._began)
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
         return self.stalls
 
 
@@ -136,32 +155,28 @@ async def listing(code: Path, workdir: Path, server: dict[str, Any], limit: floa
         except TimeoutError:
             took = f"over {limit:g} s"
         stalls = await probe.stop()
-        return f"session/new {took}   longest stall {max(stalls, default=0):7.3f} s"
-    finally:
+    except BaseException:
         await client.close()
+        raise
+    return f"session/new {took}   longest stall {max(stalls, default=0):7.3f} s   {await client.close()}"
 
 
-async def exit_at_eof(code: Path, workdir: Path, server: dict[str, Any]) -> str:
-    """A sidecar whose input ends right after a ``session/new`` naming ``server``."""
-    client = await sidecar(code, workdir)
-    await client.write_message(
-        {
-            "jsonrpc": "2.0",
-            "id": 99,
-            "method": "session/new",
-            "params": {"cwd": str(workdir), "mcpServers": [server]},
-        }
+async def exit_at_eof(code: Path, workdir: Path, tools: int, pages: int) -> str:
+    """A sidecar whose input ends once the crowd server has served its first page (its
+    listing is being read and checked)."""
+    stats = workdir / "eof-stats.json"
+    server = crowd(
+        *("--tools", str(tools), "--pages", str(pages)),
+        *("--salt", f"{workdir}/e", "--stats", str(stats)),
     )
-    began = time.perf_counter()
-    client.stdin.close()
-    try:
-        status = await asyncio.wait_for(client.process.wait(), 120)
-        return f"exit at EOF {time.perf_counter() - began:7.2f} s (status {status})"
-    except TimeoutError:
-        client.process.kill()
-        return "exit at EOF: still running after 120 s (killed)"
-    finally:
-        client.reader.cancel()
+    client = await sidecar(code, workdir)
+    params = {"cwd": str(workdir), "mcpServers": [server]}
+    await client.write_message(
+        {"jsonrpc": "2.0", "id": 99, "method": "session/new", "params": params}
+    )
+    while not stats.exists():
+        await asyncio.sleep(0.01)
+    return f"EOF after the first page: {await client.close()}"
 
 
 async def churn(code: Path, workdir: Path, tools: int, every: float, duration: float) -> str:
@@ -186,12 +201,13 @@ async def churn(code: Path, workdir: Path, tools: int, every: float, duration: f
         stalls = await probe.stop()
         relists = (json.loads(stats.read_text())["lists"] - listed) * 60 / duration
         slow = sum(stall > SLOW for stall in stalls) * 60 / duration
-        return (
-            f"longest stall {max(stalls, default=0):7.3f} s   stalls over {SLOW:g} s: "
-            f"{slow:5.1f}/min   re-lists {relists:5.1f}/min"
-        )
-    finally:
+    except BaseException:
         await client.close()
+        raise
+    return (
+        f"longest stall {max(stalls, default=0):7.3f} s   stalls over {SLOW:g} s: "
+        f"{slow:5.1f}/min   re-lists {relists:5.1f}/min   {await client.close()}"
+    )
 
 
 async def run(name: str, code: Path, args: argparse.Namespace) -> None:
@@ -206,10 +222,8 @@ async def run(name: str, code: Path, args: argparse.Namespace) -> None:
         )
         label = f"{args.paged_tools:,} tools / {args.pages} pages"
         print(f"  paged {label:>24}: {await listing(code, Path(tmp), paged, args.limit)}")
-        eof = crowd(
-            "--tools", str(args.paged_tools), "--pages", str(args.pages), "--salt", f"{tmp}/e"
-        )
-        print(f"  paged {label:>24}: {await exit_at_eof(code, Path(tmp), eof)}")
+        figures = await exit_at_eof(code, Path(tmp), args.paged_tools, args.pages)
+        print(f"  paged {label:>24}: {figures}")
         figures = await churn(code, Path(tmp), args.churn_tools, args.churn_every, args.duration)
         print(f"  churn {args.churn_tools:>6,} tools every {args.churn_every:g} s: {figures}")
 
