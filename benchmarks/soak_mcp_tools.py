@@ -13,13 +13,16 @@ input wait as long). Three runs:
 - **wide**: one page of ``--tools`` tools: the longest stall, and how long ``session/new``
   with the server took to answer;
 - **paged**: ``--paged-tools`` over ``--pages`` pages: the same, then a second sidecar whose
-  input ends (EOF) once the server has served its first page: how long it takes to exit;
+  input ends (EOF) once the server has served the last page it is asked for: how long it
+  takes to exit;
 - **churn**: ``--churn-tools`` tools, of which the server renames one and says
   ``notifications/tools/list_changed`` every ``--churn-every`` s, for ``--duration`` s after the
   session started: the longest stall, stalls over 250 ms per minute, and the re-lists the
   server served.
 
-``--baseline REV`` runs the same against git revision REV's ``acp_sidecar`` (exported to a
+``--start-timeout`` is the sidecars' ``--mcp-start-timeout`` (10 s, the default): an older
+revision that cannot even list 40,000 tools within it needs a longer one to show the stall
+that follows. ``--baseline REV`` runs the same against git revision REV's ``acp_sidecar`` (exported to a
 temporary directory) first, so both sets of figures come from the same machine and load. A
 run that does not finish within ``--limit`` s (default 300) is reported as such.
 """
@@ -101,8 +104,10 @@ def crowd(*args: str) -> dict[str, Any]:
     return {"name": "crowd", "command": sys.executable, "args": [str(CROWD), *args], "env": []}
 
 
-async def sidecar(code: Path, workdir: Path) -> Client:
-    client = Client(await start_sidecar("--store", str(workdir / "store"), code=code))
+async def sidecar(code: Path, workdir: Path, timeout: float) -> Client:
+    """A sidecar of ``code``, initialized; ``timeout``: its ``--mcp-start-timeout``."""
+    args = ("--store", str(workdir / "store"), "--mcp-start-timeout", f"{timeout:g}")
+    client = Client(await start_sidecar(*args, code=code))
     await client.request("initialize", {"protocolVersion": 1})
     return client
 
@@ -141,9 +146,12 @@ class Probe:
         return self.stalls
 
 
-async def listing(code: Path, workdir: Path, server: dict[str, Any], limit: float) -> str:
+async def listing(
+    code: Path, workdir: Path, server: dict[str, Any], args: argparse.Namespace
+) -> str:
     """One sidecar: a quiet session probed while a session naming ``server`` starts."""
-    client = await sidecar(code, workdir)
+    limit = args.limit
+    client = await sidecar(code, workdir, args.start_timeout)
     try:
         quiet = await client.request("session/new", {"cwd": str(workdir), "mcpServers": []})
         probe = Probe(client, quiet["result"]["sessionId"])
@@ -161,26 +169,31 @@ async def listing(code: Path, workdir: Path, server: dict[str, Any], limit: floa
     return f"session/new {took}   longest stall {max(stalls, default=0):7.3f} s   {await client.close()}"
 
 
-async def exit_at_eof(code: Path, workdir: Path, tools: int, pages: int) -> str:
-    """A sidecar whose input ends once the crowd server has served its first page (its
-    listing is being read and checked)."""
+async def exit_at_eof(code: Path, workdir: Path, tools: int, pages: int, timeout: float) -> str:
+    """A sidecar whose input ends once the crowd server has served the last page it is
+    asked for (all of them, or none more for a second): its listing is being checked."""
     stats = workdir / "eof-stats.json"
     server = crowd(
         *("--tools", str(tools), "--pages", str(pages)),
         *("--salt", f"{workdir}/e", "--stats", str(stats)),
     )
-    client = await sidecar(code, workdir)
+    client = await sidecar(code, workdir, timeout)
     params = {"cwd": str(workdir), "mcpServers": [server]}
     await client.write_message(
         {"jsonrpc": "2.0", "id": 99, "method": "session/new", "params": params}
     )
-    while not stats.exists():
+    served, since = 0, time.perf_counter()
+    while served < pages and (not served or time.perf_counter() - since < 1.0):
         await asyncio.sleep(0.01)
-    return f"EOF after the first page: {await client.close()}"
+        now = json.loads(stats.read_text())["pages"] if stats.exists() else 0
+        if now != served:
+            served, since = now, time.perf_counter()
+    return f"EOF after its {served} pages: {await client.close()}"
 
 
-async def churn(code: Path, workdir: Path, tools: int, every: float, duration: float) -> str:
-    client = await sidecar(code, workdir)
+async def churn(code: Path, workdir: Path, args: argparse.Namespace) -> str:
+    tools, every, duration = args.churn_tools, args.churn_every, args.duration
+    client = await sidecar(code, workdir, args.start_timeout)
     try:
         quiet = await client.request("session/new", {"cwd": str(workdir), "mcpServers": []})
         stats = workdir / "churn-stats.json"
@@ -215,16 +228,18 @@ async def run(name: str, code: Path, args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         wide = crowd("--tools", str(args.tools), "--salt", f"{tmp}/w")
         print(
-            f"  wide  {args.tools:>6,} tools:           {await listing(code, Path(tmp), wide, args.limit)}"
+            f"  wide  {args.tools:>6,} tools:           {await listing(code, Path(tmp), wide, args)}"
         )
         paged = crowd(
             "--tools", str(args.paged_tools), "--pages", str(args.pages), "--salt", f"{tmp}/p"
         )
         label = f"{args.paged_tools:,} tools / {args.pages} pages"
-        print(f"  paged {label:>24}: {await listing(code, Path(tmp), paged, args.limit)}")
-        figures = await exit_at_eof(code, Path(tmp), args.paged_tools, args.pages)
+        print(f"  paged {label:>24}: {await listing(code, Path(tmp), paged, args)}")
+        figures = await exit_at_eof(
+            code, Path(tmp), args.paged_tools, args.pages, args.start_timeout
+        )
         print(f"  paged {label:>24}: {figures}")
-        figures = await churn(code, Path(tmp), args.churn_tools, args.churn_every, args.duration)
+        figures = await churn(code, Path(tmp), args)
         print(f"  churn {args.churn_tools:>6,} tools every {args.churn_every:g} s: {figures}")
 
 
@@ -237,6 +252,9 @@ async def main() -> None:
     parser.add_argument("--churn-every", type=float, default=0.1)
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--limit", type=float, default=300.0)
+    parser.add_argument(
+        "--start-timeout", type=float, default=10.0, help="the sidecars' --mcp-start-timeout"
+    )
     parser.add_argument("--baseline", metavar="REV", help="also run git revision REV first")
     args = parser.parse_args()
     if args.baseline:
