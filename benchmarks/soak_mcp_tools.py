@@ -1,20 +1,21 @@
 """Soak: MCP servers with enormous tool lists, and what the other sessions feel meanwhile.
 
 Run: ``.venv/bin/python benchmarks/soak_mcp_tools.py [--tools 20000] [--paged-tools 40000]
-[--pages 20] [--churn-tools 3000] [--churn-every 0.1] [--duration 60] [--baseline REV]``
+[--pages 20] [--churn-tools 3000] [--churn-every 0.1] [--duration 60] [--start-timeout 10]
+[--runs wide,paged,eof,churn] [--baseline REV]``
 
 The server is ``tests/mcp/peers/crowd_peer.py`` (no SDK: it answers 40,000 tools at once), each
 tool with a schema of its own. A sidecar (the console driver) has one quiet session; a second
 session names the crowd server, and all the while the quiet session is sent a cheap request
 (``session/set_mode``) every 20 ms. A request's *stall* is how long its answer took; the
 event loop's stall is the longest of them (a cancel, another session's prompt, the end of
-input wait as long). Three runs:
+input wait as long). The runs:
 
 - **wide**: one page of ``--tools`` tools: the longest stall, and how long ``session/new``
   with the server took to answer;
-- **paged**: ``--paged-tools`` over ``--pages`` pages: the same, then a second sidecar whose
-  input ends (EOF) once the server has served the last page it is asked for: how long it
-  takes to exit;
+- **paged**: ``--paged-tools`` over ``--pages`` pages: the same;
+- **eof**: the same server, in a sidecar whose input ends (EOF) 5 s after the server served
+  the last page it is asked for: how long it takes to exit;
 - **churn**: ``--churn-tools`` tools, of which the server renames one and says
   ``notifications/tools/list_changed`` every ``--churn-every`` s, for ``--duration`` s after the
   session started: the longest stall, stalls over 250 ms per minute, and the re-lists the
@@ -22,9 +23,10 @@ input wait as long). Three runs:
 
 ``--start-timeout`` is the sidecars' ``--mcp-start-timeout`` (10 s, the default): an older
 revision that cannot even list 40,000 tools within it needs a longer one to show the stall
-that follows. ``--baseline REV`` runs the same against git revision REV's ``acp_sidecar`` (exported to a
-temporary directory) first, so both sets of figures come from the same machine and load. A
-run that does not finish within ``--limit`` s (default 300) is reported as such.
+that follows. ``--runs`` picks some of the runs. ``--baseline REV`` runs the same against
+git revision REV's ``acp_sidecar`` (exported to a temporary directory) first, so both sets of
+figures come from the same machine and load. A ``session/new`` not answered within
+``--limit`` s (default 300) is reported as such.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from benchmarks.sidecar_process import Pipes, export_revision, start_sidecar  # 
 CROWD = ROOT / "tests" / "mcp" / "peers" / "crowd_peer.py"
 PROBE_EVERY = 0.02
 SLOW = 0.25
+QUIET = 5.0
+"""Seconds without a new page after which a listing has read all it will."""
 
 
 class Client(Pipes):
@@ -170,8 +174,8 @@ async def listing(
 
 
 async def exit_at_eof(code: Path, workdir: Path, tools: int, pages: int, timeout: float) -> str:
-    """A sidecar whose input ends once the crowd server has served the last page it is
-    asked for (all of them, or none more for a second): its listing is being checked."""
+    """A sidecar whose input ends :data:`QUIET` s after the crowd server served the last page
+    it is asked for: its listing is being checked (or was)."""
     stats = workdir / "eof-stats.json"
     server = crowd(
         *("--tools", str(tools), "--pages", str(pages)),
@@ -183,7 +187,7 @@ async def exit_at_eof(code: Path, workdir: Path, tools: int, pages: int, timeout
         {"jsonrpc": "2.0", "id": 99, "method": "session/new", "params": params}
     )
     served, since = 0, time.perf_counter()
-    while served < pages and (not served or time.perf_counter() - since < 1.0):
+    while not served or time.perf_counter() - since < QUIET:
         await asyncio.sleep(0.01)
         now = json.loads(stats.read_text())["pages"] if stats.exists() else 0
         if now != served:
@@ -225,22 +229,25 @@ async def churn(code: Path, workdir: Path, args: argparse.Namespace) -> str:
 
 async def run(name: str, code: Path, args: argparse.Namespace) -> None:
     print(f"{name}:")
+    label = f"{args.paged_tools:,} tools / {args.pages} pages"
     with tempfile.TemporaryDirectory() as tmp:
-        wide = crowd("--tools", str(args.tools), "--salt", f"{tmp}/w")
-        print(
-            f"  wide  {args.tools:>6,} tools:           {await listing(code, Path(tmp), wide, args)}"
-        )
-        paged = crowd(
-            "--tools", str(args.paged_tools), "--pages", str(args.pages), "--salt", f"{tmp}/p"
-        )
-        label = f"{args.paged_tools:,} tools / {args.pages} pages"
-        print(f"  paged {label:>24}: {await listing(code, Path(tmp), paged, args)}")
-        figures = await exit_at_eof(
-            code, Path(tmp), args.paged_tools, args.pages, args.start_timeout
-        )
-        print(f"  paged {label:>24}: {figures}")
-        figures = await churn(code, Path(tmp), args)
-        print(f"  churn {args.churn_tools:>6,} tools every {args.churn_every:g} s: {figures}")
+        if "wide" in args.runs:
+            wide = crowd("--tools", str(args.tools), "--salt", f"{tmp}/w")
+            figures = await listing(code, Path(tmp), wide, args)
+            print(f"  wide  {args.tools:>6,} tools:           {figures}")
+        if "paged" in args.runs:
+            paged = crowd(
+                "--tools", str(args.paged_tools), "--pages", str(args.pages), "--salt", f"{tmp}/p"
+            )
+            print(f"  paged {label:>24}: {await listing(code, Path(tmp), paged, args)}")
+        if "eof" in args.runs:
+            figures = await exit_at_eof(
+                code, Path(tmp), args.paged_tools, args.pages, args.start_timeout
+            )
+            print(f"  paged {label:>24}: {figures}")
+        if "churn" in args.runs:
+            figures = await churn(code, Path(tmp), args)
+            print(f"  churn {args.churn_tools:>6,} tools every {args.churn_every:g} s: {figures}")
 
 
 async def main() -> None:
@@ -256,6 +263,12 @@ async def main() -> None:
         "--start-timeout", type=float, default=10.0, help="the sidecars' --mcp-start-timeout"
     )
     parser.add_argument("--baseline", metavar="REV", help="also run git revision REV first")
+    parser.add_argument(
+        "--runs",
+        type=lambda text: set(text.split(",")),
+        default={"wide", "paged", "eof", "churn"},
+        help="which runs (comma-separated: wide,paged,eof,churn; default all)",
+    )
     args = parser.parse_args()
     if args.baseline:
         with tempfile.TemporaryDirectory() as tmp:
