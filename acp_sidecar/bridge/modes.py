@@ -27,7 +27,9 @@ MODES: Final = (
     SessionMode(
         id="read-only",
         name="Read-only",
-        description="Refuse every tool call that may change things; reading and searching run.",
+        description="Refuse every tool call that may change things; reading and searching "
+        "run without asking — also read-only tools that reach outside this machine (a web "
+        "fetch, a remote MCP server), so what they are sent can leave it.",
     ),
 )
 

@@ -29,7 +29,10 @@ class FormElicitation:
     message: str
     """What the server tells the user it needs."""
     requested_schema: Mapping[str, Any]
-    """The form, as the JSON schema the server sent (a flat object of primitive fields)."""
+    """The form, as the JSON schema the server sent (a flat object of primitive fields) in
+    the current form (legacy ``enumNames`` mapped to ``oneOf``)."""
+    tool_call_id: str | None = None
+    """The tool call it is asked during, when it is known."""
 
 
 @attrs.frozen
@@ -41,7 +44,9 @@ class UrlElicitation:
     elicitation_id: str | None
     """The server's id of this elicitation, if it gave one."""
     url: str
-    """Where to send the user."""
+    """Where to send the user (an ``http``/``https`` URL)."""
+    tool_call_id: str | None = None
+    """The tool call it is asked during, when it is known."""
 
 
 ElicitationRequest: TypeAlias = FormElicitation | UrlElicitation

@@ -2,9 +2,10 @@
 
 An :class:`McpConnection` lives in a task of its own (:meth:`McpConnection.open` starts it):
 the SDK's context managers own task groups that must be entered and exited by the same task,
-so that task enters the transport and the SDK's ``Client``, lists the tools, then waits for
-work (a ``notifications/tools/list_changed`` to re-list, the server's end, or a stop) and
-finally leaves them again. Requests (:meth:`McpConnection.call_tool`) are made from the
+so that task enters the transport and the SDK's ``Client``, lists the tools
+(:mod:`acp_sidecar.mcp.listing`: bounded, checked off the loop), then waits for work (a
+``notifications/tools/list_changed`` to re-list, the server's end, or a stop) and finally
+leaves them again. Requests (:meth:`McpConnection.call_tool`) are made from the
 callers' own tasks, which the SDK allows.
 
 Invariants:
@@ -21,6 +22,10 @@ Invariants:
   ``notifications/cancelled`` for the request; the cancellation propagates.
 - A line a server sends that is no message is skipped and logged as a WARNING: one line,
   its text cut short, at a bounded rate.
+- Re-lists are coalesced: the notifications that arrive while one runs, or within the gap
+  after it, make one more re-list at the gap's end. The gap starts at :data:`RELIST_GAP`
+  and doubles (up to :data:`RELIST_GAP_MAX`) while every re-list had to wait, so a server
+  that says its tools changed in a loop is listed a few times a minute at most.
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ from acp_sidecar.mcp.errors import (
     one_line,
 )
 from acp_sidecar.mcp.launch import ServerProcess, launch, server_environment
+from acp_sidecar.mcp.listing import ListedTool, Listing, read_listing
 from acp_sidecar.mcp.stdio import process_streams
 from acp_sidecar.mcp.streams import WatchedReadStream
 from acp_sidecar.throttle import Throttle
@@ -68,11 +74,13 @@ logger = logging.getLogger(__name__)
 _INVALID_LINES: Final = Throttle()
 """Warnings for lines of a server's stdout that are no message: a server printing junk in a
 loop costs a few lines a minute (:mod:`acp_sidecar.throttle`), not a flood."""
-MAX_LIST_PAGES: Final = 100
-"""A ``tools/list`` that is still paginating after this many pages stops there."""
 RELIST_TIMEOUT: Final = 30.0
 """A re-list after ``notifications/tools/list_changed`` that takes longer is given up (the
 old tools stay)."""
+RELIST_GAP: Final = 1.0
+"""Seconds from one re-list to the next at least (while notifications come now and then)."""
+RELIST_GAP_MAX: Final = 30.0
+"""The longest gap, reached while a server keeps saying its tools changed."""
 HTTP_TIMEOUT: Final = httpx2.Timeout(30.0, read=300.0)
 """Connect/write 30 s; a response stream may stay open (read) for 300 s."""
 CLIENT_INFO: Final = types.Implementation(name="acp-sidecar", version="0.1.0")
@@ -82,7 +90,7 @@ class McpConnection:
     """A live connection to one MCP server (see the module invariants).
 
     Made by :class:`acp_sidecar.mcp.servers.McpServers`; ``tools`` is the latest complete
-    ``tools/list`` answer.
+    ``tools/list`` answer, each tool with its verdict.
     """
 
     def __init__(
@@ -101,11 +109,14 @@ class McpConnection:
         self._callbacks = ClientCallbacks(config.name, hooks)
         self._on_tools_changed = on_tools_changed
         self._on_gone = on_gone
-        self._tools: tuple[types.Tool, ...] = ()
+        self._listing = Listing()
         self._client: Client | None = None
         self._scope = anyio.CancelScope()
         self._wake = asyncio.Event()
         self._relist = False
+        self._relist_gap = RELIST_GAP
+        self._next_relist = 0.0
+        """``time.monotonic()`` before which no re-list starts."""
         self._gone = False
         self._gone_reported = False
         self._stopping = False
@@ -116,9 +127,19 @@ class McpConnection:
         """``time.monotonic()`` once ``initialize`` was answered and the tools listed."""
 
     @property
-    def tools(self) -> tuple[types.Tool, ...]:
-        """The latest tools/list."""
-        return self._tools
+    def tools(self) -> tuple[ListedTool, ...]:
+        """The latest tools/list, within its bounds."""
+        return self._listing.tools
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Why part of the latest tools/list is not used (its bounds), one line each."""
+        return self._listing.notes
+
+    @property
+    def remote(self) -> bool:
+        """Whether the server is reached over the network (HTTP, SSE)."""
+        return isinstance(self.config, HttpServerConfig | SseServerConfig)
 
     @property
     def alive(self) -> bool:
@@ -149,10 +170,17 @@ class McpConnection:
             raise
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        call_id: str | None = None,
     ) -> types.CallToolResult:
         """Cancelling the awaiting task sends `notifications/cancelled` for the request
-        (SDK >= 2.3) and raises CancelledError. Raises McpServerGone / McpCallError."""
+        (SDK >= 2.3) and raises CancelledError. Raises McpServerGone / McpCallError.
+        While it runs, the server may ask the user for input (``call_id``: the tool call's
+        id, which the question names)."""
         client = self._client
         if client is None or not self.alive:
             raise McpServerGone(f"MCP server {self.name!r} is not running")
@@ -164,7 +192,8 @@ class McpConnection:
                 await report(progress, total, message)
 
         try:
-            return await client.call_tool(tool, arguments, progress_callback=forward)
+            with self._callbacks.gate.call(call_id):
+                return await client.call_tool(tool, arguments, progress_callback=forward)
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED or self._gone:
                 raise self._lost() from None
@@ -218,7 +247,7 @@ class McpConnection:
             with self._scope:
                 async with AsyncExitStack() as stack:
                     self._client = await self._connect(stack)
-                    self._tools = await self._list_tools(self._client)
+                    self._listing = await read_listing(self._client, self.name)
                     self.started_at = time.monotonic()
                     ready.set_result(None)
                     reason = await self._serve(self._client)
@@ -260,10 +289,12 @@ class McpConnection:
                 self._report_gone(reason)  # now, not after the transport has wound down
                 return reason
             if self._relist:
+                if not await self._relist_gap_passed():
+                    continue
                 self._relist = False
                 try:
                     with anyio.fail_after(RELIST_TIMEOUT):
-                        self._tools = await self._list_tools(client)
+                        self._listing = await read_listing(client, self.name)
                 except Exception as error:
                     if not self.alive:
                         continue
@@ -273,6 +304,8 @@ class McpConnection:
                         describe_failure(error, self.config),
                     )
                     continue
+                finally:
+                    self._next_relist = time.monotonic() + self._relist_gap
                 self._on_tools_changed(self)
 
     def _report_gone(self, reason: str) -> None:
@@ -281,22 +314,22 @@ class McpConnection:
             self._gone_reported = True
             self._on_gone(self, reason)
 
-    async def _list_tools(self, client: Client) -> tuple[types.Tool, ...]:
-        tools: list[types.Tool] = []
-        cursor: str | None = None
-        for _ in range(MAX_LIST_PAGES):
-            page = await client.list_tools(cursor=cursor)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
+    async def _relist_gap_passed(self) -> bool:
+        """Waits out the gap since the last re-list ended; False when the server ended
+        meanwhile."""
+        delay = self._next_relist - time.monotonic()
+        if delay > 0:
+            with anyio.move_on_after(delay):
+                while not self._gone:
+                    self._wake.clear()
+                    await self._wake.wait()
+            if self._gone:
+                self._wake.set()
+                return False
+            self._relist_gap = min(self._relist_gap * 2, RELIST_GAP_MAX)
         else:
-            logger.warning(
-                "MCP server %r: tools/list still paginating after %d pages",
-                self.name,
-                MAX_LIST_PAGES,
-            )
-        return tuple(tools)
+            self._relist_gap = RELIST_GAP
+        return True
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ToolListChangedNotification):

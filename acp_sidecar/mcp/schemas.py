@@ -8,12 +8,19 @@ Invariants:
   (``const``, ``enum``, ``default``, ``examples``) are values, not references.
 - Otherwise the answer is one line saying why, quoting at most :data:`SHOWN_MAX` characters
   of anything the server wrote (a schema nested too deeply to check is refused too). Pure;
-  never raises for a bad schema.
+  never raises for a bad schema; safe to call from several threads at once.
+- The verdict of the meta-schema and reference checks (the costly part: milliseconds a
+  schema) is kept for the last :data:`CACHED_VERDICTS` schemas, by a digest of their JSON,
+  so a server listing its tools again pays only for the schemas that changed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 import urllib.parse
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -24,6 +31,8 @@ from acp_sidecar.tools.json_values import FrozenDict, JsonValueError, freeze_jso
 
 SHOWN_MAX: Final = 80
 """The longest server-given text (a schema error, a reference) a reason quotes."""
+CACHED_VERDICTS: Final = 4096
+"""How many schemas' verdicts are kept (a digest and ``None`` or a reason each)."""
 
 
 def _shown(text: str) -> str:
@@ -49,6 +58,12 @@ def _checked(schema: object) -> FrozenDict | str:
             f"inputSchema{violation}" for violation in exc.violations
         )
     assert isinstance(frozen, FrozenDict)
+    reason = _VERDICTS.verdict(schema)
+    return frozen if reason is None else reason
+
+
+def _verdict(schema: dict[str, Any]) -> str | None:
+    """Why ``schema`` (lossless JSON, ``type: object``) is no usable JSON Schema, or None."""
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
@@ -68,7 +83,34 @@ def _checked(schema: object) -> FrozenDict | str:
                 f"its inputSchema has a $ref that does not resolve "
                 f"({_shown(ref)!r} at inputSchema{where})"
             )
-    return frozen
+    return None
+
+
+class _Verdicts:
+    """The last :data:`CACHED_VERDICTS` verdicts, by digest (the least recently used goes)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[bytes, str | None] = OrderedDict()
+
+    def verdict(self, schema: dict[str, Any]) -> str | None:
+        # Keys in their order (a reason can name the first fault found); 1, 1.0 and true
+        # stay apart, as they are different JSON.
+        canonical = json.dumps(schema, separators=(",", ":"))
+        key = hashlib.blake2b(canonical.encode(), digest_size=16).digest()
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        reason = _verdict(schema)
+        with self._lock:
+            self._kept[key] = reason
+            while len(self._kept) > CACHED_VERDICTS:
+                self._kept.popitem(last=False)
+        return reason
+
+
+_VERDICTS: Final = _Verdicts()
 
 
 _VALUE_KEYWORDS: Final = frozenset({"const", "enum", "default", "examples"})

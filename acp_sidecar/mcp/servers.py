@@ -31,7 +31,7 @@ from acp_sidecar.mcp.errors import McpError
 from acp_sidecar.mcp.launch import Launches
 
 if TYPE_CHECKING:
-    import mcp_types as types
+    from acp_sidecar.mcp.listing import ListedTool
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class McpServers:
         self._on_tools_changed = on_tools_changed
         self._all: list[McpConnection] = []
         self._live: dict[str, McpConnection] = {}
-        self._reported: dict[str, tuple[types.Tool, ...]] = {}
+        self._reported: dict[str, tuple[ListedTool, ...]] = {}
         """Each live server's tools as last reported (at start, then on_tools_changed)."""
         self._closed = False
 

@@ -14,6 +14,11 @@ Invariants:
 - A line is at most :data:`MAX_LINE` bytes (the limit the ACP wire has): a longer one is
   dropped up to its newline and passed on as a ValueError, as an invalid line is; the next
   line arrives as usual. Reading is linear: each byte is searched for a newline once.
+- A line over :data:`BIG_LINE` bytes is parsed to Python values first and then validated
+  (the same messages and errors as validating its text; a third of the cost), and when it
+  answers one of our ``tools/list`` requests, its tools past ``MAX_TOOLS + 1`` are dropped
+  before the SDK validates them on the event loop: no listing uses them
+  (:mod:`acp_sidecar.mcp.listing`), and the one left over tells it that there were more.
 - The read stream ends when the server's stdout does, or when writing to its stdin fails
   (the server is gone): the SDK's session sees the connection end instead of a request
   hanging.
@@ -25,16 +30,18 @@ Invariants:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Container
 from contextlib import asynccontextmanager
-from typing import Final
+from typing import Any, Final
 
 import anyio
 import mcp_types as types
+import pydantic_core
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from acp_sidecar.mcp.launch import ServerProcess
+from acp_sidecar.mcp.listing import MAX_TOOLS
 
 FLUSH_TIMEOUT_S: Final = 0.5
 CHUNK: Final = 65536
@@ -42,6 +49,10 @@ MAX_LINE: Final = 64 * 1024 * 1024
 """The longest line of a server's stdout read, in bytes (the newline not counted): the same
 bound as the ACP wire's own (``server.framing.DEFAULT_LINE_LIMIT``; a test keeps them equal),
 kept here so this package does not import the server's."""
+BIG_LINE: Final = 1024 * 1024
+"""Lines longer than this are parsed in two steps (see the module)."""
+LISTINGS_KEPT: Final = 64
+"""The most ``tools/list`` requests waiting for their answers that are remembered."""
 
 
 class LineSplitter:
@@ -85,13 +96,33 @@ class LineSplitter:
         return ValueError(f"a line longer than {self._limit} bytes was dropped")
 
 
-def parse_line(line: bytes) -> SessionMessage | Exception:
-    """One line of the server's stdout as the SDK's message, or why it is none."""
+def parse_line(
+    line: bytes, listings: Container[object] = (), *, big: int = BIG_LINE
+) -> SessionMessage | Exception:
+    """One line of the server's stdout as the SDK's message, or why it is none.
+    ``listings``: the ids of our ``tools/list`` requests still unanswered."""
+    adapter = types.jsonrpc_message_adapter
     try:
-        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        if len(line) <= big:
+            message = adapter.validate_json(line, by_name=False)
+        else:
+            value = pydantic_core.from_json(line)
+            _cut_listing(value, listings)
+            message = adapter.validate_python(value, by_name=False)
     except ValueError as error:
         return error
     return SessionMessage(message)
+
+
+def _cut_listing(value: Any, listings: Container[object]) -> None:
+    """Drops the tools past ``MAX_TOOLS + 1`` of an answer to one of ``listings``."""
+    if not isinstance(value, dict) or not isinstance(value.get("id"), int | str):
+        return
+    result = value.get("result")
+    if value["id"] in listings and isinstance(result, dict):
+        tools = result.get("tools")
+        if isinstance(tools, list) and len(tools) > MAX_TOOLS + 1:
+            del tools[MAX_TOOLS + 1 :]
 
 
 def encode(message: SessionMessage) -> bytes:
@@ -106,6 +137,9 @@ async def process_streams(process: ServerProcess) -> AsyncIterator[TransportStre
     write_stream, from_client = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
 
+    listings: dict[types.RequestId, None] = {}
+    """Our ``tools/list`` requests not answered yet, oldest first."""
+
     async def read_stdout() -> None:
         async with to_client:
             lines = LineSplitter(MAX_LINE)
@@ -115,12 +149,22 @@ async def process_streams(process: ServerProcess) -> AsyncIterator[TransportStre
                         if isinstance(line, ValueError):
                             await to_client.send(line)
                         elif line.strip():
-                            await to_client.send(parse_line(line))
+                            parsed = parse_line(line, listings)
+                            if isinstance(parsed, SessionMessage):
+                                answered = getattr(parsed.message, "id", None)
+                                if isinstance(answered, int | str):
+                                    listings.pop(answered, None)
+                            await to_client.send(parsed)
 
     async def write_stdin() -> None:
         try:
             async with from_client:
                 async for message in from_client:
+                    request = message.message
+                    if isinstance(request, types.JSONRPCRequest) and request.method == "tools/list":
+                        listings[request.id] = None
+                        while len(listings) > LISTINGS_KEPT:
+                            del listings[next(iter(listings))]
                     process.stdin.write(encode(message))
                     await process.stdin.drain()
         except (OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -143,4 +187,4 @@ async def process_streams(process: ServerProcess) -> AsyncIterator[TransportStre
             tasks.cancel_scope.cancel()
 
 
-__all__ = ["MAX_LINE", "LineSplitter", "encode", "parse_line", "process_streams"]
+__all__ = ["BIG_LINE", "MAX_LINE", "LineSplitter", "encode", "parse_line", "process_streams"]

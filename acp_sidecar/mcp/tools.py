@@ -12,17 +12,20 @@ Invariants:
   one except by a hash collision. A name that still clashes (taken by another tool, or shared
   by tools of this listing) leaves the tool(s) out with a warning; nothing is ever renamed by
   order.
-- Its ``inputSchema`` is used only when it is a lossless-JSON object schema (``type:
-  object``, the registry's own check), a valid JSON Schema (draft 2020-12 meta-schema,
-  formats such as ``regex`` checked) whose ``$ref`` values are all local and resolve; any
-  other tool is left out with a warning naming it and why, never registered half-checked.
+- Its ``inputSchema`` is used only when the listing found it usable
+  (:mod:`acp_sidecar.mcp.listing`, :mod:`acp_sidecar.mcp.schemas`: a lossless-JSON object
+  schema, valid JSON Schema whose ``$ref`` values are all local and resolve, within the size
+  bounds); any other tool is left out with a warning naming it and why, never registered
+  half-checked. The listing's own notes (the bounds it reached) are warnings too; nothing is
+  logged here (the caller tells and logs what it chooses).
 - Risk is declared from the annotations and never guessed from a missing one:
   ``readOnlyHint: true`` (and not contradicted by ``destructiveHint: true``) → ``read_only``;
   ``openWorldHint`` absent or ``true`` → ``open_world`` (the MCP default is open world). The
   SDK parses hints leniently (``"yes"``, ``1`` become ``True``) and keeps no raw value, so a
-  hint is read as the SDK gives it. So a read-only tool that says ``openWorldHint: false``
-  runs without asking in ``ask`` mode; a read-only one that reaches the open world is asked
-  for; any other tool may change things.
+  hint is read as the SDK gives it. A tool of a remote server (HTTP, SSE) is open world
+  whatever it says: what it is sent leaves the machine. So a read-only tool of a local
+  (stdio) server that says ``openWorldHint: false`` runs without asking in ``ask`` mode; a
+  read-only one that reaches the open world is asked for; any other tool may change things.
 - The card is generic and pure (a function of the arguments alone): the tool's title
   (``title``, else ``annotations.title``, else its name) and a short form of the arguments;
   kind ``read`` for a read-only closed-world tool, ``fetch`` for a read-only open-world one,
@@ -43,7 +46,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import logging
 import math
 import re
 from collections import Counter
@@ -54,16 +56,14 @@ import mcp.types
 
 from acp_sidecar.mcp.callbacks import ProgressCallback
 from acp_sidecar.mcp.errors import McpCallError, McpServerGone
+from acp_sidecar.mcp.listing import ListedTool
 from acp_sidecar.mcp.results import error_text, result_content
-from acp_sidecar.mcp.schemas import usable_schema
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.definition import ToolDefinition, ToolReturn
 from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError, ToolError
 from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.json_values import FrozenDict, thaw
 from acp_sidecar.tools.presentation import GenericCallView, ToolCallKind, ToolCallView
-
-logger = logging.getLogger(__name__)
 
 PREFIX: Final = "mcp__"
 MAX_NAME: Final = 64
@@ -90,14 +90,30 @@ class ToolSource(Protocol):
     """The server's name, as the editor configured it."""
 
     @property
-    def tools(self) -> tuple[mcp.types.Tool, ...]:
-        """The server's latest ``tools/list``."""
+    def remote(self) -> bool:
+        """Whether the server is reached over the network (HTTP, SSE), not started here."""
+        ...
+
+    @property
+    def tools(self) -> tuple[ListedTool, ...]:
+        """The server's latest ``tools/list``, each tool with its verdict."""
+        ...
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Why part of that listing is not used, one line each."""
         ...
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        call_id: str | None = None,
     ) -> mcp.types.CallToolResult:
-        """Call one tool; cancelling the awaiting task cancels the request."""
+        """Call one tool (for the tool call ``call_id``); cancelling the awaiting task
+        cancels the request."""
         ...
 
 
@@ -208,11 +224,11 @@ def progress_text(progress: float, total: float | None, message: str | None) -> 
 def mcp_tool_definitions(
     source: ToolSource, *, taken: Collection[str]
 ) -> tuple[tuple[ToolDefinition, ...], tuple[str, ...]]:
-    """One :class:`ToolDefinition` per usable tool of ``source`` (see the module), and one
-    warning per tool left out. Never raises for a bad tool; which tools are kept, and their
-    names, do not depend on the order of the listing."""
+    """One :class:`ToolDefinition` per usable tool of ``source`` (see the module), and the
+    warnings: the listing's notes, then one per tool left out. Never raises for a bad tool;
+    which tools of the listing are kept, and their names, do not depend on its order."""
     usable: list[tuple[mcp.types.Tool, str, FrozenDict]] = []
-    warnings: list[str] = []
+    warnings: list[str] = list(source.notes)
 
     def leave_out(tool: mcp.types.Tool, why: str) -> None:
         warnings.append(
@@ -220,8 +236,8 @@ def mcp_tool_definitions(
             f"{one_line(tool.name, SHOWN_MAX)!r} that cannot be used: {why}. It is left out."
         )
 
-    for tool in source.tools:
-        schema = usable_schema(tool)
+    for listed in source.tools:
+        tool, schema = listed.tool, listed.schema
         if isinstance(schema, str):
             leave_out(tool, schema)
         else:
@@ -235,8 +251,6 @@ def mcp_tool_definitions(
             leave_out(tool, f"{shared[name]} of the server's tools would be named {name}")
         else:
             definitions.append(_definition(source, tool, name, schema))
-    for warning in warnings:
-        logger.warning("%s", warning)
     return tuple(definitions), tuple(warnings)
 
 
@@ -244,6 +258,7 @@ def _definition(
     source: ToolSource, tool: mcp.types.Tool, name: str, schema: FrozenDict
 ) -> ToolDefinition:
     read_only, open_world = declared_risk(tool.annotations)
+    open_world = open_world or source.remote
     title = one_line(display_title(tool), TITLE_MAX) or name  # one short line, never empty
     kind = card_kind(read_only, open_world)
     description = (tool.description or "").strip() or (
@@ -282,7 +297,9 @@ async def call_tool(
     signal = execution.signal
     if signal is not None:
         signal.raise_if_cancelled()
-    task = asyncio.ensure_future(source.call_tool(tool, plain, progress=on_progress))
+    task = asyncio.ensure_future(
+        source.call_tool(tool, plain, progress=on_progress, call_id=execution.call_id)
+    )
     remove = None if signal is None else signal.add_callback(_canceller(task))
     try:
         result = await task

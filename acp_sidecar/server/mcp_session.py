@@ -21,6 +21,10 @@ Invariants:
 - The session's registry is the server's tools followed by every live server's, rebuilt
   whenever a server's tools change or a server goes away; then the session's commands are
   announced again. A turn keeps the registry it started with.
+- A server's tools that cannot be used are told (and logged) one by one up to
+  :data:`TOLD_PER_SERVER` warnings, each once; past that one line says there are more, and
+  the log counts them at a bounded rate, so a server that lists thousands of bad tools, or
+  renames one in a loop, cannot flood the editor, the session's log or stderr.
 - A server asking for roots gets the session's working directory; asking for input is
   forwarded to the editor's ``elicitation/create`` when the editor advertised elicitation in
   that mode, and declined otherwise.
@@ -35,12 +39,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Final, assert_never
+
+import attrs
 
 from acp_sidecar.agent.driver import ClientCapabilityError
 from acp_sidecar.protocol.client import CreateElicitationRequest
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.server.notices import UserMessage
+from acp_sidecar.throttle import Throttle
 
 if TYPE_CHECKING:
     from acp_sidecar.mcp.client_side import ElicitationAnswer, ElicitationRequest
@@ -52,6 +59,18 @@ if TYPE_CHECKING:
     from acp_sidecar.tools.definition import ToolDefinition
 
 logger = logging.getLogger(__name__)
+_UNTOLD: Final = Throttle()
+TOLD_PER_SERVER: Final = 10
+"""Warnings about one server's tools told one by one; the rest are counted."""
+
+
+@attrs.define
+class _Warned:
+    """What the user was told about one server's tools."""
+
+    told: set[str] = attrs.field(factory=set)
+    more_told: bool = False
+    """Whether the line saying there are more was told."""
 
 
 class SessionServers:
@@ -68,7 +87,9 @@ class SessionServers:
         self._held: list[str] | None = []
         """Problems waiting for the session's answer to go out; ``None`` once it has."""
         self._told: set[str] = set()
-        """Tool warnings already told (a rebuild finds them again)."""
+        """Registry problems already told (a rebuild finds them again)."""
+        self._warned: dict[str, _Warned] = {}
+        """Per server: its tools' warnings told (a rebuild finds them again)."""
         self._closed = False
 
     async def start(self, raw: Sequence[Mapping[str, Any]]) -> None:
@@ -197,8 +218,7 @@ class SessionServers:
         connections = {} if self._servers is None else self._servers.connections
         for connection in connections.values():
             definitions, warnings = mcp_tool_definitions(connection, taken=taken)
-            for warning in warnings:
-                self._tell_once(warning)
+            self._warn(connection.name, warnings)
             extra.extend(definitions)
             taken.update(definition.name for definition in definitions)
         if not extra:
@@ -214,6 +234,37 @@ class SessionServers:
             self._told.add(message)
             self._tell(message)
 
+    def _warn(self, server: str, warnings: Sequence[str]) -> None:
+        """Tell and log ``server``'s tool warnings (each once, up to the bound), count the rest."""
+        warned = self._warned.setdefault(server, _Warned())
+        untold = 0
+        for warning in warnings:
+            if warning in warned.told:
+                continue
+            if len(warned.told) < TOLD_PER_SERVER:
+                warned.told.add(warning)
+                logger.warning("session %s: %s", self._session.session_id, warning)
+                self._tell(warning)
+            else:
+                untold += 1
+        if not untold:
+            return
+        if not warned.more_told:
+            warned.more_told = True
+            self._tell(
+                f"The MCP server {server!r} has more tools that cannot be used ({untold:,} "
+                "now); they are not told one by one."
+            )
+        _UNTOLD.log(
+            logger,
+            logging.WARNING,
+            f"untold warnings about MCP server {server!r}",
+            "session %s: %d more warnings about the tools of MCP server %r, not told",
+            self._session.session_id,
+            untold,
+            server,
+        )
+
     async def _elicit(self, asked: ElicitationRequest) -> ElicitationAnswer:
         from acp_sidecar.mcp.client_side import ElicitationAnswer, FormElicitation, UrlElicitation
 
@@ -226,6 +277,7 @@ class SessionServers:
                     message=asked.message,
                     mode="form",
                     requested_schema=dict(asked.requested_schema),
+                    tool_call_id=asked.tool_call_id,
                 )
             case UrlElicitation():
                 request = CreateElicitationRequest(
@@ -234,6 +286,7 @@ class SessionServers:
                     mode="url",
                     elicitation_id=asked.elicitation_id,
                     url=asked.url,
+                    tool_call_id=asked.tool_call_id,
                 )
             case _:
                 assert_never(asked)

@@ -112,3 +112,13 @@ def test_open_world_is_declared_and_checked_at_registration() -> None:
     bad = ToolDefinition("x", "d", reg.visible()[0].parameters, noop, open_world=1)  # type: ignore[arg-type]
     with pytest.raises(ToolRegistrationError, match="open_world: expected True or False, got 1"):
         ToolRegistry().register(bad)
+
+
+def test_the_read_only_modes_description_says_what_may_leave_the_machine() -> None:
+    from acp_sidecar.bridge.modes import MODES
+
+    descriptions = {mode.id: mode.description or "" for mode in MODES}
+    # Read-only runs read-only tools that reach outside: the user is told data may leave.
+    read_only = descriptions["read-only"]
+    assert "outside this machine" in read_only and "leave" in read_only
+    assert "outside this machine" in descriptions["ask"]

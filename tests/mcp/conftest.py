@@ -39,6 +39,20 @@ def listing_peer(name: str, mode: str) -> StdioServerConfig:
     )
 
 
+def crowd_peer(name: str, *args: str) -> StdioServerConfig:
+    """Our peer with a great many tools (``peers/crowd_peer.py``; ``args`` are its options)."""
+    return StdioServerConfig(
+        name=name, command=sys.executable, args=(str(PEERS / "crowd_peer.py"), *args)
+    )
+
+
+def asking_peer(name: str, *args: str) -> StdioServerConfig:
+    """Our peer that sends elicitations as it likes (``peers/asking_peer.py``)."""
+    return StdioServerConfig(
+        name=name, command=sys.executable, args=(str(PEERS / "asking_peer.py"), *args)
+    )
+
+
 def reference_server(script: str, *args: str) -> StdioServerConfig:
     """A reference server from PyPI by its console script in the venv, as a user would run it."""
     command = BIN / script

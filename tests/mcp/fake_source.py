@@ -1,6 +1,6 @@
-"""A ToolSource in process: real ``mcp.types`` tools, calls answered by a handler the test
-gives, and a record of each call (and whether its task was cancelled, which is when the SDK
-would send ``notifications/cancelled``)."""
+"""A ToolSource in process: real ``mcp.types`` tools (each judged as a listing judges it),
+calls answered by a handler the test gives, and a record of each call (and whether its task
+was cancelled, which is when the SDK would send ``notifications/cancelled``)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import attrs
 import mcp.types as m
 
 from acp_sidecar.mcp.callbacks import ProgressCallback
+from acp_sidecar.mcp.listing import ListedTool
+from acp_sidecar.mcp.schemas import usable_schema
 
 Handler = Callable[[str, dict[str, Any], ProgressCallback | None], Awaitable[m.CallToolResult]]
 
@@ -36,13 +38,20 @@ class FakeSource:
     handler: Handler = echo
     calls: list[Call] = attrs.field(factory=list)
     started: asyncio.Event = attrs.field(factory=asyncio.Event)
+    notes: tuple[str, ...] = ()
+    remote: bool = False
 
     @property
-    def tools(self) -> tuple[m.Tool, ...]:
-        return self.listed
+    def tools(self) -> tuple[ListedTool, ...]:
+        return tuple(ListedTool(tool, usable_schema(tool)) for tool in self.listed)
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        call_id: str | None = None,
     ) -> m.CallToolResult:
         call = Call(tool, arguments)
         self.calls.append(call)

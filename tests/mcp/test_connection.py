@@ -152,7 +152,7 @@ async def test_a_server_that_dies_mid_call_raises_gone_and_is_reported(problems:
         await servers.aclose()
 
 
-async def test_tools_list_is_read_across_pages_and_odd_schemas_are_passed_on(
+async def test_tools_list_is_read_across_pages_and_odd_schemas_are_judged_not_dropped(
     problems: Problems,
 ) -> None:
     servers = await McpServers.start([listing_peer("l", "pages")], hooks=HOOKS, on_problem=problems)
@@ -160,8 +160,11 @@ async def test_tools_list_is_read_across_pages_and_odd_schemas_are_passed_on(
         assert problems == []
         tools = servers.connections["l"].tools
         assert [tool.name for tool in tools] == ["one", "two", "three", "odd-schema", "five"]
-        # Judging a schema is the tool layer's job; the connection hands it on as received.
-        assert tools[3].input_schema["properties"] == {"x": {"type": "no-such-type"}}
+        # The listing judges each schema; the tool layer leaves the odd one out, with why.
+        assert tools[3].tool.input_schema["properties"] == {"x": {"type": "no-such-type"}}
+        assert isinstance(tools[3].schema, str) and "not a valid JSON Schema" in tools[3].schema
+        assert tools[4].schema == {"type": "object", "properties": {}}
+        assert servers.connections["l"].notes == ()
     finally:
         await servers.aclose()
 

@@ -255,8 +255,11 @@ async def test_load_replays_the_calls_with_and_without_the_server(tmp_path: Path
             replayed = wire.cards()
             if present:  # the cards it drew live
                 assert replayed[0] == live[0]
-            else:  # a generic card for a tool no longer there, with the same call and result
-                assert replayed[0]["kind"] == "other"
+            else:  # a plain card for a tool no longer there, titled as the editor showed it
+                assert (replayed[0]["title"], replayed[0]["kind"]) == (
+                    live[0]["title"],
+                    live[0]["kind"],
+                )
                 assert replayed[0]["rawInput"] == live[0]["rawInput"]
             assert replayed[-1]["status"] == "completed"
             assert replayed[-1]["content"] == live[-1]["content"]

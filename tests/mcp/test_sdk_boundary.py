@@ -42,7 +42,9 @@ def test_the_scan_finds_the_sdk_where_it_is_imported() -> None:
     assert any(hit.endswith(" mcp_types") for hit in sdk_imports(PACKAGE / "mcp" / "stdio.py"))
 
 
-@pytest.mark.parametrize("module", ["config", "launch", "client_side", "callbacks", "processes"])
+@pytest.mark.parametrize(
+    "module", ["config", "launch", "client_side", "callbacks", "processes", "elicitation"]
+)
 def test_the_sdk_free_modules_load_without_it(module: str) -> None:
     code = (
         f"import sys, acp_sidecar.mcp.{module}\n"

@@ -230,3 +230,13 @@ def test_a_read_only_tool_that_says_it_destroys_may_change_things(
 
 def test_read_local_is_still_read_only() -> None:
     assert declared_risk(READ_LOCAL) == (True, False)
+
+
+@pytest.mark.parametrize("remote", [False, True])
+def test_a_remote_servers_tools_reach_the_open_world_whatever_they_say(remote: bool) -> None:
+    source = FakeSource("s", (tool("t", annotations=READ_LOCAL),), remote=remote)
+    [definition], _warnings = mcp_tool_definitions(source, taken=())
+    assert (definition.read_only, definition.open_world) == (True, remote)
+    view = definition.present_call({})
+    assert isinstance(view, GenericCallView)
+    assert view.kind == ("fetch" if remote else "read")

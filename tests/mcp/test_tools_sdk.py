@@ -21,6 +21,7 @@ from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.policy import CallScope, SessionPolicy, install_policy
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.mcp.callbacks import ProgressCallback
+from acp_sidecar.mcp.listing import ListedTool, Listing, read_listing
 from acp_sidecar.mcp.tools import mcp_tool_definitions
 from acp_sidecar.tools import CancelSignal, ToolRegistry
 from tests.fakes import Editor
@@ -62,17 +63,28 @@ def demo_server(heard: list[str], entered: asyncio.Event) -> MCPServer:
 class ClientSource:
     """A ToolSource over the SDK's client (tests only)."""
 
-    def __init__(self, name: str, client: Client, tools: tuple[m.Tool, ...]) -> None:
+    remote = False
+
+    def __init__(self, name: str, client: Client, listing: Listing) -> None:
         self.name = name
         self._client = client
-        self._tools = tools
+        self._listing = listing
 
     @property
-    def tools(self) -> tuple[m.Tool, ...]:
-        return self._tools
+    def tools(self) -> tuple[ListedTool, ...]:
+        return self._listing.tools
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self._listing.notes
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        call_id: str | None = None,
     ) -> m.CallToolResult:
         return await self._client.call_tool(tool, arguments, progress_callback=progress)
 
@@ -85,8 +97,7 @@ async def demo_session(
     entered = asyncio.Event()
     # "legacy": the initialize handshake and JSON-RPC messages over in-memory streams.
     async with Client(demo_server(heard, entered), mode="legacy") as client:
-        listed = (await client.list_tools()).tools
-        source = ClientSource("demo", client, tuple(listed))
+        source = ClientSource("demo", client, await read_listing(client, "demo"))
         definitions, warnings = mcp_tool_definitions(source, taken=("read",))
         assert warnings == ()
         registry = ToolRegistry()

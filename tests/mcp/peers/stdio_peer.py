@@ -10,7 +10,7 @@ keeps running after its stdin closes: only SIGKILL ends them.
 ``serve [MARKDIR]``: serves the tools below; a cancelled ``slow`` call writes
 ``MARKDIR/cancelled`` (proof that ``notifications/cancelled`` arrived and interrupted it).
 
-Tools: ``noop``; ``echo(text)``; ``slow(steps)`` (progress per step, 0.1 s apart);
+Tools: ``noop``; ``echo(text)``; ``peek`` (declared read-only and closed-world); ``slow(steps)`` (progress per step, 0.1 s apart);
 ``die`` (the process exits mid-call); ``elicit`` (asks the client for a name);
 ``sample`` (asks the client for a completion); ``roots`` (lists the client's roots);
 ``grow`` (adds the tool ``extra``, then sends ``notifications/tools/list_changed``);
@@ -32,6 +32,7 @@ from pathlib import Path
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
+from mcp.types import ToolAnnotations
 from mcp_types import SamplingMessage, TextContent
 from pydantic import BaseModel
 
@@ -48,6 +49,11 @@ def build(markdir: Path | None) -> MCPServer:
     def echo(text: str) -> str:
         """Answers its argument."""
         return text
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+    def peek() -> str:
+        """Says it only looks (its annotations say so)."""
+        return "peeked"
 
     @server.tool()
     async def slow(steps: int, ctx: Context) -> str:
