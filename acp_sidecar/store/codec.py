@@ -44,6 +44,7 @@ Invariants:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from json.scanner import make_scanner
@@ -84,8 +85,10 @@ class RecordDecodeError(ValueError):
 class NewerVersion(Exception):
     """A record whose ``"v"`` is newer than :data:`SCHEMA_VERSION`."""
 
-    def __init__(self, found: int) -> None:
+    def __init__(self, found: float) -> None:
         self.found = found
+        """The version found: an ``int`` when it is a whole number (``3.0`` and ``1e1`` are
+        the JSON numbers 3 and 10), else the ``float`` itself."""
         super().__init__(f"record version {found}")
 
 
@@ -417,6 +420,18 @@ def _time(text: object) -> datetime:
         raise RecordDecodeError(f"'t' is not a timestamp: {exc}") from None
 
 
+def _whole_version(version: object) -> float:
+    """A ``"v"`` that is not a JSON integer: a number is compared by its value (``2.0`` is
+    version 2, ``1e1`` version 10, a fraction above :data:`SCHEMA_VERSION` newer); a fraction
+    below it, an infinity (``1e400``), or anything but a number, names no version (0:
+    damage)."""
+    if type(version) is not float or not math.isfinite(version):
+        return 0
+    if version.is_integer():
+        return int(version)
+    return version if version > SCHEMA_VERSION else 0
+
+
 def decode_record(data: object) -> Record:
     """The record of one parsed line.
 
@@ -427,7 +442,9 @@ def decode_record(data: object) -> Record:
     if type(data) is not dict:
         raise RecordDecodeError("a record must be a JSON object")
     version = data.get("v")
-    if type(version) is not int or version < 1:
+    if type(version) is not int:
+        version = _whole_version(version)
+    if version < 1:
         raise RecordDecodeError("'v' must be a positive integer")
     if version > SCHEMA_VERSION:
         raise NewerVersion(version)

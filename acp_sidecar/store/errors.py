@@ -69,7 +69,7 @@ class SessionLogUnsafeError(StoreError):
 class UnsupportedVersionError(StoreError):
     """A record was written by a newer schema version than this acp-sidecar reads."""
 
-    def __init__(self, path: Path, found: int, supported: int, line: int) -> None:
+    def __init__(self, path: Path, found: float, supported: int, line: int) -> None:
         self.path = path
         self.found = found
         self.supported = supported
