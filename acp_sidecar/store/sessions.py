@@ -3,9 +3,9 @@
 This is the object the server and the CLI hold. It resolves ids to files (never outside its
 directory), creates and reopens writers with its fsync policy, opens logs for streaming,
 lists sessions and deletes them. A stored session's log is a regular file named after the
-session whose header names the same session: a symbolic link or a mismatched header is refused
-(:class:`SessionLogUnsafeError`), never read or appended to. See :mod:`acp_sidecar.store` for
-the invariants of each part.
+session whose header names the same session: a symbolic link, a hard link or a mismatched
+header is refused (:class:`SessionLogUnsafeError`), never read or appended to. See
+:mod:`acp_sidecar.store` for the invariants of each part.
 """
 
 from __future__ import annotations

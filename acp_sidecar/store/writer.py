@@ -15,9 +15,9 @@ Invariants:
   :class:`AgentThoughtRecord`); the pending text is written before any other record, at
   :meth:`SessionWriter.end_message`, at the end of a turn and on close — so records keep the
   order in which things happened.
-- The log is opened without following a symbolic link, must be a regular file, and (when the
-  caller names the session) its header must name the same session: otherwise
-  :class:`SessionLogUnsafeError`, and nothing is written.
+- The log is opened without following a symbolic link, must be a regular file with one name
+  (no hard link), and (when the caller names the session) its header must name the same
+  session: otherwise :class:`SessionLogUnsafeError`, and nothing is written.
 - ``fsync``: ``"turn"`` (default) syncs after the header, at the end of every turn that did
   something and on close; ``"record"`` after every record as well; ``"never"`` leaves it to
   the OS. A sync when nothing was written since the last one is skipped (it would cost a disk
