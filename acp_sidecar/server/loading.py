@@ -6,9 +6,10 @@ Invariants:
 - Every check that can fail is made before the first update is sent: the session exists, its
   log is a regular file (not a link) whose header names it, every record's schema version is
   one we read (the whole log is checked), its cwd is the one asked for, and this process can
-  take its lock and write the log (another sidecar holding it, or a log this process may not
-  write, gets a clear error).
-- Every failure gives the log's lock back: a failed load leaves the session loadable.
+  claim the session, take its log's lock and write the log (another sidecar holding it, its
+  log open or released, or a log this process may not write, gets a clear error).
+- Every failure gives the claim and the log's lock back: a failed load leaves the session
+  loadable.
 - Loads of different sessions at once are bounded (:meth:`HeldLogs.replaying`): each holds a
   writer's and a reader's descriptor until it answers, so the rest wait their turn rather
   than exhaust the descriptor limit.
@@ -63,7 +64,7 @@ from acp_sidecar.server.state import announce_state, session_state
 if TYPE_CHECKING:
     from acp_sidecar.server.app import AcpServer
     from acp_sidecar.server.mcp_session import SessionServers
-    from acp_sidecar.store import HeaderRecord, Record, SessionStore, SessionWriter
+    from acp_sidecar.store import HeaderRecord, Record, SessionClaim, SessionStore, SessionWriter
 
 
 def store_of(server: AcpServer, method: str) -> SessionStore:
@@ -186,6 +187,7 @@ async def _attach(
         # Attached again: the servers this request names replace the ones it had.
         replaced, loaded.mcp, loaded.tools = loaded.mcp, None, None
         await replaced.aclose()
+    claim: SessionClaim | None = None
     writer: SessionWriter | None = None
     servers: SessionServers | None = None
     choices: dict[str, str] = {}
@@ -193,7 +195,9 @@ async def _attach(
     try:
         try:
             if loaded is None:
-                writer = store.reopen(session_id)  # the lock first: nothing is sent if it is held
+                # The session and its log's lock first: nothing is sent if they are held.
+                claim = store.claim(session_id)
+                writer = store.reopen(session_id, claim=claim)
             with store.open_log(session_id) as log:
                 header = log.header
                 if os.path.normpath(header.cwd) != os.path.normpath(cwd):
@@ -256,6 +260,7 @@ async def _attach(
                 held=server.held_logs,
                 tell=lambda text: server.inform(session_id, UserMessage("warning", text)),
                 writer=writer,
+                claim=claim,
             )
             server.sessions[session_id] = session
             loaded = session
@@ -265,6 +270,8 @@ async def _attach(
         if not attached:
             if writer is not None:  # every failure gives the lock back
                 writer.close()
+            if claim is not None:  # and the session
+                claim.release()
             if servers is not None:  # and the servers it started stop
                 if loaded is not None:
                     loaded.tools = None

@@ -55,6 +55,16 @@ class SessionLockedError(StoreError):
         )
 
 
+class LockFileError(StoreError):
+    """The store's lock file (which holds the sessions each process is serving) cannot be
+    used: a link, not a regular file, or a file this process may not open."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"the store's lock file {path} {reason}; no session can be written here")
+
+
 class SessionLogUnsafeError(StoreError):
     """A log the store will not open: a symbolic link (it could point anywhere), not a
     regular file, a file this process may not read or write, or one whose header names
