@@ -130,20 +130,27 @@ def open_regular(path: Path, flags: int) -> int:
             ) from None
         raise
     try:
-        opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode):
-            raise SessionLogUnsafeError(path, "is not a regular file")
-        if opened.st_nlink > 1:
-            raise SessionLogUnsafeError(
-                path,
-                f"has {opened.st_nlink} names (a hard link); the store does not use a log "
-                "that another name can change",
-            )
+        check_regular(path, os.fstat(fd))
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def check_regular(path: Path, status: os.stat_result) -> None:
+    """Refuse a log (``status``: its ``fstat`` or ``lstat``) that is not a regular file with
+    one name: :class:`SessionLogUnsafeError`."""
+    if stat.S_ISLNK(status.st_mode):
+        raise SessionLogUnsafeError(path, "is a symbolic link; the store does not follow links")
+    if not stat.S_ISREG(status.st_mode):
+        raise SessionLogUnsafeError(path, "is not a regular file")
+    if status.st_nlink > 1:
+        raise SessionLogUnsafeError(
+            path,
+            f"has {status.st_nlink} names (a hard link); the store does not use a log that "
+            "another name can change",
+        )
 
 
 def check_session_id(header: HeaderRecord, session_id: str | None, path: Path) -> None:
@@ -193,6 +200,11 @@ class SessionLog:
     def close(self) -> None:
         """Close the file (iteration stops)."""
         self._file.close()
+
+    def fileno(self) -> int:
+        """The log's descriptor, for reads by position (``os.pread``), which leave the
+        iteration where it is."""
+        return self._file.fileno()
 
     def check_versions(self) -> None:
         """Read the rest of the log once; raise for a record of a newer version anywhere.

@@ -1,10 +1,12 @@
 """Byte searches in a log file by position: linear in the bytes searched, however long a line.
 
 Invariants:
-- A search reads with ``os.pread`` (the descriptor's offset is left alone) in blocks of at
-  most :data:`BLOCK` bytes, consecutive blocks overlapping by the needle's length less one;
-  nothing is carried from block to block, so memory is one block (and, in
-  :func:`last_line_with`, the one line handed to its ``accept``).
+- A search reads with ``os.pread`` (the descriptor's offset is left alone) in blocks of
+  :data:`FIRST_BLOCK` bytes, doubling up to :data:`BLOCK` (what is looked for is often near
+  where the search starts: a log's last newline is its last byte), consecutive blocks
+  overlapping by the needle's length less one; nothing is carried from block to block, so
+  memory is one block (and, in :func:`last_line_with`, the one line handed to its
+  ``accept``).
 - A region that shrinks while it is searched (a log cut back) is searched as far as it goes.
 """
 
@@ -17,29 +19,33 @@ from typing import Final, TypeVar
 BLOCK: Final = 256 * 1024
 """The most bytes read at once."""
 
+FIRST_BLOCK: Final = 4096
+"""The bytes a search reads first."""
+
 T = TypeVar("T")
 
 
 def rfind(fd: int, needle: bytes, start: int, end: int) -> int:
     """Where the last ``needle`` wholly in bytes ``[start, end)`` of the file begins; -1 if none."""
-    size = len(needle)
+    size, block = len(needle), FIRST_BLOCK
     while end - start >= size:
-        low = max(start, end - BLOCK)
+        low = max(start, end - block)
         found = os.pread(fd, end - low, low).rfind(needle)
         if found >= 0:
             return low + found
         if low == start:
             break
         end = low + size - 1
+        block = min(BLOCK, block * 2)
     return -1
 
 
 def find(fd: int, needle: bytes, start: int, end: int) -> int:
     """Where the first ``needle`` wholly in bytes ``[start, end)`` of the file begins; -1 if
     none."""
-    size = len(needle)
+    size, block = len(needle), FIRST_BLOCK
     while end - start >= size:
-        high = min(end, start + BLOCK)
+        high = min(end, start + block)
         data = os.pread(fd, high - start, start)
         found = data.find(needle)
         if found >= 0:
@@ -47,6 +53,7 @@ def find(fd: int, needle: bytes, start: int, end: int) -> int:
         if high == end or len(data) < high - start:
             break
         start = high - size + 1
+        block = min(BLOCK, block * 2)
     return -1
 
 

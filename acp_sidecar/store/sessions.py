@@ -16,19 +16,14 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from acp_sidecar.store.catalog import Catalog
 from acp_sidecar.store.claims import SessionClaim, claim_session
 from acp_sidecar.store.errors import (
     InvalidSessionIdError,
     SessionLogUnsafeError,
     SessionNotFoundError,
 )
-from acp_sidecar.store.listing import (
-    DEFAULT_PAGE_SIZE,
-    SessionPage,
-    SessionSummary,
-    list_sessions,
-    read_summary,
-)
+from acp_sidecar.store.listing import DEFAULT_PAGE_SIZE, SessionPage, SessionSummary
 from acp_sidecar.store.paths import is_session_id, log_path, resolve_store_dir
 from acp_sidecar.store.reader import SessionLog, open_regular
 from acp_sidecar.store.records import HeaderRecord, utc_now
@@ -56,6 +51,7 @@ class SessionStore:
         """Where the logs are (absolute)."""
         self.fsync: FsyncPolicy = fsync
         """The fsync policy of the writers this store opens."""
+        self._catalog = Catalog(self.directory)
 
     def __repr__(self) -> str:
         return f"SessionStore({str(self.directory)!r}, fsync={self.fsync!r})"
@@ -195,9 +191,11 @@ class SessionStore:
         """
         path = self._existing(session_id)
         try:
-            return read_summary(path, session_id)
+            summary = self._catalog.summary(path, session_id, os.lstat(path))
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
+        assert summary is not None  # any cwd is wanted
+        return summary
 
     def delete(self, session_id: str) -> None:
         """Remove a stored session's log: it leaves listings and can no longer be loaded.
@@ -222,12 +220,14 @@ class SessionStore:
     def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
     ) -> SessionPage:
-        """A page of stored sessions, newest first, optionally only those for ``cwd``.
+        """A page of stored sessions, newest first, optionally only those for ``cwd``; what
+        earlier listings read is kept (see :mod:`acp_sidecar.store.catalog`), and a listing
+        may run in any thread.
 
         Raises:
             InvalidCursorError: ``cursor`` did not come from this store.
         """
-        return list_sessions(self.directory, cwd=cwd, cursor=cursor, limit=limit)
+        return self._catalog.page(cwd=cwd, cursor=cursor, limit=limit)
 
     def _existing(self, session_id: str) -> Path:
         try:
