@@ -36,11 +36,13 @@ Invariants:
   (:meth:`~acp_sidecar.server.app.AcpServer.tell_settings`): a user who only goes back to
   earlier sessions sees a broken file too. The session's mode is its log's, not the default.
 - A session is stored from ``session/new`` on, so one that was never prompted loads too;
-  ``session/list`` leaves such sessions out until their first prompt.
+  ``session/list`` leaves such sessions out until their first prompt. A listing reads the
+  logs in a worker thread: however big they are, other sessions are served meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -280,12 +282,13 @@ async def _attach(
 
 
 async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:
-    """Stored sessions, newest first, optionally only those for ``cwd``; cursor paging."""
+    """Stored sessions, newest first, optionally only those for ``cwd``; cursor paging. The
+    logs are read in a worker thread: other sessions are served meanwhile."""
     from acp_sidecar.store import InvalidCursorError, format_timestamp
 
     store = store_of(server, "session/list")
     try:
-        page = store.list(cwd=params.cwd, cursor=params.cursor)
+        page = await asyncio.to_thread(store.list, cwd=params.cwd, cursor=params.cursor)
     except InvalidCursorError as exc:
         raise AcpError.invalid_params(f"Invalid params: cursor: {exc}") from None
     return ListSessionsResponse(
