@@ -44,7 +44,6 @@ Invariants:
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from json.scanner import make_scanner
@@ -73,6 +72,7 @@ from acp_sidecar.store.records import (
     UserMessageRecord,
     format_timestamp,
     parse_timestamp,
+    version_named,
 )
 from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
 from acp_sidecar.tools.result import result_from_json, result_to_json
@@ -86,9 +86,7 @@ class NewerVersion(Exception):
     """A record whose ``"v"`` is newer than :data:`SCHEMA_VERSION`."""
 
     def __init__(self, found: float) -> None:
-        self.found = found
-        """The version found: an ``int`` when it is a whole number (``3.0`` and ``1e1`` are
-        the JSON numbers 3 and 10), else the ``float`` itself."""
+        self.found = found  # an int when it is whole (3.0 and 1e1 are 3 and 10)
         super().__init__(f"record version {found}")
 
 
@@ -420,18 +418,6 @@ def _time(text: object) -> datetime:
         raise RecordDecodeError(f"'t' is not a timestamp: {exc}") from None
 
 
-def _whole_version(version: object) -> float:
-    """A ``"v"`` that is not a JSON integer: a number is compared by its value (``2.0`` is
-    version 2, ``1e1`` version 10, a fraction above :data:`SCHEMA_VERSION` newer); a fraction
-    below it, an infinity (``1e400``), or anything but a number, names no version (0:
-    damage)."""
-    if type(version) is not float or not math.isfinite(version):
-        return 0
-    if version.is_integer():
-        return int(version)
-    return version if version > SCHEMA_VERSION else 0
-
-
 def decode_record(data: object) -> Record:
     """The record of one parsed line.
 
@@ -443,7 +429,7 @@ def decode_record(data: object) -> Record:
         raise RecordDecodeError("a record must be a JSON object")
     version = data.get("v")
     if type(version) is not int:
-        version = _whole_version(version)
+        version = version_named(version)
     if version < 1:
         raise RecordDecodeError("'v' must be a positive integer")
     if version > SCHEMA_VERSION:
