@@ -638,7 +638,7 @@ def run_sessions(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from acp_sidecar.render.sessions import sessions_lines, sessions_table
+    from acp_sidecar.render.sessions import sessions_table
     from acp_sidecar.store import SessionStore, SessionSummary, StoreError
 
     store = SessionStore(args.store)
@@ -658,9 +658,6 @@ def run_sessions(args: argparse.Namespace) -> int:
     if not summaries:
         where = f" for {cwd}" if cwd else ""
         console.print(f"No stored sessions{where} in {store.directory}.")
-        return 0
-    if not sys.stdout.isatty():
-        sys.stdout.writelines(sessions_lines(summaries))
         return 0
     console.print(sessions_table(summaries))
     return 0

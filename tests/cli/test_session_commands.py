@@ -8,12 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pexpect
 import pytest
 
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.server.app import AcpServer
-from acp_sidecar.store import SessionStore, format_timestamp
+from acp_sidecar.store import SessionStore
 from tests.server.wire import served
 from tests.tooling import TOOLS
 
@@ -102,38 +101,6 @@ def test_sessions_lists_them_in_a_table(
     assert session in done.stdout and "what can you do?" in done.stdout
     elsewhere = cli("sessions", "--cwd", str(tmp_path / "nowhere"), store=store)
     assert session not in elsewhere.stdout and "No stored sessions" in elsewhere.stdout
-
-
-def test_sessions_piped_are_one_tab_separated_line_each(
-    stored: tuple[Path, str, list[dict[str, object]]], tmp_path: Path
-) -> None:
-    # Piped (a script, `| grep`, thousands of sessions): no table to draw, one line a session.
-    store, session, _loaded = stored
-    done = cli("sessions", store=store)
-    assert done.returncode == 0, done.stderr
-    (summary,) = SessionStore(store).list().sessions
-    updated = format_timestamp(summary.updated_at)
-    assert done.stdout == f"{updated}\t{session}\twhat can you do?\t{tmp_path / 'ws'}\n"
-
-
-def test_sessions_in_a_terminal_are_a_table(
-    stored: tuple[Path, str, list[dict[str, object]]],
-) -> None:
-    store, session, _loaded = stored
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "acp_sidecar", "sessions", "--store", str(store)],
-        cwd=str(ROOT),
-        env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "dumb", "NO_COLOR": "1"},
-        encoding="utf-8",
-        timeout=30,
-    )
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    shown = child.before  # rich draws a dumb terminal 80 columns wide: the title wraps
-    assert "Stored sessions" in shown and "┃ session id" in shown and session in shown
-    assert "what can" in shown and "\t" not in shown
 
 
 async def test_sessions_no_longer_lists_a_deleted_session(
