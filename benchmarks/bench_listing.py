@@ -22,9 +22,8 @@ request to its answer; every figure is the median of ``--runs``:
 - ``load``: ``session/load`` of the one-line session, replay included (then
   ``session/close``; a baseline without it loads the loaded session again);
 - ``page``: ``session/list`` on *many*: its first page, then the page after it;
-- ``cli``: ``acp-sidecar sessions --store MANY`` piped (every page, then its output), the
-  whole process; ``cli-tty``: the same on a pseudo-terminal (200 columns), which draws the
-  table.
+- ``cli``: ``acp-sidecar sessions --store MANY`` piped (every page, then the table), the
+  whole process; ``cli-tty``: the same on a pseudo-terminal (200 columns, colours).
 
 The baseline measured in the same run is that unrelated request's round trip on an idle
 sidecar (``ping``); ``--baseline REV`` also runs every case with the ``acp_sidecar`` of git revision
