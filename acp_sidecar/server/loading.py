@@ -10,6 +10,8 @@ Invariants:
   log open or released, or a log this process may not write, gets a clear error).
 - Every failure gives the claim and the log's lock back: a failed load leaves the session
   loadable.
+- The whole log is read in a worker thread wherever nothing is sent meanwhile (the version
+  check, a resume's state, the summary): a big log does not hold up the other sessions.
 - Loads of different sessions at once are bounded (:meth:`HeldLogs.replaying`): each holds a
   writer's and a reader's descriptor until it answers, so the rest wait their turn rather
   than exhaust the descriptor limit.
@@ -207,7 +209,10 @@ async def _attach(
                         f"Invalid params: cwd: session {session_id} works in {header.cwd}, "
                         f"not {cwd}"
                     )
-                log.check_versions()  # a newer record anywhere refuses the log before any update
+                # A newer record anywhere refuses the log before any update. The whole log is
+                # read (here, for a resume's state, for the summary) in a worker thread, so a
+                # big one does not hold up the other sessions.
+                await asyncio.to_thread(log.check_versions)
                 session = loaded or Session(session_id=session_id, cwd=header.cwd)
                 if mcp_servers:
                     # Started before the replay, so stored calls of a server that is there
@@ -224,9 +229,8 @@ async def _attach(
                     for update in replay_updates(header, records, lookup, ctx):
                         await server.send_update(session_id, update)
                 else:
-                    for _record in records:
-                        pass  # read for the state it leaves, not sent
-                summary = store.summary(session_id)
+                    await asyncio.to_thread(_read_through, records)  # for the state it leaves
+                summary = await asyncio.to_thread(store.summary, session_id)
                 session.prompted, session.title = summary.prompted, summary.title
                 if replay:
                     await server.send_update(
@@ -279,6 +283,11 @@ async def _attach(
                     loaded.tools = None
                 await servers.aclose()
     return loaded, servers, choices
+
+
+def _read_through(records: Iterable[Record]) -> None:
+    for _record in records:
+        pass
 
 
 async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:
