@@ -16,7 +16,10 @@ turn). Goal: 0 lost, 0 failed loads.
 1024 as on most Linux systems) creates
 ``--sessions`` sessions and runs ``/read`` in each; it counts failed turns, sessions whose user
 was told they are not recorded, logs missing their records afterwards, and samples the
-sidecar's open descriptors (``/proc/PID/fd``) for the peak; a ``!`` command runs at the end.
+sidecar's open descriptors (``/proc/PID/fd``) for the peak; then times one ``session/list``
+page, and a second sidecar on the same store tries to resume and to delete the oldest sessions
+(their logs released long ago, the sessions still the first one's: every attempt must be
+refused); a ``!`` command runs at the end.
 The baseline beside it is the descriptor limit: before logs were held in a bounded set, every
 session kept one descriptor for the life of the process, so the peak grew with the sessions
 and passed the limit at about 1,000.
@@ -186,6 +189,26 @@ async def count_fds(pid: int, peak: list[int], stop: asyncio.Event) -> None:
         await asyncio.sleep(0.02)
 
 
+async def taken_elsewhere(
+    store: Path, cwd: Path, sessions: list[str], nofile: int
+) -> tuple[int, int]:
+    """How many of another sidecar's ``session/resume`` and ``session/delete`` of ``sessions``
+    (open in the first one, their logs long released) were refused, of how many tried."""
+    other = await Client.start(store, nofile)
+    await other.initialize()
+    refused = tried = 0
+    for session in sessions:
+        for method, params in (
+            ("session/resume", {"sessionId": session, "cwd": str(cwd), "mcpServers": []}),
+            ("session/delete", {"sessionId": session}),
+        ):
+            answer = await other.request(method, params)
+            tried += 1
+            refused += "another acp-sidecar process" in answer.get("error", {}).get("message", "")
+    await other.close()
+    return refused, tried
+
+
 async def many_sessions(count: int, work: Path, nofile: int) -> None:
     store = work / "many-store"
     cwd = work / "many-cwd"
@@ -207,6 +230,10 @@ async def many_sessions(count: int, work: Path, nofile: int) -> None:
         if response.get("result", {}).get("stopReason") != "end_turn":
             failed += 1
     elapsed = time.perf_counter() - started
+    listed = time.perf_counter()
+    await client.request("session/list", {"cwd": str(cwd)})
+    page_seconds = time.perf_counter() - listed
+    refused, tried = await taken_elsewhere(store, cwd, sessions[: min(20, count)], nofile)
     await client.request("session/set_mode", {"sessionId": sessions[0], "modeId": "auto"})
     shell = await client.prompt(sessions[0], "!echo ok")
     answered = shell.get("result", {}).get("stopReason") == "end_turn"
@@ -224,6 +251,11 @@ async def many_sessions(count: int, work: Path, nofile: int) -> None:
     print(f"    failed turns: {failed}   told 'not recorded': {client.warnings}")
     print(f"    logs missing records: {unrecorded}   (goal 0)")
     print(f"    peak open descriptors: {peak[0]}   (logs held at most: {held})")
+    print(
+        f"    another sidecar's resume or delete of the oldest (released) sessions refused: "
+        f"{refused} of {tried}   (goal: all)"
+    )
+    print(f"    session/list, the first page of {count}: {page_seconds:.3f} s")
     print(f"    baseline: one descriptor per session would need {count} (limit {soft})")
     outcome = "ok" if shell_ok else f"FAILED (card {client.last_status or 'none'})"
     print(f"    a `!` command afterwards: {outcome}; exit {status}")

@@ -6,7 +6,9 @@ process's limit, new logs and the commands tools run fail with ``EMFILE``), so a
 :attr:`HeldLogs.bound` logs are held; using one more releases the one used least recently among
 those with no turn running (or, when every one is mid-turn, the least recently used) — its
 pending text written, synced, unlocked and closed — and that session re-opens and re-locks its
-log on its next use (failing clearly if another process took the lock meanwhile). Preferring
+log on its next use. The session's claim (:mod:`acp_sidecar.store.claims`) is not released
+with its log, so no other acp-sidecar takes the session meanwhile (re-opening fails clearly if
+something else locked the log itself). Preferring
 idle logs keeps a streaming turn's log open, so its message is not cut into one record per
 release, nor re-opened for every batch of text.
 

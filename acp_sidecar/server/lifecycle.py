@@ -10,9 +10,10 @@ Invariants:
   the turn to end (its prompt answers ``cancelled``, its running tools are signalled and
   their cards completed); then stops its MCP servers and flushes, syncs, unlocks and closes
   its log. Afterwards it can be loaded or resumed again, by this process or another.
-- ``session/delete`` closes a session open here first, then removes its log under the log's
-  own lock: a session another process holds is refused and left whole; nothing is left behind
-  (the lock lives on the log itself); a link at the log's name is refused and left alone.
+- ``session/delete`` closes a session open here first, then removes its log under the
+  session's claim and the log's own lock: a session another process holds (its log open or
+  released) is refused and left whole; nothing of the session is left behind (the store's
+  lock file holds no session's data); a link at the log's name is refused and left alone.
 - Close, delete and attach (load, resume) of one session take turns
   (:meth:`~acp_sidecar.server.held.HeldLogs.loading`): a close never interleaves with a load
   of the same session.

@@ -6,9 +6,12 @@ Invariants:
 - Every check that can fail is made before the first update is sent: the session exists, its
   log is a regular file (not a link) whose header names it, every record's schema version is
   one we read (the whole log is checked), its cwd is the one asked for, and this process can
-  take its lock and write the log (another sidecar holding it, or a log this process may not
-  write, gets a clear error).
-- Every failure gives the log's lock back: a failed load leaves the session loadable.
+  claim the session, take its log's lock and write the log (another sidecar holding it, its
+  log open or released, or a log this process may not write, gets a clear error).
+- Every failure gives the claim and the log's lock back: a failed load leaves the session
+  loadable.
+- The whole log is read in a worker thread wherever nothing is sent meanwhile (the version
+  check, a resume's state, the summary): a big log does not hold up the other sessions.
 - Loads of different sessions at once are bounded (:meth:`HeldLogs.replaying`): each holds a
   writer's and a reader's descriptor until it answers, so the rest wait their turn rather
   than exhaust the descriptor limit.
@@ -36,11 +39,13 @@ Invariants:
   (:meth:`~acp_sidecar.server.app.AcpServer.tell_settings`): a user who only goes back to
   earlier sessions sees a broken file too. The session's mode is its log's, not the default.
 - A session is stored from ``session/new`` on, so one that was never prompted loads too;
-  ``session/list`` leaves such sessions out until their first prompt.
+  ``session/list`` leaves such sessions out until their first prompt. A listing reads the
+  logs in a worker thread: however big they are, other sessions are served meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -64,7 +69,7 @@ from acp_sidecar.server.state import announce_state, session_state
 if TYPE_CHECKING:
     from acp_sidecar.server.app import AcpServer
     from acp_sidecar.server.mcp_session import SessionServers
-    from acp_sidecar.store import HeaderRecord, Record, SessionStore, SessionWriter
+    from acp_sidecar.store import HeaderRecord, Record, SessionClaim, SessionStore, SessionWriter
 
 
 def store_of(server: AcpServer, method: str) -> SessionStore:
@@ -188,6 +193,7 @@ async def _attach(
         # Attached again: the servers this request names replace the ones it had.
         replaced, loaded.mcp, loaded.tools = loaded.mcp, None, None
         await replaced.aclose()
+    claim: SessionClaim | None = None
     writer: SessionWriter | None = None
     servers: SessionServers | None = None
     choices: dict[str, str] = {}
@@ -195,7 +201,9 @@ async def _attach(
     try:
         try:
             if loaded is None:
-                writer = store.reopen(session_id)  # the lock first: nothing is sent if it is held
+                # The session and its log's lock first: nothing is sent if they are held.
+                claim = store.claim(session_id)
+                writer = store.reopen(session_id, claim=claim)
             with store.open_log(session_id) as log:
                 header = log.header
                 if os.path.normpath(header.cwd) != os.path.normpath(cwd):
@@ -203,7 +211,10 @@ async def _attach(
                         f"Invalid params: cwd: session {session_id} works in {header.cwd}, "
                         f"not {cwd}"
                     )
-                log.check_versions()  # a newer record anywhere refuses the log before any update
+                # A newer record anywhere refuses the log before any update. The whole log is
+                # read (here, for a resume's state, for the summary) in a worker thread, so a
+                # big one does not hold up the other sessions.
+                await asyncio.to_thread(log.check_versions)
                 session = loaded or Session(session_id=session_id, cwd=header.cwd)
                 if mcp_servers:
                     # Started before the replay, so stored calls of a server that is there
@@ -221,9 +232,8 @@ async def _attach(
                     for update in replay_updates(header, records, lookup, ctx, client):
                         await server.send_update(session_id, update)
                 else:
-                    for _record in records:
-                        pass  # read for the state it leaves, not sent
-                summary = store.summary(session_id)
+                    await asyncio.to_thread(_read_through, records)  # for the state it leaves
+                summary = await asyncio.to_thread(store.summary, session_id)
                 session.prompted, session.title = summary.prompted, summary.title
                 if replay:
                     await server.send_update(
@@ -259,6 +269,7 @@ async def _attach(
                 held=server.held_logs,
                 tell=lambda text: server.inform(session_id, UserMessage("warning", text)),
                 writer=writer,
+                claim=claim,
             )
             server.sessions[session_id] = session
             loaded = session
@@ -268,6 +279,8 @@ async def _attach(
         if not attached:
             if writer is not None:  # every failure gives the lock back
                 writer.close()
+            if claim is not None:  # and the session
+                claim.release()
             if servers is not None:  # and the servers it started stop
                 if loaded is not None:
                     loaded.tools = None
@@ -275,13 +288,19 @@ async def _attach(
     return loaded, servers, choices
 
 
+def _read_through(records: Iterable[Record]) -> None:
+    for _record in records:
+        pass
+
+
 async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:
-    """Stored sessions, newest first, optionally only those for ``cwd``; cursor paging."""
+    """Stored sessions, newest first, optionally only those for ``cwd``; cursor paging. The
+    logs are read in a worker thread: other sessions are served meanwhile."""
     from acp_sidecar.store import InvalidCursorError, format_timestamp
 
     store = store_of(server, "session/list")
     try:
-        page = store.list(cwd=params.cwd, cursor=params.cursor)
+        page = await asyncio.to_thread(store.list, cwd=params.cwd, cursor=params.cursor)
     except InvalidCursorError as exc:
         raise AcpError.invalid_params(f"Invalid params: cursor: {exc}") from None
     return ListSessionsResponse(

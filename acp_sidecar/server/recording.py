@@ -21,9 +21,12 @@ Invariants:
   :class:`~acp_sidecar.bridge.policy.PermissionRecorder`.
 - The log is held open only while it is among the most recently used
   (:class:`~acp_sidecar.server.held.HeldLogs`, which releases logs with no turn running first:
-  :attr:`SessionRecorder.busy`): released, it is re-opened and re-locked on its next use. A
-  failure while releasing it (for another session) is told to this session's user at once
-  too. Failure reports go out on the event loop's thread only.
+  :attr:`SessionRecorder.busy`): released, it is re-opened and re-locked on its next use. The
+  session's claim (:meth:`~acp_sidecar.store.SessionStore.claim`) is taken with its log and
+  kept until :meth:`SessionRecorder.close`, so no other process continues or deletes the
+  session while its log is released. A failure while releasing it (for another session) is
+  told to this session's user at once too. Failure reports go out on the event loop's thread
+  only.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
     from acp_sidecar.store import (
         CompactionRecord,
         HistoryItem,
+        SessionClaim,
         SessionStore,
         SessionWriter,
         ToolCallRecord,
@@ -66,12 +70,15 @@ class SessionRecorder:
         held: HeldLogs | None = None,
         tell: Callable[[str], None] | None = None,
         writer: SessionWriter | None = None,
+        claim: SessionClaim | None = None,
         additional_directories: tuple[str, ...] = (),
     ) -> None:
         """``held``: the logs held open with this one (default: only this one); ``tell``:
         shows the user a message now (the server sends an agent message; default: the
-        message is only logged, for callers without a client); ``additional_directories``:
-        the session's extra roots, for the header of a log not created yet."""
+        message is only logged, for callers without a client); ``writer`` and ``claim``: the
+        log already open and the session's claim (released on :meth:`close`);
+        ``additional_directories``: the session's extra roots, for the header of a log not
+        created yet."""
         self._store_source = store
         self._session_id = session_id
         self._cwd = cwd
@@ -81,6 +88,8 @@ class SessionRecorder:
         self._tell = logger.warning if tell is None else tell
         """Shows the user a message now (an agent message; called on the loop's thread)."""
         self._writer = writer
+        self._claim = claim
+        """Holds the session for this process, from its log's first opening to close."""
         self._created = writer is not None
         """Whether the log exists on disk (from then on it is re-opened, never created)."""
         self._lost: str | None = None
@@ -114,14 +123,18 @@ class SessionRecorder:
             if self._writer is not None or self._closed:
                 return self._writer
             try:
+                store = self._store
+                if self._claim is None:
+                    self._claim = store.claim(self._session_id)
                 if self._created:
-                    self._writer = self._store.reopen(self._session_id)
+                    self._writer = store.reopen(self._session_id, claim=self._claim)
                 else:
-                    self._writer = self._store.create(
+                    self._writer = store.create(
                         self._session_id,
                         self._cwd,
                         mode=self._mode,
                         additional_directories=self._directories,
+                        claim=self._claim,
                     )
                     self._created = True
             except (StoreError, OSError) as exc:
@@ -264,7 +277,8 @@ class SessionRecorder:
 
     def close(self) -> None:
         """Flush and close the log, creating it first if that has not happened yet (it is
-        created after ``session/new`` is answered, and every answered session is stored)."""
+        created after ``session/new`` is answered, and every answered session is stored),
+        and let the session go (its claim)."""
         if not self._created:
             self._open()
         with self._opening:
@@ -272,11 +286,15 @@ class SessionRecorder:
         self._held.forget(self)
         with self._opening:
             writer, self._writer = self._writer, None
-        if writer is not None:
-            try:
+            claim, self._claim = self._claim, None
+        try:
+            if writer is not None:
                 writer.close()
-            except Exception:
-                logger.exception("closing the log of session %s failed", self._session_id)
+        except Exception:
+            logger.exception("closing the log of session %s failed", self._session_id)
+        finally:
+            if claim is not None:
+                claim.release()
 
     def _write(self, action: Callable[[SessionWriter], object]) -> None:
         if self._closed:

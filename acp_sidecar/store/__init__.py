@@ -7,8 +7,10 @@ Invariants (each module states its own in full):
 - The store knows no ACP types: prompts are stored as the ACP content-block JSON they arrived
   as, results as :func:`~acp_sidecar.tools.result.result_to_json` writes them.
 - A record is committed when its whole line, ``\\n`` included, is in the file; one writer
-  per log (an advisory lock); loading streams, skips damage with a warning and never crashes,
-  but refuses a newer schema version with :class:`UnsupportedVersionError`.
+  per log (an advisory lock), one process per session (a claim, which outlives a log closed
+  to save descriptors: :mod:`acp_sidecar.store.claims`); loading streams, skips damage with
+  a warning and never crashes, but refuses a newer schema version with
+  :class:`UnsupportedVersionError`.
 
 Typical use::
 
@@ -26,10 +28,12 @@ Typical use::
 
 from __future__ import annotations
 
+from acp_sidecar.store.claims import LOCK_FILE, SessionClaim
 from acp_sidecar.store.errors import (
     CorruptLogError,
     InvalidCursorError,
     InvalidSessionIdError,
+    LockFileError,
     SessionExistsError,
     SessionLockedError,
     SessionLogUnsafeError,
@@ -81,6 +85,7 @@ from acp_sidecar.store.writer import FSYNC_POLICIES, FsyncPolicy, SessionWriter
 __all__ = [
     "DEFAULT_PAGE_SIZE",
     "FSYNC_POLICIES",
+    "LOCK_FILE",
     "SCHEMA_VERSION",
     "STORE_ENV",
     "AgentMessageRecord",
@@ -96,6 +101,7 @@ __all__ = [
     "HistoryItem",
     "InvalidCursorError",
     "InvalidSessionIdError",
+    "LockFileError",
     "ModeChangeRecord",
     "NoticeRecord",
     "PermissionAnswer",
@@ -104,6 +110,7 @@ __all__ = [
     "PermissionRecord",
     "PermissionRememberedRecord",
     "Record",
+    "SessionClaim",
     "SessionExistsError",
     "SessionLockedError",
     "SessionLog",

@@ -72,6 +72,7 @@ from acp_sidecar.store.records import (
     UserMessageRecord,
     format_timestamp,
     parse_timestamp,
+    version_named,
 )
 from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
 from acp_sidecar.tools.result import result_from_json, result_to_json
@@ -84,8 +85,8 @@ class RecordDecodeError(ValueError):
 class NewerVersion(Exception):
     """A record whose ``"v"`` is newer than :data:`SCHEMA_VERSION`."""
 
-    def __init__(self, found: int) -> None:
-        self.found = found
+    def __init__(self, found: float) -> None:
+        self.found = found  # an int when it is whole (3.0 and 1e1 are 3 and 10)
         super().__init__(f"record version {found}")
 
 
@@ -438,7 +439,9 @@ def decode_record(data: object) -> Record:
     if type(data) is not dict:
         raise RecordDecodeError("a record must be a JSON object")
     version = data.get("v")
-    if type(version) is not int or version < 1:
+    if type(version) is not int:
+        version = version_named(version)
+    if version < 1:
         raise RecordDecodeError("'v' must be a positive integer")
     if version > SCHEMA_VERSION:
         raise NewerVersion(version)

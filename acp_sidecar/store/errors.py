@@ -65,6 +65,16 @@ class SessionLockedError(StoreError):
         )
 
 
+class LockFileError(StoreError):
+    """The store's lock file (which holds the sessions each process is serving) cannot be
+    used: a link, not a regular file, or a file this process may not open."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"the store's lock file {path} {reason}; no session can be written here")
+
+
 class SessionLogUnsafeError(StoreError):
     """A log the store will not open: a symbolic link (it could point anywhere), not a
     regular file, a file this process may not read or write, or one whose header names
@@ -79,7 +89,7 @@ class SessionLogUnsafeError(StoreError):
 class UnsupportedVersionError(StoreError):
     """A record was written by a newer schema version than this acp-sidecar reads."""
 
-    def __init__(self, path: Path, found: int, supported: int, line: int) -> None:
+    def __init__(self, path: Path, found: float, supported: int, line: int) -> None:
         self.path = path
         self.found = found
         self.supported = supported

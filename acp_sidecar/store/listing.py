@@ -1,21 +1,19 @@
-"""Listing stored sessions cheaply: newest first, filtered by cwd, paged by an opaque cursor.
+"""What a listing shows of one stored session, read cheaply; the cursors that page listings
+(the listing itself, its order and what it keeps: :mod:`acp_sidecar.store.catalog`).
 
 Invariants:
-- Listing never parses a whole log: a summary reads the header (line 1) and the lines up to
-  the first user message (which come right after it); the last update is the file's mtime.
-  A session's extra workspace roots are the header's unless a later ``directories`` record
-  replaced them: the log's bytes are searched from the end for that record's marker (a
-  plain byte search, block by block), and only a line holding it is parsed.
+- A summary never parses a whole log: it reads the header (line 1) and the lines up to the
+  first user message (which come right after it); the last update is the file's mtime. A
+  session's extra workspace roots are the header's unless a later ``directories`` record
+  replaced them: the log's bytes are searched from the end for that record's marker (a plain
+  byte search, linear however long the lines: :mod:`acp_sidecar.store.scan`), and only a
+  line holding it is parsed.
 - A session is listed once it was prompted: clients create a session for every new thread,
   and a log that holds nothing but its header (mode switches, and notices such as a failed
   MCP server's) is left out of listings until its first prompt, which titles it. It can still
   be loaded by id.
-- Order is by last update, newest first, ties broken by session id; the cursor names the
-  last session of a page by that key, so a page never repeats or skips a session that did
-  not change meanwhile (one updated meanwhile moves to the top of a fresh listing).
-- A log that cannot be summarised (unreadable, no header, a newer version, a header naming
-  another session) is left out with a warning; a symbolic link is never listed; listing
-  never fails on a damaged log.
+- A cursor names the last session of a page by its sort key (mtime, id) and the listing it
+  came from; any other string is an :class:`InvalidCursorError`.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ import binascii
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -34,7 +32,7 @@ import attrs
 
 from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line
 from acp_sidecar.store.errors import InvalidCursorError, StoreError
-from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id
+from acp_sidecar.store.paths import LOG_SUFFIX
 from acp_sidecar.store.reader import SessionLog, open_regular
 from acp_sidecar.store.records import (
     ConfigChangeRecord,
@@ -43,6 +41,7 @@ from acp_sidecar.store.records import (
     NoticeRecord,
     UserMessageRecord,
 )
+from acp_sidecar.store.scan import committed_size, last_line_with
 from acp_sidecar.text import shorten as text_shorten
 
 logger = logging.getLogger(__name__)
@@ -55,8 +54,7 @@ DEFAULT_PAGE_SIZE: Final = 50
 
 _TITLE_SCAN_LINES: Final = 32
 _DIRECTORIES_MARKER: Final = b'"type":"directories"'
-_SEARCH_BLOCK: Final = 256 * 1024
-_CURSOR_VERSION: Final = 1
+_CURSOR_VERSION: Final = 2
 
 
 @attrs.frozen
@@ -133,56 +131,48 @@ def _first_prompt(log: SessionLog) -> tuple[bool, str | None]:
     return False, None
 
 
-def last_directories(path: Path) -> tuple[str, ...] | None:
-    """The roots of the log's last ``directories`` record; ``None`` when it has none.
+def directories_between(fd: int, start: int, end: int) -> tuple[str, ...] | None:
+    """The roots of the last ``directories`` record among the whole lines in bytes ``[start,
+    end)`` of the log open on ``fd``; ``None`` when there is none there.
 
-    Searches the file's bytes from the end, block by block, for the record's marker; a line
-    holding the marker that is not such a record (the text inside a tool's arguments, say:
-    JSON strings escape their quotes, so only a key can match) or does not decode is passed
-    over. Memory is bounded by the block and the longest line.
+    A line holding the record's marker that is not such a record (the text inside a tool's
+    arguments, say: JSON strings escape their quotes, so only a key can match) or does not
+    decode is passed over. Linear in the bytes searched; memory is one block (and a line
+    holding the marker).
     """
+    return last_line_with(fd, _DIRECTORIES_MARKER, start, end, _directories_of)
+
+
+def _directories_of(line: bytes) -> tuple[str, ...] | None:
+    try:
+        record = decode_line(line)
+    except (RecordDecodeError, NewerVersion):
+        return None
+    return record.additional_directories if isinstance(record, DirectoriesChangeRecord) else None
+
+
+def last_directories(path: Path) -> tuple[str, ...] | None:
+    """The roots of the log's last ``directories`` record (among its committed lines);
+    ``None`` when it has none."""
     fd = open_regular(path, os.O_RDONLY)
     try:
-        end = os.fstat(fd).st_size
-        carry = b""  # the start of a line that began in an earlier block
-        while end > 0:
-            start = max(0, end - _SEARCH_BLOCK)
-            block = os.pread(fd, end - start, start) + carry
-            end = start
-            if start > 0:
-                cut = block.find(b"\n")
-                if cut < 0:
-                    carry = block
-                    continue
-                carry, block = block[: cut + 1], block[cut + 1 :]
-            found = _directories_in(block)
-            if found is not None:
-                return found
-        return None
+        return directories_between(fd, 0, committed_size(fd, os.fstat(fd).st_size))
     finally:
         os.close(fd)
 
 
-def _directories_in(lines: bytes) -> tuple[str, ...] | None:
-    """The last ``directories`` record among whole ``lines`` (``None``: there is none)."""
-    at = lines.rfind(_DIRECTORIES_MARKER)
-    while at >= 0:
-        line_start = lines.rfind(b"\n", 0, at) + 1
-        line_end = lines.find(b"\n", at)
-        try:
-            record = decode_line(lines[line_start : None if line_end < 0 else line_end])
-        except (RecordDecodeError, NewerVersion):
-            record = None
-        if isinstance(record, DirectoriesChangeRecord):
-            return record.additional_directories
-        at = lines.rfind(_DIRECTORIES_MARKER, 0, line_start)
-    return None
-
-
-def _summarise(log: SessionLog, session_id: str, mtime_ns: int) -> SessionSummary:
-    prompted, title = _first_prompt(log)
+def summarise(
+    log: SessionLog,
+    session_id: str,
+    mtime_ns: int,
+    directories: tuple[str, ...] | None,
+    head: tuple[bool, str | None] | None = None,
+) -> SessionSummary:
+    """The summary of the open ``log``: ``directories``, the roots of its last ``directories``
+    record (``None``: it has none); ``head``, whether it was prompted and its title, when
+    already known (else read from the log's first records)."""
+    prompted, title = _first_prompt(log) if head is None else head
     header = log.header
-    changed = last_directories(log.path)
     return SessionSummary(
         session_id=session_id,
         cwd=header.cwd,
@@ -192,7 +182,9 @@ def _summarise(log: SessionLog, session_id: str, mtime_ns: int) -> SessionSummar
         mode=header.mode,
         path=log.path,
         prompted=prompted,
-        additional_directories=header.additional_directories if changed is None else changed,
+        additional_directories=header.additional_directories
+        if directories is None
+        else directories,
     )
 
 
@@ -203,88 +195,31 @@ def read_summary(path: Path, session_id: str | None = None) -> SessionSummary:
         OSError: the file cannot be read.
         CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
     """
-    mtime_ns = os.lstat(path).st_mtime_ns
     name = path.name.removesuffix(LOG_SUFFIX) if session_id is None else session_id
     with SessionLog(path, name) as log:
-        return _summarise(log, name, mtime_ns)
+        fd = log.fileno()
+        opened = os.fstat(fd)
+        directories = directories_between(fd, 0, committed_size(fd, opened.st_size))
+        return summarise(log, name, opened.st_mtime_ns, directories)
 
 
-def encode_cursor(mtime_ns: int, session_id: str) -> str:
-    """The cursor after the session with this sort key."""
-    raw = json.dumps([_CURSOR_VERSION, mtime_ns, session_id], separators=(",", ":"))
+def encode_cursor(mtime_ns: int, session_id: str, token: str) -> str:
+    """The cursor after the session with this sort key, in the listing named by ``token``."""
+    raw = json.dumps([_CURSOR_VERSION, mtime_ns, session_id, token], separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> tuple[int, str]:
-    """The sort key named by ``cursor``; :class:`InvalidCursorError` if it is not ours."""
+def decode_cursor(cursor: str) -> tuple[int, str, str]:
+    """The sort key and listing token named by ``cursor``; :class:`InvalidCursorError` if it
+    is not one of ours."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        version, mtime_ns, session_id = json.loads(raw)
+        fields = json.loads(raw)
     except (ValueError, TypeError, binascii.Error):
         raise InvalidCursorError(cursor) from None
-    if version != _CURSOR_VERSION or type(mtime_ns) is not int or type(session_id) is not str:
+    if type(fields) is not list or [type(field) for field in fields] != [int, int, str, str]:
         raise InvalidCursorError(cursor)
-    return mtime_ns, session_id
-
-
-def _candidates(directory: Path) -> list[tuple[int, str, Path]]:
-    found: list[tuple[int, str, Path]] = []
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return found
-    for entry in entries:
-        session_id = entry.name.removesuffix(LOG_SUFFIX)
-        if session_id == entry.name or not is_session_id(session_id):
-            continue
-        try:
-            if not entry.is_file(follow_symlinks=False):  # links are never listed
-                continue
-            mtime_ns = entry.stat().st_mtime_ns
-        except OSError:  # removed meanwhile
-            continue
-        found.append((mtime_ns, session_id, Path(entry.path)))
-    found.sort(key=lambda item: (-item[0], item[1]))
-    return found
-
-
-def _summaries(
-    candidates: list[tuple[int, str, Path]], cwd: str | None
-) -> Iterator[tuple[int, SessionSummary]]:
-    wanted = None if cwd is None else os.path.normpath(cwd)
-    for mtime_ns, session_id, path in candidates:
-        try:
-            with SessionLog(path, session_id) as log:
-                if wanted is not None and os.path.normpath(log.header.cwd) != wanted:
-                    continue
-                summary = _summarise(log, session_id, mtime_ns)
-        except (OSError, StoreError) as exc:
-            logger.warning("session log %s left out of the listing: %s", path, exc)
-            continue
-        if summary.prompted:
-            yield mtime_ns, summary
-
-
-def list_sessions(
-    directory: Path,
-    *,
-    cwd: str | None = None,
-    cursor: str | None = None,
-    limit: int = DEFAULT_PAGE_SIZE,
-) -> SessionPage:
-    """One page of the sessions stored in ``directory`` (see the module invariants)."""
-    if limit < 1:
-        raise ValueError("a page holds at least one session")
-    candidates = _candidates(directory)
-    if cursor is not None:
-        after = decode_cursor(cursor)
-        candidates = [c for c in candidates if (-c[0], c[1]) > (-after[0], after[1])]
-    page: list[SessionSummary] = []
-    last_key: tuple[int, str] | None = None
-    for mtime_ns, summary in _summaries(candidates, cwd):
-        if len(page) == limit:
-            assert last_key is not None
-            return SessionPage(tuple(page), encode_cursor(*last_key))
-        page.append(summary)
-        last_key = (mtime_ns, summary.session_id)
-    return SessionPage(tuple(page), None)
+    version, mtime_ns, session_id, token = fields
+    if version != _CURSOR_VERSION:
+        raise InvalidCursorError(cursor)
+    return mtime_ns, session_id, token

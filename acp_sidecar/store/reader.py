@@ -12,8 +12,9 @@ Invariants:
   read line by line, or in blocks of :data:`CHECK_BLOCK` bytes (twice the longest line at
   most), never whole.
 - A log is opened without following a symbolic link (``O_NOFOLLOW``) and must be a regular
-  file; when the session id is given, the header must name it. Otherwise
-  :class:`SessionLogUnsafeError` — the store never reads (or appends to) a file elsewhere.
+  file with one name (no hard link); when the session id is given, the header must name it.
+  Otherwise :class:`SessionLogUnsafeError` — the store never reads (or appends to) a file
+  elsewhere.
 - Duplicated tool records are skipped with a warning, so a copied line never draws a card
   twice: a ``tool_call`` whose ``callId`` was already seen, and a ``tool_result`` for a call
   already answered. Repeated text records are all kept, adjacent or not: they cannot be told
@@ -105,12 +106,13 @@ def _lines_in_current_form(data: bytes, end: int) -> int | None:
 
 
 def open_regular(path: Path, flags: int) -> int:
-    """A descriptor on the regular file at ``path``, never through a symbolic link.
+    """A descriptor on the regular file at ``path``, never through a symbolic link, nor on a
+    file with another name (a hard link: what is written under either name is the other's).
 
     Raises:
         FileNotFoundError: there is no file at ``path``.
-        SessionLogUnsafeError: ``path`` is a symbolic link or not a regular file, or this
-            process may not open it so.
+        SessionLogUnsafeError: ``path`` is a symbolic link, not a regular file, or a file
+            with more than one name, or this process may not open it so.
     """
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
@@ -128,13 +130,27 @@ def open_regular(path: Path, flags: int) -> int:
             ) from None
         raise
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SessionLogUnsafeError(path, "is not a regular file")
+        check_regular(path, os.fstat(fd))
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def check_regular(path: Path, status: os.stat_result) -> None:
+    """Refuse a log (``status``: its ``fstat`` or ``lstat``) that is not a regular file with
+    one name: :class:`SessionLogUnsafeError`."""
+    if stat.S_ISLNK(status.st_mode):
+        raise SessionLogUnsafeError(path, "is a symbolic link; the store does not follow links")
+    if not stat.S_ISREG(status.st_mode):
+        raise SessionLogUnsafeError(path, "is not a regular file")
+    if status.st_nlink > 1:
+        raise SessionLogUnsafeError(
+            path,
+            f"has {status.st_nlink} names (a hard link); the store does not use a log that "
+            "another name can change",
+        )
 
 
 def check_session_id(header: HeaderRecord, session_id: str | None, path: Path) -> None:
@@ -184,6 +200,11 @@ class SessionLog:
     def close(self) -> None:
         """Close the file (iteration stops)."""
         self._file.close()
+
+    def fileno(self) -> int:
+        """The log's descriptor, for reads by position (``os.pread``), which leave the
+        iteration where it is."""
+        return self._file.fileno()
 
     def check_versions(self) -> None:
         """Read the rest of the log once; raise for a record of a newer version anywhere.

@@ -20,6 +20,7 @@ Invariants:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Final, Literal, TypeAlias, get_args
@@ -35,6 +36,17 @@ SCHEMA_VERSION = 2
 
 Version 2 added the time of every record (``"t"``) and the permission records; a version-1
 log reads as it always did (its records have no time)."""
+
+
+def version_named(version: object) -> float:
+    """The version a record's ``"v"`` names when it is not a JSON integer: a number by its
+    value (``2.0`` is version 2, ``1e1`` version 10, a fraction above :data:`SCHEMA_VERSION`
+    newer); a fraction below it, an infinity (``1e400``) or anything but a number, none (0)."""
+    if type(version) is not float or not math.isfinite(version):
+        return 0
+    if version.is_integer():
+        return int(version)
+    return version if version > SCHEMA_VERSION else 0
 
 
 @attrs.frozen

@@ -3,30 +3,38 @@
 This is the object the server and the CLI hold. It resolves ids to files (never outside its
 directory), creates and reopens writers with its fsync policy, opens logs for streaming,
 lists sessions and deletes them. A stored session's log is a regular file named after the
-session whose header names the same session: a symbolic link or a mismatched header is refused
-(:class:`SessionLogUnsafeError`), never read or appended to. See :mod:`acp_sidecar.store` for
-the invariants of each part.
+session whose header names the same session: a symbolic link, a hard link or a mismatched
+header is refused (:class:`SessionLogUnsafeError`), never read or appended to. See
+:mod:`acp_sidecar.store` for the invariants of each part.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from acp_sidecar.store.errors import InvalidSessionIdError, LogNotFoundError, SessionNotFoundError
-from acp_sidecar.store.listing import (
-    DEFAULT_PAGE_SIZE,
-    SessionPage,
-    SessionSummary,
-    list_sessions,
-    read_summary,
+from acp_sidecar.store.catalog import Catalog
+from acp_sidecar.store.claims import SessionClaim, claim_session
+from acp_sidecar.store.errors import (
+    InvalidSessionIdError,
+    LogNotFoundError,
+    SessionLogUnsafeError,
+    SessionNotFoundError,
 )
+from acp_sidecar.store.listing import DEFAULT_PAGE_SIZE, SessionPage, SessionSummary
 from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id, log_path, resolve_store_dir
-from acp_sidecar.store.reader import SessionLog
+from acp_sidecar.store.reader import SessionLog, open_regular
 from acp_sidecar.store.records import HeaderRecord, utc_now
-from acp_sidecar.store.writer import FSYNC_POLICIES, FsyncPolicy, SessionWriter, remove_log
+from acp_sidecar.store.writer import (
+    FSYNC_POLICIES,
+    FsyncPolicy,
+    SessionWriter,
+    fsync_directory,
+    lock_log,
+)
 
 
 class SessionStore:
@@ -44,6 +52,7 @@ class SessionStore:
         """Where the logs are (absolute)."""
         self.fsync: FsyncPolicy = fsync
         """The fsync policy of the writers this store opens."""
+        self._catalog = Catalog(self.directory)
 
     def __repr__(self) -> str:
         return f"SessionStore({str(self.directory)!r}, fsync={self.fsync!r})"
@@ -91,6 +100,18 @@ class SessionStore:
             )
         raise LogNotFoundError(named, f"no such file: {named}")
 
+    def claim(self, session_id: str) -> SessionClaim:
+        """Hold ``session_id`` for this process until the claim is released: meanwhile no
+        other process (nor another claim here) can continue or delete it, whether its log is
+        open or not (see :mod:`acp_sidecar.store.claims`).
+
+        Raises:
+            InvalidSessionIdError: the id cannot name a log.
+            SessionLockedError: another process (or claim) holds the session.
+            LockFileError: the store's lock file cannot be used.
+        """
+        return claim_session(self.directory, session_id)
+
     def create(
         self,
         session_id: str,
@@ -99,13 +120,18 @@ class SessionStore:
         mode: str | None = None,
         created_at: datetime | None = None,
         additional_directories: tuple[str, ...] = (),
+        claim: SessionClaim | None = None,
     ) -> SessionWriter:
         """Start the log of a new session and return its writer (holding the lock).
 
+        ``claim``: the session's, which the caller keeps after the writer closes; without
+        one the writer takes its own, released when it closes.
+
         Raises:
             InvalidSessionIdError: the id cannot name a log.
-            ValueError: ``cwd`` is not absolute.
+            ValueError: ``cwd`` is not absolute, or ``claim`` is another session's.
             SessionExistsError: the session already has a log.
+            SessionLockedError, LockFileError: as :meth:`claim`.
         """
         if not os.path.isabs(cwd):
             raise ValueError(f"a session's cwd must be absolute, not {cwd!r}")
@@ -116,22 +142,48 @@ class SessionStore:
             mode=mode,
             additional_directories=additional_directories,
         )
-        return SessionWriter.create(self.path_of(session_id), header, fsync=self.fsync)
+        path = self.path_of(session_id)
+        return self._claimed(
+            session_id, claim, lambda: SessionWriter.create(path, header, fsync=self.fsync)
+        )
 
-    def reopen(self, session_id: str) -> SessionWriter:
-        """The writer of a stored session, to continue it after ``session/load``.
+    def reopen(self, session_id: str, *, claim: SessionClaim | None = None) -> SessionWriter:
+        """The writer of a stored session, to continue it after ``session/load``; ``claim``
+        as for :meth:`create`.
 
         Raises:
             SessionNotFoundError: no such session (or an invalid id).
-            SessionLockedError: another process is writing to it.
+            SessionLockedError: another process is writing to it, or holds it.
             SessionLogUnsafeError: a link, not writable by this process, or another session's.
             CorruptLogError, UnsupportedVersionError: its header is unreadable or newer.
+            LockFileError: as :meth:`claim`.
         """
         path = self._existing(session_id)
-        try:
+
+        def reopen() -> SessionWriter:
             return SessionWriter.reopen(path, fsync=self.fsync, session_id=session_id)
+
+        try:
+            return self._claimed(session_id, claim, reopen)
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
+
+    def _claimed(
+        self, session_id: str, claim: SessionClaim | None, open_writer: Callable[[], SessionWriter]
+    ) -> SessionWriter:
+        """``open_writer()`` under ``claim``, or under a claim of the writer's own."""
+        if claim is not None:
+            if claim.session_id != session_id or claim.released:
+                raise ValueError(f"not a claim held on session {session_id!r}")
+            return open_writer()
+        own = self.claim(session_id)
+        try:
+            writer = open_writer()
+        except BaseException:
+            own.release()
+            raise
+        writer.release_on_close(own)
+        return writer
 
     def open_log(self, session_id: str) -> SessionLog:
         """A stored session's log, opened for streaming (close it, or use ``with``).
@@ -156,36 +208,43 @@ class SessionStore:
         """
         path = self._existing(session_id)
         try:
-            return read_summary(path, session_id)
+            summary = self._catalog.summary(path, session_id, os.lstat(path))
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
+        assert summary is not None  # any cwd is wanted
+        return summary
 
     def delete(self, session_id: str) -> None:
         """Remove a stored session's log: it leaves listings and can no longer be loaded.
 
-        Nothing else is left behind (the lock lives on the log itself). A log another
-        process is writing to is refused; so is a link at the log's name (left alone).
+        Nothing of the session is left behind (the store's lock file holds no session's
+        data). A session another process holds, its log open or not, is refused; so is a
+        link at the log's name (left alone).
 
         Raises:
             SessionNotFoundError: no such session (or an invalid id).
-            SessionLockedError: another process (or writer) holds the session's log.
+            SessionLockedError: another process (or claim, or writer) holds the session.
             SessionLogUnsafeError: a link, not a regular file, or not writable by this process.
+            LockFileError: as :meth:`claim`.
         """
         path = self._existing(session_id)
         try:
-            remove_log(path, sync=self.fsync != "never")
+            with self.claim(session_id):
+                _remove_log(path, sync=self.fsync != "never")
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
 
     def list(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
     ) -> SessionPage:
-        """A page of stored sessions, newest first, optionally only those for ``cwd``.
+        """A page of stored sessions, newest first, optionally only those for ``cwd``; what
+        earlier listings read is kept (see :mod:`acp_sidecar.store.catalog`), and a listing
+        may run in any thread.
 
         Raises:
             InvalidCursorError: ``cursor`` did not come from this store.
         """
-        return list_sessions(self.directory, cwd=cwd, cursor=cursor, limit=limit)
+        return self._catalog.page(cwd=cwd, cursor=cursor, limit=limit)
 
     def _existing(self, session_id: str) -> Path:
         try:
@@ -197,6 +256,24 @@ class SessionStore:
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
         return path  # a link or a non-file is refused, clearly, when it is opened
+
+
+def _remove_log(path: Path, *, sync: bool) -> None:
+    """Delete the log at ``path`` under its writer lock, so a log another writer holds is
+    never removed under it; a link or a non-regular file is refused and left alone.
+    ``sync``: make the removal durable (the directory is synced)."""
+    fd = open_regular(path, os.O_RDWR)
+    try:
+        lock_log(fd, path)
+        opened = os.fstat(fd)
+        now = os.lstat(path)  # the name still names the file locked (not swapped meanwhile)
+        if (opened.st_dev, opened.st_ino) != (now.st_dev, now.st_ino):
+            raise SessionLogUnsafeError(path, "was replaced while it was being deleted")
+        os.unlink(path)  # while locked: a writer waiting for the lock then sees it is gone
+    finally:
+        os.close(fd)
+    if sync:
+        fsync_directory(path.parent)
 
 
 def _is_regular(path: Path) -> bool:

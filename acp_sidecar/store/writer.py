@@ -11,13 +11,15 @@ Invariants:
   line off first, for the same reason.
 - The writer holds ``flock(LOCK_EX | LOCK_NB)`` on its descriptor from open to close, so two
   processes never interleave records in one log; the second gets :class:`SessionLockedError`.
+  The session itself is held by a claim (:mod:`acp_sidecar.store.claims`), taken before its
+  log is opened, which outlives the writer or is released with it.
 - Consecutive agent message chunks become one :class:`AgentMessageRecord` (thought chunks one
   :class:`AgentThoughtRecord`); the pending text is written before any other record, at
   :meth:`SessionWriter.end_message`, at the end of a turn and on close — so records keep the
   order in which things happened.
-- The log is opened without following a symbolic link, must be a regular file, and (when the
-  caller names the session) its header must name the same session: otherwise
-  :class:`SessionLogUnsafeError`, and nothing is written.
+- The log is opened without following a symbolic link, must be a regular file with one name
+  (no hard link), and (when the caller names the session) its header must name the same
+  session: otherwise :class:`SessionLogUnsafeError`, and nothing is written.
 - ``fsync``: ``"turn"`` (default) syncs after the header, at the end of every turn that did
   something and on close; ``"record"`` after every record as well; ``"never"`` leaves it to
   the OS. A sync when nothing was written since the last one is skipped (it would cost a disk
@@ -48,11 +50,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal, TypeAlias, get_args
 
+from acp_sidecar.store.claims import SessionClaim
 from acp_sidecar.store.codec import encode_record
 from acp_sidecar.store.errors import (
     SessionExistsError,
     SessionLockedError,
-    SessionLogUnsafeError,
     StoreWriteError,
     WriterClosedError,
 )
@@ -74,6 +76,7 @@ from acp_sidecar.store.records import (
     format_timestamp,
     utc_now,
 )
+from acp_sidecar.store.scan import committed_size
 from acp_sidecar.tools.json_values import FrozenDict, freeze_json
 from acp_sidecar.tools.result import ToolExecutionResult
 
@@ -85,10 +88,10 @@ FsyncPolicy: TypeAlias = Literal["turn", "record", "never"]
 FSYNC_POLICIES: Final[tuple[FsyncPolicy, ...]] = get_args(FsyncPolicy)
 
 _OPEN_FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
-_TAIL_BLOCK: Final = 64 * 1024
 
 
-def _lock(fd: int, path: Path) -> None:
+def lock_log(fd: int, path: Path) -> None:
+    """Take the log's writer lock on ``fd``, or raise :class:`SessionLockedError`."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -97,7 +100,8 @@ def _lock(fd: int, path: Path) -> None:
         raise
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
+    """Make the entries of ``directory`` durable (a file created or removed in it)."""
     fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
@@ -124,46 +128,6 @@ def _turn_end_line(stop_reason: str) -> bytes:
         _turn_end_head(stop_reason),
         format_timestamp(utc_now()).encode("ascii"),
     )
-
-
-def _committed_size(fd: int, size: int) -> int:
-    """The length of the file up to and including its last ``\\n`` (``size`` = its length)."""
-    end = size
-    while end > 0:
-        start = max(0, end - _TAIL_BLOCK)
-        block = os.pread(fd, end - start, start)
-        newline = block.rfind(b"\n")
-        if newline >= 0:
-            return start + newline + 1
-        end = start
-    return 0
-
-
-def remove_log(path: Path, *, sync: bool = True) -> None:
-    """Delete the log at ``path``, which no writer may hold: the lock is taken first, so a
-    log another process is writing to is never removed under it.
-
-    Only the log itself goes (there is no lock file); a link or a non-regular file at
-    ``path`` is refused and left alone. ``sync``: make the removal durable (the directory is
-    synced).
-
-    Raises:
-        FileNotFoundError: no log at ``path``.
-        SessionLockedError: another writer holds it.
-        SessionLogUnsafeError: a link, not a regular file, or not writable by this process.
-    """
-    fd = open_regular(path, os.O_RDWR)
-    try:
-        _lock(fd, path)
-        opened = os.fstat(fd)
-        now = os.lstat(path)  # the name still names the file locked (not swapped meanwhile)
-        if (opened.st_dev, opened.st_ino) != (now.st_dev, now.st_ino):
-            raise SessionLogUnsafeError(path, "was replaced while it was being deleted")
-        os.unlink(path)  # while locked: a writer waiting for the lock then sees it is gone
-    finally:
-        os.close(fd)
-    if sync:
-        _fsync_directory(path.parent)
 
 
 class SessionWriter:
@@ -194,6 +158,7 @@ class SessionWriter:
         sync (see the module invariants: an empty turn is not synced at its end)."""
         self._pending_kind: type[AgentMessageRecord] | type[AgentThoughtRecord] | None = None
         self._pending: list[str] = []
+        self._claim: SessionClaim | None = None
 
     @classmethod
     def create(
@@ -214,12 +179,12 @@ class SessionWriter:
         except FileExistsError:
             raise SessionExistsError(header.session_id, path) from None
         try:
-            _lock(fd, path)
+            lock_log(fd, path)
             writer = cls(path, fd, header, 0, fsync)
             writer._write(line)
             if fsync != "never":
                 os.fsync(fd)
-                _fsync_directory(path.parent)
+                fsync_directory(path.parent)
                 writer._synced_size = writer._size
         except BaseException:
             os.close(fd)
@@ -248,7 +213,7 @@ class SessionWriter:
         # Read and write through one descriptor, so the file checked is the file appended to.
         fd = open_regular(path, os.O_RDWR | os.O_APPEND)
         try:
-            _lock(fd, path)
+            lock_log(fd, path)
             if os.fstat(fd).st_nlink == 0:
                 # Deleted (``session/delete``) between our open and our lock: appending to it
                 # would write to a file no one can find again.
@@ -258,7 +223,7 @@ class SessionWriter:
                 header = read_header(stream, path)
             check_session_id(header, session_id, path)
             size = os.fstat(fd).st_size
-            committed = _committed_size(fd, size)
+            committed = committed_size(fd, size)
             if committed != size:
                 logger.warning(
                     "session log %s: cut off a torn last record (%d bytes) before appending",
@@ -398,8 +363,13 @@ class SessionWriter:
         """Whether :meth:`close` has run."""
         return self._fd is None
 
+    def release_on_close(self, claim: SessionClaim) -> None:
+        """Release ``claim`` (the session's) when the writer closes."""
+        self._claim = claim
+
     def close(self) -> None:
-        """Write pending text, sync (unless ``"never"``), release the lock and close.
+        """Write pending text, sync (unless ``"never"``), release the lock (and the claim,
+        see :meth:`release_on_close`) and close.
 
         Idempotent. The descriptor is closed even if the final write or sync fails.
         """
@@ -412,6 +382,8 @@ class SessionWriter:
         finally:
             fd, self._fd = self._fd, None
             os.close(fd)  # releases the flock
+            if self._claim is not None:
+                self._claim.release()
 
     def __enter__(self) -> SessionWriter:
         return self

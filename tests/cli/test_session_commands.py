@@ -152,7 +152,7 @@ def test_demo_runs_a_scripted_session_kept_in_the_store(tmp_path: Path) -> None:
     ending = text[text.index("end of the demo") :]
     for expected in ("/read /write /edit /bash /grep /glob", "acp-sidecar configure", "replay"):
         assert expected in ending, expected
-    (log,) = tmp_path.iterdir()  # --store keeps the demo's session, to replay later
+    (log,) = tmp_path.glob("*.jsonl")  # --store keeps the demo's session, to replay later
     replayed = cli("replay", log.stem, store=tmp_path)
     assert replayed.returncode == 0 and "Hello, world!" in replayed.stdout
     assert [line for line in replayed.stdout.splitlines() if line != line.rstrip(" ")] == []

@@ -16,7 +16,7 @@ import pytest
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
 from acp_sidecar.server.app import AcpServer
-from acp_sidecar.store import SCHEMA_VERSION, SessionStore
+from acp_sidecar.store import LOCK_FILE, SCHEMA_VERSION, SessionStore
 from tests.server.test_sessions import record_a_session, server
 from tests.server.wire import WireClient, served
 
@@ -258,7 +258,8 @@ async def test_delete_removes_the_session_from_list_and_store(tmp_path: Path, cw
         assert got[delete]["result"] == {}
         listed = await wire.result("session/list", {})
         assert [s["sessionId"] for s in listed["sessions"]] == [kept]
-        assert sorted(os.listdir(tmp_path)) == sorted(["ws", f"{kept}.jsonl"])  # no debris
+        # No debris: the lock file holds no session's data.
+        assert sorted(os.listdir(tmp_path)) == sorted(["ws", f"{kept}.jsonl", LOCK_FILE])
         for method, params in (
             ("session/load", attach_params(session, cwd)),
             ("session/resume", attach_params(session, cwd)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
 from acp_sidecar.server.app import AcpServer
-from acp_sidecar.store import SessionStore
+from acp_sidecar.store import SessionLog, SessionStore
 from tests.cards import tool_cards
 from tests.server.wire import WireClient, served
 from tests.tooling import TOOLS
@@ -219,3 +220,70 @@ async def test_a_mode_chosen_before_the_first_prompt_is_stored(tmp_path: Path) -
             "session/load", {"sessionId": session, "cwd": cwd, "mcpServers": []}
         )
         assert loaded["modes"]["currentModeId"] == "read-only"
+
+
+async def test_a_listing_does_not_hold_up_other_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A listing stuck reading logs (a huge one, a slow disk) is held here until the other
+    # session's prompt is answered: off the event loop, it does not hold that prompt up.
+    (tmp_path / "ws").mkdir()
+    may_finish = threading.Event()
+    real_list = SessionStore.list
+
+    def stuck_list(store: SessionStore, **kwargs: Any) -> Any:
+        may_finish.wait(10)  # on the event loop this would hold everything for 10 s
+        return real_list(store, **kwargs)
+
+    monkeypatch.setattr(SessionStore, "list", stuck_list)
+    async with served(server(tmp_path)) as (wire, _server):
+        await wire.initialize()
+        session = await wire.new_session(str(tmp_path / "ws"))
+        listing = await wire.send_request("session/list", {})
+        prompt = await wire.start_prompt(session, "hello")
+        answered: list[Any] = []
+        while len(answered) < 2:
+            message = await wire.receive(timeout=20)
+            if "method" not in message:
+                answered.append(message["id"])
+                assert "result" in message, message
+                may_finish.set()
+        assert answered == [prompt, listing]
+
+
+@pytest.mark.parametrize("method", ["session/load", "session/resume"])
+async def test_reading_a_big_log_back_does_not_hold_up_other_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    # The whole log is read before anything is sent (its versions checked; for a resume, its
+    # state): held here until another session's prompt is answered, it must not hold that up.
+    (tmp_path / "ws").mkdir()
+    cwd = str(tmp_path / "ws")
+    async with served(server(tmp_path)) as (wire, _server):
+        await wire.initialize()
+        stored = await wire.new_session(cwd)
+        await wire.next_response(await wire.start_prompt(stored, "hello"))
+        await wire.result("session/close", {"sessionId": stored})
+    may_finish = threading.Event()
+    real_check = SessionLog.check_versions
+
+    def stuck_check(log: SessionLog) -> None:
+        may_finish.wait(10)  # on the event loop this would hold everything for 10 s
+        real_check(log)
+
+    monkeypatch.setattr(SessionLog, "check_versions", stuck_check)
+    async with served(server(tmp_path)) as (wire, _server):
+        await wire.initialize()
+        other = await wire.new_session(cwd)
+        attach = await wire.send_request(
+            method, {"sessionId": stored, "cwd": cwd, "mcpServers": []}
+        )
+        prompt = await wire.start_prompt(other, "hello")
+        answered: list[Any] = []
+        while len(answered) < 2:
+            message = await wire.receive(timeout=20)
+            if "method" not in message:
+                answered.append(message["id"])
+                assert "result" in message, message
+                may_finish.set()
+        assert answered == [prompt, attach]

@@ -5,6 +5,7 @@ raw on the SDK's own connection."""
 
 from __future__ import annotations
 
+import resource
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,19 @@ import acp
 import pytest
 
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND
+from acp_sidecar.store import LOCK_FILE
 from tests.cli.test_session_commands import cli
 from tests.fakes import AllowingEditor
 from tests.sdk import prompt, sdk_sidecar
+from tests.server.test_store_hardening import (
+    NOT_RECORDED,
+    finish,
+    limit,
+    records,
+    sidecar,
+    texts_of,
+)
+from tests.server.test_store_hardening import prompt as hardening_prompt
 
 
 async def delete(connection: Any, session_id: str) -> Any:
@@ -74,7 +85,49 @@ async def test_one_store_two_processes(tmp_path: Path) -> None:
                 with pytest.raises(acp.RequestError) as gone:
                     await connection.resume_session(cwd=cwd, session_id=session)
                 assert gone.value.code == RESOURCE_NOT_FOUND
-    assert list(store.iterdir()) == []  # the log went, and nothing else was left
+    # The log went, and nothing of the session was left: the store's lock file is empty.
+    assert list(store.iterdir()) == [store / LOCK_FILE]
+    assert (store / LOCK_FILE).stat().st_size == 0
     listing = cli("sessions", store=store)
     assert listing.returncode == 0, listing.stderr
     assert session not in listing.stdout and "No stored sessions" in listing.stdout
+
+
+async def test_a_session_whose_log_was_released_is_refused_to_another_process(
+    tmp_path: Path,
+) -> None:
+    # At 32 descriptors a sidecar holds 8 logs open: the first session's log is closed, and
+    # its flock with it, once ten more sessions were used. The session is still A's.
+    store, cwd = tmp_path / "store", str(tmp_path)
+    (tmp_path / "f.txt").write_text("hello\n")
+    nofile = limit(resource.RLIMIT_NOFILE, 32)
+    async with sidecar("--store", str(store), preexec=nofile) as (a, process_a):
+        await a.initialize()
+        first = await a.new_session(cwd)
+        await hardening_prompt(a, first, "/read f.txt")
+        for _ in range(10):
+            await hardening_prompt(a, await a.new_session(cwd), "/read f.txt")
+        async with sidecar("--store", str(store), preexec=nofile) as (b, process_b):
+            await b.initialize()
+            params = {"sessionId": first, "cwd": cwd, "mcpServers": []}
+            for method, asked in (
+                ("session/resume", params),
+                ("session/load", params),
+                ("session/delete", {"sessionId": first}),
+            ):
+                error = await b.error(method, asked)
+                assert error["code"] == INTERNAL_ERROR, (method, error)
+                assert "another acp-sidecar process" in error["message"], (method, error)
+            assert b.updates == []
+            await finish(b, process_b)
+        a.updates.clear()
+        await hardening_prompt(a, first, "/read f.txt")  # A goes on recording it
+        assert NOT_RECORDED not in texts_of(a.updates)
+        await a.result("session/close", {"sessionId": first})
+        async with sidecar("--store", str(store), preexec=nofile) as (b, process_b):
+            await b.initialize()  # closed in A: B may take it now
+            assert "result" in await b.request("session/resume", params)
+            await finish(b, process_b)
+        await finish(a, process_a)
+    kinds = [r["type"] for r in records(store / f"{first}.jsonl")]
+    assert kinds.count("user_message") == 2 and "gap" not in kinds and kinds[-1] == "turn_end"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from acp_sidecar.protocol.errors import INTERNAL_ERROR
-from acp_sidecar.store import SessionStore
+from acp_sidecar.store import LOCK_FILE, SessionStore
 from tests import unprivileged
 from tests.cards import tool_cards
 from tests.server.wire import WireClient, spawned
@@ -405,7 +405,8 @@ async def test_a_log_this_process_cannot_write_is_refused_clearly(tmp_path: Path
     with unprivileged.shared_directory() as shared:
         store = shared / "store"
         session = await recorded_session(store, shared)
-        os.chown(store, unprivileged.NOBODY, unprivileged.NOBODY)
+        for path in (store, store / LOCK_FILE):  # nobody's store, with root's log in it
+            os.chown(path, unprivileged.NOBODY, unprivileged.NOBODY)
         (store / f"{session}.jsonl").chmod(0o644)  # root's, readable by nobody, not writable
         async with nobodys_sidecar(store) as (wire, process):
             await wire.initialize()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from acp_sidecar.store import (
+    LOCK_FILE,
     SessionLockedError,
     SessionLogUnsafeError,
     SessionNotFoundError,
@@ -29,7 +30,8 @@ def test_delete_removes_the_log_and_leaves_nothing_behind(store: SessionStore) -
     _prompted(store, "gone")
     _prompted(store, "kept")
     store.delete("gone")
-    assert sorted(os.listdir(store.directory)) == ["kept.jsonl"]
+    assert sorted(os.listdir(store.directory)) == [LOCK_FILE, "kept.jsonl"]
+    assert (store.directory / LOCK_FILE).stat().st_size == 0  # it holds no session's data
     assert [s.session_id for s in store.list().sessions] == ["kept"]
     with pytest.raises(SessionNotFoundError):
         store.open_log("gone")
@@ -69,13 +71,13 @@ def test_a_writer_that_opened_a_log_just_before_it_was_deleted_does_not_append(
     from acp_sidecar.store import writer as writer_module
 
     _prompted(store, "raced")
-    real_lock = writer_module._lock
+    real_lock = writer_module.lock_log
 
     def lock_after_delete(fd: int, path: Path) -> None:
         os.unlink(path)  # session/delete ran between this writer's open and its lock
         real_lock(fd, path)
 
-    monkeypatch.setattr(writer_module, "_lock", lock_after_delete)
+    monkeypatch.setattr(writer_module, "lock_log", lock_after_delete)
     with pytest.raises(SessionNotFoundError):
         store.reopen("raced")
 

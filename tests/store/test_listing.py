@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
+import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,7 @@ from acp_sidecar.store import (
     resolve_store_dir,
     shorten,
 )
+from acp_sidecar.store.listing import last_directories
 from tests.store.samples import CREATED, CWD
 
 OTHER = "/work/other"
@@ -195,3 +198,131 @@ def test_a_notice_before_the_first_prompt_keeps_the_title(store: SessionStore) -
     # A notice alone is not a prompt: the session stays out of listings until it has one.
     assert (store.summary("quiet").prompted, store.summary("quiet").title) == (False, None)
     assert [s.session_id for s in store.list().sessions] == ["n"]
+
+
+# ---- cost: a big log, many sessions ---------------------------------------------------------
+
+
+def _big(store: SessionStore, session_id: str = "big", megabytes: int = 4) -> None:
+    """A session whose first prompt is one line of ``megabytes`` MB (a pasted file)."""
+    with store.create(session_id, CWD) as writer:
+        writer.user_message([{"type": "text", "text": "x" * (megabytes << 20)}])
+        writer.end_turn("end_turn")
+
+
+class Reads:
+    """Counts what the store reads: logs opened, bytes read by position, directory scans."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.opened: list[str] = []
+        self.pread = 0
+        self.scans = 0
+        real_open, real_pread, real_scandir = os.open, os.pread, os.scandir
+
+        def counting_open(path: Any, *args: Any, **kwargs: Any) -> int:
+            if str(path).endswith(".jsonl"):
+                self.opened.append(os.path.basename(path))
+            return real_open(path, *args, **kwargs)
+
+        def counting_pread(fd: int, size: int, offset: int) -> bytes:
+            data = real_pread(fd, size, offset)
+            self.pread += len(data)
+            return data
+
+        def counting_scandir(path: Any) -> Any:
+            self.scans += 1
+            return real_scandir(path)
+
+        monkeypatch.setattr(os, "open", counting_open)
+        monkeypatch.setattr(os, "pread", counting_pread)
+        monkeypatch.setattr(os, "scandir", counting_scandir)
+
+    def clear(self) -> None:
+        self.opened.clear()
+        self.pread = self.scans = 0
+
+
+def test_searching_a_long_line_for_the_roots_holds_a_block_not_the_line(
+    store: SessionStore,
+) -> None:
+    _big(store)
+    tracemalloc.start()
+    try:
+        assert last_directories(store.path_of("big")) is None
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20  # the line is 4 MiB; a copy of it (or of a growing part) is not held
+
+
+def test_a_log_that_did_not_change_is_not_read_again(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _big(store)
+    _session(store, "a", CWD, 1, "hello")
+    first = store.list()
+    reads = Reads(monkeypatch)
+    assert store.list() == first
+    assert reads.opened == [] and reads.pread == 0
+
+
+def test_a_log_appended_to_is_searched_from_where_the_last_listing_stopped(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _big(store)
+    assert store.list().sessions[0].additional_directories == ()
+    size = store.path_of("big").stat().st_size
+    with store.reopen("big") as writer:
+        writer.directories_change(["/work/extra"])
+        writer.end_turn("end_turn")
+    appended = store.path_of("big").stat().st_size - size
+    reads = Reads(monkeypatch)
+    (summary,) = store.list().sessions
+    assert summary.additional_directories == ("/work/extra",)
+    assert summary.title is not None and summary.title.startswith("xxx")
+    assert reads.pread <= appended + 16 * 1024  # a few small reads, not the 4 MiB prompt again
+
+
+def test_a_log_rewritten_in_place_is_read_again(store: SessionStore) -> None:
+    _session(store, "a", CWD, 1, "hello")
+    with store.reopen("a") as writer:
+        writer.directories_change(["/work/one"])
+    assert store.list().sessions[0].additional_directories == ("/work/one",)
+    path = store.path_of("a")
+    stamp = path.stat()
+    path.write_bytes(path.read_bytes().replace(b"/work/one", b"/work/two") + b"\n")
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert store.list().sessions[0].additional_directories == ("/work/two",)
+
+
+def test_pages_after_the_first_come_from_the_first_pages_scan(
+    listed: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = Reads(monkeypatch)
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = listed.list(cursor=cursor, limit=2)
+        seen += [s.session_id for s in page.sessions]
+        if (cursor := page.next_cursor) is None:
+            break
+    assert seen == ["e", "b", "c", "d", "a"]
+    assert reads.scans == 1
+
+
+def test_a_session_deleted_or_added_between_pages_is_not_shown_on_later_ones(
+    listed: SessionStore,
+) -> None:
+    first = listed.list(limit=2)
+    listed.delete("c")
+    _session(listed, "g", CWD, 0, "older than every other, yet new")
+    second = listed.list(cursor=first.next_cursor, limit=10)
+    assert [s.session_id for s in second.sessions] == ["d", "a"]
+    assert "g" in [s.session_id for s in listed.list().sessions]  # a fresh listing has it
+
+
+def test_a_cursor_from_another_process_pages_the_same(listed: SessionStore) -> None:
+    first = listed.list(limit=2)
+    elsewhere = SessionStore(listed.directory)  # knows nothing of the first page's scan
+    second = elsewhere.list(cursor=first.next_cursor, limit=10)
+    assert [s.session_id for s in second.sessions] == ["c", "d", "a"]

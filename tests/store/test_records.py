@@ -223,6 +223,29 @@ def test_a_newer_version_is_not_damage() -> None:
     assert caught.value.found == 3
 
 
+@pytest.mark.parametrize(
+    ("version", "found"),
+    [(b"3.0", 3), (b"1e1", 10), (b"2.5", 2.5), (b"30E-1", 3), (b"1e20", 10**20)],
+)
+def test_a_newer_version_written_as_any_json_number_is_newer(version: bytes, found: float) -> None:
+    # JSON has one kind of number: 3.0 and 1e1 are the numbers 3 and 10, not damage.
+    with pytest.raises(NewerVersion) as caught:
+        decode_line(b'{"v": ' + version + b', "type": "agent_message", "text": "x"}\n')
+    assert caught.value.found == found and type(caught.value.found) is type(found)
+
+
+@pytest.mark.parametrize("version", [b"1.0", b"2.0", b"2e0", b"0.2e1"])
+def test_a_version_this_one_reads_written_as_a_float_is_that_version(version: bytes) -> None:
+    line = b'{"v": ' + version + b', "type": "mode_change", "mode": "m"}\n'
+    assert decode_line(line) == ModeChangeRecord(mode="m")
+
+
+@pytest.mark.parametrize("version", [b"0.5", b"1.5", b"0", b"-3.0", b"true", b"1e400"])
+def test_a_version_that_names_none_is_damage(version: bytes) -> None:
+    with pytest.raises(RecordDecodeError, match="'v' must be a positive integer"):
+        decode_line(b'{"v": ' + version + b', "type": "mode_change", "mode": "m"}\n')
+
+
 def test_unknown_keys_within_version_1_are_ignored() -> None:
     line = b'{"v": 1, "type": "mode_change", "mode": "m", "addedLater": true}\n'
     assert decode_line(line) == ModeChangeRecord(mode="m")

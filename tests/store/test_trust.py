@@ -3,6 +3,7 @@ record anywhere in the log."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,26 @@ def test_a_symlinked_log_is_neither_read_nor_appended_to(
         store.reopen("s1")
     assert outside.read_bytes() == before
     assert not store.exists("s1") and store.list().sessions == ()
+
+
+def test_a_hard_linked_log_is_neither_read_nor_appended_to_nor_listed(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    # A second name for the file: what is appended there is appended to the other file too,
+    # and whoever can write it under that name can change the session under this one.
+    path = stored(store)
+    outside = tmp_path / "outside.jsonl"
+    os.link(path, outside)
+    before = outside.read_bytes()
+    for attempt in (store.open_log, store.reopen, store.delete, store.summary):
+        with pytest.raises(SessionLogUnsafeError, match="has 2 names"):
+            attempt("s1")
+    assert store.list().sessions == ()
+    assert outside.read_bytes() == before and path.exists()
+    outside.unlink()  # one name again: the log is the session's own
+    assert [s.session_id for s in store.list().sessions] == ["s1"]
+    with store.reopen("s1") as log:
+        log.agent_text("more")
 
 
 def test_a_header_naming_another_session_is_refused(store: SessionStore) -> None:

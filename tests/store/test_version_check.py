@@ -31,6 +31,10 @@ LINES: dict[str, bytes] = {
     "newer-spaced": b'{"v":1,"type":"agent_message","text":"x","v" :3}\n',
     "newer-escaped": b'{"v":2,"type":"agent_message","text":"x","\\u0076":3}\n',
     "newer-first": b'{"v":30}\n',
+    "newer-float": b'{"v":3.0,"type":"agent_message","text":"x"}\n',
+    "newer-exponent": b'{"v":1e1,"type":"agent_message","text":"x"}\n',
+    "newer-float-last-key": b'{"v":2,"type":"agent_message","text":"x","v":2.5}\n',
+    "ours-float": b'{"v":2.0,"type":"agent_message","text":"x"}\n',
 }
 NEWER = {name for name in LINES if name.startswith("newer")}
 
@@ -89,3 +93,13 @@ def test_the_check_leaves_the_log_to_be_iterated_from_its_first_record(
     with store.open_log("s1") as log:
         log.check_versions()
         assert len(list(log)) == 5001
+
+
+@pytest.mark.parametrize("version", [b"3.0", b"1e1"])
+def test_a_header_of_a_newer_version_written_as_a_float_refuses_the_log(
+    store: SessionStore, version: bytes
+) -> None:
+    line = header(store).replace(b'{"v":2,', b'{"v":' + version + b",", 1)
+    store.path_of("s1").write_bytes(line)
+    with pytest.raises(UnsupportedVersionError, match=r"schema version (3|10);"):
+        store.open_log("s1")

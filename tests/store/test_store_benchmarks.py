@@ -1,0 +1,52 @@
+"""The store's benchmarks run, at a smoke size: their figures are printed, never asserted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.timeout(300)  # each spawns several sidecars, on a shared machine
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(script: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, f"benchmarks/{script}", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_bench_listing_runs_every_case() -> None:
+    out = run(
+        "bench_listing.py", "--prompt-mb", "1", "--line-mb", "1", "--sessions", "60", "--runs", "1"
+    )
+    for figure in (
+        "first list",
+        "later lists",
+        "ping during a list",
+        "resume big session",
+        "load one-line log",
+        "first page",
+        "next page",
+        "acp-sidecar sessions",
+        "sessions in a terminal",
+    ):
+        assert figure in out, out
+
+
+def test_soak_store_runs_both_parts() -> None:
+    out = run("soak_store.py", "--trials", "1", "--sessions", "24", "--nofile", "64")
+    assert "committed records lost: 0" in out, out
+    assert "logs missing records: 0" in out, out
+    assert "released) sessions refused: 40 of 40" in out, out
