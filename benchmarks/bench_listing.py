@@ -130,7 +130,7 @@ class Client(Pipes):
 
 
 async def with_sidecar(code: Path, store: Path, work: Callable[[Client], Awaitable[None]]) -> None:
-    process = await start_sidecar("--store", str(store), code=code, env=hermetic(store))
+    process = await start_sidecar("--store", str(store), code=code)
     client = Client(process)
     await client.timed("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
     try:
@@ -144,11 +144,6 @@ PING_METHOD = "session/set_mode"
 PING: dict[str, Any] = {"sessionId": "no-such-session", "modeId": "ask"}
 """A request unrelated to the store: its handler runs on the event loop and answers at once
 with ``-32002`` (no such session)."""
-
-
-def hermetic(store: Path) -> dict[str, str]:
-    """No config file of the user's is read (the stores' parent holds an empty config dir)."""
-    return {"XDG_CONFIG_HOME": str(store.parent / "config")}
 
 
 async def case_list(code: Path, stores: dict[str, Path], runs: int) -> dict[str, float]:
@@ -235,7 +230,7 @@ async def case_cli(code: Path, stores: dict[str, Path], runs: int) -> dict[str, 
             str(stores["many"]),
             stdout=asyncio.subprocess.DEVNULL,
             cwd=code,
-            env={**os.environ, "PYTHONPATH": str(code), **hermetic(stores["many"])},
+            env={**os.environ, "PYTHONPATH": str(code)},
         )
         if await process.wait() != 0:
             raise RuntimeError("acp-sidecar sessions failed")
@@ -254,7 +249,7 @@ def _in_a_terminal(code: Path, store: Path) -> float:
         stdout=terminal,
         stderr=subprocess.DEVNULL,
         cwd=code,
-        env={**os.environ, "PYTHONPATH": str(code), "TERM": "xterm-256color"} | hermetic(store),
+        env={**os.environ, "PYTHONPATH": str(code), "TERM": "xterm-256color"},
     )
     os.close(terminal)
     try:
@@ -332,4 +327,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from hermetic import isolate_benchmark
+
+    isolate_benchmark()
     main()

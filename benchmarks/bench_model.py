@@ -330,4 +330,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from hermetic import isolate_benchmark
+
+    isolate_benchmark()
     main()

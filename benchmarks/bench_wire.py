@@ -56,6 +56,7 @@ from typing import IO, Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.hermetic import isolate_benchmark  # noqa: E402
 from benchmarks.wire_peers import (  # noqa: E402
     BARE_RESPONDER,
     PYGLS_FLOOR,
@@ -115,6 +116,7 @@ def ts_sdk_agent() -> list[str] | None:
     return [node, str(script)]
 
 
+isolate_benchmark()  # before ENV is taken from this environment
 STORE = tempfile.TemporaryDirectory(prefix="bench-wire-sessions-")
 """The sidecars' session logs go here, never into the user's data directory."""
 

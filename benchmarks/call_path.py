@@ -208,5 +208,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from hermetic import isolate_benchmark
+
+    isolate_benchmark()
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     main()

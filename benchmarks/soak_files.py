@@ -355,4 +355,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    from hermetic import isolate_benchmark
+
+    isolate_benchmark()
     asyncio.run(main())

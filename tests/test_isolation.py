@@ -117,3 +117,26 @@ def test_the_demo_is_the_console_session_whatever_the_config_says(
     assert done.returncode == 0, done.stderr
     assert "Hello, world!" in done.stdout  # written, edited and run: not refused
     assert (canary.requests, canary.listings) == ([], 0)
+
+
+@pytest.mark.timeout(300)
+def test_a_benchmark_run_by_hand_gives_its_sidecars_a_home_of_their_own(
+    tmp_path: Path, canary: ScriptedOpenAI
+) -> None:
+    """Run from a shell, outside the suite: the benchmark isolates itself."""
+    home = tmp_path / "home"
+    witness = tmp_path / "read-by-a-sidecar.log"
+    plant_config(home, canary, f'log_file = "{witness}"', 'log_level = "DEBUG"')
+    argv = ["--prompt-mb", "1", "--line-mb", "1", "--sessions", "60", "--runs", "1"]
+    done = subprocess.run(
+        [sys.executable, "benchmarks/bench_listing.py", *argv],
+        cwd=ROOT,
+        env=users_environment(home, canary),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "first page" in done.stdout
+    assert not witness.exists(), witness.read_text()[:2000]
+    assert (canary.requests, canary.listings) == ([], 0)
