@@ -84,8 +84,12 @@ async def test_messages_are_framed_by_newlines_not_by_writes(workspace: Path) ->
         )
         agent.wire.sent_methods.update({f"b{i}": "session/list" for i in range(3)})
         await agent.wire.send_line(batch)
-        for i in range(3):
-            assert "sessions" in (await agent.response_to(f"b{i}"))["result"]
+        # Each is answered; JSON-RPC matches answers by id, in whatever order they come.
+        pending = {f"b{i}" for i in range(3)}
+        while pending:
+            answer = await agent.read_until(lambda m: "method" not in m and m.get("id") in pending)
+            assert "sessions" in answer["result"]
+            pending.discard(answer["id"])
 
 
 @pytest.mark.parametrize("how", ["end of input", "SIGTERM"])
