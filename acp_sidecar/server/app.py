@@ -36,12 +36,11 @@ from pygls.server import JsonRPCServer
 from acp_sidecar.agent.driver import Driver, DriverFactory
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
-from acp_sidecar.protocol.content import TextContentBlock
 from acp_sidecar.protocol.converter import converter, from_wire, to_wire
 from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError, ProtocolParamsError
 from acp_sidecar.protocol.initialize import ClientCapabilities
 from acp_sidecar.protocol.methods import INITIALIZE, METHOD_TO_TYPES, SESSION_UPDATE
-from acp_sidecar.protocol.updates import AgentMessageChunk, SessionUpdate
+from acp_sidecar.protocol.updates import SessionUpdate
 from acp_sidecar.server.client import ClientProxy
 from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.handlers import HANDLERS
@@ -374,14 +373,6 @@ class AcpServer(JsonRPCServer):
         if wire is not None:
             await wire.drain()
 
-    def tell(self, session_id: str, text: str) -> None:
-        """Show the user ``text`` in ``session_id`` as an agent message (a paragraph of its
-        own), now (not recorded)."""
-        if (session := self.sessions.get(session_id)) is not None:
-            text = session.paragraphs.notice(text)
-        update = AgentMessageChunk(content=TextContentBlock(text=text))
-        self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
-
     def inform(self, session_id: str, *messages: UserMessage, keep: bool = False) -> None:
         """Tell the user of ``session_id`` something that is not for the model, now: as
         ``notice`` updates where the client shows them, else as one agent message
@@ -404,14 +395,6 @@ class AcpServer(JsonRPCServer):
         problems = self.tools.problems[self._tool_problems_told :]
         self._tool_problems_told += len(problems)
         self.inform(session_id, *(UserMessage("warning", f"Warning: {p}.") for p in problems))
-
-    def notice(self, session_id: str, text: str) -> None:
-        """Show the user ``text`` in ``session_id`` as an agent message now, outside any turn,
-        and keep it in the session's log as a notice (never part of a model's history)."""
-        session = self.sessions.get(session_id)
-        if session is not None and session.recorder is not None:
-            session.recorder.notice(text)
-        self.tell(session_id, text)
 
     async def close(self, grace: float) -> None:
         """Cancel every running turn and every request in flight, and stop every session's

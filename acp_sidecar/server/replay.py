@@ -45,7 +45,7 @@ from acp_sidecar.protocol.updates import (
     SessionUpdate,
     UserMessageChunk,
 )
-from acp_sidecar.server.notices import UserMessage, shows_compaction, user_updates
+from acp_sidecar.server.notices import Paragraphs, UserMessage, shows_compaction, user_updates
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
@@ -113,6 +113,8 @@ def replay_updates(
     open_calls: dict[str, tuple[ToolCallRecord, ToolCallView]] = {}
     told: list[UserMessage] = []
     """Notices told outside the conversation, held until another record: told together."""
+    paragraphs = Paragraphs()
+    """The sidecar's own texts stand in paragraphs of their own, as they did live."""
     compactions = 0
 
     def interrupt_open_calls() -> Iterator[SessionUpdate]:
@@ -122,7 +124,7 @@ def replay_updates(
 
     for record in records:
         if told and not (isinstance(record, NoticeRecord) and record.severity is not None):
-            yield from user_updates(capabilities, told)
+            yield from user_updates(capabilities, told, paragraphs)
             told.clear()
         match record:  # the commonest records first: a case costs a class test
             case ToolCallRecord(call_id=call_id):
@@ -135,6 +137,7 @@ def replay_updates(
                     call, view = opened
                     yield from translate_result(lookup, call, view, result, ctx)
             case UserMessageRecord(content=content):
+                paragraphs.new_message()
                 for block in content:
                     try:
                         decoded: ContentBlock = from_wire(thaw(block), ContentBlock)  # type: ignore[arg-type]
@@ -142,16 +145,18 @@ def replay_updates(
                     except ProtocolParamsError as exc:
                         logger.warning("skipped a stored prompt block: %s", exc)
             case AgentMessageRecord(text=text):
-                yield AgentMessageChunk(content=TextContentBlock(text=text))
+                yield paragraphs.shown(AgentMessageChunk(content=TextContentBlock(text=text)))
             case NoticeRecord(text=text, severity=severity):
                 if severity is None:  # told in the agent's voice, to every client alike
-                    yield AgentMessageChunk(content=TextContentBlock(text=text))
+                    shown = paragraphs.notice(text)
+                    yield AgentMessageChunk(content=TextContentBlock(text=shown))
                 else:
                     told.append(UserMessage(known_severity(severity), text))
             case AgentThoughtRecord(text=text):
                 yield AgentThoughtChunk(content=TextContentBlock(text=text))
             case GapRecord(reason=reason):
-                yield AgentMessageChunk(content=TextContentBlock(text=gap_text(reason)))
+                shown = paragraphs.notice(gap_text(reason))
+                yield AgentMessageChunk(content=TextContentBlock(text=shown))
             case ModeChangeRecord(mode=changed):
                 mode = known_mode(changed)
             case ConfigChangeRecord():
@@ -179,7 +184,7 @@ def replay_updates(
                 pass  # session state, or decisions that were a request and its answer live
             case _:
                 assert_never(record)
-    yield from user_updates(capabilities, told)
+    yield from user_updates(capabilities, told, paragraphs)
     yield from interrupt_open_calls()
     yield CurrentModeUpdate(current_mode_id=mode)
 

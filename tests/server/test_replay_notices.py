@@ -135,3 +135,39 @@ async def test_replayed_compactions_have_ids_of_their_own(tmp_path: Path) -> Non
     updates = await _loaded(store, "twice", cwd, BOTH)
     ids = [u["compactionId"] for u in _of(updates, "compaction_update")]
     assert len(ids) == 2 and len(set(ids)) == 2
+
+
+async def test_replayed_notices_stand_in_paragraphs_of_their_own_as_they_did_live(
+    tmp_path: Path,
+) -> None:
+    """§2b: "two notices in one turn run together" — on a load as well as live."""
+    store, cwd = tmp_path / "store", str(tmp_path)
+    with SessionStore(store, fsync="never").create("told", cwd) as writer:
+        writer.user_message([{"type": "text", "text": "hello"}])
+        writer.agent_text("Some answer.")
+        writer.notice("The conversation is too long (the session keeps them).")
+        writer.notice("Could not reach the model.")
+        writer.notice("MCP server 'x' stopped.", "warning")
+        writer.agent_text("More.")
+        writer.end_turn("end_turn")
+        writer.user_message([{"type": "text", "text": "again"}])
+        writer.gap("the disk was full")
+        writer.agent_text("Back.")
+        writer.end_turn("end_turn")
+
+    replies: list[str] = []  # the agent's message after each prompt
+    for update in await _loaded(store, "told", cwd, {}):
+        if update["sessionUpdate"] == "user_message_chunk":
+            replies.append("")
+        elif update["sessionUpdate"] == "agent_message_chunk":
+            replies[-1] += update["content"]["text"]
+    assert [reply.split("\n\n") for reply in replies] == [
+        [
+            "Some answer.",
+            "The conversation is too long (the session keeps them).",
+            "Could not reach the model.",
+            "MCP server 'x' stopped.",
+            "More.",
+        ],
+        ["[Some of this session was not recorded here: the disk was full]", "Back."],
+    ]
