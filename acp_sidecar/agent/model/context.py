@@ -61,6 +61,7 @@ from acp_sidecar.agent.model.messages import Message, add_user_message
 from acp_sidecar.agent.model.room import Room, Window, overfilled, room_of
 from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.agent.model.usage import Usage, tally_from, usage_record, usage_update
+from acp_sidecar.agent.model.waiting import Sleep, told_wait
 from acp_sidecar.protocol import TextContentBlock
 from acp_sidecar.protocol.updates import CompactionSummaryChunk, CompactionUpdate
 from acp_sidecar.store.records import CompactionRecord
@@ -113,6 +114,7 @@ class TurnContext:
         prompt: Message,
         reasoning_field: str | None,
         on_retry: Callable[[int, str], None] | None = None,
+        wait_sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.turn = turn
         self.config = config
@@ -131,6 +133,8 @@ class TurnContext:
         self.retried = False
         self.on_retry = on_retry
         """Tells the user a summary request is being retried, as the turn's own are."""
+        self.wait_sleep = wait_sleep
+        """The clock a summary request's wait is told on (the turn's requests' clock)."""
         self._told_overfilled = False
         self._dropped = False
         """Turns were left out (not summarised) in this turn: a later summary does not cover
@@ -396,10 +400,15 @@ class TurnContext:
         assembly: StreamAssembly,
         shown: str | None,
     ) -> None:
-        async with endpoint.stream(
-            messages, (), model=self.turn.model, max_tokens=cap, on_retry=self.on_retry
-        ) as chunks:
+        async with (
+            told_wait(self.turn.waiting, self.wait_sleep) as wait,
+            endpoint.stream(
+                messages, (), model=self.turn.model, max_tokens=cap, on_retry=self.on_retry
+            ) as chunks,
+        ):
             async for chunk in chunks:
+                if wait.waiting:
+                    wait.stop()
                 _thought, text = assembly.feed(chunk)
                 if text and shown is not None:
                     await self.turn.send(

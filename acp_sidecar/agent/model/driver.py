@@ -85,7 +85,7 @@ from acp_sidecar.agent.model.messages import (
 )
 from acp_sidecar.agent.model.shown import redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
-from acp_sidecar.agent.model.waiting import Sleep, WaitTicker
+from acp_sidecar.agent.model.waiting import Sleep, told_wait
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -194,6 +194,7 @@ class ModelDriver:
             user_message((to_wire(block) for block in turn.prompt), images),
             self._reasoning_field,
             on_retry=retry_teller(turn, endpoint),
+            wait_sleep=self.wait_sleep,
         )
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
@@ -359,27 +360,25 @@ async def stream_response(
     until its first chunk, the user is told the wait (on ``sleep``'s clock)."""
     send = turn.send
     feed = assembly.feed
-    wait = WaitTicker(turn.waiting, sleep)
-    wait.start()
-    try:
-        async with endpoint.stream(
+    async with (
+        told_wait(turn.waiting, sleep) as wait,
+        endpoint.stream(
             messages,
             tools,
             model=turn.model,
             reasoning_effort=turn.reasoning_effort,
             on_retry=retry_teller(turn, endpoint),
-        ) as chunks:
-            assembly.opened = True
-            async for chunk in chunks:
-                if wait.waiting:
-                    wait.stop()
-                thought, text = feed(chunk)
-                if thought:
-                    await send(AgentThoughtChunk(content=TextContentBlock(text=thought)))
-                if text:
-                    await send(AgentMessageChunk(content=TextContentBlock(text=text)))
-    finally:
-        wait.stop()
+        ) as chunks,
+    ):
+        assembly.opened = True
+        async for chunk in chunks:
+            if wait.waiting:
+                wait.stop()
+            thought, text = feed(chunk)
+            if thought:
+                await send(AgentThoughtChunk(content=TextContentBlock(text=thought)))
+            if text:
+                await send(AgentMessageChunk(content=TextContentBlock(text=text)))
 
 
 def retry_teller(turn: Turn, endpoint: Endpoint) -> Callable[[int, str], None] | None:

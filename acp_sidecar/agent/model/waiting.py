@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Final
 
 logger = logging.getLogger(__name__)
@@ -63,3 +64,17 @@ class WaitTicker:
                 tell(waited_text(ticks * WAIT_TICK_S), ticks == 1)
             except Exception:
                 logger.exception("telling the wait for the model failed")
+
+
+@asynccontextmanager
+async def told_wait(
+    tell: Callable[[str, bool], None] | None, sleep: Sleep
+) -> AsyncIterator[WaitTicker]:
+    """A wait told from entry until its first chunk (:meth:`WaitTicker.stop`) or the exit:
+    every model request, the turn's and a summary's, waits in one."""
+    wait = WaitTicker(tell, sleep)
+    wait.start()
+    try:
+        yield wait
+    finally:
+        wait.stop()

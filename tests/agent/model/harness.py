@@ -47,10 +47,11 @@ def make_turn(
     keep: Callable[[UsageRecord | CompactionRecord], None] | None = None,
     client: NoClient | None = None,
     inform: Callable[[str], None] | None = None,
+    waiting: Callable[[str, bool], None] | None = None,
 ) -> Turn:
     """A turn as the server makes one (``auto`` mode, so no permission dialog); updates go
     to ``send`` (default: the editor); ``client`` advertises the capabilities (default:
-    none); ``inform`` hears what is told live (default: nobody)."""
+    none); ``inform`` hears what is told live and ``waiting`` the waits (default: nobody)."""
     signal = signal or CancelSignal()
     send = send or editor.send
     blocks = (TextContentBlock(text=prompt),) if isinstance(prompt, str) else tuple(prompt)
@@ -76,6 +77,7 @@ def make_turn(
         notice=notice,
         keep=keep,
         inform=inform,
+        waiting=waiting,
     )
 
 
@@ -98,6 +100,7 @@ class RecordedSession:
         signal: CancelSignal | None = None,
         client: NoClient | None = None,
         inform: Callable[[str], None] | None = None,
+        waiting: Callable[[str, bool], None] | None = None,
     ) -> StopReason:
         """One turn: the prompt, every update and call recorded, then the turn's end."""
         shown = editor or Editor()
@@ -121,6 +124,7 @@ class RecordedSession:
             keep=self.recorder.keep,
             client=client,
             inform=inform,
+            waiting=waiting,
         )
         self.recorder.prompt(turn.prompt)
         stop = await driver.run_turn(turn)

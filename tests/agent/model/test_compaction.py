@@ -51,6 +51,7 @@ from tests.agent.model.fake_openai import (
 )
 from tests.agent.model.harness import (
     SESSION,
+    Clock,
     RecordedSession,
     assert_well_formed,
     make_turn,
@@ -334,3 +335,37 @@ def test_the_past_starts_after_the_latest_summary() -> None:
     messages = past.messages(None)
     assert messages[0]["role"] == "user" and "new" in messages[0]["content"]
     assert "p3" in messages[0]["content"]  # the first kept prompt joins the summary
+
+
+async def test_the_wait_for_a_summary_is_told_as_the_wait_for_an_answer_is(
+    endpoint: ScriptedOpenAI, make_driver: Callable[..., ModelDriver], tmp_path: Path
+) -> None:
+    """§2: a client is told the wait for the model while a summary request hangs too."""
+    held = Pause()
+    endpoint.script(
+        answer("One."),
+        answer("Two."),
+        answer("Three."),
+        answer("Four."),
+        Reply([*say("SUMMARY: prompts 1-3."), stop()], before=held),
+        answer("Five."),
+    )
+    driver = driver_for(make_driver)
+    clock = Clock()
+    driver.wait_sleep = clock.sleep
+    session = RecordedSession(tmp_path)
+    for n in range(1, 5):
+        await session.run(driver, long_prompt(n))
+    told: list[str] = []
+    running = asyncio.ensure_future(
+        session.run(driver, long_prompt(5), waiting=lambda text, _first: told.append(text))
+    )
+    await asyncio.wait_for(held.reached.wait(), 10)
+    for _ in range(2):
+        assert await asyncio.wait_for(clock.asleep.get(), 10) == 10.0
+        clock.tick()
+    assert await asyncio.wait_for(clock.asleep.get(), 10) == 10.0
+    held.release.set()
+    assert await asyncio.wait_for(running, 10) == "end_turn"
+    assert told[:2] == ["Waiting for the model… 10 s", "Waiting for the model… 20 s"]
+    assert is_summary_request(endpoint.requests[4])
