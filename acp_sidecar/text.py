@@ -110,8 +110,9 @@ def close_match(word: str, candidates: Iterable[str]) -> str | None:
     return found[0] if found else None
 
 
-def shown_url(url: str) -> str:
-    """``url`` without the ``user:password@`` it may carry (the rest as it was written)."""
+def shown_url(url: str, *, password: str | None = None) -> str:
+    """``url`` without the ``user:password@`` it may carry (the rest as it was written); with
+    ``password``, only the password is replaced by it (``user:<hidden>@``)."""
     scheme, slashes, rest = url.partition("//")
     if not slashes:  # no scheme: the authority starts the text
         scheme, rest = "", url
@@ -119,4 +120,6 @@ def shown_url(url: str) -> str:
     userinfo_end = rest.rfind("@", 0, min(ends, default=len(rest)))
     if userinfo_end < 0:
         return url
-    return scheme + slashes + rest[userinfo_end + 1 :]
+    user, colon, _secret = rest[:userinfo_end].partition(":")
+    kept = "" if password is None else f"{user}{colon and ':' + password}@"
+    return scheme + slashes + kept + rest[userinfo_end + 1 :]

@@ -23,6 +23,7 @@ import attrs
 
 from acp_sidecar.agent.model.config import DEFAULT_BASE_URL, ModelProfile
 from acp_sidecar.settings import FileSettings
+from acp_sidecar.text import shown_url
 
 HIDDEN: Final = "<hidden>"
 """What the preview of the file shows instead of a stored key."""
@@ -93,10 +94,10 @@ def file_changes(
     answers: Answers, file: FileSettings, *, hide_key: bool = False
 ) -> tuple[dict[str, object | None], dict[str, Mapping[str, object] | None]]:
     """The top-level changes and the model tables to hand to ``save_settings`` (see the
-    module invariants); ``hide_key`` puts :data:`HIDDEN` where a stored key goes (for the
-    preview)."""
+    module invariants); ``hide_key`` puts :data:`HIDDEN` where a stored key or the base URL's
+    password goes (for the preview)."""
     changes: dict[str, object | None] = {
-        "base_url": answers.base_url,
+        "base_url": shown_url(answers.base_url, password=HIDDEN) if hide_key else answers.base_url,
         "model": answers.model,
         "models": _picker(answers) or None,
     }

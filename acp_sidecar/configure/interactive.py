@@ -21,8 +21,10 @@ import attrs
 from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Confirm, Prompt
+from rich.text import Text
 
 from acp_sidecar.configure.answers import (
+    HIDDEN,
     Answers,
     KeyFromEnv,
     KeySource,
@@ -297,9 +299,16 @@ class Flow:
         return Confirm.ask(f"Write {escape(str(path))}?", console=self.console, default=True)
 
     def ask_text(self, question: str, default: str | None) -> str:
-        """A non-empty answer (asked again until there is one)."""
+        """A non-empty answer (asked again until there is one); a default URL's password is
+        not shown."""
         while True:
-            if default:
+            shown = None if default is None else shown_url(default, password=HIDDEN)
+            if default and shown != default:
+                asked = Text.assemble(question, " ", (f"({shown})", "prompt.default"))
+                answer = Prompt.ask(
+                    asked, console=self.console, default=default, show_default=False
+                )
+            elif default:
                 answer = Prompt.ask(question, console=self.console, default=default)
             else:
                 answer = Prompt.ask(question, console=self.console)

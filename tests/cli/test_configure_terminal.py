@@ -102,6 +102,28 @@ def test_a_typed_key_is_stored_unseen_and_the_preview_hides_it(tmp_path: Path) -
     assert "models" not in read.values
 
 
+def test_a_base_url_password_is_never_shown_in_the_default_or_the_preview(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    secret = "pw-never-shown-0123"
+    url = f"http://proxy-user:{secret}@127.0.0.1:9/v1"
+    path.write_text(f'base_url = "{url}"\nmodel = "m2"\n')
+    path.chmod(0o600)
+    child, shown = spawn("--config", str(path), "--no-check")
+    answer(child, "Provider (number or name)", "")
+    answer(child, "Base URL (http://proxy-user:<hidden>@127.0.0.1:9/v1)", "")
+    answer(child, "API key [env/file/none]", "none")
+    answer(child, "Default model (number or name) (m2)", "")
+    answer(child, "Other models for the picker", "")
+    answer(child, "Set the models' context window and reasoning?", "n")
+    child.expect_exact('base_url = "http://proxy-user:<hidden>@127.0.0.1:9/v1"')
+    answer(child, "Write", "y")
+    assert finish(child) == 0
+    assert secret not in shown.getvalue()
+    assert read_settings(ConfigLocation(path, explicit=True)).values["base_url"] == url
+
+
 def test_an_existing_files_values_are_the_defaults(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(

@@ -28,6 +28,7 @@ from typing import Final
 import attrs
 
 from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
+from acp_sidecar.agent.model.shown import redacted
 
 logger = logging.getLogger(__name__)
 
@@ -198,7 +199,9 @@ class ModelCatalog:
             return
         except Exception as exc:
             logger.warning(
-                "listing the models of %s failed (%s); offering the configured models", url, exc
+                "listing the models of %s failed (%s); offering the configured models",
+                url,
+                redacted(str(exc), self.config),  # an error body may quote the key
             )
             return
         unique: dict[str, ListedModel] = {}

@@ -144,3 +144,18 @@ def test_configure_refuses_a_bad_url_without_showing_its_credentials() -> None:
     with pytest.raises(UsageError) as refused:
         ConfigureOptions.from_args(args)
     assert str(refused.value).startswith("--base-url ftp://host/v1: expected an http")
+
+
+async def test_a_failed_model_listing_is_logged_redacted(caplog: pytest.LogCaptureFixture) -> None:
+    from acp_sidecar.agent.model.catalog import ModelCatalog
+
+    config = ModelConfig(model="m", base_url=with_password("http://127.0.0.1:9/v1"), api_key=KEY)
+
+    async def lister(timeout: float) -> list[object]:
+        raise RuntimeError(f"HTTP 401: the key {KEY} is not valid at {config.endpoint_url}")
+
+    with caplog.at_level(logging.DEBUG):
+        await ModelCatalog(config, lister).list_models()  # type: ignore[arg-type]
+
+    assert "listing the models of http://127.0.0.1:9/v1 failed" in caplog.text
+    assert KEY not in caplog.text and PASSWORD not in caplog.text
