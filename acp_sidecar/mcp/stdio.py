@@ -150,10 +150,9 @@ async def process_streams(process: ServerProcess) -> AsyncIterator[TransportStre
                             await to_client.send(line)
                         elif line.strip():
                             parsed = parse_line(line, listings)
-                            if isinstance(parsed, SessionMessage):
-                                answered = getattr(parsed.message, "id", None)
-                                if isinstance(answered, int | str):
-                                    listings.pop(answered, None)
+                            answer = parsed.message if isinstance(parsed, SessionMessage) else None
+                            if isinstance(answer, types.JSONRPCResponse | types.JSONRPCError):
+                                listings.pop(answer.id, None)  # type: ignore[arg-type]
                             await to_client.send(parsed)
 
     async def write_stdin() -> None:

@@ -87,6 +87,11 @@ class ClientCapabilities(WireType):
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), e.g. ``{"terminal_output": true}``; verbatim."""
 
+    @property
+    def shows_compaction(self) -> bool:
+        """Whether the client advertised ``session.compaction``."""
+        return self.session is not None and self.session.compaction is not None
+
 
 @attrs.frozen(repr=False, eq=False)
 class PromptCapabilities(WireType):

@@ -2,7 +2,7 @@
 agent message (as before notices existed).
 
 Invariants:
-- :func:`user_update` is the one place that decides between the two, from the client's
+- :func:`user_updates` is the one place that decides between the two, from the client's
   capabilities alone (``clientCapabilities.session.notices`` present).
 - Nothing here records a message (the server does, with its severity, when a load is to
   replay it: :meth:`~acp_sidecar.server.app.AcpServer.inform`). A notice's title is one line
@@ -110,11 +110,6 @@ def shows_notices(capabilities: ClientCapabilities) -> bool:
     return capabilities.session is not None and capabilities.session.notices is not None
 
 
-def shows_compaction(capabilities: ClientCapabilities) -> bool:
-    """Whether the client advertised ``session.compaction``."""
-    return capabilities.session is not None and capabilities.session.compaction is not None
-
-
 def user_updates(
     capabilities: ClientCapabilities,
     messages: Sequence[UserMessage],
@@ -133,11 +128,3 @@ def user_updates(
     if paragraphs is not None:
         text = paragraphs.notice(text)
     return [AgentMessageChunk(content=TextContentBlock(text=text))]
-
-
-def user_update(
-    capabilities: ClientCapabilities, message: UserMessage
-) -> NoticeUpdate | AgentMessageChunk:
-    """The update that tells the user ``message``: a notice, or an agent message."""
-    [update] = user_updates(capabilities, [message])
-    return update

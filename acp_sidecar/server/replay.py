@@ -45,7 +45,7 @@ from acp_sidecar.protocol.updates import (
     SessionUpdate,
     UserMessageChunk,
 )
-from acp_sidecar.server.notices import Paragraphs, UserMessage, shows_compaction, user_updates
+from acp_sidecar.server.notices import Paragraphs, UserMessage, user_updates
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
@@ -108,7 +108,7 @@ def replay_updates(
     client with the capabilities ``client`` (``None``: one that advertised no session
     extension)."""
     capabilities = ClientCapabilities() if client is None else client
-    compactions_shown = shows_compaction(capabilities)
+    compactions_shown = capabilities.shows_compaction
     mode = known_mode(header.mode)
     open_calls: dict[str, tuple[ToolCallRecord, ToolCallView]] = {}
     told: list[UserMessage] = []

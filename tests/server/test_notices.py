@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from acp_sidecar.protocol.initialize import ClientCapabilities, ClientSessionCapabilities
-from acp_sidecar.server.notices import UserMessage, shows_notices, user_update
+from acp_sidecar.server.notices import UserMessage, shows_notices, user_updates
 from tests.server.test_store_hardening import (
     NOT_RECORDED,
     finish,
@@ -50,14 +50,14 @@ def test_the_one_decision_follows_the_capability() -> None:
     assert not shows_notices(ClientCapabilities(session=ClientSessionCapabilities()))
     capable = ClientCapabilities(session=ClientSessionCapabilities(notices={}))
     assert shows_notices(capable)
-    as_message = user_update(plain, message)
+    [as_message] = user_updates(plain, [message])
     assert as_message.session_update == "agent_message_chunk"
-    as_notice = user_update(capable, message)
+    [as_notice] = user_updates(capable, [message])
     assert as_notice.session_update == "notice"
     assert as_notice.severity == "error"  # type: ignore[union-attr]
     assert as_notice.title == "MCP server 'x' did not start: no such file"  # type: ignore[union-attr]
     assert as_notice.description == message.text  # type: ignore[union-attr]
-    short = user_update(capable, UserMessage("info", "Recording resumed."))
+    [short] = user_updates(capable, [UserMessage("info", "Recording resumed.")])
     assert short.title == "Recording resumed." and short.description is None  # type: ignore[union-attr]
 
 

@@ -313,10 +313,6 @@ class TurnContext:
 
     # -- summarising ----------------------------------------------------------------------
 
-    def _shows_compaction(self) -> bool:
-        session = self.turn.client.capabilities.session
-        return session is not None and session.compaction is not None
-
     async def _summarise(self, endpoint: Endpoint, count: int, cap: int, budget: int) -> str | None:
         """A summary of the past's first ``count`` turns (and its summary); ``None`` when
         the turn was cancelled.
@@ -324,7 +320,7 @@ class TurnContext:
         Raises:
             SummaryFailed: no summary came (the reason is for the user).
         """
-        shown = self._shows_compaction()
+        shown = self.turn.client.capabilities.shows_compaction
         compaction_id = f"compaction_{uuid.uuid4().hex[:16]}"
         if shown:
             await self.turn.send(
