@@ -6,10 +6,10 @@ its own module but not advertised.
 For a tool author (a tool's definition, its arguments, what it returns and draws):
   ``define_tool``, ``ToolDefinition``, ``ToolReturn``; the schema DSL ``SchemaProp``,
   ``SchemaSpec``, ``schema_spec_to_json_schema``, ``validate_args``; what ``execute``
-  receives and returns: ``ToolExecution``, ``CancelSignal``, ``ToolContext``,
-  ``EditorFiles``, ``tool_context``, ``workspace_path`` (a path the model gave, checked
-  against the session's workspace as the built-in tools check theirs), ``TextContent``,
-  ``ImageContent``, ``AudioContent``,
+  receives and returns: ``ToolExecution``, ``CancelSignal``, ``ToolContext`` (and its
+  ``WorkspaceRoot``), ``EditorFiles``, ``tool_context``, ``workspace_path`` (a path the
+  model gave, checked against the session's workspace as the built-in tools check theirs),
+  ``TextContent``, ``ImageContent``, ``AudioContent``,
   ``ResourceLinkContent``, ``EmbeddedResourceContent`` (of a ``TextResource`` or
   ``BlobResource``), ``ContentBlock``, ``ToolOutput``, ``FrozenDict``; the cards:
   ``GenericCallView``, ``TerminalCallView``, ``DiffCallView``, ``ToolCallView``,
@@ -44,7 +44,13 @@ from acp_sidecar.tools.content import (
     TextResource,
     ToolOutput,
 )
-from acp_sidecar.tools.context import EditorFiles, SessionPermissions, ToolContext, tool_context
+from acp_sidecar.tools.context import (
+    EditorFiles,
+    SessionPermissions,
+    ToolContext,
+    WorkspaceRoot,
+    tool_context,
+)
 from acp_sidecar.tools.decisions import (
     Accept,
     Allow,
@@ -167,6 +173,7 @@ __all__ = [
     "ToolResultView",
     "ToolReturn",
     "ToolTimeoutError",
+    "WorkspaceRoot",
     "assert_supported_output_schema",
     "define_tool",
     "schema_spec_to_json_schema",
