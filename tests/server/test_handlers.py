@@ -6,7 +6,8 @@ import typing
 import pytest
 
 from acp_sidecar.protocol import methods, to_wire
-from acp_sidecar.server.app import AcpServer, notification_params
+from acp_sidecar.server.app import AcpServer
+from acp_sidecar.server.connection import notification_params
 from acp_sidecar.server.handlers import HANDLERS
 from tests.protocol.samples import SESSION_UPDATES, Sample, sample_id
 
