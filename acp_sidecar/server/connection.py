@@ -1,8 +1,9 @@
 """One ACP connection: its state (client capabilities, sessions, driver, store), the client
 proxy, sending updates, and :meth:`Connection.tell`, the one way the user is told something.
 
-Invariant: this module knows no handler; the handler table (:mod:`.handlers`) uses it and
-:mod:`.app` registers that table. Every request but ``initialize`` waits for ``initialized``.
+Invariants: this module knows no handler (:mod:`.handlers` uses it, :mod:`.app` registers
+them); what the sidecar tells the user outside a turn's stream goes through :meth:`tell`, and
+what must follow an answer on the wire through :meth:`after_answer`.
 """
 
 from __future__ import annotations
