@@ -16,14 +16,14 @@ Each peer answers the same three requests the same way: ``initialize``, ``sessio
 
 from __future__ import annotations
 
-from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.driver import DriverBase, Turn
 from acp_sidecar.protocol.content import TextContentBlock
 from acp_sidecar.protocol.initialize import PromptCapabilities
 from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.protocol.updates import AgentMessageChunk
 
 
-class FloodDriver:
+class FloodDriver(DriverBase):
     """``ping`` ends the turn at once; ``flood N`` streams N chunks first."""
 
     prompt_capabilities = PromptCapabilities()

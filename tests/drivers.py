@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 
-from acp_sidecar.agent.driver import Turn
+from acp_sidecar.agent.driver import DriverBase, Turn
 from acp_sidecar.protocol import (
     AgentMessageChunk,
     PermissionOption,
@@ -40,7 +40,7 @@ def chunk(text: str) -> AgentMessageChunk:
     return AgentMessageChunk(content=TextContentBlock(text=text))
 
 
-class ScriptDriver:
+class ScriptDriver(DriverBase):
     """Does what the prompt's first text block says (see the module docstring)."""
 
     prompt_capabilities = PromptCapabilities(image=True, embedded_context=True)

@@ -25,7 +25,7 @@ from acp_sidecar.agent.console import (
     help_text,
     parse_command,
 )
-from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
+from acp_sidecar.agent.driver import DriverBase, Turn, new_call_id, send_notice
 from acp_sidecar.agent.prompt_line import read_prompt
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import AvailableCommandsUpdate, PromptCapabilities, StopReason
@@ -33,7 +33,7 @@ from acp_sidecar.tools.content import text_of
 from acp_sidecar.tools.registry import ToolRegistry
 
 
-class ConsoleDriver:
+class ConsoleDriver(DriverBase):
     """Runs each prompt as a console command against the session's registry (the turn's
     ``tools``, else the server's)."""
 

@@ -1,25 +1,8 @@
-"""The driver interface: what answers a prompt turn.
+"""The driver contract: what answers a prompt turn, and everything the server asks of it.
 
-The server runs each ``session/prompt`` as one :class:`Turn` through a :class:`Driver` and
-answers the request with the stop reason the driver returns. A driver reaches the editor only
-through its turn: ``send`` streams ``session/update`` notifications and ``client`` makes
-agent→client requests. The default is the slash-command console
-(:mod:`acp_sidecar.agent.direct`); the model driver (:mod:`acp_sidecar.agent.model`) answers
-with an OpenAI-compatible endpoint. Helpers both drivers use (:func:`send_notice`,
-:func:`new_call_id`) live here, so neither driver imports the other.
-
-Invariants:
-- Cancellation arrives through ``turn.signal``. A driver that honours it returns promptly
-  (with any stop reason, or raising ``ToolCancelledError``); the server answers
-  ``"cancelled"`` whenever the signal fired, and stops a driver that ignores it after a grace
-  period.
-- A driver calls and lists ``turn.tools`` when it is set, else the server's registry it was
-  made with: a session with MCP servers has its own registry, the others share one.
-- ``turn.client`` raises :class:`ClientCapabilityError` for a method the client did not
-  advertise, before anything is sent.
-- What the sidecar itself tells the user about a turn (an endpoint failed, an answer was cut
-  off) goes through :func:`send_notice`: the editor shows it as an agent message, the log
-  keeps it as a notice, and no model is ever sent it as something it said.
+Invariants: a driver reaches the editor only through its :class:`Turn` (``send``, ``client``);
+cancellation arrives through ``turn.signal`` (the server answers ``cancelled`` whenever it
+fired); every member the server uses is on :class:`Driver` (nothing is probed).
 """
 
 from __future__ import annotations
@@ -34,10 +17,11 @@ import attrs
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.initialize import ClientCapabilities, PromptCapabilities
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.protocol.updates import AgentMessageChunk, SessionUpdate
+from acp_sidecar.protocol.updates import AgentMessageChunk, AvailableCommandsUpdate, SessionUpdate
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
+    from acp_sidecar.agent.model.catalog import ModelCatalog
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.bridge.runner import EventSink
     from acp_sidecar.protocol.client import (
@@ -152,8 +136,9 @@ def new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:16]}"
 
 
-class Driver(Protocol):
-    """Decides the answer to each prompt turn."""
+class TurnDriver(Protocol):
+    """What a driver must have: the prompt content it accepts and a turn's run (the whole
+    contract of a ``--driver`` plugin, which :class:`PlainDriver` completes)."""
 
     @property
     def prompt_capabilities(self) -> PromptCapabilities:
@@ -165,12 +150,64 @@ class Driver(Protocol):
         ...
 
 
+class Driver(TurnDriver, Protocol):
+    """Every member of a driver the server uses (:class:`DriverBase` has their defaults)."""
+
+    @property
+    def wants_history(self) -> bool:
+        """Whether each turn is given the session's history read back from its log."""
+        ...
+
+    @property
+    def catalog(self) -> ModelCatalog | None:
+        """The models a session may choose from (``None``: the driver offers no choice)."""
+        ...
+
+    def commands_update(self, tools: ToolRegistry | None = None) -> AvailableCommandsUpdate | None:
+        """The slash commands of a session whose registry is ``tools`` (``None``: the
+        server's); ``None``: the driver has no commands."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close what the driver holds open (it is replaced, or the server stops)."""
+        ...
+
+
+class DriverBase:
+    """The defaults of :class:`Driver`'s members beyond :class:`TurnDriver`: no history,
+    no model choice, no commands, nothing to close."""
+
+    wants_history: bool = False
+    catalog: ModelCatalog | None = None
+
+    def commands_update(self, tools: ToolRegistry | None = None) -> AvailableCommandsUpdate | None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+class PlainDriver(DriverBase):
+    """A :class:`TurnDriver` served as a :class:`Driver`, with :class:`DriverBase`'s defaults."""
+
+    def __init__(self, inner: TurnDriver) -> None:
+        self.inner = inner
+
+    @property
+    def prompt_capabilities(self) -> PromptCapabilities:
+        return self.inner.prompt_capabilities
+
+    async def run_turn(self, turn: Turn) -> StopReason:
+        return await self.inner.run_turn(turn)
+
+
 DriverFactory: TypeAlias = Callable[[], Driver]
 """Makes the driver of one server (called once, at ``initialize``)."""
 
 
 def load_driver_factory(spec: str) -> DriverFactory:
-    """Resolve ``"package.module:attribute"`` to a driver factory (or a driver class).
+    """Resolve ``"package.module:attribute"`` to a factory of :class:`TurnDriver` (or such a
+    class), served as :class:`PlainDriver`: a plugin's contract is :class:`TurnDriver`.
 
     Raises ``ValueError`` for a malformed spec and ``ImportError``/``AttributeError`` when
     the module or attribute does not exist.
@@ -183,11 +220,15 @@ def load_driver_factory(spec: str) -> DriverFactory:
         target = getattr(target, part)
     if not callable(target):
         raise ValueError(f"{spec} is not callable")
-    factory: DriverFactory = target
+    make: Callable[[], TurnDriver] = target
+
+    def factory() -> Driver:
+        return PlainDriver(make())
+
     return factory
 
 
-class MessageDriver:
+class MessageDriver(DriverBase):
     """Answers every prompt with one fixed message (e.g. why the configured model cannot run)."""
 
     prompt_capabilities = PromptCapabilities()

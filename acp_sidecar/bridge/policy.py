@@ -1,38 +1,17 @@
 """Session modes and permissions: the pre-execute policy and the editor's permission dialog.
 
 Invariants:
-- What is risky is what the tool declares: a tool not declared ``read_only`` may change
-  things. ``ask`` (the default) asks before every such call; ``auto`` allows everything;
-  ``read-only`` denies them with a clear reason. A read-only tool that declares
-  ``open_world`` (it reaches outside the machine, so what it sends can leak data) is asked
-  for in ``ask`` and allowed in ``read-only``. How a card is drawn (its kind) plays no
-  part: a presenter is for presentation. The policy listener delegates first, so a plugin's
-  own ``Deny`` always stands. In ``auto`` a plugin's ``Ask`` is allowed too: the user chose
-  not to be asked.
-- An ``Ask`` becomes ``session/request_permission`` with the options allow once / allow
-  always / reject once / reject always, and the card as the call would change things now:
-  the tool's call-time preview when it has one (the real old text of a file about to be
-  overwritten), else the pending card. The preview is also sent to the card itself first
-  (unless the card already shows that very view), so a client that draws cards from updates
-  alone shows the same. "Always" is remembered for
-  that session, tool name and the risk the tool declared when asked (see
-  :class:`~acp_sidecar.bridge.modes.SessionPolicy`): a tool re-declared under the same name
-  is asked about again. A ``cancelled`` outcome cancels the turn, and the call ends
-  cancelled before permission was given, as when the turn is cancelled during the dialog.
-- Every decision is reported to the scope's :class:`PermissionRecorder` (when it has one):
-  the question (call, tool, options offered) before the dialog opens, the answer when it
-  closes (an option, or ``cancelled`` when the dialog or the turn was), and a call decided by
-  a remembered "always" answer without asking. A dialog that failed (the client answered
-  with an error) leaves a question without an answer. A recorder that fails is logged and
-  never fails the call: the record is for later views, the decision stands.
-- A session's calls carry a :class:`CallScope` as their execution ``context``: it is the
-  tools' :class:`~acp_sidecar.tools.context.ToolContext` and the session's
-  :class:`~acp_sidecar.tools.context.SessionPermissions`, the protocols the tools layer
-  declares. The listeners :func:`install_policy` plugs into the shared registry reach the
-  session only through them; calls without permissions on their context (outside a session)
-  are left alone, and the registry degrades their ``Ask`` to deny.
-- ``in_progress`` goes out when dispatch starts, after every check (the outermost execute
-  wrapper), so a denied or cancelled call never shows as running.
+- What is risky is what the tool declares (not ``read_only``; ``open_world`` for a reader that
+  reaches outside the machine), never how its card is drawn. The policy listener delegates
+  first, so a plugin's own ``Deny`` always stands.
+- An ``Ask`` becomes ``session/request_permission`` (allow/reject, once/always) showing the
+  call-time preview when there is one; "always" is remembered per session, tool name and the
+  risk declared when asked. A ``cancelled`` outcome cancels the turn.
+- Every decision is reported to the scope's :class:`PermissionRecorder`; one that fails is
+  logged and never fails the call.
+- The listeners reach a session only through the tools layer's protocols
+  (:class:`~acp_sidecar.tools.context.SessionPermissions`, which :class:`CallScope`
+  implements); ``in_progress`` goes out when dispatch starts, after every check.
 """
 
 from __future__ import annotations
@@ -62,9 +41,11 @@ from acp_sidecar.protocol import (
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.context import (
     EditorFiles,
+    PermissionCall,
     SessionPermissions,
     WorkspaceRoot,
     fixed_roots,
+    permissions_of,
 )
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision, PreToolDecision
 from acp_sidecar.tools.definition import ToolDefinition
@@ -155,7 +136,7 @@ class CallScope:
     """The editor's files, when the client offers ``fs/*``."""
     pending: dict[str, tuple[ToolCallStart, ToolCallView]] = attrs.field(factory=dict)
     """Open cards by call id (the permission dialog shows them)."""
-    declared: weakref.WeakKeyDictionary[ToolExecution, DeclaredRisk] = attrs.field(
+    declared: weakref.WeakKeyDictionary[PermissionCall, DeclaredRisk] = attrs.field(
         factory=weakref.WeakKeyDictionary
     )
     """The risk each call's tool declared when the mode policy judged it (what an "always"
@@ -174,23 +155,20 @@ class CallScope:
         return self
 
     def judge(
-        self, name: str, risky: bool, decision: PreToolDecision, *, open_world: bool = False
+        self, call: PermissionCall, risky: bool, decision: PreToolDecision, *, open_world: bool
     ) -> PreToolDecision:
-        """The session mode's verdict (see :func:`judge`)."""
-        return judge(self.policy, name, risky, decision, open_world=open_world)
+        """The session mode's verdict (see :func:`judge`); the risk is kept for an "always"
+        answer about the call."""
+        self.declared[call] = DeclaredRisk(risky, open_world)
+        return judge(self.policy, call.name, risky, decision, open_world=open_world)
 
-    async def ask(self, execution: ToolExecution, ask: Ask) -> PermissionDecision:
+    async def ask(self, call: PermissionCall, ask: Ask) -> PermissionDecision:
         """Remembered answers first, then the editor's dialog (see :func:`ask_the_editor`)."""
-        return await ask_the_editor(self, execution, ask)
+        return await ask_the_editor(self, call, ask)
 
-    async def cleared(self, execution: ToolExecution) -> None:
+    async def cleared(self, call: PermissionCall) -> None:
         """Tell the editor the call is now running."""
-        await self.send(status_update(execution.call_id, "in_progress"))
-
-
-def _permissions(execution: ToolExecution) -> SessionPermissions | None:
-    # A context written before contexts carried permissions has none: outside a session.
-    return getattr(execution.context, "permissions", None)
+        await self.send(status_update(call.call_id, "in_progress"))
 
 
 def may_change_things(definition: ToolDefinition | None) -> bool:
@@ -209,15 +187,15 @@ def mode_policy(lookup: Callable[[str], ToolDefinition | None]) -> PreExecuteLis
 
     async def apply_mode(execution: ToolExecution, next_: NextPre) -> PreToolDecision:
         decision = await next_()
-        permissions = _permissions(execution)
+        permissions = permissions_of(execution.context)
         if permissions is None or isinstance(decision, Deny):
             return decision
         definition = lookup(execution.name)
-        risk = DeclaredRisk(may_change_things(definition), reaches_open_world(definition))
-        if isinstance(permissions, CallScope):
-            permissions.declared[execution] = risk
         return permissions.judge(
-            execution.name, risk.may_change, decision, open_world=risk.open_world
+            execution,
+            may_change_things(definition),
+            decision,
+            open_world=reaches_open_world(definition),
         )
 
     return apply_mode
@@ -225,7 +203,7 @@ def mode_policy(lookup: Callable[[str], ToolDefinition | None]) -> PreExecuteLis
 
 async def announce_dispatch(execution: ToolExecution, next_: NextExecute) -> ToolExecutionResult:
     """The outermost execute wrapper: tells the session the call passed every check."""
-    permissions = _permissions(execution)
+    permissions = permissions_of(execution.context)
     if permissions is not None:
         await permissions.cleared(execution)
     return await next_()
@@ -266,7 +244,7 @@ def judge(
 
 
 def asked_card(
-    scope: CallScope, execution: ToolExecution, preview: ToolCallView | None
+    scope: CallScope, execution: PermissionCall, preview: ToolCallView | None
 ) -> ToolCallStart | None:
     """The card the user is asked about: the call-time preview drawn, else the pending card.
 
@@ -316,7 +294,7 @@ def permission_request(
 
 
 async def ask_the_editor(
-    scope: CallScope, execution: ToolExecution, ask: Ask
+    scope: CallScope, execution: PermissionCall, ask: Ask
 ) -> PermissionDecision:
     """A session's answer to an ``Ask``: remembered answers first, then the dialog.
 

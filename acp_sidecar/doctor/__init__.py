@@ -19,11 +19,13 @@ import asyncio
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 import attrs
 
 from acp_sidecar.checks import Check
+from acp_sidecar.doctor.findings import Finding
+from acp_sidecar.doctor.findings import Section as Section
 from acp_sidecar.doctor.local import (
     config_checks,
     key_check,
@@ -36,19 +38,7 @@ from acp_sidecar.doctor.waiting import first_byte_check
 if TYPE_CHECKING:
     from rich.console import Console
 
-Section = Literal["config", "model", "endpoint", "machine"]
-"""Where a finding belongs: the config file, the model settings and key, the endpoint's
-answers, this machine (ripgrep, the store)."""
-
 ENDPOINT: Final = "endpoint"
-
-
-@attrs.frozen
-class Finding:
-    """One check and the section it is shown in."""
-
-    section: Section
-    check: Check
 
 
 @attrs.frozen

@@ -20,7 +20,7 @@ from acp_sidecar.checks import Check, Status
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from acp_sidecar.doctor import Finding, Section
+    from acp_sidecar.doctor.findings import Finding, Section
 
 
 def mark(status: Status) -> tuple[str, str]:

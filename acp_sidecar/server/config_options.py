@@ -1,58 +1,18 @@
-"""A session's config options (``configOptions``): its mode, and with a model driver its
-model and reasoning effort; what setting one does, and who is told.
-
-The options are a function of the session and the driver: :func:`config_options` is what
-``session/new``, ``session/load`` and ``session/resume`` answer with and what
-``session/set_config_option`` returns.
-
-- ``mode`` (category ``mode``): the three modes of :mod:`acp_sidecar.bridge.modes`, always.
-- ``model`` (category ``model``): only with a model driver (one that has a
-  :class:`~acp_sidecar.agent.model.catalog.ModelCatalog`); the configured models and those
-  the endpoint's ``GET /models`` lists.
-- ``reasoning_effort`` (category ``thought_level``): only while the session's model is
-  configured as accepting ``reasoning_effort``. Its values are ``default`` (nothing is sent:
-  the endpoint decides, and endpoints differ) and ``low``, ``medium``, ``high``.
-
-Who is told what. The schema's rules: the answer to ``session/set_config_option`` carries
-every option ("since changing one option can affect others"); ``config_option_update`` is
-how the agent announces options it changed itself; ``current_mode_update`` how it announces
-a mode it switched. Modes and the ``mode`` option are two views of one state, and a client
-may know only one of them (Toad and acpx know only modes), so a change made through one view
-is announced in the other:
-
-- ``session/set_mode`` → ``config_option_update`` (for clients that know config options);
-- ``session/set_config_option`` of ``mode`` → ``current_mode_update`` (for clients that
-  know only modes);
-- ``session/set_config_option`` of ``model`` or ``reasoning_effort`` → the answer only (it
-  already shows the effort option appearing or going with the model);
-- the endpoint's model list arriving and changing the models offered →
-  ``config_option_update`` to every open session;
-- the config file re-read and the model driver replaced
-  (:meth:`~acp_sidecar.server.app.AcpServer.replace_driver`) → ``config_option_update`` to
-  every open session whose options it changed (:func:`announce_changed_options`). A model a
-  session chose stays its model, offered in its picker whether or not the new
-  configuration names it.
-
-Nothing is announced when nothing changed, and an announcement goes out after the answer of
-the request that caused it.
+"""A session's config options: ``mode`` always; ``model`` and ``reasoning_effort`` with a
+driver that has a model catalog. What setting one does, and who is told.
 
 Invariants:
-- ``session/new`` never waits for ``GET /models``: it answers with the configured models and
-  starts the listing (once per process, bounded, in the background); when the list arrives
-  the sessions are told with ``config_option_update``. A client thus has its picker at once,
-  and the endpoint's slowness (an import of ``openai`` and an HTTP round trip, up to the
-  listing's timeout) never delays a new session.
-- A model or effort change is recorded (``ConfigChangeRecord``) and restored when the session
-  is loaded or resumed (:func:`remember_choices`, :func:`restore_choices`); a recorded model
-  no longer offered falls back to the default, with a warning in the log. A mode change keeps
-  its own record (``ModeChangeRecord``).
-- An unknown option, or a value the option does not offer, is refused with ``-32602`` naming
-  it; nothing changes.
+- Modes and the ``mode`` option are two views of one state: a change through one is announced
+  in the other; the model list arriving, or the driver replaced, sends ``config_option_update``
+  to the sessions whose options changed; nothing is announced when nothing changed, and an
+  announcement goes out after the answer of the request that caused it.
+- ``session/new`` never waits for ``GET /models`` (the listing starts in the background).
+- A model or effort change is recorded and restored on load or resume; an unknown option or
+  value is ``-32602`` and changes nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
@@ -65,7 +25,7 @@ from acp_sidecar.server.session import Session
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.catalog import ModelCatalog
-    from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.server.connection import Connection
     from acp_sidecar.store import Record
 
 logger = logging.getLogger(__name__)
@@ -94,18 +54,12 @@ SHOWN_VALUES: Final = 12
 """How many of an option's values an error message lists."""
 
 
-def catalog_of(server: AcpServer) -> ModelCatalog | None:
-    """The models the server's driver offers (``None``: it is not a model driver)."""
-    catalog = getattr(server.driver, "catalog", None)
-    if catalog is None:
-        return None
-    # Only a model driver has one, so its module is loaded already: this import is free.
-    from acp_sidecar.agent.model.catalog import ModelCatalog
-
-    return catalog if isinstance(catalog, ModelCatalog) else None
+def catalog_of(server: Connection) -> ModelCatalog | None:
+    """The models the server's driver offers (``None``: it offers no choice)."""
+    return server.driver.catalog
 
 
-def config_options(server: AcpServer, session: Session) -> list[SessionConfigOption]:
+def config_options(server: Connection, session: Session) -> list[SessionConfigOption]:
     """Every config option of ``session`` with its current value (see the module docstring).
 
     With a model driver, the first call also starts listing the endpoint's models, in the
@@ -172,7 +126,7 @@ def effort_option(effort: str | None) -> SessionConfigOption:
 
 
 async def set_config_option(
-    server: AcpServer, session: Session, config_id: str, value: str
+    server: Connection, session: Session, config_id: str, value: str
 ) -> None:
     """Set one option of ``session`` (``session/set_config_option``), announcing and
     recording it as the module docstring says; ``-32602`` for an unknown option or value."""
@@ -250,7 +204,7 @@ def _record(session: Session, config_id: str, value: str) -> None:
         session.recorder.config_change(config_id, value)
 
 
-def announce_options(server: AcpServer, session_id: str) -> None:
+def announce_options(server: Connection, session_id: str) -> None:
     """Send the session its config options (``config_option_update``) after the current
     answer: ``session/set_mode`` changed the mode behind the config-option view's back."""
 
@@ -264,21 +218,20 @@ def announce_options(server: AcpServer, session_id: str) -> None:
 
 
 def announce(
-    server: AcpServer, session_id: str, update: Callable[[], SessionUpdate | None]
+    server: Connection, session_id: str, update: Callable[[], SessionUpdate | None]
 ) -> None:
-    """Send ``update()`` to the session after the answer being written (``call_soon`` from
-    inside a handler puts it behind that answer, as the commands are); ``None``: nothing."""
+    """Send ``update()`` to the session after the answer; ``None``: nothing."""
 
     async def send() -> None:
         made = update()
         if made is not None:
             await server.send_update(session_id, made)
 
-    asyncio.get_running_loop().call_soon(server.spawn, send())
+    server.after_answer(send())
 
 
 def announce_changed_options(
-    server: AcpServer, before: Mapping[str, list[SessionConfigOption]]
+    server: Connection, before: Mapping[str, list[SessionConfigOption]]
 ) -> None:
     """Send each open session of ``before`` (its options then) its options now where they
     differ, after the answer being written; the options sent are read when sent."""
@@ -288,7 +241,7 @@ def announce_changed_options(
             announce_options(server, session_id)
 
 
-def start_listing(server: AcpServer, catalog: ModelCatalog) -> None:
+def start_listing(server: Connection, catalog: ModelCatalog) -> None:
     """Ask the endpoint for its models (once); when the answer changes the models offered,
     every open session is sent its options."""
     if catalog.listing_started:
@@ -326,7 +279,7 @@ def stored_choices(records: Iterable[Record]) -> dict[str, str]:
     return choices
 
 
-async def restore_choices(server: AcpServer, session: Session, choices: Mapping[str, str]) -> None:
+async def restore_choices(server: Connection, session: Session, choices: Mapping[str, str]) -> None:
     """Give a loaded (or resumed) session the model and effort its log recorded.
 
     A model that is not among those configured waits for the endpoint's list (bounded); one

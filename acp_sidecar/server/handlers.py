@@ -1,44 +1,17 @@
 """The ACP request and notification handlers, and :data:`HANDLERS`, the table that names each
-method's handler.
+method's handler (``session/load``, ``list``: :mod:`.loading`; ``resume``, ``close``,
+``delete``: :mod:`.lifecycle`).
 
-A handler is ``handler(server, params) -> result``, in the manner of jedi-language-server: it
-gets the connection (:class:`~acp_sidecar.server.app.AcpServer`) and the decoded params, calls
-into the session and the driver, and returns the result value. A coroutine answers a request;
-a plain function handles a notification. The params and result types are the method's entry
-in :data:`acp_sidecar.protocol.methods.METHOD_TO_TYPES`; the server registers every entry of
-:data:`HANDLERS` when it is made, wrapping it in the decoding, the ``initialize`` gate and
-the encoding (see :mod:`acp_sidecar.server.app`). ``session/load`` and ``session/list`` live
-in :mod:`acp_sidecar.server.loading`; ``session/resume``, ``session/close`` and
-``session/delete`` in :mod:`acp_sidecar.server.lifecycle`.
+A handler is ``handler(connection, params) -> result``: a coroutine answers a request, a plain
+function handles a notification; :mod:`.app` registers the table.
 
 Invariants:
-- :data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, and each
-  handler's annotations are that method's params and result type (checked by the tests).
-- Only what is implemented is advertised: ``loadSession`` and ``sessionCapabilities.list``,
-  ``resume`` and ``delete`` only when sessions are stored (otherwise ``session/load``,
-  ``session/list``, ``session/resume`` and ``session/delete`` answer ``-32601``);
-  ``sessionCapabilities.close`` and ``additionalDirectories`` always, MCP over stdio and
-  HTTP (SSE as the MCP package supports it), prompt content as the driver accepts it.
-- Auth methods are :mod:`acp_sidecar.server.auth`'s: ``configure`` always, its terminal
-  method when the client runs those. ``authenticate`` succeeds for any of their ids (and
-  re-reads the configuration); nothing waits for it: ``session/new`` is never gated.
-- ``initialize`` succeeds once per connection; a second one is refused (``-32600``) and the
-  first capabilities stay.
-- ``authenticate`` and ``session/new`` (``session/load`` and ``session/resume`` too) re-read
-  the config file when it changed
-  (:meth:`~acp_sidecar.server.app.AcpServer.refresh_settings`); after every such answer the
-  settings' problems are shown (:mod:`acp_sidecar.server.settings`), never failing it.
-- A session's MCP servers never fail ``session/new``: the answer waits for them to start (each
-  bounded), problems are told after it (:mod:`acp_sidecar.server.mcp_session`), and
-  ``acp_sidecar.mcp`` (the MCP package) is imported only for a session that names servers.
-- A new session's ``cwd`` and each of its ``additionalDirectories`` is an existing absolute
-  directory of bounded length (:mod:`acp_sidecar.server.cwd`), else ``-32602``; they are
-  resolved then, once, for the session's tools (a root swapped for a link later moves nothing).
-- Config options (``session/set_config_option`` and the ``configOptions`` of ``session/new``)
-  are :mod:`acp_sidecar.server.config_options`'s; a mode set through either view is
-  announced in the other.
-- A prompt carrying content the driver did not advertise is refused (``-32602`` naming the
-  block).
+- :data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, each
+  handler annotated with that method's params and result types (the tests check it).
+- Only what is implemented is advertised (the stored-session methods only with a store).
+- ``initialize`` succeeds once per connection; ``session/new`` is never gated on
+  ``authenticate``, never fails for an MCP server, and checks ``cwd`` and the extra roots.
+- A prompt carrying content the driver did not advertise is ``-32602`` naming the block.
 """
 
 from __future__ import annotations
@@ -106,13 +79,14 @@ from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
 from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.notices import UserMessage, shows_notices
+from acp_sidecar.server.refresh import refresh_settings, tell_settings
 from acp_sidecar.server.session import Session
-from acp_sidecar.server.state import session_state
+from acp_sidecar.server.state import announce_commands, session_state
 from acp_sidecar.server.transport import cancelled_by_client
 from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
-    from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.server.connection import Connection
 
 logger = logging.getLogger(__name__)
 
@@ -123,7 +97,7 @@ here so that ``initialize`` does not import the MCP package (a test keeps the tw
 AGENT_INFO = Implementation(name="acp-sidecar", title="ACP Sidecar", version=__version__)
 
 
-async def initialize(server: AcpServer, params: InitializeRequest) -> InitializeResponse:
+async def initialize(server: Connection, params: InitializeRequest) -> InitializeResponse:
     """Negotiate the version (we speak 1 whatever is asked; the client decides) and capabilities.
 
     Once per connection: a second ``initialize`` is refused and the first capabilities stay
@@ -158,7 +132,7 @@ async def initialize(server: AcpServer, params: InitializeRequest) -> Initialize
     )
 
 
-def _named_config(server: AcpServer) -> str | None:
+def _named_config(server: Connection) -> str | None:
     """The config file this server was told to use (``--config`` / ``ACP_SIDECAR_CONFIG``),
     for ``configure`` run from the client's terminal to write that same file; ``None``: the
     default location, which ``configure`` finds by itself."""
@@ -168,7 +142,7 @@ def _named_config(server: AcpServer) -> str | None:
     return str(settings.location.path)
 
 
-async def authenticate(server: AcpServer, params: AuthenticateRequest) -> AuthenticateResponse:
+async def authenticate(server: Connection, params: AuthenticateRequest) -> AuthenticateResponse:
     """Always succeed: there is nothing to log in to, but ``configure`` may just have
     written the config file, so the server re-reads it. An id that is none of ours succeeds
     too (a client that sends one before every ``session/new`` must not be locked out of a
@@ -179,15 +153,15 @@ async def authenticate(server: AcpServer, params: AuthenticateRequest) -> Authen
             shorten(params.method_id, 80),
             ", ".join(auth.METHOD_IDS),
         )
-    server.refresh_settings()
+    refresh_settings(server)
     return AuthenticateResponse()
 
 
-async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessionResponse:
+async def session_new(server: Connection, params: NewSessionRequest) -> NewSessionResponse:
     """Create a session working in the absolute directory ``cwd`` (and its extra roots),
     in the default mode of the settings re-read just before; what is wrong with the settings
     is shown after the answer."""
-    server.refresh_settings()
+    refresh_settings(server)
     check_cwd(params.cwd, must_exist=True)
     directories = check_additional_directories(params.additional_directories)
     session_id = uuid.uuid4().hex
@@ -208,9 +182,9 @@ async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessio
     if session.recorder is not None:
         # Stored now, so a session that is never prompted can be loaded by id; after the
         # answer is written and off the loop, so the cold start does not pay for it.
-        asyncio.get_running_loop().call_soon(server.spawn, session.recorder.create_soon())
-    server.tell_settings(session_id)
-    server.announce_commands(session_id)
+        server.after_answer(session.recorder.create_soon())
+    tell_settings(server, session_id)
+    announce_commands(server, session_id)
     if session.mcp is not None:
         session.mcp.release()  # problems starting them, told after the answer and commands
     state = session_state(server, session)
@@ -220,7 +194,7 @@ async def session_new(server: AcpServer, params: NewSessionRequest) -> NewSessio
 
 
 async def session_set_mode(
-    server: AcpServer, params: SetSessionModeRequest
+    server: Connection, params: SetSessionModeRequest
 ) -> SetSessionModeResponse:
     """Switch the session's mode (``ask``, ``auto`` or ``read-only``); clients that follow
     the ``mode`` config option are sent the options (``config_option_update``)."""
@@ -237,7 +211,7 @@ async def session_set_mode(
 
 
 async def session_set_config_option(
-    server: AcpServer, params: SetSessionConfigOptionRequest
+    server: Connection, params: SetSessionConfigOptionRequest
 ) -> SetSessionConfigOptionResponse:
     """Set one config option (mode, model, reasoning effort); answers with all of them (see
     :mod:`acp_sidecar.server.config_options` for who else is told)."""
@@ -246,7 +220,7 @@ async def session_set_config_option(
     return SetSessionConfigOptionResponse(config_options=options.config_options(server, session))
 
 
-async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResponse:
+async def session_prompt(server: Connection, params: PromptRequest) -> PromptResponse:
     """Run one turn through the driver; answers with its stop reason.
 
     ``$/cancel_request`` naming the prompt ends it as ``session/cancel`` does: the turn is
@@ -260,7 +234,7 @@ async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResp
 
     def waiting(text: str, first: bool) -> None:  # a line, not a line every tick, as text
         if first or shows_notices(server.client_capabilities):
-            server.inform(params.session_id, UserMessage("info", text))
+            server.tell(params.session_id, UserMessage("info", text))
 
     try:
         stop_reason = await session.run_turn(
@@ -270,7 +244,7 @@ async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResp
             server.client,
             server.call_scope,
             grace=server.cancel_grace,
-            inform=lambda text: server.inform(params.session_id, UserMessage("info", text)),
+            inform=lambda text: server.tell(params.session_id, UserMessage("info", text)),
             waiting=waiting,
         )
     except asyncio.CancelledError as exc:
@@ -283,7 +257,7 @@ async def session_prompt(server: AcpServer, params: PromptRequest) -> PromptResp
     return PromptResponse(stop_reason=stop_reason)
 
 
-def session_cancel(server: AcpServer, params: CancelNotification) -> None:
+def session_cancel(server: Connection, params: CancelNotification) -> None:
     """Cancel the session's running turn; its prompt then answers ``cancelled``."""
     # A prompt read just before this notification (same read) has a task that has not run
     # yet, so its turn has not started: act one loop iteration later, after that task's first

@@ -1,22 +1,13 @@
-"""``session/resume``, ``session/close`` and ``session/delete``: a session reattached without
-its history, let go of, or removed from the store.
+"""``session/resume``, ``session/close`` and ``session/delete``.
 
 Invariants:
-- ``session/resume`` makes the same checks as ``session/load`` (they share
-  :func:`~acp_sidecar.server.loading.attach`) and sends no history: the answer carries the
-  session's state, and its commands and current mode follow it.
-- ``session/close`` first takes the session from :attr:`AcpServer.sessions` (nothing new
-  reaches it), cancels its running turn as ``session/cancel`` does and waits, bounded, for
-  the turn to end (its prompt answers ``cancelled``, its running tools are signalled and
-  their cards completed); then stops its MCP servers and flushes, syncs, unlocks and closes
-  its log. Afterwards it can be loaded or resumed again, by this process or another.
-- ``session/delete`` closes a session open here first, then removes its log under the
-  session's claim and the log's own lock: a session another process holds (its log open or
-  released) is refused and left whole; nothing of the session is left behind (the store's
-  lock file holds no session's data); a link at the log's name is refused and left alone.
-- Close, delete and attach (load, resume) of one session take turns
-  (:meth:`~acp_sidecar.server.held.HeldLogs.loading`): a close never interleaves with a load
-  of the same session.
+- ``resume`` makes ``load``'s checks (:func:`~acp_sidecar.server.loading.attach`) and sends
+  no history; its commands and current mode follow the answer.
+- ``close`` takes the session out of :attr:`Connection.sessions` first, cancels its turn and
+  waits for it (bounded), then stops its MCP servers and closes its log: it stays resumable.
+- ``delete`` closes a session open here, then removes its log under its claim and lock; a
+  session another process holds is refused and left whole.
+- Close, delete and attach of one session take turns (:meth:`HeldLogs.loading`).
 """
 
 from __future__ import annotations
@@ -40,7 +31,7 @@ from acp_sidecar.server.messages import shown_id
 from acp_sidecar.server.state import session_state
 
 if TYPE_CHECKING:
-    from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
 
 logger = logging.getLogger(__name__)
@@ -50,7 +41,7 @@ CLOSE_MARGIN = 1.0
 the turn stops its driver after the grace; this covers that stop and the turn's last records."""
 
 
-async def session_resume(server: AcpServer, params: ResumeSessionRequest) -> ResumeSessionResponse:
+async def session_resume(server: Connection, params: ResumeSessionRequest) -> ResumeSessionResponse:
     """Reattach to a stored session without replaying it; it continues in the same log."""
     session = await attach(
         server,
@@ -65,7 +56,7 @@ async def session_resume(server: AcpServer, params: ResumeSessionRequest) -> Res
     return ResumeSessionResponse(modes=state.modes, config_options=state.config_options)
 
 
-async def session_close(server: AcpServer, params: CloseSessionRequest) -> CloseSessionResponse:
+async def session_close(server: Connection, params: CloseSessionRequest) -> CloseSessionResponse:
     """Cancel the session's work and free what it holds; it stays stored.
 
     A session that is not open on this connection but is stored is answered with success,
@@ -87,7 +78,7 @@ async def session_close(server: AcpServer, params: CloseSessionRequest) -> Close
     return CloseSessionResponse()
 
 
-async def session_delete(server: AcpServer, params: DeleteSessionRequest) -> DeleteSessionResponse:
+async def session_delete(server: Connection, params: DeleteSessionRequest) -> DeleteSessionResponse:
     """Remove a stored session: it leaves ``session/list`` and can no longer be loaded.
 
     One open here is closed first; one another process holds is refused (its log is left
@@ -122,7 +113,7 @@ async def session_delete(server: AcpServer, params: DeleteSessionRequest) -> Del
     return DeleteSessionResponse()
 
 
-async def close_session(server: AcpServer, session: Session) -> None:
+async def close_session(server: Connection, session: Session) -> None:
     """Close an open session (see the module invariants); the caller holds its turn."""
     session_id = session.session_id
     server.sessions.pop(session_id, None)

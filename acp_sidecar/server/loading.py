@@ -1,46 +1,16 @@
-"""``session/load`` and ``session/list``: stored sessions come back to the editor; and
-:func:`attach`, which ``session/load`` and ``session/resume`` share (every check below holds
-for both; a resume only does not send the history).
+"""``session/load`` and ``session/list``, and :func:`attach`, which ``load`` and ``resume``
+share (a resume only sends no history).
 
 Invariants:
-- Every check that can fail is made before the first update is sent: the session exists, its
-  log is a regular file (not a link) whose header names it, every record's schema version is
-  one we read (the whole log is checked), its cwd is the one asked for, and this process can
-  claim the session, take its log's lock and write the log (another sidecar holding it, its
-  log open or released, or a log this process may not write, gets a clear error).
-- Every failure gives the claim and the log's lock back: a failed load leaves the session
-  loadable.
-- The whole log is read in a worker thread wherever nothing is sent meanwhile (the version
-  check, a resume's state, the summary): a big log does not hold up the other sessions.
-- Loads of different sessions at once are bounded (:meth:`HeldLogs.replaying`): each holds a
-  writer's and a reader's descriptor until it answers, so the rest wait their turn rather
-  than exhaust the descriptor limit.
-- Two loads of one session at once: the second waits for the first, then replays from the
-  session the first loaded (both succeed).
-- The whole history is replayed as ``session/update`` notifications before ``session/load``
-  answers (``session/resume`` reads it for its state only), and ends with a
-  ``session_info_update``: the title and ``updatedAt`` that ``session/list`` shows for it
-  (the title is left out before the first prompt). Afterwards the session continues,
-  appending to the same log. Its ``available_commands_update`` follows the answer, as after
-  ``session/new`` (after a resume, its ``current_mode_update`` too).
-- The session's mode and extra roots are the last the log records (else its header's). A
-  request naming a non-empty ``additionalDirectories`` replaces them (each checked as an
-  existing absolute directory first, ``-32602`` naming it); a change is appended to the log
-  as a ``directories`` record. The cwd and the extra roots are resolved here, once
-  (:meth:`~acp_sidecar.server.session.Session.fix_roots`), for the session's tools.
-- The ``mcpServers`` of the request are started before the replay (so a present server's
-  calls replay with its tools' cards; an absent one's as generic cards); a session loaded
-  again has its previous servers stopped first (replaced); a failed load stops the ones it
-  started.
-- The answer carries the session's config options with the model and reasoning effort its
-  log recorded restored (:mod:`acp_sidecar.server.config_options`).
-- Like ``session/new``, both re-read the config file when it changed before the session is
-  attached, and show what is wrong with the settings after the answer
-  (:meth:`~acp_sidecar.server.app.AcpServer.tell_settings`): a user who only goes back to
-  earlier sessions sees a broken file too. The session's mode is its log's, not the default.
-- A session is stored from ``session/new`` on, so one that was never prompted loads too;
-  ``session/list`` leaves such sessions out until their first prompt. A listing reads the
-  logs in a worker thread: however big they are, other sessions are served meanwhile.
+- Every check that can fail (the log exists, is a regular file naming the session, every
+  record's version is one we read, its cwd is the one asked for, this process can claim the
+  session and take and write its log) is made before the first update is sent; every failure
+  gives the claim, the lock and the MCP servers it started back.
+- Whole-log reads run in a worker thread; loads at once are bounded (:class:`HeldLogs`), and
+  two loads of one session take turns.
+- The history replays before ``session/load`` answers and ends with a ``session_info_update``;
+  the session's mode and extra roots are the last its log records, its model and effort are
+  restored, and its MCP servers start before the replay.
 """
 
 from __future__ import annotations
@@ -63,16 +33,17 @@ from acp_sidecar.protocol.session import (
 from acp_sidecar.server.config_options import remember_choices, restore_choices
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.notices import UserMessage
+from acp_sidecar.server.refresh import refresh_settings, tell_settings
 from acp_sidecar.server.session import Session
-from acp_sidecar.server.state import announce_state, session_state
+from acp_sidecar.server.state import announce_commands, announce_state, session_state
 
 if TYPE_CHECKING:
-    from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.store import HeaderRecord, Record, SessionClaim, SessionStore, SessionWriter
 
 
-def store_of(server: AcpServer, method: str) -> SessionStore:
+def store_of(server: Connection, method: str) -> SessionStore:
     """The server's store, or ``-32601``: without one, the stored-session methods do not exist."""
     if server.store is None:
         raise AcpError.method_not_found(method)
@@ -86,7 +57,7 @@ def not_found(session_id: str) -> AcpError:
     )
 
 
-async def session_load(server: AcpServer, params: LoadSessionRequest) -> LoadSessionResponse:
+async def session_load(server: Connection, params: LoadSessionRequest) -> LoadSessionResponse:
     """Replay a stored session's history, then continue it."""
     session = await attach(
         server,
@@ -122,7 +93,7 @@ class StoredState:
 
 
 async def attach(
-    server: AcpServer,
+    server: Connection,
     method: str,
     session_id: str,
     cwd: str,
@@ -133,9 +104,9 @@ async def attach(
 ) -> Session:
     """Make stored session ``session_id`` this connection's again (``session/load`` with
     ``replay``, ``session/resume`` without), making every check of the module docstring
-    before anything is sent; returns the session, in :attr:`AcpServer.sessions`."""
+    before anything is sent; returns the session, in :attr:`Connection.sessions`."""
     store = store_of(server, method)
-    server.refresh_settings()
+    refresh_settings(server)
     check_cwd(cwd, must_exist=False)
     directories = check_additional_directories(additional_directories)
     # A second attach of one session waits for the first; at once they are bounded (two fds
@@ -152,8 +123,8 @@ async def attach(
             if session.recorder is not None:
                 session.recorder.directories_change(directories)
         session.fix_roots()
-    server.tell_settings(session_id)  # as after session/new: a broken config file is seen
-    server.announce_commands(session_id)  # an attached session keeps its slash commands
+    tell_settings(server, session_id)  # as after session/new: a broken config file is seen
+    announce_commands(server, session_id)  # an attached session keeps its slash commands
     if not replay:
         announce_state(server, session_id)  # a replay ended with the mode already
     if servers is not None:
@@ -162,7 +133,7 @@ async def attach(
 
 
 async def _attach(
-    server: AcpServer,
+    server: Connection,
     store: SessionStore,
     session_id: str,
     cwd: str,
@@ -267,7 +238,7 @@ async def _attach(
                 header.cwd,
                 session.policy.mode,
                 held=server.held_logs,
-                tell=lambda text: server.inform(session_id, UserMessage("warning", text)),
+                tell=lambda text: server.tell(session_id, UserMessage("warning", text)),
                 writer=writer,
                 claim=claim,
             )
@@ -293,7 +264,7 @@ def _read_through(records: Iterable[Record]) -> None:
         pass
 
 
-async def session_list(server: AcpServer, params: ListSessionsRequest) -> ListSessionsResponse:
+async def session_list(server: Connection, params: ListSessionsRequest) -> ListSessionsResponse:
     """Stored sessions, newest first, optionally only those for ``cwd``; cursor paging. The
     logs are read in a worker thread: other sessions are served meanwhile."""
     from acp_sidecar.store import InvalidCursorError, format_timestamp

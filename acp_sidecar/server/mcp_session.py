@@ -1,37 +1,17 @@
 """A session's MCP servers: started from its ``mcpServers``, their tools in its own registry.
 
-This module is imported only when a session names MCP servers (``session/new``,
-``session/load``): it is what imports :mod:`acp_sidecar.mcp`, and that imports the MCP SDK,
-which a session without servers never pays for. Nothing here imports the SDK itself: the
-hooks it answers are plain values (:mod:`acp_sidecar.mcp.client_side`).
-
-Stdio servers' processes are started first, without the SDK (:mod:`acp_sidecar.mcp.launch`),
-and boot while the SDK is imported in a worker thread (its first import takes 0.5-0.9 s);
-the handshakes follow, while the tools' module and the server's own registry are made.
+Imported only for a session that names servers (it is what imports :mod:`acp_sidecar.mcp`);
+stdio servers' processes boot while the MCP SDK is imported in a worker thread.
 
 Invariants:
-- Starting never fails the session: an entry that is refused (bad shape, invalid or duplicate
-  name, unsupported transport), a server that does not start in time, and one that dies
-  later are each reported and left out; the rest are used.
-- Every problem is logged and told to the user: as a ``notice`` update where the client shows
-  notices (live only, never recorded), else as an agent message recorded in the session's log
-  as a notice (:meth:`~acp_sidecar.server.app.AcpServer.inform`). Those found while
-  ``session/new`` or ``session/load`` is answered are held and told right after the answer
-  (and after the session's commands): a notice each, or one agent message.
-- The session's registry is the server's tools followed by every live server's, rebuilt
-  whenever a server's tools change or a server goes away; then the session's commands are
-  announced again. A turn keeps the registry it started with.
-- A server's tools that cannot be used are told (and logged) one by one up to
-  :data:`TOLD_PER_SERVER` warnings, each once; past that one line says there are more, and
-  the log counts them at a bounded rate, so a server that lists thousands of bad tools, or
-  renames one in a loop, cannot flood the editor, the session's log or stderr.
-- A server asking for roots gets the session's working directory; asking for input is
-  forwarded to the editor's ``elicitation/create`` when the editor advertised elicitation in
-  that mode, and declined otherwise.
-- :meth:`SessionServers.aclose` stops every server (a stdio server's whole process group),
-  those still starting and processes no connection took yet included; it is idempotent.
-  While a start runs, the session's servers are in the server's ``starting_mcp``, so a
-  shutdown stops them before the ``session/new`` (or ``load``) answering them is over.
+- Starting never fails the session: a refused entry, a server that does not start in time or
+  dies later is told (kept in the log) and left out. Problems found while the session's answer
+  is made are told after it and its commands.
+- The session's registry is the server's tools and every live server's, rebuilt (and the
+  commands announced again) when they change; a turn keeps the registry it started with.
+- Warnings about one server's tools are told up to :data:`TOLD_PER_SERVER`, then counted.
+- :meth:`SessionServers.aclose` stops every server, those still starting included; while a
+  start runs they are in the connection's ``starting_mcp``, so a shutdown stops them too.
 """
 
 from __future__ import annotations
@@ -47,6 +27,7 @@ from acp_sidecar.agent.driver import ClientCapabilityError
 from acp_sidecar.protocol.client import CreateElicitationRequest
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.server.notices import UserMessage
+from acp_sidecar.server.state import announce_commands
 from acp_sidecar.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -54,7 +35,7 @@ if TYPE_CHECKING:
     from acp_sidecar.mcp.config import McpServerConfig
     from acp_sidecar.mcp.launch import Launches
     from acp_sidecar.mcp.servers import McpServers
-    from acp_sidecar.server.app import AcpServer
+    from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
     from acp_sidecar.tools.definition import ToolDefinition
 
@@ -76,7 +57,7 @@ class _Warned:
 class SessionServers:
     """One session's MCP servers and the registry made from their tools."""
 
-    def __init__(self, server: AcpServer, session: Session) -> None:
+    def __init__(self, server: Connection, session: Session) -> None:
         self._server = server
         self._session = session
         self._servers: McpServers | None = None
@@ -172,9 +153,9 @@ class SessionServers:
             messages = [UserMessage("warning", message) for message in held]
 
             async def tell() -> None:
-                self._server.inform(session_id, *messages, keep=True)
+                self._server.tell(session_id, *messages, keep=True)
 
-            asyncio.get_running_loop().call_soon(self._server.spawn, tell())
+            self._server.after_answer(tell())
 
     async def aclose(self, grace: float | None = None) -> None:
         """Stop every server, those still starting included; idempotent. ``grace``: see
@@ -195,9 +176,7 @@ class SessionServers:
         if self._held is not None:
             self._held.append(message)
         elif not self._closed:
-            self._server.inform(
-                self._session.session_id, UserMessage("warning", message), keep=True
-            )
+            self._server.tell(self._session.session_id, UserMessage("warning", message), keep=True)
 
     def _tools_changed(self, name: str) -> None:
         if self._closed:
@@ -207,7 +186,7 @@ class SessionServers:
         )
         self._rebuild()
         if self._held is None:  # before the answer, the first announcement carries them
-            self._server.announce_commands(self._session.session_id)
+            announce_commands(self._server, self._session.session_id)
 
     def _rebuild(self) -> None:
         from acp_sidecar.mcp.tools import mcp_tool_definitions
@@ -311,7 +290,7 @@ def _import_servers() -> None:
 
 
 async def start_session_servers(
-    server: AcpServer, session: Session, raw: Sequence[Mapping[str, Any]]
+    server: Connection, session: Session, raw: Sequence[Mapping[str, Any]]
 ) -> SessionServers:
     """Start the servers ``raw`` names for ``session`` and make it their registry; the
     caller sets ``session.mcp`` and, once its answer is scheduled, calls ``release``."""

@@ -1,24 +1,13 @@
 """Per-session state and the running of one prompt turn through a driver.
 
 Invariants:
-- A session runs at most one turn at a time; a second ``session/prompt`` is refused and the
-  running turn is not touched.
-- Once the turn's signal fires, the answer is ``"cancelled"`` whatever the driver returns or
-  raises; a driver that has not finished ``grace`` seconds later is stopped (task cancelled).
-- When the prompt request itself is cancelled (``$/cancel_request``), the driver is signalled
-  and given the same grace before the request answers (``cancelled``: the prompt handler
-  answers it as for ``session/cancel``). At shutdown the grace is only
-  :data:`SHUTDOWN_WIND_DOWN`. A request cancelled again while its driver winds down (shutdown
-  cancelling every request in flight) stops the driver at once and answers.
-- Every step of a driver runs in the one task made for it (never in the request's task):
+- A session runs at most one turn at a time; a second ``session/prompt`` is refused.
+- Once the turn's signal fires the answer is ``cancelled``, whatever the driver does; a driver
+  still running ``grace`` seconds later is stopped (:data:`SHUTDOWN_WIND_DOWN` at shutdown).
+- Every step of a driver runs in the one task made for it, never in the request's task:
   deadlines and task groups a driver enters bind to that task.
-- A session's title comes from its first prompt (as ``session/list`` derives it from the
-  log: :func:`~acp_sidecar.store.listing.title_of`). Every turn that ends (not one whose
-  request was cancelled from under it) sends one ``session_info_update`` after its turn end
-  is recorded, before ``session/prompt`` answers: the new ``updatedAt``, and the title when
-  this turn set it. One update per turn, at its end, rather than one more when the turn
-  starts: the title is the prompt's own text, which the editor already shows. Neither is
-  recorded: they describe the session, the log holds what happened.
+- Every turn that ends sends one ``session_info_update`` (``updatedAt``, and the title its
+  first prompt gave) before ``session/prompt`` answers; neither is recorded.
 """
 
 from __future__ import annotations
@@ -26,11 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
-from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
+from acp_sidecar.agent.driver import ClientRequests, Driver, Turn, TurnDriver
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import to_wire
@@ -43,7 +32,6 @@ from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
 if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
-    from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import HistoryItem
     from acp_sidecar.tools.registry import ToolRegistry
@@ -74,6 +62,17 @@ SHUTDOWN_WIND_DOWN = 0.8
 tool task still ends its process group (``bash`` kills it in its ``finally``)."""
 
 
+class SessionMcp(Protocol):
+    """A session's MCP servers, as the session and the connection hold them
+    (:class:`~acp_sidecar.server.mcp_session.SessionServers`)."""
+
+    def release(self) -> None:
+        """Tell the problems held while the session's answer was being made."""
+
+    async def aclose(self, grace: float | None = None) -> None:
+        """Stop every server (idempotent)."""
+
+
 @attrs.define
 class Session:
     """One ACP session: where it works and the turn it is running."""
@@ -101,7 +100,7 @@ class Session:
     """The session's own registry (the server's tools and its MCP servers'); ``None``: the
     session uses the server's. Replaced, never changed, when its tools change, so a turn keeps
     the registry it started with."""
-    mcp: SessionServers | None = None
+    mcp: SessionMcp | None = None
     """The session's MCP servers, if it named any."""
     idle: asyncio.Event = attrs.field(factory=lambda: _set(asyncio.Event()))
     """Set while no turn runs (``session/close`` waits on it for a cancelled turn to end)."""
@@ -153,7 +152,7 @@ class Session:
         recorder = self.recorder
         history: tuple[HistoryItem, ...] = ()
         if recorder is not None:
-            if getattr(driver, "wants_history", False):
+            if driver.wants_history:
                 history = recorder.history()
             recorder.prompt(prompt)
         titled = None if self.prompted else self._title_from(prompt)
@@ -237,7 +236,7 @@ def _set(event: asyncio.Event) -> asyncio.Event:
     return event
 
 
-async def drive(driver: Driver, turn: Turn, grace: float) -> StopReason:
+async def drive(driver: TurnDriver, turn: Turn, grace: float) -> StopReason:
     """Run ``driver`` on ``turn``, honouring the turn's signal as the module docstring says.
 
     The driver runs in a task of its own, every step of it: ``asyncio.timeout`` and

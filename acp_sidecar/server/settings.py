@@ -5,7 +5,7 @@ command line as parsed (before the file was layered under it), the config file's
 what was read of it at start. The server asks it to :meth:`~ServeSettings.refresh` on
 ``authenticate`` and at the start of each ``session/new`` (and ``session/load`` and
 ``session/resume``); the answer says what changed and the server applies it
-(:meth:`~acp_sidecar.server.app.AcpServer.refresh_settings`).
+(:func:`~acp_sidecar.server.refresh.refresh_settings`).
 
 Invariants:
 - The file is read again only when its stamp (device, inode, size, mtime) changed; then it

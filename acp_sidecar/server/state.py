@@ -1,28 +1,20 @@
-"""A session's state as the editor is given it: in the answers of ``session/new``,
-``session/load`` and ``session/resume``, and in the updates that follow a resume.
-
-Invariants:
-- :func:`session_state` is the one place these answers' state is built: every answer carries
-  the same ``modes`` (and, when the agent has them, the same ``configOptions``).
-- After a ``session/resume`` answer (no replay ran, so nothing else told the editor), the
-  session's current mode follows it (:func:`announce_state`), read when it is sent.
+"""What the editor is told of a session's state: the answers of ``session/new``, ``load`` and
+``resume`` (:func:`session_state`, the one place they are built), and the updates that follow
+an answer (commands, a resumed session's mode), read when they are sent.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 import attrs
 
 from acp_sidecar.bridge.modes import mode_state
 from acp_sidecar.protocol.session import SessionConfigOption, SessionModeState
 from acp_sidecar.protocol.updates import CurrentModeUpdate
-
-if TYPE_CHECKING:
-    from acp_sidecar.server.app import AcpServer
-    from acp_sidecar.server.session import Session
+from acp_sidecar.server.config_options import config_options
+from acp_sidecar.server.connection import Connection
+from acp_sidecar.server.session import Session
 
 logger = logging.getLogger(__name__)
 
@@ -37,28 +29,46 @@ class SessionState:
     """The session's configuration options; ``None``: the agent offers none."""
 
 
-def session_state(server: AcpServer, session: Session) -> SessionState:
+def session_state(connection: Connection, session: Session) -> SessionState:
     """The state ``session/new``, ``load`` and ``resume`` answer with for ``session``."""
-    from acp_sidecar.server.config_options import config_options
-
     return SessionState(
-        modes=mode_state(session.policy.mode), config_options=config_options(server, session)
+        modes=mode_state(session.policy.mode), config_options=config_options(connection, session)
     )
 
 
-def announce_state(server: AcpServer, session_id: str) -> None:
-    """Send the session's current mode after the answer being written (as
-    :meth:`~acp_sidecar.server.app.AcpServer.announce_commands` does for commands)."""
+def announce_commands(connection: Connection, session_id: str) -> None:
+    """Send the driver's commands for a session (its own tools when it has them) after the
+    answer: after ``session/new`` or ``session/load``, and again when its tools change."""
+    driver = connection.driver  # the one serving now, as the answer said
 
     async def send() -> None:
-        session = server.sessions.get(session_id)
+        session = connection.sessions.get(session_id)
+        if session is None:
+            return  # gone meanwhile (a failed load)
+        try:
+            update = driver.commands_update(session.tools)
+            if update is None:
+                return  # a driver without commands
+            await connection.send_update(session_id, update)
+            # The tools were built for the commands: their problems are known now.
+            connection.tell(session_id, *connection.untold_tool_problems())
+        except Exception:
+            logger.exception("sending the available commands failed")
+
+    connection.after_answer(send())
+
+
+def announce_state(connection: Connection, session_id: str) -> None:
+    """Send the session's current mode after the answer (a resume replays nothing)."""
+
+    async def send() -> None:
+        session = connection.sessions.get(session_id)
         if session is None:
             return  # closed meanwhile
         try:
-            await server.send_update(
-                session_id, CurrentModeUpdate(current_mode_id=session.policy.mode)
-            )
+            update = CurrentModeUpdate(current_mode_id=session.policy.mode)
+            await connection.send_update(session_id, update)
         except Exception:
             logger.exception("sending the session state failed")
 
-    asyncio.get_running_loop().call_soon(server.spawn, send())
+    connection.after_answer(send())

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 
 from acp_sidecar.tools.cancel import CancelSignal
-from acp_sidecar.tools.context import ToolContext
+from acp_sidecar.tools.context import ToolContext, permissions_of
 from acp_sidecar.tools.decisions import Allow, Ask, Deny, PermissionDecision
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.errors import ToolCancelledError, ToolError, ToolListenerError
@@ -43,8 +43,7 @@ async def ask_permission(
     execution: ToolExecution, definition: ToolDefinition, ask: Ask
 ) -> PermissionDecision:
     """The decision on ``ask`` for ``execution`` (see the module invariants)."""
-    # A context written before contexts carried permissions has none: nobody to ask.
-    handler = getattr(execution.context, "permissions", None)
+    handler = permissions_of(execution.context)
     if handler is None:
         why = f" ({ask.reason})" if ask.reason else ""
         return Deny(f"it needs permission{why} and there is no one to ask")

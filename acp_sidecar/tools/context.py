@@ -1,22 +1,9 @@
 """What a call knows about the session it runs in: the workspace, the editor's files, and the
-session's permission system.
+session's permission system, declared here and implemented above (nothing here knows ACP).
 
-The caller of ``ToolRegistry.execute`` (the bridge, for a session's calls) puts an object
-satisfying :class:`ToolContext` on the input's ``context``; the execution carries it, read-only,
-to every listener, guard and tool. Tools read it with :func:`tool_context`; with no context (a
-bare registry, a test), tools fall back to the process's working directory and the local file
-system, and nobody can be asked for permission.
-
-Invariants:
-- Nothing here knows ACP. ``EditorFiles`` is the neutral face of the editor's
-  ``fs/read_text_file`` / ``fs/write_text_file`` (present only when the client advertised
-  them); ``SessionPermissions`` is the neutral face of a session's mode and its permission
-  dialog. Both are declared here, in the lowest layer, and implemented above it: this is the
-  one way the pipeline reaches back up.
-- The registry asks ``context.permissions`` about an ``Ask``; without it (no context, or a
-  context without permissions) ``Ask`` degrades to deny, the spec's rule.
-- A context's :attr:`ToolContext.roots` are resolved when the session is set up and never
-  again: a root replaced by a symbolic link afterwards does not move the boundary.
+Invariants: without a context, or one without ``permissions``, an ``Ask`` degrades to deny
+(:func:`permissions_of` is the one place that decides it); a context's roots are resolved when
+the session is set up and never again.
 """
 
 from __future__ import annotations
@@ -28,7 +15,7 @@ import attrs
 
 if TYPE_CHECKING:
     from acp_sidecar.tools.decisions import Ask, PermissionDecision, PreToolDecision
-    from acp_sidecar.tools.execution import ToolExecution
+    from acp_sidecar.tools.json_values import FrozenJson
 
 
 class EditorFiles(Protocol):
@@ -55,6 +42,20 @@ class EditorFiles(Protocol):
         ...
 
 
+class PermissionCall(Protocol):
+    """What a session's permissions see of a call (an execution has it; it is handed the same
+    object for one call's ``judge``, ``ask`` and ``cleared``)."""
+
+    @property
+    def call_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> FrozenJson: ...
+
+
 class SessionPermissions(Protocol):
     """A session's permission system, as the pipeline reaches it.
 
@@ -63,19 +64,19 @@ class SessionPermissions(Protocol):
     """
 
     def judge(
-        self, name: str, risky: bool, decision: PreToolDecision, *, open_world: bool = False
+        self, call: PermissionCall, risky: bool, decision: PreToolDecision, *, open_world: bool
     ) -> PreToolDecision:
         """The session mode's verdict on a call the pre-execute listeners decided
         ``decision`` for; ``risky``: the tool is not declared read-only; ``open_world``: it
         declared that it reaches outside the machine."""
         ...
 
-    async def ask(self, execution: ToolExecution, ask: Ask) -> PermissionDecision:
+    async def ask(self, call: PermissionCall, ask: Ask) -> PermissionDecision:
         """The user's answer to an ``Ask``; raises ``ToolCancelledError`` if the turn is
         cancelled while the user is asked."""
         ...
 
-    async def cleared(self, execution: ToolExecution) -> None:
+    async def cleared(self, call: PermissionCall) -> None:
         """The call passed every check and its dispatch starts (a session shows it running)."""
         ...
 
@@ -162,7 +163,21 @@ class LocalContext:
         return None
 
 
-def tool_context(execution: ToolExecution) -> ToolContext:
+class InContext(Protocol):
+    """A call that may carry a context (an execution)."""
+
+    @property
+    def context(self) -> ToolContext | None: ...
+
+
+def tool_context(execution: InContext) -> ToolContext:
     """The execution's context, or a :class:`LocalContext` when it has none."""
     context = execution.context
     return LocalContext() if context is None else context
+
+
+def permissions_of(context: ToolContext | None) -> SessionPermissions | None:
+    """The context's permission system; ``None``: nobody to ask."""
+    # A context written before contexts carried ``permissions`` lacks the attribute: it is
+    # treated as no context (outside a session), not as a failing listener.
+    return getattr(context, "permissions", None)

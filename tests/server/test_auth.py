@@ -20,7 +20,7 @@ from acp_sidecar.protocol import (
     from_wire,
     to_wire,
 )
-from acp_sidecar.server import auth
+from acp_sidecar.server import auth, handlers
 from acp_sidecar.server.app import AcpServer
 from tests.acp_schema import validate_agent_message
 from tests.fakes import AllowingEditor
@@ -206,7 +206,7 @@ async def test_authenticate_succeeds_before_and_between_new_sessions(
 ) -> None:
     wire, server = connection
     refreshed: list[str] = []
-    monkeypatch.setattr(server, "refresh_settings", lambda: refreshed.append("read"), raising=False)
+    monkeypatch.setattr(handlers, "refresh_settings", lambda _server: refreshed.append("read"))
     await wire.initialize()
     assert await wire.result("authenticate", {"methodId": method_id}) == {}
     first = await wire.new_session()

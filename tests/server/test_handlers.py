@@ -6,7 +6,8 @@ import typing
 import pytest
 
 from acp_sidecar.protocol import methods, to_wire
-from acp_sidecar.server.app import AcpServer, notification_params
+from acp_sidecar.server.app import AcpServer
+from acp_sidecar.server.connection import Connection, notification_params
 from acp_sidecar.server.handlers import HANDLERS
 from tests.protocol.samples import SESSION_UPDATES, Sample, sample_id
 
@@ -30,12 +31,12 @@ def test_every_client_method_has_one_handler() -> None:
     assert set(HANDLERS) == CLIENT_TO_AGENT
 
 
-def test_each_handler_takes_the_server_and_the_method_types() -> None:
+def test_each_handler_takes_the_connection_and_the_method_types() -> None:
     for method, handler in HANDLERS.items():
         types = methods.METHOD_TO_TYPES[method]
-        hints = typing.get_type_hints(handler, localns={"AcpServer": AcpServer})
+        hints = typing.get_type_hints(handler, localns={"Connection": Connection})
         assert list(inspect.signature(handler).parameters) == ["server", "params"], method
-        assert hints["server"] is AcpServer, method
+        assert hints["server"] is Connection, method
         assert hints["params"] is types.params, method
         # A request's handler is a coroutine returning the result; a notification's returns
         # nothing and runs synchronously.

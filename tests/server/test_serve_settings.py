@@ -19,6 +19,7 @@ from acp_sidecar.agent.driver import MessageDriver
 from acp_sidecar.agent.model import ModelDriver
 from acp_sidecar.cli import build_parser, with_config_file
 from acp_sidecar.server.app import AcpServer
+from acp_sidecar.server.refresh import refresh_settings, replace_driver
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.settings import ServeSettings
 from acp_sidecar.settings import KEYS
@@ -322,7 +323,7 @@ async def test_a_replaced_driver_is_closed_once_its_turns_have_ended() -> None:
     busy = Session(session_id="s", cwd="/")
     busy.running, busy.idle = CancelSignal(), asyncio.Event()
     server.sessions["s"] = busy
-    server.replace_driver(lambda: Closing("new"))
+    replace_driver(server, lambda: Closing("new"))
     assert server.driver.name == "new"  # type: ignore[attr-defined]
     await asyncio.sleep(0.05)
     assert closed == []  # a turn still runs on it
@@ -347,7 +348,7 @@ async def test_a_driver_given_on_the_command_line_is_never_replaced(tmp_path: Pa
     server = AcpServer(ScriptDriver, settings=settings)
     driver = server.driver
     write(config, 'model = "b"\nmode = "auto"\n')
-    server.refresh_settings()
+    refresh_settings(server)
     assert server.driver is driver and server.default_mode == "auto"
 
 

@@ -66,7 +66,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from acp_sidecar.agent.driver import Turn, new_call_id, send_notice
+from acp_sidecar.agent.driver import DriverBase, Turn, new_call_id, send_notice
 from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
 from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
@@ -127,7 +127,7 @@ class CallIds:
         return call_id
 
 
-class ModelDriver:
+class ModelDriver(DriverBase):
     """Answers prompts with an OpenAI-compatible model that calls the registry's tools."""
 
     wants_history = True
@@ -145,7 +145,7 @@ class ModelDriver:
         self._endpoint: Endpoint | None = None
         self._reasoning_field: str | None = None
         """The delta field the endpoint streams reasoning in, once it has (to send it back)."""
-        self.catalog = ModelCatalog(config, self._list_models)
+        self.catalog: ModelCatalog = ModelCatalog(config, self._list_models)
         """The models offered (the server asks it to list the endpoint's, once)."""
         self.wait_sleep: Sleep = asyncio.sleep
         """The clock a wait for the model is told on (a test's own, in tests)."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from acp_sidecar.agent.driver import Turn, send_notice
+from acp_sidecar.agent.driver import DriverBase, Turn, send_notice
 from acp_sidecar.agent.model import ModelConfig, ModelDriver
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.protocol import PromptCapabilities, StopReason
@@ -138,7 +138,7 @@ async def test_a_retry_notice_and_the_failure_after_it_are_two_paragraphs(
     )
 
 
-class Talkative:
+class Talkative(DriverBase):
     """Says some text, two notices, more text, and a notice that ends the turn."""
 
     prompt_capabilities = PromptCapabilities()
