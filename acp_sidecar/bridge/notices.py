@@ -1,17 +1,7 @@
-"""Messages for the user, not the model: a ``notice`` where the client shows notices, else an
-agent message (as before notices existed).
-
-Invariants:
-- :func:`user_updates` is the one place that decides between the two, from the client's
-  capabilities alone (``clientCapabilities.session.notices`` present).
-- Nothing here records a message (the server does, with its severity, when a load is to
-  replay it: :meth:`~acp_sidecar.server.app.AcpServer.inform`). A notice's title is one line
-  of plain text that stands alone (the message's first line, shortened); the whole message is
-  its description when the title does not already say all of it.
-- A client without notices gets the message's full text as an agent message, exactly as it
-  was told before; several messages told together are one agent message, a paragraph each.
-- What the sidecar says as agent text stands in its own paragraph (:class:`Paragraphs`):
-  never glued to the agent text before it, nor to the text after it.
+"""Messages for the user, not the model: a ``notice`` where the client shows notices, else
+agent text. Invariants: :func:`user_updates` alone decides between the two, from the client's
+capabilities; what the sidecar says as agent text stands in a paragraph of its own
+(:class:`Paragraphs`), never glued to the text around it.
 """
 
 from __future__ import annotations
