@@ -1,4 +1,5 @@
-"""JSON text for the store and the wire (the stdlib's, for now).
+"""JSON text for the store and the wire: orjson writes, msgspec reads, the stdlib decides
+wherever they would differ from it.
 
 Invariant: what :func:`dumps` and :func:`loads` return or raise is what the stdlib does
 (``allow_nan=False``, compact separators; NaN and Infinity refused when read), but for a
@@ -11,7 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any, Final, NoReturn
 
+import msgspec
+import orjson
 
+_OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+"""Dataclasses and times are not JSON: refused (by the stdlib), not written the orjson way."""
+
+_fast_dumps: Final = orjson.dumps
+_fast_loads: Final = msgspec.json.Decoder().decode
 _UTF8: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _ASCII: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
@@ -31,7 +39,13 @@ def dumps(value: object, *, ascii: bool = False) -> bytes:
         ValueError: NaN or Infinity, a cycle, an integer too long for Python to write.
         TypeError: a value (or a key) that is not JSON.
     """
-    return _std_dumps(value, ascii=ascii)
+    try:
+        data = _fast_dumps(value, option=_OPTIONS)
+    except orjson.JSONEncodeError:  # beyond 64 bits, a lone surrogate, a key not a str, …
+        return _std_dumps(value, ascii=ascii)
+    if b"null" in data or (ascii and not data.isascii()):
+        return _std_dumps(value, ascii=ascii)  # orjson writes NaN as null, and has no ASCII
+    return data
 
 
 def _std_dumps(value: object, *, ascii: bool) -> bytes:
@@ -50,5 +64,9 @@ def loads(data: bytes | str) -> Any:
         ValueError: not JSON (:class:`json.JSONDecodeError`), not UTF-8, NaN or Infinity.
         RecursionError: nested deeper than the interpreter goes.
     """
+    try:
+        return _fast_loads(data)
+    except (ValueError, RecursionError):  # msgspec.DecodeError, or a str UTF-8 cannot carry
+        pass  # a lone surrogate, a number beyond a double, or damage: worded the stdlib's way
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     return _STD_DECODER.decode(text)
