@@ -124,4 +124,3 @@ def usage_record(
         cost=None if cost is None else cost.amount,
         currency=None if cost is None else cost.currency,
     )
-
