@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 def _messages(path: Path, terminal_output: bool) -> Iterator[dict[str, Any]]:
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.bridge.context import CardContext
-    from acp_sidecar.server.replay import load_notifications
+    from acp_sidecar.bridge.replay import load_notifications
     from acp_sidecar.store import SessionLog
 
     lookup = ToolsProvider(()).registry.get

@@ -1,36 +1,15 @@
 """Benchmark: stream-loading a 10,000-call session log vs ``json.loads`` of every line.
 
-Run: ``.venv/bin/python benchmarks/bench_store.py [--calls 10000] [--runs 5] [--modes json,store]
-[--keep DIR]``
+Run: ``.venv/bin/python benchmarks/bench_store.py [--calls 10000] [--runs 5]
+[--modes json,store,history,load,load-cold] [--baseline DIR] [--keep DIR]``
 
-A synthetic session is written through :class:`acp_sidecar.store.SessionWriter` (fsync
-``never``): a prompt, an agent message and a turn end every 10 calls; the calls cycle
-through three realistic shapes — a terminal command (2.5 KB of output in content and meta), an
-edit (old/new text in arguments and meta), a grep (a list of 20 match objects in meta) — for
-about 50 MB of log.
-
-Each mode runs in a fresh interpreter (``--child MODE PATH``) that imports what it needs,
-then times only the load and reports its peak RSS (``VmHWM``, which includes the
-interpreter and imports; the ``idle`` figure is the same process before loading). Modes run
-alternately, ``--runs`` times each; medians are printed with the ratio to ``json``.
-
-Modes (see :data:`MODES`):
-
-- ``json``: the baseline — read the file line by line and ``json.loads`` each line;
-- ``store``: :class:`~acp_sidecar.store.SessionLog` — every record decoded into its frozen
-  value (tool results into ``ToolExecutionResult``), damage checks included;
-- ``history``: the same through :class:`~acp_sidecar.store.History` (the model's view).
-
-- ``load``: the whole ``session/load`` — a real ``acp-sidecar`` subprocess replays the log
-  through the bridge's translator to a client reading the wire; timed from the request to its
-  answer, with the *sidecar's* peak RSS (``records`` counts the updates sent). The process
-  has loaded once before (untimed), so the figure leaves out the one-off cost of a process's
-  first request; ``load-cold`` is the very first load of a fresh process, that cost included.
-
-A mode is a function ``(path) -> records handled`` in :data:`MODES` (or one reporting its own
-figures in :data:`WIRE_MODES`). Goal (issue 6, for the full replay):
-≤ 4× the ``json`` baseline and RSS ≤ 150 MB. The machine is shared and noisy: trust the
-medians and ratios measured in the same run.
+A synthetic session (about 50 MB: terminal, edit and grep calls, a prompt every 10) is written
+through the store, then each mode runs in a fresh interpreter, alternately, ``--runs`` times:
+``json`` (the floor: ``json.loads`` of every line), ``store`` / ``history`` (the log decoded),
+``load`` (a real sidecar's ``session/load``, timed from the request to its answer, warm;
+``load-cold``: its first request). Peak RSS is ``VmHWM`` (the sidecar's for ``load``).
+``--baseline DIR`` also loads through another checkout's sidecar (``DIR/acp_sidecar``), in the
+same runs. The figure (issue 26): ``load`` ≤ 3× ``json``, peak RSS no higher than the baseline's.
 """
 
 from __future__ import annotations
@@ -155,19 +134,20 @@ def _status_mb(pid: int, key: str) -> float:
     return 0.0
 
 
-def load_over_the_wire(path: Path, *, warm: bool = True) -> dict[str, float]:
+def load_over_the_wire(path: Path, *, warm: bool = True, code: Path = ROOT) -> dict[str, float]:
     """The full ``session/load``: a real sidecar replays the log to a client through the
     bridge's translator. Times the request until its answer; RSS is the sidecar's.
 
     ``warm``: load once untimed first, so the timed load does not include what every first
-    request of a process pays once (building the tool registry, importing the store)."""
+    request of a process pays once (building the tool registry, importing the store).
+    ``code``: the checkout whose ``acp_sidecar`` serves (another revision, for a baseline)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "acp_sidecar", "--store", str(path.parent)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=code,
+        env={**os.environ, "PYTHONPATH": str(code)},
     )
     assert process.stdin is not None and process.stdout is not None
 
@@ -240,9 +220,13 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+BASELINE_VARIABLE = "BENCH_STORE_BASELINE"
+"""Hands ``--baseline DIR`` to the children that run the ``load-base`` mode."""
+
 WIRE_MODES: dict[str, Callable[[Path], dict[str, float]]] = {
     "load": load_over_the_wire,
     "load-cold": lambda path: load_over_the_wire(path, warm=False),
+    "load-base": lambda path: load_over_the_wire(path, code=Path(os.environ[BASELINE_VARIABLE])),
 }
 """Modes that measure another process: they report their own figures."""
 
@@ -285,6 +269,39 @@ def measure(modes: list[str], path: Path, runs: int) -> dict[str, list[dict[str,
     return results
 
 
+def revision(code: Path) -> str:
+    """The checkout's commit (short), or its path when it is not a git checkout."""
+    done = subprocess.run(
+        ["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip() if done.returncode == 0 else str(code)
+
+
+def figure(results: dict[str, list[dict[str, float]]], baseline: Path | None) -> None:
+    """The replay figure: ``session/load`` against the ``json.loads`` floor, same run."""
+    if "load" not in results:
+        return
+
+    def median(mode: str) -> float:
+        return statistics.median(r["seconds"] for r in results[mode])
+
+    def peak(mode: str) -> float:
+        return max(r["rss"] for r in results[mode])
+
+    floor = median("json")
+    print("\nreplay figure (session/load of the whole log; medians, same run):")
+    print(f"  json.loads floor   {floor:8.3f} s   peak RSS {peak('json'):7.1f} MB")
+    rows = [("our replay", "load")]
+    if "load-base" in results and baseline is not None:
+        rows.append((f"baseline {revision(baseline)}", "load-base"))
+    for label, mode in rows:
+        print(
+            f"  {label:<18} {median(mode):8.3f} s   peak RSS {peak(mode):7.1f} MB   "
+            f"{median(mode) / floor:5.2f}× the floor"
+        )
+    print(f"  goal: ≤ 3.00× the floor{', RSS ≤ the baseline' if len(rows) > 1 else ''}")
+
+
 def report(results: dict[str, list[dict[str, float]]], size: int) -> None:
     base = statistics.median(r["seconds"] for r in results["json"])
     print(
@@ -307,6 +324,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--modes", default="json,store,history,load,load-cold")
     parser.add_argument("--keep", type=Path, help="write the session here and keep it")
+    parser.add_argument(
+        "--baseline", type=Path, help="also load through this checkout's sidecar (load-base)"
+    )
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -315,6 +335,12 @@ def main() -> None:
     modes = [m for m in args.modes.split(",") if m]
     if "json" not in modes:
         modes.insert(0, "json")
+    if "load-base" in modes and args.baseline is None:
+        parser.error("load-base needs --baseline DIR")
+    if args.baseline is not None:
+        os.environ[BASELINE_VARIABLE] = str(args.baseline.resolve())
+        if "load-base" not in modes:
+            modes.append("load-base")
     unknown = set(modes) - MODES.keys() - WIRE_MODES.keys()
     if unknown:
         parser.error(f"unknown modes: {', '.join(sorted(unknown))} (known: {', '.join(MODES)})")
@@ -330,7 +356,9 @@ def main() -> None:
             f"(written in {time.perf_counter() - start:.1f} s) — {path}"
         )
         print(f"runs: {args.runs} per mode, alternating; each in a fresh interpreter\n")
-        report(measure(modes, path, args.runs), size)
+        results = measure(modes, path, args.runs)
+        report(results, size)
+        figure(results, args.baseline)
 
 
 if __name__ == "__main__":

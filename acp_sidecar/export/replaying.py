@@ -17,10 +17,10 @@ from pathlib import Path
 from rich.console import Console
 
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.replay import load_notifications, replay_client, session_info
 from acp_sidecar.bridge.translate import ToolLookup
 from acp_sidecar.export.source import StoredSession
 from acp_sidecar.export.terminal import write_terminal
-from acp_sidecar.server.replay import load_notifications, replay_client, session_info
 from acp_sidecar.store import SessionLog, read_summary
 
 

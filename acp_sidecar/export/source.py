@@ -32,6 +32,7 @@ from typing import Any
 import attrs
 
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.replay import known_mode, replay_client, replay_updates
 from acp_sidecar.bridge.translate import ToolLookup
 from acp_sidecar.protocol.converter import to_wire
 from acp_sidecar.protocol.updates import CurrentModeUpdate, SessionInfoUpdate
@@ -42,7 +43,6 @@ from acp_sidecar.render.blocks import (
     PermissionDecided,
     TurnEnded,
 )
-from acp_sidecar.server.replay import known_mode, replay_client, replay_updates
 from acp_sidecar.store import (
     ConfigChangeRecord,
     ModeChangeRecord,

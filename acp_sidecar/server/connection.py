@@ -18,6 +18,7 @@ from pygls.server import JsonRPCServer
 from acp_sidecar.agent.driver import Driver, DriverFactory
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
+from acp_sidecar.bridge.notices import UserMessage, user_updates
 from acp_sidecar.protocol.converter import converter, to_wire
 from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.initialize import ClientCapabilities
@@ -28,7 +29,6 @@ from acp_sidecar.server.drivers import DriverSlot
 from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.held import HeldLogs
 from acp_sidecar.server.messages import shown_id, throttled
-from acp_sidecar.server.notices import UserMessage, user_updates
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
 from acp_sidecar.tools.cancel import CancelSignal
@@ -219,7 +219,7 @@ class Connection(JsonRPCServer):
     def tell(self, session_id: str, *messages: UserMessage, keep: bool = False) -> None:
         """Tell the user of ``session_id`` something that is not for the model, now: as
         ``notice`` updates where the client shows them, else as one agent message
-        (:func:`~acp_sidecar.server.notices.user_updates`). ``keep`` also records each in the
+        (:func:`~acp_sidecar.bridge.notices.user_updates`). ``keep`` also records each in the
         session's log with its severity, so a load replays it as the loading client takes it.
         """
         session = self.sessions.get(session_id)

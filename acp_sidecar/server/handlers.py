@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp_sidecar import __version__
 from acp_sidecar.bridge.modes import MODE_IDS, SessionPolicy
+from acp_sidecar.bridge.notices import UserMessage, shows_notices
 from acp_sidecar.protocol.content import (
     AudioContentBlock,
     ContentBlock,
@@ -78,7 +79,6 @@ from acp_sidecar.server import config_options as options
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
 from acp_sidecar.server.loading import session_list, session_load
-from acp_sidecar.server.notices import UserMessage, shows_notices
 from acp_sidecar.server.refresh import refresh_settings, tell_settings
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_commands, session_state

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from acp_sidecar.bridge.modes import SessionPolicy
+from acp_sidecar.bridge.notices import UserMessage
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.methods import SESSION_LOAD
 from acp_sidecar.protocol.session import (
@@ -32,7 +33,6 @@ from acp_sidecar.protocol.session import (
 )
 from acp_sidecar.server.config_options import remember_choices, restore_choices
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
-from acp_sidecar.server.notices import UserMessage
 from acp_sidecar.server.refresh import refresh_settings, tell_settings
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_commands, announce_state, session_state
@@ -143,8 +143,8 @@ async def _attach(
 ) -> tuple[Session, SessionServers | None, dict[str, str]]:
     """The session attached, the MCP servers this request started for it, and the config
     choices (model, effort) its log recorded."""
+    from acp_sidecar.bridge.replay import known_mode, replay_updates, session_info
     from acp_sidecar.server.recording import SessionRecorder
-    from acp_sidecar.server.replay import known_mode, replay_updates, session_info
     from acp_sidecar.store import (
         SessionLockedError,
         SessionNotFoundError,

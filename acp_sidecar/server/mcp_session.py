@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Final, assert_never
 import attrs
 
 from acp_sidecar.agent.driver import ClientCapabilityError
+from acp_sidecar.bridge.notices import UserMessage
 from acp_sidecar.protocol.client import CreateElicitationRequest
 from acp_sidecar.protocol.errors import AcpError
-from acp_sidecar.server.notices import UserMessage
 from acp_sidecar.server.state import announce_commands
 from acp_sidecar.throttle import Throttle
 

@@ -21,12 +21,12 @@ import attrs
 
 from acp_sidecar.agent.driver import ClientRequests, Driver, Turn, TurnDriver
 from acp_sidecar.bridge.modes import SessionPolicy
+from acp_sidecar.bridge.notices import Paragraphs
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import to_wire
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.protocol.updates import AgentMessageChunk, SessionInfoUpdate, SessionUpdate
-from acp_sidecar.server.notices import Paragraphs
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Final
 import attrs
 
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
-from acp_sidecar.server.notices import UserMessage
+from acp_sidecar.bridge.notices import UserMessage
 from acp_sidecar.settings.keys import DEFAULTS, KEYS_BY_NAME
 from acp_sidecar.settings.location import ConfigLocation
 from acp_sidecar.settings.reading import (

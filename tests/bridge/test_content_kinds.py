@@ -8,8 +8,8 @@ from typing import Any
 
 from acp_sidecar.bridge.cards import call_start, result_update, wire_block
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.replay import replay_updates
 from acp_sidecar.protocol import SessionNotification, to_wire
-from acp_sidecar.server.replay import replay_updates
 from acp_sidecar.store import HeaderRecord, ToolCallRecord, ToolResultRecord
 from acp_sidecar.store.codec import decode_line, encode_record
 from acp_sidecar.tools import GenericCallView, GenericResultView, ToolResult

@@ -9,9 +9,9 @@ import pytest
 
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.policy import CallScope, SessionPolicy, install_policy
+from acp_sidecar.bridge.replay import replay_updates
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import SessionNotification, to_wire
-from acp_sidecar.server.replay import replay_updates
 from acp_sidecar.store import HeaderRecord, ToolCallRecord, ToolResultRecord
 from acp_sidecar.tools import CancelSignal, ToolExecutionResult, ToolRegistry
 from tests.cards import without_progress

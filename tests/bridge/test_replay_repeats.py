@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.server.replay import load_notifications
+from acp_sidecar.bridge.replay import load_notifications
 from acp_sidecar.store import HeaderRecord, Record, ToolCallRecord, ToolResultRecord
 from acp_sidecar.tools import TextContent, ToolExecutionResult, ToolRegistry
 from acp_sidecar.tools.json_values import FrozenDict, thaw

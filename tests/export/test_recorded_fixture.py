@@ -22,9 +22,9 @@ import pytest
 
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.replay import load_notifications
 from acp_sidecar.export.source import StoredSession
 from acp_sidecar.render.blocks import ModeSwitched, OptionChanged, PermissionDecided, TurnEnded
-from acp_sidecar.server.replay import load_notifications
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from acp_sidecar.server.replay import load_notifications
+from acp_sidecar.bridge.replay import load_notifications
 from acp_sidecar.store import History, SessionStore, ToolCallRecord, UserMessageRecord
 from tests.acp_schema import validate_agent_message
 from tests.bridge.test_replay_repeats import CTX, registry

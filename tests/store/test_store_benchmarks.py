@@ -50,3 +50,11 @@ def test_soak_store_runs_both_parts() -> None:
     assert "committed records lost: 0" in out, out
     assert "logs missing records: 0" in out, out
     assert "released) sessions refused: 40 of 40" in out, out
+
+
+def test_bench_store_prints_the_replay_figure() -> None:
+    out = run(
+        "bench_store.py", "--calls", "60", "--runs", "1", "--modes", "json,store,history,load"
+    )
+    for figure in ("replay figure", "json.loads floor", "our replay", "× the floor", "peak RSS"):
+        assert figure in out, out

@@ -60,8 +60,9 @@ from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
 from acp_sidecar.agent.model.messages import Message, add_user_message
 from acp_sidecar.agent.model.room import Room, Window, overfilled, room_of
 from acp_sidecar.agent.model.stream import StreamAssembly
-from acp_sidecar.agent.model.usage import Usage, tally_from, usage_record, usage_update
+from acp_sidecar.agent.model.usage import Usage, tally_from, usage_record
 from acp_sidecar.agent.model.waiting import Sleep, told_wait
+from acp_sidecar.bridge.meter import usage_update
 from acp_sidecar.protocol import TextContentBlock
 from acp_sidecar.protocol.updates import CompactionSummaryChunk, CompactionUpdate
 from acp_sidecar.store.records import CompactionRecord

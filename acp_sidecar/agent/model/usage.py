@@ -1,4 +1,5 @@
-"""What a model response used, what the session has cost, and the ``usage_update`` for both.
+"""What a model response used and what the session has cost (the ``usage_update`` for both:
+:mod:`acp_sidecar.bridge.meter`).
 
 Invariants:
 - Usage is what the endpoint reported (``stream_options.include_usage``: the stream's last
@@ -24,7 +25,7 @@ from typing import Any, Final
 import attrs
 
 from acp_sidecar.agent.model.config import ModelProfile, Prices
-from acp_sidecar.protocol.updates import Cost, UsageUpdate
+from acp_sidecar.protocol.updates import Cost
 from acp_sidecar.store.records import Record, UsageRecord
 
 PER_MILLION: Final = 1_000_000
@@ -123,11 +124,3 @@ def usage_record(
         cost=None if cost is None else cost.amount,
         currency=None if cost is None else cost.currency,
     )
-
-
-def usage_update(record: UsageRecord, size: int) -> UsageUpdate:
-    """The ``usage_update`` a usage record stands for — live and on replay alike."""
-    cost = None
-    if record.cost is not None and record.currency is not None:
-        cost = Cost(amount=record.cost, currency=record.currency)
-    return UsageUpdate(used=record.prompt_tokens + record.completion_tokens, size=size, cost=cost)

@@ -28,8 +28,8 @@ from acp_sidecar.agent.model.compaction import (
 )
 from acp_sidecar.agent.model.config import ModelProfile
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.replay import replay_updates
 from acp_sidecar.protocol import ClientCapabilities, ClientSessionCapabilities
-from acp_sidecar.server.replay import replay_updates
 from acp_sidecar.store import (
     AgentMessageRecord,
     CompactionRecord,

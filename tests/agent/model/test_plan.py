@@ -14,7 +14,7 @@ from acp_sidecar.agent.model import ModelDriver
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import ModeId, SessionPolicy
 from acp_sidecar.bridge.policy import install_policy
-from acp_sidecar.server.replay import replay_updates
+from acp_sidecar.bridge.replay import replay_updates
 from acp_sidecar.store import SessionStore
 from acp_sidecar.tools.builtin import plan_tool
 from acp_sidecar.tools.registry import ToolRegistry

@@ -17,7 +17,7 @@ import pytest
 from acp_sidecar.agent.model import ModelDriver
 from acp_sidecar.agent.model.config import ModelProfile, Prices
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.server.replay import replay_updates
+from acp_sidecar.bridge.replay import replay_updates
 from acp_sidecar.store import UsageRecord
 from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer, calling, tool_call, usage
 from tests.agent.model.harness import SESSION, RecordedSession, make_turn, tool_registry

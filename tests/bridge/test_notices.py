@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from acp_sidecar.bridge.notices import UserMessage, shows_notices, user_updates
 from acp_sidecar.protocol.initialize import ClientCapabilities, ClientSessionCapabilities
-from acp_sidecar.server.notices import UserMessage, shows_notices, user_updates
 from tests.server.test_store_hardening import (
     NOT_RECORDED,
     finish,

@@ -1,22 +1,9 @@
-"""Stored records → the ``session/update`` stream that redraws a session (``session/load``).
+"""Stored records → the ``session/update`` stream that redraws a session (``session/load``,
+``acp-sidecar replay``, the exports), in the form the loading client takes.
 
-Invariants: every tool card goes through the bridge's one translator, so a replayed card is
-the card the editor drew live. A call the log holds no result for (the sidecar stopped while it
-ran) is completed as failed with an "interrupted" message rather than left spinning. The
-stream ends with the session's current mode. A gap marker (records the sidecar failed to
-write) is shown as an agent message saying that part of the session was not recorded. A usage
-record redraws the context meter (``usage_update``, with the session's cost as it was then)
-where the model's window was known, as it was sent live. What is recorded once is replayed in
-the form the loading client takes (its capabilities, ``client``): a notice told outside the
-conversation is a ``notice`` where it advertised ``session.notices`` (consecutive ones are one
-agent message elsewhere, as :func:`~acp_sidecar.server.notices.user_updates` tells them live),
-a compaction a completed ``compaction_update`` holding its summary where it advertised
-``session.compaction`` (nothing elsewhere: the turns it summarised are all replayed). Permission
-decisions send nothing: live they were a request and its answer, not updates (they stay in the
-log for later views). A load then ends with the session's info (title and last activity,
-:func:`session_info`): it describes the session, not a record, so the records of a log replay
-to the same updates whatever version wrote them. Records are consumed as they are read: memory
-does not grow with the log.
+Invariants: every tool card goes through the translator with the stored values, so a replayed
+card is the one drawn live; records are consumed as they are read (memory does not grow with
+the log); a call the log holds no result for ends as interrupted, never left spinning.
 """
 
 from __future__ import annotations
@@ -27,9 +14,10 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, assert_never, get_args
 
-from acp_sidecar.agent.model.usage import usage_update
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.meter import usage_update
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
+from acp_sidecar.bridge.notices import Paragraphs, UserMessage, user_updates
 from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_result
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import from_wire
@@ -45,7 +33,6 @@ from acp_sidecar.protocol.updates import (
     SessionUpdate,
     UserMessageChunk,
 )
-from acp_sidecar.server.notices import Paragraphs, UserMessage, user_updates
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,

@@ -1,8 +1,7 @@
-"""Messages for the user, not the model: a ``notice`` where the client shows notices, else an
-agent message in a paragraph of its own.
-
-Invariants: :func:`user_updates` is the one place that chooses between the two, from the
-client's capabilities alone; nothing here records a message
+"""Messages for the user, not the model: a ``notice`` where the client shows notices, else
+agent text. Invariants: :func:`user_updates` alone decides between the two, from the client's
+capabilities; what the sidecar says as agent text stands in a paragraph of its own
+(:class:`Paragraphs`), never glued to the text around it. Nothing here records a message
 (:meth:`~acp_sidecar.server.connection.Connection.tell` does, when asked to keep it).
 """
 

@@ -1,0 +1,72 @@
+"""JSON text for the store and the wire: orjson writes, msgspec reads, the stdlib decides
+wherever they would differ from it.
+
+Invariant: what :func:`dumps` and :func:`loads` return or raise is what the stdlib does
+(``allow_nan=False``, compact separators; NaN and Infinity refused when read), but for a
+float's text (``1e-07`` may be ``1e-7``: the same number) and enum members and UUIDs (written
+as their values; the stdlib refuses them). A fast path hands over what it cannot stand for.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, NoReturn
+
+import msgspec
+import orjson
+
+_OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+"""Dataclasses and times are not JSON: refused (by the stdlib), not written the orjson way."""
+
+_fast_dumps: Final = orjson.dumps
+_fast_loads: Final = msgspec.json.Decoder().decode
+_UTF8: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_ASCII: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def _refuse(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_STD_DECODER: Final = json.JSONDecoder(parse_constant=_refuse)
+
+
+def dumps(value: object, *, ascii: bool = False) -> bytes:
+    """``value`` as compact JSON in UTF-8, or in ASCII alone (``\\u`` escapes) with ``ascii``;
+    a value with a string UTF-8 cannot carry (a lone surrogate) is written in ASCII either way.
+
+    Raises:
+        ValueError: NaN or Infinity, a cycle, an integer too long for Python to write.
+        TypeError: a value (or a key) that is not JSON.
+    """
+    try:
+        data = _fast_dumps(value, option=_OPTIONS)
+    except orjson.JSONEncodeError:  # beyond 64 bits, a lone surrogate, a key not a str, …
+        return _std_dumps(value, ascii=ascii)
+    if b"null" in data or (ascii and not data.isascii()):
+        return _std_dumps(value, ascii=ascii)  # orjson writes NaN as null, and has no ASCII
+    return data
+
+
+def _std_dumps(value: object, *, ascii: bool) -> bytes:
+    if not ascii:
+        try:
+            return _UTF8.encode(value).encode("utf-8")
+        except UnicodeEncodeError:
+            pass  # a lone surrogate: only an escape carries it
+    return _ASCII.encode(value).encode("ascii")
+
+
+def loads(data: bytes | str) -> Any:
+    """The value of one JSON text (``bytes``: UTF-8).
+
+    Raises:
+        ValueError: not JSON (:class:`json.JSONDecodeError`), not UTF-8, NaN or Infinity.
+        RecursionError: nested deeper than the interpreter goes.
+    """
+    try:
+        return _fast_loads(data)
+    except (ValueError, RecursionError):  # msgspec.DecodeError, or a str UTF-8 cannot carry
+        pass  # a lone surrogate, a number beyond a double, or damage: worded the stdlib's way
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return _STD_DECODER.decode(text)

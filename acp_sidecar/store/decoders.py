@@ -1,0 +1,220 @@
+"""Record JSON objects → records: one decoder per record type (shapes in
+:mod:`acp_sidecar.store.codec`). Invariant: what is not a record of its type raises
+:class:`RecordDecodeError`, never anything else; payloads come out deep-frozen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from acp_sidecar.store.records import (
+    PERMISSION_ANSWERS,
+    AgentMessageRecord,
+    AgentThoughtRecord,
+    CompactionRecord,
+    ConfigChangeRecord,
+    DirectoriesChangeRecord,
+    GapRecord,
+    HeaderRecord,
+    ModeChangeRecord,
+    NoticeRecord,
+    PermissionAnswerRecord,
+    PermissionAskedRecord,
+    PermissionRememberedRecord,
+    Record,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnEndRecord,
+    UsageRecord,
+    UserMessageRecord,
+    parse_timestamp,
+)
+from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
+from acp_sidecar.tools.result import result_from_json
+
+
+class RecordDecodeError(ValueError):
+    """A line that is not a record this version understands (damage, not a newer version)."""
+
+
+_new_frozen_dict: Final = FrozenDict.__new__
+_fill: Final = dict.update
+
+
+def freeze_parsed(value: Any) -> FrozenJson:
+    """A deep-frozen copy of a value fresh from :mod:`json` (already lossless JSON).
+
+    Cheaper than :func:`~acp_sidecar.tools.json_values.freeze_json`, which must first check
+    arbitrary Python values; objects with only scalar members are frozen in one copy, made
+    the way :meth:`~acp_sidecar.tools.json_values.FrozenDict.from_frozen` makes it (inlined:
+    this runs for every object of a log that is loaded).
+    """
+    kind = type(value)
+    if kind is dict:
+        for item in value.values():
+            if type(item) is dict or type(item) is list:
+                value = {key: freeze_parsed(item) for key, item in value.items()}
+                break
+        frozen = _new_frozen_dict(FrozenDict)
+        _fill(frozen, value)  # a fresh json parse: lossless by construction
+        return frozen
+    if kind is list:
+        return tuple([freeze_parsed(item) for item in value])
+    return value  # type: ignore[no-any-return]
+
+
+def _str(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if type(value) is not str:
+        raise RecordDecodeError(f"{key!r} must be a string")
+    return value
+
+
+def _optional(data: dict[str, Any], key: str) -> str | None:
+    return None if data.get(key) is None else _str(data, key)
+
+
+def _directories(data: dict[str, Any], *, required: bool) -> tuple[str, ...]:
+    value = data.get("additionalDirectories")
+    if value is None and not required:
+        return ()  # a log written before sessions had extra roots
+    if type(value) is not list or any(type(item) is not str for item in value):
+        raise RecordDecodeError("'additionalDirectories' must be a list of strings")
+    return tuple(value)
+
+
+def _header(data: dict[str, Any]) -> HeaderRecord:
+    mode = data.get("mode")
+    if mode is not None and type(mode) is not str:
+        raise RecordDecodeError("'mode' must be a string")
+    try:
+        created = parse_timestamp(_str(data, "created"))
+    except ValueError as exc:
+        raise RecordDecodeError(f"'created' is not a timestamp: {exc}") from None
+    return HeaderRecord(
+        session_id=_str(data, "sessionId"),
+        cwd=_str(data, "cwd"),
+        created_at=created,
+        mode=mode,
+        additional_directories=_directories(data, required=False),
+    )
+
+
+def _user_message(data: dict[str, Any]) -> UserMessageRecord:
+    content = data.get("content")
+    if type(content) is not list or any(type(block) is not dict for block in content):
+        raise RecordDecodeError("'content' must be a list of objects")
+    return UserMessageRecord(content=freeze_parsed(content))  # type: ignore[arg-type]
+
+
+def _tool_call(data: dict[str, Any]) -> ToolCallRecord:
+    return ToolCallRecord(
+        call_id=_str(data, "callId"),
+        name=_str(data, "name"),
+        arguments=freeze_parsed(data.get("arguments")),
+        title=_optional(data, "title"),
+        kind=_optional(data, "kind"),
+    )
+
+
+def _permission_asked(data: dict[str, Any]) -> PermissionAskedRecord:
+    options = data.get("options")
+    if type(options) is not list or any(type(option) is not str for option in options):
+        raise RecordDecodeError("'options' must be a list of strings")
+    return PermissionAskedRecord(
+        call_id=_str(data, "callId"), tool=_str(data, "tool"), options=tuple(options)
+    )
+
+
+def _permission_answer(data: dict[str, Any]) -> PermissionAnswerRecord:
+    answer = data.get("answer")
+    for known in PERMISSION_ANSWERS:  # narrowed to the literal it is
+        if answer == known and type(answer) is str:
+            return PermissionAnswerRecord(
+                call_id=_str(data, "callId"), tool=_str(data, "tool"), answer=known
+            )
+    raise RecordDecodeError(f"'answer' must be one of {', '.join(PERMISSION_ANSWERS)}")
+
+
+def _permission_remembered(data: dict[str, Any]) -> PermissionRememberedRecord:
+    allowed = data.get("allowed")
+    if type(allowed) is not bool:
+        raise RecordDecodeError("'allowed' must be a boolean")
+    return PermissionRememberedRecord(
+        call_id=_str(data, "callId"), tool=_str(data, "tool"), allowed=allowed
+    )
+
+
+def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
+    result = data.get("result")
+    if type(result) is not dict:
+        raise RecordDecodeError("'result' must be an object")
+    for key in ("meta", "additionalContext"):
+        if key in result:  # freeze the cheap way, so the result does not walk it again
+            result[key] = freeze_parsed(result[key])
+    try:
+        return ToolResultRecord(result=result_from_json(result))
+    except ValueError as exc:  # includes JsonValueError from a bad meta
+        raise RecordDecodeError(f"'result' is not a tool result: {exc}") from None
+
+
+def _count(data: dict[str, Any], key: str, *, required: bool = True) -> int | None:
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if type(value) is not int or value < 0:
+        raise RecordDecodeError(f"{key!r} must be a whole number of at least 0")
+    return value
+
+
+def _usage(data: dict[str, Any]) -> UsageRecord:
+    cost = data.get("cost")
+    if cost is not None and (type(cost) not in (int, float) or cost < 0):
+        raise RecordDecodeError("'cost' must be a number of at least 0")
+    currency = data.get("currency")
+    if currency is not None and type(currency) is not str:
+        raise RecordDecodeError("'currency' must be a string")
+    prompt = _count(data, "promptTokens")
+    completion = _count(data, "completionTokens")
+    assert prompt is not None and completion is not None  # required: raised otherwise
+    return UsageRecord(
+        model=_str(data, "model"),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cached_tokens=_count(data, "cachedTokens", required=False),
+        context_window=_count(data, "contextWindow", required=False),
+        cost=None if cost is None else float(cost),
+        currency=currency,
+    )
+
+
+def _compaction(data: dict[str, Any]) -> CompactionRecord:
+    turns = _count(data, "turns")
+    assert turns is not None  # required: raised otherwise
+    return CompactionRecord(summary=_str(data, "summary"), turns=turns)
+
+
+DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
+    "header": _header,
+    "user_message": _user_message,
+    "agent_message": lambda data: AgentMessageRecord(text=_str(data, "text")),
+    "agent_thought": lambda data: AgentThoughtRecord(text=_str(data, "text")),
+    "notice": lambda data: NoticeRecord(
+        text=_str(data, "text"), severity=_optional(data, "severity")
+    ),
+    "gap": lambda data: GapRecord(reason=_str(data, "reason")),
+    "tool_call": _tool_call,
+    "tool_result": _tool_result,
+    "mode_change": lambda data: ModeChangeRecord(mode=_str(data, "mode")),
+    "directories": lambda data: DirectoriesChangeRecord(_directories(data, required=True)),
+    "config_change": lambda data: ConfigChangeRecord(
+        config_id=_str(data, "configId"), value=_str(data, "value")
+    ),
+    "turn_end": lambda data: TurnEndRecord(stop_reason=_str(data, "stopReason")),
+    "permission_asked": _permission_asked,
+    "permission_answer": _permission_answer,
+    "permission_remembered": _permission_remembered,
+    "usage": _usage,
+    "compaction": _compaction,
+}
