@@ -97,8 +97,11 @@ def _closing_run(text: str, start: int, length: int) -> int | None:
 
 
 def _is_closing_fence(line: str, markup: str) -> bool:
-    stripped = line.strip()
-    return len(stripped) >= len(markup) and set(stripped) == {markup[0]}
+    body = line.lstrip(" ")
+    if len(line) - len(body) > 3:  # four spaces in, it is code inside the fence
+        return False
+    body = body.rstrip(" \t")
+    return len(body) >= len(markup) and set(body) == {markup[0]}
 
 
 def safe_markdown(text: str) -> str:

@@ -232,6 +232,7 @@ LINES = st.lists(
 @given(text=MARKDOWNISH | LINES | st.text(max_size=100))
 @example(text="```\nopen <b>")
 @example(text="```\n ")
+@example(text="```\n    ```")
 @example(text="<pre>\n```\n<b>\n```\n</pre>")
 @example(text="| a | b |\n|---|---|\n| `<i> | x` |")
 def test_a_message_holds_no_html_and_cannot_reach_outside_itself(text: str) -> None:
