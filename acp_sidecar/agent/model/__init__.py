@@ -26,4 +26,5 @@ def __getattr__(name: str) -> Any:
     globals()["ModelDriver"] = ModelDriver
     return ModelDriver
 
+
 __all__ = ["ModelConfig", "ModelDriver"]
