@@ -31,11 +31,17 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from acp_sidecar.protocol.errors import AcpError
-from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS, SESSION_CANCEL
+from acp_sidecar.protocol.methods import (
+    CANCEL_REQUEST,
+    CLIENT_NOTIFICATIONS,
+    SESSION_CANCEL,
+    SESSION_UPDATE,
+)
 from acp_sidecar.server.messages import (
     JSONRPC,
     NULL_ID,
     MalformedAnswerError,
+    UpdateLines,
     decode_line,
     encode_message,
     error_object,
@@ -79,6 +85,7 @@ class AcpJsonRpcProtocol(PyglsProtocol):
         self.wire: WireWriter | None = None
         self.outgoing = OutgoingRequests()
         """Agent→client requests waiting for an answer."""
+        self._update_lines = UpdateLines()
         self._in_flight: dict[MsgId, asyncio.Task[None]] = {}
         """The client's requests whose handler runs now (they answer when they end)."""
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -87,8 +94,7 @@ class AcpJsonRpcProtocol(PyglsProtocol):
         self._notification_tasks: set[asyncio.Future[Any]] = set()
         """Coroutine notification handlers running now (held so they are not collected)."""
         self.held = HeldInput(self._receive_line_now, self._refuse_oversized)
-        """The lines held while the client is behind on our output: the wire's writer
-        reports its backlog to it, and it pauses and resumes the wire's reader."""
+        """The lines held while the client is behind on our output (:mod:`.pacing`)."""
 
     def _is_urgent(self, message: Any) -> bool:
         """An answer to one of our requests, or a cancel notification: a turn may be
@@ -104,12 +110,8 @@ class AcpJsonRpcProtocol(PyglsProtocol):
     # ---- incoming ---------------------------------------------------------------------
 
     def receive_line(self, line: bytes | bytearray) -> None:
-        """Handle one NDJSON line (without its newline); never raises.
-
-        While the client is behind on our output, only an answer to one of our requests and
-        a cancel notification are handled at once; the rest is held, in order, until it
-        catches up (:attr:`held`).
-        """
+        """Handle one NDJSON line (without its newline); never raises. While the client is
+        behind on our output, only urgent lines are handled now, the rest held (:attr:`held`)."""
         if not line or line.isspace():
             return
         if self.held.holding:
@@ -346,6 +348,12 @@ class AcpJsonRpcProtocol(PyglsProtocol):
 
     def notify(self, method: str, params: Any | None = None) -> None:
         """Send a notification; ``params`` is a wire dict (or ``None``)."""
+        if method == SESSION_UPDATE and type(params) is dict and len(params) == 2:
+            session_id = params.get("sessionId")
+            update = params.get("update")
+            if type(session_id) is str and type(update) is dict:  # streamed: the hot path
+                self._write(self._update_lines.line(session_id, update), now=False)
+                return
         message: dict[str, Any] = {"jsonrpc": JSONRPC, "method": method}
         if params is not None:
             message["params"] = params
@@ -381,14 +389,11 @@ class AcpJsonRpcProtocol(PyglsProtocol):
         self.write_line(encode_message(message))
 
     def write_line(self, line: bytes) -> None:
-        """Write one encoded message (it leaves at the end of the loop's turn, with the others
-        written in it); from another thread it is handed to the loop."""
+        """Write one encoded message: it leaves at the end of the loop's turn (any thread)."""
         self._write(line, now=False)
 
     def write_answer(self, line: bytes) -> None:
-        """Write one encoded answer: it leaves at once (:meth:`WireWriter.write_now`), after
-        what was written before it. Kept apart from :meth:`write_line`, which every streamed
-        update goes through."""
+        """Write one encoded answer: it leaves at once, after what was written before it."""
         self._write(line, now=True)
 
     def _write(self, line: bytes, *, now: bool) -> None:
