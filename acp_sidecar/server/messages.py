@@ -109,12 +109,13 @@ def decode_line(line: bytes | bytearray) -> Any:
     Raises ``UnicodeDecodeError``, ``ValueError`` (``json.JSONDecodeError``, :class:`_NotJson`)
     or ``RecursionError``.
     """
-    return json.loads(
-        line.decode("utf-8"),
-        parse_constant=_parse_constant,
-        parse_float=_parse_float,
-        parse_int=_parse_int,
-    )
+    return _DECODER.decode(line.decode("utf-8"))
+
+
+# Made once: ``json.loads`` given hooks makes a decoder (and its scanner) at every call.
+_DECODER = json.JSONDecoder(
+    parse_constant=_parse_constant, parse_float=_parse_float, parse_int=_parse_int
+)
 
 
 def encode_message(message: dict[str, Any]) -> bytes:
