@@ -352,7 +352,12 @@ class AcpJsonRpcProtocol(PyglsProtocol):
             session_id = params.get("sessionId")
             update = params.get("update")
             if type(session_id) is str and type(update) is dict:  # streamed: the hot path
-                self._write(self._update_lines.line(session_id, update), now=False)
+                line = self._update_lines.line(session_id, update)
+                wire = self.wire
+                if wire is not None and self._loop_thread == threading.get_ident():
+                    wire.write(line)
+                else:
+                    self._write(line, now=False)
                 return
         message: dict[str, Any] = {"jsonrpc": JSONRPC, "method": method}
         if params is not None:
