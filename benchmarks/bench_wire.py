@@ -154,8 +154,10 @@ class Peer:
         return self.next_id
 
     def answer(self, msg_id: int) -> tuple[dict[str, Any], int, int]:
-        """Read until the answer to ``msg_id``: (answer, notifications read, bytes read)."""
-        notifications = size = 0
+        """Read until the answer to ``msg_id``: (answer, ``agent_message_chunk`` updates read,
+        bytes read). Other notifications are read and not counted: a peer may send its own
+        besides the chunks (acp-sidecar's ``session_info_update`` at the end of a turn)."""
+        chunks = size = 0
         readline = self.stdout.readline
         while True:
             line = readline()
@@ -164,12 +166,14 @@ class Peer:
             size += len(line)
             message = json.loads(line)
             if "method" in message:
-                notifications += 1
+                update = (message.get("params") or {}).get("update") or {}
+                if update.get("sessionUpdate") == "agent_message_chunk":
+                    chunks += 1
                 continue
             if message.get("id") == msg_id:
                 if "result" not in message:
                     raise RuntimeError(f"error answer: {message}")
-                return message, notifications, size
+                return message, chunks, size
 
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = self.answer(self.send(method, params))[0]["result"]

@@ -15,22 +15,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from acp_sidecar.agent.console import (
-    BadCommand,
-    CallTool,
-    OpenMentions,
-    ShowHelp,
-    available_commands,
-    help_text,
-    parse_command,
-)
 from acp_sidecar.agent.driver import DriverBase, Turn, new_call_id, send_notice
-from acp_sidecar.agent.prompt_line import read_prompt
-from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import AvailableCommandsUpdate, PromptCapabilities, StopReason
-from acp_sidecar.tools.content import text_of
-from acp_sidecar.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    # The console and the bridge load with the first command, not when the driver is made
+    # (for a first ``session/new``).
+    from acp_sidecar.agent.console import CallTool
+    from acp_sidecar.tools.registry import ToolRegistry
 
 
 class ConsoleDriver(DriverBase):
@@ -51,10 +45,22 @@ class ConsoleDriver(DriverBase):
     def commands_update(self, tools: ToolRegistry | None = None) -> AvailableCommandsUpdate:
         """The ``available_commands_update`` sent right after ``session/new`` (and again when
         a session's tools change): ``tools``, the session's own registry, or the server's."""
+        from acp_sidecar.agent.console import available_commands
+
         registry = self.registry if tools is None else tools
         return AvailableCommandsUpdate(available_commands=available_commands(registry.visible()))
 
     async def run_turn(self, turn: Turn) -> StopReason:
+        from acp_sidecar.agent.console import (
+            BadCommand,
+            CallTool,
+            OpenMentions,
+            ShowHelp,
+            help_text,
+            parse_command,
+        )
+        from acp_sidecar.agent.prompt_line import read_prompt
+
         registry = self.registry if turn.tools is None else turn.tools
         tools = registry.visible()
         line = await asyncio.to_thread(read_prompt, turn.prompt, turn.cwd)
@@ -74,6 +80,9 @@ class ConsoleDriver(DriverBase):
         return "end_turn"
 
     async def _call(self, registry: ToolRegistry, turn: Turn, call: CallTool) -> None:
+        from acp_sidecar.bridge.runner import run_call
+        from acp_sidecar.tools.content import text_of
+
         result = await run_call(
             registry, turn.scope, new_call_id(), call.name, call.arguments, record=turn.record
         )

@@ -1,49 +1,21 @@
-"""ACP's JSON-RPC over NDJSON, on pygls's ``JsonRPCProtocol`` machinery.
+"""ACP's JSON-RPC over NDJSON, dispatching to pygls's handler table (:mod:`.pygls_adapter`).
 
-pygls keeps what it is good at: the handler table (``fm``), running the client's requests as
-tasks, and ``$/cancel_request`` bookkeeping for them (``_request_futures``). This subclass
-replaces what is LSP-specific: Content-Length framing becomes one JSON object per line,
-incoming messages are checked against JSON-RPC 2.0 before dispatch, and outgoing messages are
-encoded compactly, once, without per-message logging. A request's task answers it from its
-own last step (:meth:`AcpJsonRpcProtocol._answer`), not from a done callback a trip round the
-event loop later; the done callback answers only what that step could not: a request
-cancelled (before its handler started, too).
-
-Invariants:
-- Every line that is not empty gets exactly one outcome: dispatched, dropped with a log line
-  (a notification the agent does not take, anything with an ``id`` and no ``method`` that
-  is not a well-formed answer to one of our requests), or answered with
-  ``-32700`` (what :func:`~acp_sidecar.server.messages.decode_line` refuses) or ``-32600``
-  (not a JSON-RPC message, an ``id`` that is not a string, a 64-bit integer or null, a line
-  over the limit) with the request's id when it could be read, else ``id: null``. A message
-  with an ``id`` and no ``method`` is never answered, however malformed: its id may be one
-  of the client's own requests in flight, which must get one response only. No exception
-  escapes to the line reader. Log lines it causes are bounded (:mod:`.messages`).
-- Every request gets exactly one response; a handler that raises answers ``-32603`` and a
-  request cancelled by ``$/cancel_request`` answers ``-32800`` (its task is cancelled once,
-  however many cancels name it, and stays among the requests in flight until it ends),
-  unless its handler answers the cancellation itself (:func:`cancelled_by_client` tells it
-  the client asked: ``session/prompt`` answers ``cancelled``). A
-  notification is never answered, and only the methods ACP defines as notifications
-  (:data:`CLIENT_NOTIFICATIONS`) are acted on: a request method sent without an ``id`` is
-  logged and not run, one with ``id: null`` is answered ``-32600`` unrun (:data:`NULL_ID`). A
-  notification method sent with an ``id`` (``session/cancel``) is acted on, then answered
-  ``-32600`` saying it is a notification.
-- Agent→client requests live in their own table (:attr:`AcpJsonRpcProtocol.outgoing`), apart
-  from the client's requests: a response is matched against it alone, so neither a stray
-  response nor a client request reusing one of our ids can reach another request's future.
-  An answer that carries both ``result`` and ``error``, neither, or a malformed ``error``
-  fails the waiting request at once (:class:`MalformedAnswerError`); a member that is
-  ``null`` beside the other (``"error": null`` beside a result, ``"result": null`` beside an
-  error object) counts as absent.
-- Input is paced by output (:attr:`AcpJsonRpcProtocol.held`, :mod:`.pacing`): while the
-  client is behind on our output, an answer to one of our requests and a ``session/cancel``
-  or ``$/cancel_request`` notification are acted on at once (a turn may be waiting for the
-  answer; the client may be finishing that write before it reads on); every other line is
-  held (a cancel is also held, to act again after the lines before it).
-- Messages are encoded by :func:`~acp_sidecar.server.messages.encode_message`, errors
-  bounded by :func:`~acp_sidecar.server.messages.bounded_error`; a response over
-  :data:`MAX_RESPONSE_BYTES` is answered ``-32603`` instead.
+Invariants a change could break:
+- Every non-empty line gets exactly one outcome: dispatched, dropped with a bounded log line,
+  or answered ``-32700``/``-32600`` (with the request's id when it could be read, else
+  ``id: null``). A message with an ``id`` and no ``method`` is never answered: its id may be
+  one of the client's own requests in flight. No exception escapes to the line reader.
+- Every request gets exactly one response, from its task's own last step
+  (:meth:`AcpJsonRpcProtocol._answer`; the done callback answers only a cancellation):
+  ``-32603`` when its handler raises, ``-32800`` when ``$/cancel_request`` cancelled it (once,
+  however many cancels name it) unless its handler answers that itself
+  (:func:`cancelled_by_client`). Only ACP's notification methods are acted on without an id;
+  ``id: null`` is refused unrun (:data:`NULL_ID`); ``session/cancel`` with an id is acted on,
+  then answered ``-32600``.
+- Agent→client requests have their own table (:attr:`AcpJsonRpcProtocol.outgoing`): no stray
+  response or reused id reaches another request's future; a malformed answer fails it at once.
+- Input is paced by output (:attr:`AcpJsonRpcProtocol.held`): while the client is behind, only
+  answers to our requests and cancels are acted on at once; other lines are held in order.
 """
 
 from __future__ import annotations
@@ -56,17 +28,20 @@ import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, cast
-
-from pygls.exceptions import JsonRpcException
-from pygls.protocol.json_rpc import JsonRPCProtocol, MsgId
+from typing import TYPE_CHECKING, Any
 
 from acp_sidecar.protocol.errors import AcpError
-from acp_sidecar.protocol.methods import CANCEL_REQUEST, CLIENT_NOTIFICATIONS, SESSION_CANCEL
+from acp_sidecar.protocol.methods import (
+    CANCEL_REQUEST,
+    CLIENT_NOTIFICATIONS,
+    SESSION_CANCEL,
+    SESSION_UPDATE,
+)
 from acp_sidecar.server.messages import (
     JSONRPC,
     NULL_ID,
     MalformedAnswerError,
+    UpdateLines,
     decode_line,
     encode_message,
     error_object,
@@ -79,6 +54,12 @@ from acp_sidecar.server.messages import (
 )
 from acp_sidecar.server.outgoing import OutgoingRequests
 from acp_sidecar.server.pacing import HeldInput
+from acp_sidecar.server.pygls_adapter import (
+    JsonRpcException,
+    MsgId,
+    PyglsProtocol,
+    method_not_found,
+)
 
 if TYPE_CHECKING:
     from acp_sidecar.server.framing import WireWriter
@@ -96,22 +77,24 @@ def cancelled_by_client(exc: asyncio.CancelledError) -> bool:
     return exc.args[:1] == (CANCEL_REQUEST,) and task is not None and task.cancelling() == 1
 
 
-class AcpJsonRpcProtocol(JsonRPCProtocol):
-    """pygls's JSON-RPC protocol speaking NDJSON with ACP's error rules."""
+class AcpJsonRpcProtocol(PyglsProtocol):
+    """JSON-RPC over NDJSON with ACP's error rules, dispatching to pygls's handler table."""
 
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.wire: WireWriter | None = None
         self.outgoing = OutgoingRequests()
         """Agent→client requests waiting for an answer."""
+        self._update_lines = UpdateLines()
+        self._in_flight: dict[MsgId, asyncio.Task[None]] = {}
+        """The client's requests whose handler runs now (they answer when they end)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = threading.get_ident()
         self._oversized_limit = 0
         self._notification_tasks: set[asyncio.Future[Any]] = set()
         """Coroutine notification handlers running now (held so they are not collected)."""
         self.held = HeldInput(self._receive_line_now, self._refuse_oversized)
-        """The lines held while the client is behind on our output: the wire's writer
-        reports its backlog to it, and it pauses and resumes the wire's reader."""
+        """The lines held while the client is behind on our output (:mod:`.pacing`)."""
 
     def _is_urgent(self, message: Any) -> bool:
         """An answer to one of our requests, or a cancel notification: a turn may be
@@ -127,12 +110,8 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
     # ---- incoming ---------------------------------------------------------------------
 
     def receive_line(self, line: bytes | bytearray) -> None:
-        """Handle one NDJSON line (without its newline); never raises.
-
-        While the client is behind on our output, only an answer to one of our requests and
-        a cancel notification are handled at once; the rest is held, in order, until it
-        catches up (:attr:`held`).
-        """
+        """Handle one NDJSON line (without its newline); never raises. While the client is
+        behind on our output, only urgent lines are handled now, the rest held (:attr:`held`)."""
         if not line or line.isspace():
             return
         if self.held.holding:
@@ -228,7 +207,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             elif msg_id is None:  # allowed but discouraged: refused, not run (see NULL_ID)
                 self._invalid(None, NULL_ID)
             else:
-                contextvars.copy_context().run(self._handle_request, msg_id, method, params)
+                contextvars.copy_context().run(self._run_request, msg_id, method, params)
             return
         if has_id:
             # Shaped like a response: answering it would hand the client a second response
@@ -249,7 +228,7 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
         if method == CANCEL_REQUEST:
             request_id: Any = params.get("requestId") if isinstance(params, dict) else None
             if isinstance(params, dict) and "requestId" in params and is_request_id(request_id):
-                self._handle_cancel_notification(request_id)
+                self._cancel_in_flight(request_id)
             else:
                 throttled(
                     logging.WARNING,
@@ -268,103 +247,118 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
                 shown_method(method),
             )
             return
-        contextvars.copy_context().run(self._handle_notification, method, params)
+        contextvars.copy_context().run(self._run_notification, method, params)
 
     # ---- handler outcomes ---------------------------------------------------------------
 
-    def _execute_handler(
-        self,
-        msg_id: MsgId,
-        handler: Any,
-        callback: Callable[[Any], None],
-        args: tuple[Any, ...] | None = None,
-        kwargs: dict[str, Any] | None = None,
-    ) -> None:
-        """Run a request's coroutine handler as a task that answers it itself (see the
-        module docstring), a notification's as a task that answers nothing; anything else
-        pygls's way. pygls runs notifications through here too, under an id it makes up and
-        with :meth:`_check_handler_result` as the callback: that is how they are told apart."""
+    def _run_request(self, msg_id: MsgId, method: str, params: Any) -> None:
+        """Run the handler of request ``msg_id``: a coroutine handler as a task that answers it
+        itself (see the module docstring), a plain one at once."""
+        handler = self.handler(method)
+        if handler is None:
+            error = method_not_found(method)
+            self._respond(msg_id, error=error_object(error))
+            self.report_request_error(error)
+            return
         if not asyncio.iscoroutinefunction(handler):
-            super()._execute_handler(msg_id, handler, callback, args, kwargs)
+            try:
+                result = handler(params)
+            except Exception as exc:
+                self._send_failure(msg_id, exc)
+                return
+            self._respond(msg_id, result=result)
             return
-        if callback == self._check_handler_result:
-            notified = asyncio.ensure_future(handler(*(args or ()), **(kwargs or {})))
-            self._notification_tasks.add(notified)
-            notified.add_done_callback(self._notification_tasks.discard)
-            notified.add_done_callback(callback)
-            return
-        task = asyncio.ensure_future(self._answer(msg_id, handler, args or (), kwargs or {}))
-        self._request_futures[msg_id] = cast(Any, task)  # pygls's table holds asyncio tasks too
+        task = asyncio.ensure_future(self._answer(msg_id, handler, params))
+        self._in_flight[msg_id] = task
         task.add_done_callback(functools.partial(self._answer_unanswered, msg_id=msg_id))
 
-    async def _answer(
-        self, msg_id: MsgId, handler: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> None:
+    def _run_notification(self, method: str, params: Any) -> None:
+        """Run a notification's handler (a coroutine one as a task held until it ends); what
+        it raises is reported to the server, never answered."""
+        handler = self.handler(method)
+        if handler is None:
+            logger.warning("ignored the notification %s: no handler", shown_method(method))
+            return
+        if asyncio.iscoroutinefunction(handler):
+            notified = asyncio.ensure_future(handler(params))
+            self._notification_tasks.add(notified)
+            notified.add_done_callback(self._notification_ended)
+            return
+        try:
+            handler(params)
+        except Exception as exc:
+            self.report_notification_error(exc)
+
+    def _notification_ended(self, task: asyncio.Future[Any]) -> None:
+        self._notification_tasks.discard(task)
+        exc = None if task.cancelled() else task.exception()
+        if isinstance(exc, Exception):
+            self.report_notification_error(exc)
+
+    async def _answer(self, msg_id: MsgId, handler: Any, params: Any) -> None:
         """Await the handler, then answer from this same step: its result or its error. A
         cancellation goes on to the task (:meth:`_answer_unanswered` answers it)."""
         try:
-            result = await handler(*args, **kwargs)
+            result = await handler(params)
         except Exception as exc:
             self._send_failure(msg_id, exc)
             return
-        self._send_response(msg_id, result=result)
+        self._respond(msg_id, result=result)
 
-    def _handle_cancel_notification(self, msg_id: MsgId) -> None:
-        """Cancel the client's request ``msg_id`` if it is in flight, once. Unlike pygls, its
-        task stays in the table until it ends (its done callback takes it out): shutdown waits
-        for it to answer, and cancels it again if it is still winding down then."""
-        future: object = self._request_futures.get(msg_id)
-        if future is None:
+    def _cancel_in_flight(self, msg_id: MsgId) -> None:
+        """Cancel the client's request ``msg_id`` if it is in flight, once. Its task stays in
+        the table until it ends (its done callback takes it out): shutdown waits for it to
+        answer, and cancels it again if it is still winding down then."""
+        task = self._in_flight.get(msg_id)
+        if task is None:
             logger.debug("$/cancel_request for %s, which is not in flight", shown_id(msg_id))
-        elif isinstance(future, asyncio.Task):
-            if not future.cancelling():  # a held cancel is acted on a second time
-                future.cancel(msg=CANCEL_REQUEST)  # told apart from shutdown's cancel
-        elif isinstance(future, (asyncio.Future, Future)):
-            future.cancel()
+        elif not task.cancelling():  # a held cancel is acted on a second time
+            task.cancel(msg=CANCEL_REQUEST)  # told apart from shutdown's cancel
 
-    def _answer_unanswered(self, future: asyncio.Future[None], *, msg_id: MsgId) -> None:
+    def _answer_unanswered(self, task: asyncio.Future[None], *, msg_id: MsgId) -> None:
         """A request's task ended: :meth:`_answer` answered it unless it was cancelled (or
         ended with what is not an ``Exception``). The task stays among :meth:`handler_tasks`
-        until now, as with pygls's own callback (a task that is done cannot be cancelled)."""
-        if future.cancelled() or future.exception() is not None:
-            self._send_handler_result(future, msg_id=msg_id)
-        else:
-            self._request_futures.pop(msg_id, None)
-
-    def _send_handler_result(
-        self, future: Future[Any] | asyncio.Future[Any], *, msg_id: MsgId
-    ) -> None:
-        self._request_futures.pop(msg_id, None)
-        if future.cancelled():
+        until now (a task that is done cannot be cancelled)."""
+        if self._in_flight.get(msg_id) is task:
+            del self._in_flight[msg_id]
+        if task.cancelled():
             self.send_error(
                 msg_id, AcpError.request_cancelled(f"Request {shown_id(msg_id)} was cancelled")
             )
             return
-        exc = future.exception()
-        if exc is None:
-            self._send_response(msg_id, result=future.result())
-            return
-        self._send_failure(msg_id, exc)
+        exc = task.exception()
+        if exc is not None:
+            self._send_failure(msg_id, exc)
 
     def _send_failure(self, msg_id: MsgId, exc: BaseException) -> None:
         if not isinstance(exc, (AcpError, JsonRpcException)):
             logger.error("request %s failed", shown_id(msg_id), exc_info=exc)
-        self._send_response(msg_id, error=error_object(exc))
+        self._respond(msg_id, error=error_object(exc))
 
     # ---- outgoing -----------------------------------------------------------------------
 
     def send_error(self, msg_id: MsgId | None, error: AcpError) -> None:
         """Answer ``msg_id`` (``None`` when it could not be read) with ``error``."""
-        self._send_response(msg_id, error=error.to_json())
+        self._respond(msg_id, error=error.to_json())
 
-    def _send_response(self, msg_id: MsgId | None, result: Any = None, error: Any = None) -> None:
-        if error is not None and not isinstance(error, dict):
-            # pygls's own ResponseError (method not found)
-            error = error_object(JsonRpcException(error.message, error.code, error.data))
+    def _respond(
+        self, msg_id: MsgId | None, result: Any = None, error: dict[str, Any] | None = None
+    ) -> None:
         self.write_answer(response_line(msg_id, result=result, error=error))
 
     def notify(self, method: str, params: Any | None = None) -> None:
         """Send a notification; ``params`` is a wire dict (or ``None``)."""
+        if method == SESSION_UPDATE and type(params) is dict and len(params) == 2:
+            session_id = params.get("sessionId")
+            update = params.get("update")
+            if type(session_id) is str and type(update) is dict:  # streamed: the hot path
+                line = self._update_lines.line(session_id, update)
+                wire = self.wire
+                if wire is not None and self._loop_thread == threading.get_ident():
+                    wire.write(line)
+                else:
+                    self._write(line, now=False)
+                return
         message: dict[str, Any] = {"jsonrpc": JSONRPC, "method": method}
         if params is not None:
             message["params"] = params
@@ -395,23 +389,16 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
             raise
         return future
 
-    def _send_data(self, data: Any) -> None:
-        # Everything is sent by the methods above; pygls's own paths must not write.
-        raise TypeError(f"cannot send {type(data).__name__} on the wire")
-
     def write_message(self, message: dict[str, Any]) -> None:
         """Encode and write one message (raises if it cannot be encoded)."""
         self.write_line(encode_message(message))
 
     def write_line(self, line: bytes) -> None:
-        """Write one encoded message (it leaves at the end of the loop's turn, with the others
-        written in it); from another thread it is handed to the loop."""
+        """Write one encoded message: it leaves at the end of the loop's turn (any thread)."""
         self._write(line, now=False)
 
     def write_answer(self, line: bytes) -> None:
-        """Write one encoded answer: it leaves at once (:meth:`WireWriter.write_now`), after
-        what was written before it. Kept apart from :meth:`write_line`, which every streamed
-        update goes through."""
+        """Write one encoded answer: it leaves at once, after what was written before it."""
         self._write(line, now=True)
 
     def _write(self, line: bytes, *, now: bool) -> None:
@@ -440,15 +427,14 @@ class AcpJsonRpcProtocol(JsonRPCProtocol):
 
     def handler_tasks(self) -> list[asyncio.Future[Any]]:
         """The tasks of client requests being handled now."""
-        futures: list[object] = list(self._request_futures.values())
-        return [f for f in futures if isinstance(f, asyncio.Future)]
+        return list(self._in_flight.values())
 
     def cancel_all_requests(self) -> None:
         """Cancel every request in flight, both directions (at shutdown)."""
-        for msg_id, future in list(self._request_futures.items()):
-            if not future.done():
+        for msg_id, task in list(self._in_flight.items()):
+            if not task.done():
                 logger.debug("cancelling request %s", shown_id(msg_id))
-                future.cancel()
+                task.cancel()
         self.outgoing.cancel_all()
 
     def abandon_request(self, msg_id: MsgId) -> None:

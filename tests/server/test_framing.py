@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from acp_sidecar.server.framing import (
     WireWriter,
     grow_pipe,
 )
-from acp_sidecar.server.messages import encode_message
+from acp_sidecar.server.messages import UpdateLines, encode_message
 
 
 def splitter(limit: int = 64) -> tuple[LineSplitter, list[bytes], list[int]]:
@@ -106,6 +107,58 @@ def test_an_encoded_message_is_one_utf8_line_that_decodes_to_itself(value: objec
     line = encode_message(message)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line.decode("utf-8")) == message
+
+
+WIRE_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),  # lone surrogates included
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+STDLIB = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
+)
+
+
+def stdlib_line(message: object) -> bytes:
+    """What the stdlib's encoder makes of ``message`` (lone surrogates escaped)."""
+    try:
+        return STDLIB.encode(message).encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+
+
+@given(WIRE_JSON)
+def test_a_message_is_encoded_byte_for_byte_as_the_stdlib_encodes_it(value: object) -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "result": value}
+    assert encode_message(message) == stdlib_line(message)
+
+
+@given(st.text(), WIRE_JSON)
+def test_an_update_line_is_the_whole_notification_encoded(session_id: str, value: object) -> None:
+    update = {"sessionUpdate": "agent_message_chunk", "content": value}
+    lines = UpdateLines()
+    for _ in range(2):  # the envelope encoded anew, then kept
+        line = lines.line(session_id, update)
+        params = {"sessionId": session_id, "update": update}
+        assert line == encode_message(
+            {"jsonrpc": "2.0", "method": "session/update", "params": params}
+        )
+        assert line == stdlib_line({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
+
+def test_what_json_cannot_carry_is_refused_on_the_update_path_too() -> None:
+    lines = UpdateLines()
+    for bad in (float("nan"), float("inf"), -float("inf"), object()):
+        with pytest.raises((ValueError, TypeError)):
+            lines.line("s", {"sessionUpdate": "agent_message_chunk", "content": bad})
+    assert (
+        lines.line("s", {"v": -0.0, "n": 2**70})
+        == b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"v":-0.0,"n":1180591620717411303424}}}\n'
+    )
 
 
 def test_a_lone_surrogate_is_escaped_rather_than_breaking_utf8() -> None:

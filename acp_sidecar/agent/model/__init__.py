@@ -7,7 +7,24 @@ their results and carries on until it is done.
 Importing this package does not import ``openai`` (it loads when the first turn runs).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from acp_sidecar.agent.model.config import ModelConfig
-from acp_sidecar.agent.model.driver import ModelDriver
+
+if TYPE_CHECKING:
+    from acp_sidecar.agent.model.driver import ModelDriver
+
+
+def __getattr__(name: str) -> Any:
+    # The driver loads on first use: the settings read ``.config`` at every start.
+    if name != "ModelDriver":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from acp_sidecar.agent.model.driver import ModelDriver
+
+    globals()["ModelDriver"] = ModelDriver
+    return ModelDriver
+
 
 __all__ = ["ModelConfig", "ModelDriver"]
