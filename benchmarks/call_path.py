@@ -19,6 +19,10 @@ For each it prints:
   looking through library frames (pygls, attrs) but not through the event loop: a task or a
   callback the loop starts has no caller here.
 
+Recording starts once ``session/new``'s own work is done (its log created, nothing sent for
+half a second), so the two figures hold only the prompt's; a timer of the sidecar (the
+orphan sweep, ``tools.builtin.shell.reaper``) can still fall in the window and add a module.
+
 A call up the layers is not always wrong: the registry's hooks (the spec's pipeline) call the
 listeners the bridge registered, and the bridge calls the sender the server handed it. The
 list shows each one so a reader can tell an upward call through a protocol the lower layer
