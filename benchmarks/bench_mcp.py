@@ -184,4 +184,7 @@ if __name__ == "__main__":
     from hermetic import isolate_benchmark
 
     isolate_benchmark()
+    # Each part's figures as soon as it ends: a full run takes minutes, and a pipe would
+    # otherwise hold every line until the last.
+    sys.stdout.reconfigure(line_buffering=True)
     asyncio.run(main())

@@ -147,7 +147,10 @@ class Sidecar:
         self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
 
     def request(self, method: str, params: dict[str, Any]) -> tuple[Any, int]:
-        """Send a request; read every line until its answer: (result, updates read)."""
+        """Send a request; read every line until its answer: (result, message chunks read).
+
+        Only ``agent_message_chunk`` updates are counted: a first prompt also gets the
+        session's title (a ``session_info_update``) after its turn."""
         self._ids += 1
         message = {"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params}
         self._in.write(json.dumps(message).encode() + b"\n")
@@ -158,7 +161,7 @@ class Sidecar:
         while line := readline():
             received = loads(line)
             if received.get("method") == "session/update":
-                updates += 1
+                updates += received["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
             elif received.get("id") == self._ids:
                 if "result" not in received:
                     raise RuntimeError(f"{method} failed: {received}")

@@ -1,8 +1,16 @@
-"""The path of one ``/edit`` prompt: which modules it runs through and where it turns back up.
+"""The path of one ``/edit`` prompt and of one model tool call: which modules each runs
+through and where it turns back up.
 
 Runs a sidecar subprocess under a profiler, drives ``initialize``, ``session/new`` and one
-``/edit`` prompt (answering the permission dialog with "allow once"), and records only while
-that prompt is handled. It prints:
+prompt (answering the permission dialog with "allow once"), and records only while that
+prompt is handled. Two cases, each in a sidecar of its own:
+
+- **/edit**: the console driver runs ``/edit`` of one line;
+- **model tool call**: the model driver, against the scripted OpenAI-compatible server of
+  the suite (``tests/agent/model/fake_openai.py``, in this process), is answered with one
+  ``edit`` call of the same line and then a short text.
+
+For each it prints:
 
 - **modules**: the ``acp_sidecar`` modules whose code ran for the prompt;
 - **reversals**: the calls that go *up* the layers (``cli > server > agent > bridge > store >
@@ -11,6 +19,10 @@ that prompt is handled. It prints:
   looking through library frames (pygls, attrs) but not through the event loop: a task or a
   callback the loop starts has no caller here.
 
+Recording starts once ``session/new``'s own work is done (its log created, nothing sent for
+half a second), so the two figures hold only the prompt's; a timer of the sidecar (the
+orphan sweep, ``tools.builtin.shell.reaper``) can still fall in the window and add a module.
+
 A call up the layers is not always wrong: the registry's hooks (the spec's pipeline) call the
 listeners the bridge registered, and the bridge calls the sender the server handed it. The
 list shows each one so a reader can tell an upward call through a protocol the lower layer
@@ -18,7 +30,7 @@ declares from one through a field meant for something else.
 
 Usage::
 
-    .venv/bin/python benchmarks/call_path.py              # this tree
+    .venv/bin/python benchmarks/call_path.py              # this tree, both cases
     .venv/bin/python benchmarks/call_path.py --against REV  # and another revision, same run
 """
 
@@ -32,11 +44,16 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.sidecar_process import ROOT, Pipes, export_revision, start_sidecar
+from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, tool_call
+
+Case = Literal["/edit prompt", "model tool call"]
+CASES: tuple[Case, ...] = ("/edit prompt", "model tool call")
+EDIT = {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
 
 LAYERS = ("shared", "protocol", "tools", "store", "bridge", "agent", "server", "cli")
 """From the bottom up: a call from a layer to one later in this tuple goes up. ``shared`` is
@@ -128,8 +145,37 @@ async def read_until(pipes: Pipes, msg_id: int) -> dict[str, Any]:
             return message
 
 
-async def trace(code: Path | str) -> dict[str, Any]:
-    """Modules and call edges of one ``/edit`` prompt in ``code``'s sidecar."""
+async def settle(pipes: Pipes, store: Path) -> None:
+    """Wait for what ``session/new`` leaves running after its answer (the log created in a
+    worker thread, the command list sent), so that the trace holds only the prompt's work:
+    until the log exists and the sidecar has sent nothing for half a second."""
+    for _ in range(600):
+        if any(store.rglob("*.jsonl")):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise RuntimeError("the session's log was never created")
+    while True:
+        try:
+            line = await asyncio.wait_for(pipes.stdout.readline(), 0.5)
+        except TimeoutError:
+            return
+        if not line:
+            raise RuntimeError("the sidecar closed its output")
+
+
+async def trace(code: Path | str, case: Case) -> dict[str, Any]:
+    """Modules and call edges of one ``case`` prompt in ``code``'s sidecar."""
+    async with ScriptedOpenAI() as endpoint:
+        endpoint.script(calling(tool_call(0, "call_1", "edit", json.dumps(EDIT))), answer("Done."))
+        model = ("--model", "call-path", "--base-url", endpoint.base_url)
+        traced = await _trace(code, model if case == "model tool call" else ())
+        if case == "model tool call" and len(endpoint.requests) != 2:
+            raise RuntimeError(f"the model was asked {len(endpoint.requests)} times, not 2")
+        return traced
+
+
+async def _trace(code: Path | str, driver: tuple[str, ...]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         workspace = Path(scratch, "workspace")
         workspace.mkdir()
@@ -138,9 +184,10 @@ async def trace(code: Path | str) -> dict[str, Any]:
         process = await start_sidecar(
             "--store",
             str(Path(scratch, "store")),
+            *driver,
             code=code,
             cwd=scratch,
-            env={"CALL_PATH_OUT": str(out), "PYTHONPATH": str(code)},
+            env={"CALL_PATH_OUT": str(out), "PYTHONPATH": str(code), "OPENAI_API_KEY": "trace"},
             program=("-c", TRACER),
         )
         pipes = Pipes(process)
@@ -151,12 +198,13 @@ async def trace(code: Path | str) -> dict[str, Any]:
             await read_until(pipes, init)
             new = await pipes.send_request("session/new", {"cwd": str(workspace), "mcpServers": []})
             session = (await read_until(pipes, new))["result"]["sessionId"]
+            await settle(pipes, Path(scratch, "store"))
             process.send_signal(signal.SIGUSR1)
             await asyncio.sleep(0.5)
-            edit = '/edit {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}'
+            text = "change beta to BETA in notes.txt" if driver else f"/edit {json.dumps(EDIT)}"
             prompt = await pipes.send_request(
                 "session/prompt",
-                {"sessionId": session, "prompt": [{"type": "text", "text": edit}]},
+                {"sessionId": session, "prompt": [{"type": "text", "text": text}]},
             )
             answer = await read_until(pipes, prompt)
             process.send_signal(signal.SIGUSR2)
@@ -200,11 +248,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", help="another git revision to trace in the same run")
     options = parser.parse_args()
-    report("this tree", asyncio.run(trace(ROOT)))
+    for case in CASES:
+        report(f"this tree, {case}", asyncio.run(trace(ROOT, case)))
     if options.against:
         with tempfile.TemporaryDirectory() as into:
             code = export_revision(options.against, into)
-            report(options.against, asyncio.run(trace(code)))
+            for case in CASES:
+                report(f"{options.against}, {case}", asyncio.run(trace(code, case)))
 
 
 if __name__ == "__main__":

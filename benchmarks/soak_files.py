@@ -1,7 +1,7 @@
 """Soak: the file tools' own disk I/O under attack, over the wire, with the figures printed.
 
 Run: ``.venv/bin/python benchmarks/soak_files.py [--rounds 200] [--line-mib 1536]
-[--appends 113] [--kills 20]``
+[--appends 113] [--kills 20] [--write-mib 48]``
 
 Each part runs a real ``python -m acp_sidecar`` subprocess (the console driver: prompts are
 slash commands for the tools) in auto mode, in a temporary workspace:
@@ -16,11 +16,10 @@ slash commands for the tools) in auto mode, in a temporary workspace:
 3. **Concurrent appends** — another process appends ``--appends`` lines (opening the file for
    each, like ``echo >>``) while ``edit`` keeps rewriting a counter line; prints the edits,
    those refused with FILE_CHANGED, and the appended lines lost (must be 0).
-4. **Killed writes** — ``--kills`` times: a 48 MiB ``write`` whose sidecar is SIGKILLed while
-   its temporary exists; prints
-   the temporaries present after the kills, after one more write at once (kept: a dead
-   writer's temporary is stale only after ten minutes), and after one more write once they
-   are that old (must be 0).
+4. **Killed writes** — ``--kills`` times: a ``--write-mib`` (48) MiB ``write`` whose sidecar
+   is SIGKILLed while its temporary exists; prints the temporaries present after the kills,
+   after one more write at once (kept: a dead writer's temporary is stale only after ten
+   minutes), and after one more write once they are that old (must be 0).
 """
 
 from __future__ import annotations
@@ -90,12 +89,22 @@ class Sidecar(Pipes):
         )
         updates: list[dict[str, Any]] = []
         await self._until(msg_id, updates)
-        final = [
+        finals = [
             u
             for u in updates
             if u["sessionUpdate"] == "tool_call_update"
             and u.get("status") in ("completed", "failed")
-        ][-1]
+        ]
+        if not finals:
+            # A prompt the console answered without a card (it could not read the command):
+            # an outcome of its own, with what the console said.
+            said = [
+                u["content"].get("text", "")
+                for u in updates
+                if u["sessionUpdate"] == "agent_message_chunk"
+            ]
+            return "no card", "".join(said)
+        final = finals[-1]
         texts = [c["content"]["text"] for c in final.get("content") or [] if c["type"] == "content"]
         return final["status"], "\n".join(texts)
 
@@ -152,6 +161,7 @@ REASONS = (
     ("does not exist", "(NOT_FOUND: in the gap between swaps)"),
     ("was not found in", "(NO_MATCH: edited already)"),
     ("No such file or directory", "(IO_ERROR: its new directory removed by the swapper)"),
+    ("changed on disk since it was read", "(FILE_CHANGED: swapped between read and write)"),
 )
 
 
@@ -186,7 +196,7 @@ async def swap_race(base: Path, rounds: int) -> None:
             ):
                 status, result = await sidecar.call(text)
                 key = f"{tool} {status}"
-                if status == "failed":
+                if status != "completed":
                     key += " " + why(result)
                 outcomes[key] = outcomes.get(key, 0) + 1
                 if tool == "read":
@@ -293,10 +303,10 @@ def temporaries(directory: Path) -> list[Path]:
     return [p for p in directory.iterdir() if p.name.endswith(".tmp")]
 
 
-async def killed_writes(base: Path, kills: int) -> None:
+async def killed_writes(base: Path, kills: int, write_mib: int) -> None:
     workspace = base / "kill-ws"
     workspace.mkdir()
-    content = "x" * (48 * MiB - 1) + "\n"
+    content = "x" * (write_mib * MiB - 1) + "\n"
     caught = 0
     for _ in range(kills):
         sidecar = await Sidecar.start(workspace)
@@ -317,7 +327,10 @@ async def killed_writes(base: Path, kills: int) -> None:
     for path in temporaries(workspace):
         os.utime(path, (aged, aged))
     after_stale = await one_more_write(workspace)
-    print(f"4. killed writes: {kills} SIGKILLs mid-write ({caught} caught with a temporary)")
+    print(
+        f"4. killed writes: {kills} SIGKILLs mid-write of {write_mib} MiB "
+        f"({caught} caught with a temporary)"
+    )
     print(
         f"   temporaries present after the kills {len(left)} ({left_mib:.0f} MiB); after one "
         f"more write at once {after_young} (kept: younger than {DEAD_PID_SECONDS // 60} "
@@ -345,13 +358,14 @@ async def main() -> None:
     parser.add_argument("--line-mib", type=int, default=1536)
     parser.add_argument("--appends", type=int, default=113)
     parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--write-mib", type=int, default=48, help="MiB of each killed write")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="soak-files-") as temporary:
         base = Path(temporary)
         await swap_race(base, args.rounds)
         await gigantic_line(base, args.line_mib)
         await concurrent_appends(base, args.appends)
-        await killed_writes(base, args.kills)
+        await killed_writes(base, args.kills, args.write_mib)
 
 
 if __name__ == "__main__":
