@@ -104,13 +104,10 @@ async def test_the_agent_exits_promptly_when_told_to(how: str, workspace: Path) 
         session = await agent.new_session(workspace)
         prompt = await agent.start(session, "!sleep 30")
         await agent.update_where(lambda u: u.get("status") == "in_progress")
-        loop = asyncio.get_running_loop()
-        started = loop.time()
         if how == "SIGTERM":
             agent.process.send_signal(signal.SIGTERM)
+        # Exiting before the command ends (EXIT_TIMEOUT, a hang guard, is far less than 30 s).
         status = await agent.close()
-        elapsed = loop.time() - started
     assert status == 0
-    assert elapsed < EXIT_TIMEOUT
     answers = [m for m in agent.wire.received if "method" not in m and m.get("id") == prompt]
     assert answers == [{"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "cancelled"}}]
