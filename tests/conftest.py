@@ -30,8 +30,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # A run stopped from outside (CI's time limit, `timeout`) still ends with its summary:
     # SIGTERM interrupts the test under way the way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
-    for name, meaning in spawns.MARKERS.items():
-        config.addinivalue_line("markers", f"{name}: {meaning}")
     spawns.watch()
 
 

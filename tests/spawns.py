@@ -1,4 +1,4 @@
-"""The suite's slow families as markers, and the check that keeps ``process`` true.
+"""The check that keeps the ``process`` mark true (the markers are in ``pyproject.toml``).
 
 A test is marked ``process`` when it starts an interpreter (a sidecar, an MCP server, any
 Python or Node program); :func:`watch` sees every child this process starts, and a test that
@@ -16,13 +16,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
-
-MARKERS: Final = {
-    "process": "starts a sidecar, an MCP server or another Python or Node process",
-    "browser": "opens pages in headless Chromium",
-    "packaging": "builds the wheel and installs it in fresh environments",
-}
-"""The slow families, each a marker (registered in ``pyproject.toml`` too)."""
 
 PROCESS_FIXTURES: Final = frozenset({"sandbox", "built", "dists", "venv_bin"})
 """Fixtures that start processes themselves: a test using one is marked ``process``."""
