@@ -20,7 +20,11 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.server.wire import WireClient, initialized
+
+pytestmark = pytest.mark.process  # daemons of the sidecar process, SIGHUP
 
 BOUND = 20.0
 """Generous: each wait ends as soon as its condition holds."""

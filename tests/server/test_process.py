@@ -15,6 +15,8 @@ from acp_sidecar.protocol import INVALID_REQUEST
 from tests.procfs import peak_rss
 from tests.server.wire import WireClient, spawned
 
+pytestmark = pytest.mark.process  # fd 1, EOF and signals, memory of the process
+
 ROOT = Path(__file__).resolve().parents[2]
 MiB = 1024 * 1024
 
