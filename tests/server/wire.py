@@ -24,7 +24,8 @@ from tests.drivers import ScriptDriver
 
 ROOT = Path(__file__).resolve().parents[2]
 READ_LIMIT = 256 * 1024 * 1024
-TIMEOUT = 5.0
+TIMEOUT = 20.0
+"""Seconds one read may wait: a hang guard (generous; a read ends when its message comes)."""
 
 
 class WireClient:
