@@ -23,6 +23,10 @@ PROCESS_FIXTURES: Final = frozenset({"sandbox", "built", "dists", "venv_bin"})
 INTERPRETERS: Final = ("python", "node", "npx", "npm", "uv", "uvx", "acp-sidecar")
 """Names (or name prefixes, as ``python3.11``) of executables that start an interpreter."""
 
+LIST_VARIABLE: Final = "ACP_TESTS_LIST_SPAWNS"  # not ACP_SIDECAR_*: the isolation drops those
+"""Names a file: an unmarked test that starts an interpreter is listed there instead of failing
+(to find the tests a change must mark)."""
+
 started: list[str] = []
 """The interpreter commands started since the current test began (reset by the conftest)."""
 
