@@ -63,12 +63,13 @@ def pytest_runtest_makereport(item: pytest.Item) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     commands, spawns.started[:] = list(spawns.started), []
-    if commands and item.get_closest_marker("process") is None and not report.failed:
-        listing = os.environ.get(spawns.LIST_VARIABLE)
-        if listing:  # finding the tests to mark: listed, not failed
-            with open(listing, "a", encoding="utf-8") as listed:
-                listed.write(f"{item.nodeid}\t{report.when}\t{commands[0][:300]}\n")
-            return
+    if not commands or item.get_closest_marker("process") is not None:
+        return
+    listing = os.environ.get(spawns.LIST_VARIABLE)
+    if listing:  # finding the tests to mark: listed (passed or not), not failed
+        with open(listing, "a", encoding="utf-8") as listed:
+            listed.write(f"{item.nodeid}\t{report.when}\t{commands[0][:300]}\n")
+    elif not report.failed:
         report.outcome = "failed"
         report.longrepr = (
             f"{item.nodeid} started {len(commands)} interpreter process(es) in its "
