@@ -38,15 +38,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The marks that follow from where a test is and what it uses (see :mod:`tests.spawns`)."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
-        module = item.nodeid.split("::")[0]
-        # One xdist worker each for what a session- or module-wide fixture builds once: the
-        # wheel and its environments, a module's browser.
         if "browser" in fixtures:
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group(module))
-        if "packaging" in module.split("/"):
+        if "packaging" in item.nodeid.split("::")[0].split("/"):
             item.add_marker(pytest.mark.packaging)
-            item.add_marker(pytest.mark.xdist_group("packaging"))
         if fixtures & spawns.PROCESS_FIXTURES:
             item.add_marker(pytest.mark.process)
 
