@@ -114,6 +114,7 @@ async def all_results(wire: WireClient, pending: set[Any], timeout: float) -> No
 
 
 @pytest.mark.process  # a limit set in the sidecar process
+@pytest.mark.timeout(180)  # 200 sessions and 200 loads: about a minute under coverage
 async def test_sessions_past_the_descriptor_limit_are_all_recorded_and_loadable(
     tmp_path: Path,
 ) -> None:
