@@ -9,14 +9,17 @@ sessions in the temporary store.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
 import pytest
 
+from tests import spawns
 from tests.isolation import isolate
 
 _roots: list[Path] = []
@@ -28,6 +31,45 @@ def pytest_configure(config: pytest.Config) -> None:
     # A run stopped from outside (CI's time limit, `timeout`) still ends with its summary:
     # SIGTERM interrupts the test under way the way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
+    spawns.watch()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The marks that follow from where a test is and what it uses (see :mod:`tests.spawns`)."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "browser" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        if "packaging" in item.nodeid.split("::")[0].split("/"):
+            item.add_marker(pytest.mark.packaging)
+        if fixtures & spawns.PROCESS_FIXTURES:
+            item.add_marker(pytest.mark.process)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    spawns.started.clear()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Iterator[None]:
+    """A test that started an interpreter without the ``process`` mark fails, saying which."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    commands, spawns.started[:] = list(spawns.started), []
+    if not commands or item.get_closest_marker("process") is not None:
+        return
+    listing = os.environ.get(spawns.LIST_VARIABLE)
+    if listing:  # finding the tests to mark: listed (passed or not), not failed
+        with open(listing, "a", encoding="utf-8") as listed:
+            listed.write(f"{item.nodeid}\t{report.when}\t{commands[0][:300]}\n")
+    elif not report.failed and item.nodeid.startswith(spawns.CHECKED):
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} started {len(commands)} interpreter process(es) in its "
+            f"{report.when} but is not marked `process` (tests/spawns.py): {commands[0][:300]}"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -60,9 +60,14 @@ def isolate(root: Path, environ: MutableMapping[str, str] = os.environ) -> None:
     environ.update(isolated)
 
 
+COVERAGE_VARIABLE: Final = "COVERAGE_PROCESS_CONFIG"
+"""Set by coverage's ``patch = subprocess`` in a measured run: a child that keeps it is measured."""
+
+
 def child_variables(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
-    """The isolating variables, for a child whose environment is built from a few names."""
-    return {name: environ[name] for name in PLACES if name in environ}
+    """The isolating variables, for a child whose environment is built from a few names (and
+    coverage's, in a measured run)."""
+    return {name: environ[name] for name in (*PLACES, COVERAGE_VARIABLE) if name in environ}
 
 
 def suite_cache() -> Path:

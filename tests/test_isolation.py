@@ -20,6 +20,8 @@ import pytest
 from tests.agent.model.fake_openai import ScriptedOpenAI, serve_in_thread
 from tests.isolation import PLACES, scrubbed
 
+pytestmark = pytest.mark.process  # every test starts the suite, a sidecar or a benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SPAWNING = (

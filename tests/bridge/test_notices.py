@@ -26,7 +26,7 @@ from tests.server.test_store_hardening import (
     sidecar,
     texts_of,
 )
-from tests.server.wire import WireClient
+from tests.server.wire import WireClient, cli_served
 
 NOTICES = {"session": {"notices": {}}}
 
@@ -61,6 +61,7 @@ def test_the_one_decision_follows_the_capability() -> None:
     assert short.title == "Recording resumed." and short.description is None  # type: ignore[union-attr]
 
 
+@pytest.mark.process  # a file-size limit set in the sidecar process
 @pytest.mark.parametrize("capable", [True, False], ids=["notices", "no-notices"])
 async def test_a_failed_store_write_is_a_notice_where_the_client_shows_them(
     tmp_path: Path, capable: bool
@@ -88,19 +89,18 @@ async def test_a_failed_store_write_is_a_notice_where_the_client_shows_them(
         assert NOT_RECORDED in told and "File too large" in told
     # Live only: the log has no record of it, so a load shows nothing of it.
     assert all(r["type"] != "notice" for r in records(store / f"{session}.jsonl"))
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize(**NOTICES)
         assert "result" in await load(wire, session, str(tmp_path))
         replayed = session_updates(wire, session)
         assert notices_of(replayed) == [] and NOT_RECORDED not in texts_of(replayed)
-        await finish(wire, process)
 
 
 @pytest.mark.parametrize("capable", [True, False], ids=["notices", "no-notices"])
 async def test_a_tool_plugin_that_failed_to_load_is_told_to_the_first_session(
     tmp_path: Path, capable: bool
 ) -> None:
-    async with sidecar("--tools", "no_such_plugin_module") as (wire, process):
+    async with cli_served("--tools", "no_such_plugin_module") as (wire, _server):
         await wire.initialize(**(NOTICES if capable else {}))
         await wire.new_session(str(tmp_path))
         await updates_until(wire, "skipped a tool plugin")
@@ -118,7 +118,6 @@ async def test_a_tool_plugin_that_failed_to_load_is_told_to_the_first_session(
         second = await wire.new_session(str(tmp_path))
         await prompt(wire, second, "hello")
         assert "skipped a tool plugin" not in json.dumps(wire.updates)
-        await finish(wire, process)
 
 
 @pytest.mark.parametrize("capable", [True, False], ids=["notices", "no-notices"])
@@ -127,14 +126,13 @@ async def test_an_mcp_server_that_did_not_start_is_a_notice_where_the_client_sho
 ) -> None:
     store = tmp_path / "store"
     missing = {"name": "gone", "command": "/nonexistent/mcp-server", "args": [], "env": []}
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize(**(NOTICES if capable else {}))
         result = await wire.result("session/new", {"cwd": str(tmp_path), "mcpServers": [missing]})
         session = result["sessionId"]
         await updates_until(wire, "MCP server 'gone' did not start")
         notices, told = notices_of(wire.updates), texts_of(wire.updates)
         await prompt(wire, session, "hello")  # the log has a prompt: it is whole on disk
-        await finish(wire, process)
     kept = [
         r
         for r in records(store / f"{session}.jsonl")

@@ -1,5 +1,6 @@
-"""The client end of the conformance suite: a real ``acp-sidecar`` subprocess, and a scripted
-ACP client on its stdio pipes.
+"""The client end of the conformance suite: the server ``acp-sidecar`` builds, in this process on
+a pair of pipes (:func:`sidecar`) or as a real subprocess on its stdio (:func:`sidecar_process`,
+for what is a property of the process), and a scripted ACP client on the other end.
 
 Every message the agent writes is checked as it is read: it is one JSON-RPC 2.0 object on one
 line, valid against the official v1 schema for its method (:class:`tests.server.wire.WireClient`),
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conformance.strict import check_no_custom_fields
-from tests.server.wire import WireClient, start_sidecar
+from tests.server.wire import WireClient, cli_served, start_sidecar
 
 TOOLS = ("--tools", "tests.tooling:TOOLS")
 """The console driver (the default, no model) with the built-in tools and the test tools
@@ -86,7 +87,8 @@ class Agent:
     """A running sidecar and the scripted client talking to it."""
 
     wire: ConformanceWire
-    process: asyncio.subprocess.Process
+    process: asyncio.subprocess.Process | None
+    """The agent's process; ``None`` when it is served in this process."""
     permission: str = "allow_once"
     """What the user answers a permission request with: an ``optionId``, or ``"cancelled"``."""
     write_answer: Any = field(default_factory=dict)
@@ -244,11 +246,13 @@ class Agent:
     # ---- ending ----
 
     async def close(self) -> int:
-        """End the agent's input; wait for it to exit; check what it still wrote."""
+        """End the agent's input; wait for it to exit; check what it still wrote. (Served in
+        this process, the exit status is :func:`served`'s to check: 0 here.)"""
         self.wire.close()
-        assert self.process.stdout is not None
         rest = await asyncio.wait_for(self.wire.reader.read(), EXIT_TIMEOUT)
-        status = await asyncio.wait_for(self.process.wait(), EXIT_TIMEOUT)
+        status = 0
+        if self.process is not None:
+            status = await asyncio.wait_for(self.process.wait(), EXIT_TIMEOUT)
         for line in rest.splitlines():
             message = json.loads(line)
             self.wire.check(message)
@@ -268,7 +272,17 @@ def select_lines(text: str, params: Message) -> str:
 
 
 @asynccontextmanager
-async def sidecar(*args: str, env: dict[str, str] | None = None) -> AsyncIterator[Agent]:
+async def sidecar(*args: str) -> AsyncIterator[Agent]:
+    """The server ``acp-sidecar ARGS`` builds, served in this process, and a client on its
+    pipes. On the way out the agent's input is closed; it must end serving with status 0."""
+    async with cli_served(*args) as (wire, _server):
+        agent = Agent(ConformanceWire(wire.reader, wire.writer), None)
+        yield agent
+        await agent.close()
+
+
+@asynccontextmanager
+async def sidecar_process(*args: str, env: dict[str, str] | None = None) -> AsyncIterator[Agent]:
     """``acp-sidecar ARGS`` as a subprocess and a client on its stdio.
 
     On the way out the agent's input is closed and it must exit 0 within

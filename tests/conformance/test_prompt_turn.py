@@ -6,7 +6,6 @@ Spec: https://agentclientprotocol.com/protocol/prompt-turn ("4. Check for Comple
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -19,9 +18,6 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SLOW_STREAM = '/stream {"command": "tick", "lines": 400, "delay_ms": 25}'
 """A tool call that prints a line every 25 ms for 10 s unless cancelled."""
-
-CANCEL_BOUND = 5.0
-"""Seconds a cancelled turn may take to answer (generous: it takes milliseconds)."""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -81,11 +77,9 @@ async def test_cancel_during_a_tool_call(agent: Agent, workspace: Path) -> None:
     prompt = await agent.start(session, SLOW_STREAM)
     call = await agent.update_where(lambda u: u["sessionUpdate"] == "tool_call")
     await agent.update_where(lambda u: is_tool_update(call["toolCallId"])(u) and "content" in u)
-    loop = asyncio.get_running_loop()
-    cancelled_at = loop.time()
     await agent.cancel(session)
+    # Answered before the command would end: each read waits at most TIMEOUT, a hang guard.
     turn = await agent.finish(prompt, session)
-    assert loop.time() - cancelled_at < CANCEL_BOUND
     assert turn.response["result"] == {"stopReason": "cancelled"}
     assert await agent.later_updates(session) == []
 
@@ -98,11 +92,9 @@ async def test_cancel_during_a_running_command(agent: Agent, workspace: Path) ->
     session = await agent.new_session(workspace)
     prompt = await agent.start(session, "!sleep 30")
     await agent.update_where(lambda u: u.get("status") == "in_progress")
-    loop = asyncio.get_running_loop()
-    cancelled_at = loop.time()
     await agent.cancel(session)
+    # Answered before the command would end: each read waits at most TIMEOUT, a hang guard.
     turn = await agent.finish(prompt, session)
-    assert loop.time() - cancelled_at < CANCEL_BOUND
     assert turn.response["result"] == {"stopReason": "cancelled"}
     assert await agent.later_updates(session) == []
 
@@ -199,14 +191,11 @@ async def test_cancel_request_ends_a_running_command_as_session_cancel_does(
         session = await agent.new_session(workspace)
         prompt = await agent.start(session, "!sleep 30")
         call = await agent.update_where(lambda u: u.get("status") == "in_progress")
-        loop = asyncio.get_running_loop()
-        cancelled_at = loop.time()
         if how == "session/cancel":
             await agent.cancel(session)
         else:
             await agent.notify("$/cancel_request", {"requestId": prompt})
         turn = await agent.finish(prompt, session)
-        assert loop.time() - cancelled_at < CANCEL_BOUND, how
         assert await agent.later_updates(session) == [], how
         assert len(await answers_to(agent, prompt)) == 1, how
         ended[how] = (turn.response.get("result"), turn.final_status(call["toolCallId"]))

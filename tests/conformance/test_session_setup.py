@@ -141,6 +141,7 @@ async def test_a_session_that_was_never_prompted_can_be_loaded(
 MCP_SERVER = Path(__file__).with_name("mcp_marker.py")
 
 
+@pytest.mark.process  # the MCP server is a process of its own
 async def test_a_stdio_mcp_server_is_connected(agent: Agent, tmp_path: Path) -> None:
     """Session Setup, "MCP Servers": "All Agents MUST support connecting to MCP servers via
     stdio"; "Agents SHOULD connect to all MCP servers specified by the Client." A stdio MCP

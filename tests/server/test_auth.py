@@ -25,7 +25,7 @@ from acp_sidecar.server.app import AcpServer
 from tests.acp_schema import validate_agent_message
 from tests.fakes import AllowingEditor
 from tests.sdk import sdk_sidecar
-from tests.server.wire import WireClient, spawned
+from tests.server.wire import WireClient, cli_served, spawned
 
 PYTHON = "/usr/bin/python3.11"
 PROGRAM = auth.LaunchCommand(PYTHON, ("-m", "acp_sidecar"))
@@ -88,6 +88,7 @@ async def _offered_command(argv: list[str]) -> list[str]:
     return [legacy["command"], *legacy["args"]]
 
 
+@pytest.mark.process  # the command line this process was started with
 @pytest.mark.parametrize("started_as", ["module", "script"])
 async def test_the_offered_command_starts_this_very_sidecar(
     started_as: str, tmp_path: Path
@@ -232,6 +233,7 @@ async def test_an_unknown_method_succeeds_too_and_gates_nothing(
 # ---- driven by the official SDK's client
 
 
+@pytest.mark.process  # the official SDK's client as the sidecar's peer
 @pytest.mark.parametrize("terminal", [False, True])
 async def test_the_sdk_client_reads_the_methods_and_authenticates(
     terminal: bool, tmp_path: Path
@@ -256,17 +258,17 @@ async def test_the_sdk_client_reads_the_methods_and_authenticates(
 
 @pytest.mark.parametrize("how", ["option", "variable", "default"])
 async def test_the_terminal_command_names_the_config_file_this_server_reads(
-    tmp_path: Path, how: str
+    tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``configure`` run from the client's terminal writes the file this server re-reads:
     a file named by ``--config`` or ``ACP_SIDECAR_CONFIG`` is passed on, the default is not."""
     config = tmp_path / "chosen.toml"
     config.write_text('mode = "ask"\n')
     args = ("--config", str(config)) if how == "option" else ()
-    env = {"ACP_SIDECAR_CONFIG": str(config)} if how == "variable" else {}
-    async with spawned(*args, env=env) as (wire, _process):
+    if how == "variable":
+        monkeypatch.setenv("ACP_SIDECAR_CONFIG", str(config))
+    async with cli_served(*args) as (wire, _server):
         result = await wire.initialize()
-        wire.close()
     (method,) = result["authMethods"]
     command = method["_meta"]["terminal-auth"]["args"]
     if how == "default":

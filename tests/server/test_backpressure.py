@@ -15,10 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_sidecar.protocol import METHOD_NOT_FOUND
 from tests.acp_schema import validate_agent_message
 from tests.procfs import status_bytes
 from tests.server.wire import popen_sidecar
+
+pytestmark = pytest.mark.process  # the process's memory while a client does not read
 
 MiB = 1024 * 1024
 FLOOD_SECONDS = 3.0

@@ -20,14 +20,14 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities
 
 from acp_sidecar.server.client import CLIENT_ERROR_SHOWN, client_error
 from tests.fakes import DiskEditor
-from tests.sdk import Wire, command, new_session, prompt, sdk_sidecar
+from tests.sdk import Wire, command, new_session, prompt, sdk_served
 
 
 @asynccontextmanager
 async def sidecar(editor: DiskEditor, workspace: Path) -> AsyncIterator[tuple[Any, Wire, str]]:
     fs = FileSystemCapabilities(read_text_file=True, write_text_file=True)
     capabilities = ClientCapabilities(fs=fs)
-    async with sdk_sidecar(editor, store=workspace / ".store", capabilities=capabilities) as (
+    async with sdk_served(editor, store=workspace / ".store", capabilities=capabilities) as (
         connection,
         wire,
     ):

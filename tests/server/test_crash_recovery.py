@@ -7,8 +7,12 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cards import tool_cards
 from tests.server.wire import WireClient, spawned
+
+pytestmark = pytest.mark.process  # SIGKILL of the process
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,12 +15,19 @@ import json
 import os
 import signal
 from asyncio.subprocess import Process
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
+import pytest
+import pytest_asyncio
+
 from tests.server.wire import WireClient, initialized
+
+# Daemons of the sidecar process (it reaps them), SIGHUP. One sidecar serves the module's tests
+# (a session each), but the one that stops it.
+pytestmark = [pytest.mark.process, pytest.mark.asyncio(loop_scope="module")]
 
 BOUND = 20.0
 """Generous: each wait ends as soon as its condition holds."""
@@ -92,6 +99,19 @@ def console(store: Path) -> AbstractAsyncContextManager[tuple[WireClient, Proces
     return initialized("--store", str(store / "store"), stderr=asyncio.subprocess.DEVNULL)
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[WireClient]:
+    """The module's sidecar (console driver, initialized); each test clears its updates."""
+    async with console(tmp_path_factory.mktemp("daemons")) as (client, _process):
+        yield client
+
+
+@pytest.fixture
+def client(shared: WireClient) -> WireClient:
+    shared.updates.clear()
+    return shared
+
+
 async def auto_session(client: WireClient, cwd: Path) -> str:
     session = await client.new_session(str(cwd))
     await client.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
@@ -102,70 +122,66 @@ def bash(command: str, **arguments: Any) -> str:
     return "/bash " + json.dumps({"command": command, **arguments})
 
 
-async def test_a_daemon_is_gone_when_its_call_ends(tmp_path: Path) -> None:
+async def test_a_daemon_is_gone_when_its_call_ends(tmp_path: Path, client: WireClient) -> None:
     with killed_afterwards(tmp_path / "d.pid"):
-        async with console(tmp_path) as (client, _process):
-            session = await auto_session(client, tmp_path)
-            prompt = await client.start_prompt(session, f"!{daemon('d.pid')}; echo started")
-            response = await client.next_response(prompt, timeout=BOUND)
-            assert response["result"]["stopReason"] == "end_turn"
-            pid = await pid_in(tmp_path / "d.pid")
-            # Killed and reaped by the sidecar: not even a zombie is left.
-            await until(lambda: gone(pid), "the daemon outlived its call")
+        session = await auto_session(client, tmp_path)
+        prompt = await client.start_prompt(session, f"!{daemon('d.pid')}; echo started")
+        response = await client.next_response(prompt, timeout=BOUND)
+        assert response["result"]["stopReason"] == "end_turn"
+        pid = await pid_in(tmp_path / "d.pid")
+        # Killed and reaped by the sidecar: not even a zombie is left.
+        await until(lambda: gone(pid), "the daemon outlived its call")
 
 
-async def test_a_daemon_is_gone_after_cancel(tmp_path: Path) -> None:
+async def test_a_daemon_is_gone_after_cancel(tmp_path: Path, client: WireClient) -> None:
     with killed_afterwards(tmp_path / "d.pid"):
-        async with console(tmp_path) as (client, _process):
-            session = await auto_session(client, tmp_path)
-            prompt = await client.start_prompt(session, f"!{daemon('d.pid')}; sleep 1000")
-            pid = await pid_in(tmp_path / "d.pid")
-            await client.notify("session/cancel", {"sessionId": session})
-            response = await client.next_response(prompt, timeout=BOUND)
-            assert response["result"]["stopReason"] == "cancelled"
-            await until(lambda: gone(pid), "the daemon outlived the cancel")
+        session = await auto_session(client, tmp_path)
+        prompt = await client.start_prompt(session, f"!{daemon('d.pid')}; sleep 1000")
+        pid = await pid_in(tmp_path / "d.pid")
+        await client.notify("session/cancel", {"sessionId": session})
+        response = await client.next_response(prompt, timeout=BOUND)
+        assert response["result"]["stopReason"] == "cancelled"
+        await until(lambda: gone(pid), "the daemon outlived the cancel")
 
 
-async def test_a_daemon_is_gone_after_a_timeout(tmp_path: Path) -> None:
+async def test_a_daemon_is_gone_after_a_timeout(tmp_path: Path, client: WireClient) -> None:
     with killed_afterwards(tmp_path / "d.pid"):
-        async with console(tmp_path) as (client, _process):
-            session = await auto_session(client, tmp_path)
-            command = bash(f"{daemon('d.pid')}; sleep 1000", timeout_ms=1500)
-            prompt = await client.start_prompt(session, command)
-            response = await client.next_response(prompt, timeout=BOUND)
-            assert response["result"]["stopReason"] == "end_turn"
-            assert any("Timed out" in json.dumps(update) for update in client.updates)
-            pid = await pid_in(tmp_path / "d.pid")
-            await until(lambda: gone(pid), "the daemon outlived the timeout")
+        session = await auto_session(client, tmp_path)
+        command = bash(f"{daemon('d.pid')}; sleep 1000", timeout_ms=1500)
+        prompt = await client.start_prompt(session, command)
+        response = await client.next_response(prompt, timeout=BOUND)
+        assert response["result"]["stopReason"] == "end_turn"
+        assert any("Timed out" in json.dumps(update) for update in client.updates)
+        pid = await pid_in(tmp_path / "d.pid")
+        await until(lambda: gone(pid), "the daemon outlived the timeout")
 
 
-async def test_another_sessions_command_keeps_running(tmp_path: Path) -> None:
+async def test_another_sessions_command_keeps_running(tmp_path: Path, client: WireClient) -> None:
     with killed_afterwards(tmp_path / "a.pid", tmp_path / "b.pid", tmp_path / "c.pid"):
-        async with console(tmp_path) as (client, _process):
-            first = await auto_session(client, tmp_path)
-            second = await auto_session(client, tmp_path)
-            running = await client.start_prompt(
-                first, f"!{foreground('a.pid')} & {daemon('b.pid')}; wait"
-            )
-            long_runner = await pid_in(tmp_path / "a.pid")
-            its_daemon = await pid_in(tmp_path / "b.pid")
-            # The second session's call ends, normally and by cancel, while the first runs.
-            ended = await client.start_prompt(second, f"!{daemon('c.pid')}; echo ok")
-            await client.next_response(ended, timeout=BOUND)
-            short_daemon = await pid_in(tmp_path / "c.pid")
-            await until(lambda: gone(short_daemon), "its own daemon was left")
-            cancelled = await client.start_prompt(second, "!sleep 1000")
-            await asyncio.sleep(0.5)
-            await client.notify("session/cancel", {"sessionId": second})
-            await client.next_response(cancelled, timeout=BOUND)
-            await asyncio.sleep(0.5)  # room for a wrong kill to land
-            assert alive(long_runner) and alive(its_daemon)
-            # Its own end still takes its own daemon.
-            await client.notify("session/cancel", {"sessionId": first})
-            response = await client.next_response(running, timeout=BOUND)
-            assert response["result"]["stopReason"] == "cancelled"
-            await until(lambda: not alive(long_runner), "the first call's command was left")
-            await until(lambda: gone(its_daemon), "its daemon was left")
+        first = await auto_session(client, tmp_path)
+        second = await auto_session(client, tmp_path)
+        running = await client.start_prompt(
+            first, f"!{foreground('a.pid')} & {daemon('b.pid')}; wait"
+        )
+        long_runner = await pid_in(tmp_path / "a.pid")
+        its_daemon = await pid_in(tmp_path / "b.pid")
+        # The second session's call ends, normally and by cancel, while the first runs.
+        ended = await client.start_prompt(second, f"!{daemon('c.pid')}; echo ok")
+        await client.next_response(ended, timeout=BOUND)
+        short_daemon = await pid_in(tmp_path / "c.pid")
+        await until(lambda: gone(short_daemon), "its own daemon was left")
+        cancelled = await client.start_prompt(second, "!sleep 1000")
+        await asyncio.sleep(0.5)
+        await client.notify("session/cancel", {"sessionId": second})
+        await client.next_response(cancelled, timeout=BOUND)
+        await asyncio.sleep(0.5)  # room for a wrong kill to land
+        assert alive(long_runner) and alive(its_daemon)
+        # Its own end still takes its own daemon.
+        await client.notify("session/cancel", {"sessionId": first})
+        response = await client.next_response(running, timeout=BOUND)
+        assert response["result"]["stopReason"] == "cancelled"
+        await until(lambda: not alive(long_runner), "the first call's command was left")
+        await until(lambda: gone(its_daemon), "its daemon was left")
 
 
 async def test_sighup_stops_the_sidecar_gracefully_and_leaves_no_command(tmp_path: Path) -> None:

@@ -131,11 +131,10 @@ async def test_a_suspended_driver_ignoring_the_signal_is_stopped_after_the_grace
 
     turn = make_turn()
     asyncio.get_running_loop().call_later(0.01, turn.signal.cancel, "user")
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    assert await drive(FnDriver(run), turn, 0.05) == "cancelled"
+    # The driver sleeps an hour: returning at all is the grace running out (the wait is a
+    # hang guard).
+    assert await asyncio.wait_for(drive(FnDriver(run), turn, 0.05), 30) == "cancelled"
     assert stopped == ["stopped"]
-    assert loop.time() - started < 1.0
 
 
 async def test_a_suspended_driver_that_catches_the_stop_still_answers_cancelled() -> None:

@@ -21,7 +21,7 @@ from acp_sidecar.store import (
     permission_records,
 )
 from tests.fakes import AllowingEditor
-from tests.sdk import command, new_session, prompt, sdk_sidecar
+from tests.sdk import command, new_session, prompt, sdk_served
 
 
 class AlwaysAllowing(AllowingEditor):
@@ -38,7 +38,7 @@ class AlwaysAllowing(AllowingEditor):
 async def test_decisions_are_logged_with_times_and_not_replayed(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     editor = AlwaysAllowing()
-    async with sdk_sidecar(editor, store=store_dir) as (connection, wire):
+    async with sdk_served(editor, store=store_dir) as (connection, wire):
         session = await new_session(connection, tmp_path)
         for name in ("a.txt", "b.txt"):
             done = await prompt(connection, session, command("write", path=name, content="x\n"))
@@ -65,7 +65,7 @@ async def test_decisions_are_logged_with_times_and_not_replayed(tmp_path: Path) 
     stamped = [record.at for record in records if record.at is not None]
     assert stamped == sorted(stamped)
 
-    async with sdk_sidecar(AllowingEditor(), store=store_dir) as (connection, wire):
+    async with sdk_served(AllowingEditor(), store=store_dir) as (connection, wire):
         await connection.load_session(cwd=str(tmp_path), session_id=session, mcp_servers=[])
         replayed = list(wire.updates)
     kinds = [u["sessionUpdate"] for u in replayed]

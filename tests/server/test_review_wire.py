@@ -20,7 +20,7 @@ import pytest
 from acp_sidecar import throttle
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.throttle import Throttle
-from tests.server.wire import WireClient, served, spawned
+from tests.server.wire import WireClient, cli_served, served
 
 MiB = 1024 * 1024
 
@@ -36,7 +36,7 @@ MiB = 1024 * 1024
     ids=["result-and-error", "jsonrpc-1.0", "neither", "no-jsonrpc"],
 )
 async def test_a_malformed_response_with_the_clients_own_id_is_not_answered(line: bytes) -> None:
-    async with spawned("serve", "--driver", "tests.drivers:ScriptDriver") as (client, _process):
+    async with cli_served("--driver", "tests.drivers:ScriptDriver") as (client, _server):
         await client.initialize()
         session = await client.new_session()
         await client.send_request(
@@ -68,7 +68,7 @@ async def test_a_malformed_response_with_the_clients_own_id_is_not_answered(line
 async def test_a_null_error_beside_a_result_is_a_result(
     tmp_path: Path, answer: dict[str, Any]
 ) -> None:
-    async with spawned("serve", "--store", str(tmp_path / "store")) as (client, _process):
+    async with cli_served("--store", str(tmp_path / "store")) as (client, _server):
         await client.initialize()
         session = await client.new_session(str(tmp_path))
         turn = await client.start_prompt(session, '/write {"path": "out.txt", "content": "x"}')
@@ -81,7 +81,7 @@ async def test_a_null_error_beside_a_result_is_a_result(
 
 
 async def test_a_null_result_beside_an_error_is_the_clients_error(tmp_path: Path) -> None:
-    async with spawned("serve", "--store", str(tmp_path / "store")) as (client, _process):
+    async with cli_served("--store", str(tmp_path / "store")) as (client, _server):
         await client.initialize()
         session = await client.new_session(str(tmp_path))
         turn = await client.start_prompt(session, '/write {"path": "out.txt", "content": "x"}')

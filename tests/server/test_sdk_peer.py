@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import acp
+import pytest
 from acp.schema import (
     ClientCapabilities,
     FileSystemCapabilities,
@@ -15,6 +16,8 @@ from acp.schema import (
 from tests.fakes import ScriptDriverEditor
 from tests.isolation import child_variables
 from tests.sdk import SchemaObserver
+
+pytestmark = pytest.mark.process  # the official SDK's client as the sidecar's peer
 
 ROOT = Path(__file__).resolve().parents[2]
 

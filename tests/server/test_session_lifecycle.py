@@ -161,6 +161,7 @@ async def test_resume_reattaches_without_replaying_and_the_log_goes_on(
         assert len(prompts_of(wire.updates)) == 5
 
 
+@pytest.mark.process  # a log held by another process
 async def test_resume_errors_are_loads_errors(tmp_path: Path, cwd: str, held: Any) -> None:
     async with served(server(tmp_path)) as (wire, _server):
         session, _live = await record_a_session(wire, cwd)
@@ -269,6 +270,7 @@ async def test_delete_removes_the_session_from_list_and_store(tmp_path: Path, cw
             assert error["code"] == RESOURCE_NOT_FOUND, method
 
 
+@pytest.mark.process
 async def test_delete_refuses_a_session_open_in_another_process(
     tmp_path: Path, cwd: str, held: Any
 ) -> None:

@@ -146,6 +146,7 @@ async def test_load_errors(tmp_path: Path) -> None:
         await wire.result("session/load", {"sessionId": session, "cwd": cwd, "mcpServers": []})
 
 
+@pytest.mark.process
 async def test_a_session_open_in_another_process_is_refused(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()  # session/new takes an existing directory only
     cwd = str(tmp_path / "ws")

@@ -27,6 +27,8 @@ from tests.server.test_store_hardening import (
 )
 from tests.server.test_store_hardening import prompt as hardening_prompt
 
+pytestmark = pytest.mark.process  # two sidecar processes on one store
+
 
 async def delete(connection: Any, session_id: str) -> Any:
     """``session/delete`` on the SDK's connection (the SDK does not model it yet)."""

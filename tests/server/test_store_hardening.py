@@ -1,5 +1,6 @@
 """The store under adversity, over the wire: descriptor limits, writes that fail, logs that
-lie, loads that fail half-way or race. Each sidecar is a subprocess; limits are set in it."""
+lie, loads that fail half-way or race. A sidecar under a limit (descriptors, file size, another
+user) is a subprocess, the limit set in it; the rest are served in process."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from acp_sidecar.protocol.errors import INTERNAL_ERROR
 from acp_sidecar.store import LOCK_FILE, SessionStore
 from tests import unprivileged
 from tests.cards import tool_cards
-from tests.server.wire import WireClient, spawned
+from tests.server.wire import WireClient, cli_served, spawned
 
 GAP = "Some of this session was not recorded"
 NOT_RECORDED = "this session is not being recorded"
@@ -89,12 +90,11 @@ async def recorded_session(store: Path, cwd: Path) -> str:
     """A stored session of two turns, each reading a file (one card each)."""
     (cwd / "a.txt").write_text("alpha\n")
     (cwd / "b.txt").write_text("beta\n")
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize()
         session = await wire.new_session(str(cwd))
         await prompt(wire, session, "/read a.txt")
         await prompt(wire, session, "/read b.txt")
-        await finish(wire, process)
     return session
 
 
@@ -113,6 +113,8 @@ async def all_results(wire: WireClient, pending: set[Any], timeout: float) -> No
             pending.discard(message["id"])
 
 
+@pytest.mark.process  # a limit set in the sidecar process
+@pytest.mark.timeout(180)  # 200 sessions and 200 loads: about a minute under coverage
 async def test_sessions_past_the_descriptor_limit_are_all_recorded_and_loadable(
     tmp_path: Path,
 ) -> None:
@@ -151,6 +153,7 @@ async def test_sessions_past_the_descriptor_limit_are_all_recorded_and_loadable(
     assert len(cards) == 3  # /read, !echo, /read after the load
 
 
+@pytest.mark.process  # a limit set in the sidecar process
 async def test_a_released_log_locked_by_another_process_meanwhile_is_told(
     tmp_path: Path,
 ) -> None:
@@ -184,6 +187,7 @@ async def test_a_released_log_locked_by_another_process_meanwhile_is_told(
 # ---- 16: a failed write is told, retried and marked ----------------------------------------
 
 
+@pytest.mark.process  # a limit set in the sidecar process
 async def test_a_write_past_the_file_size_limit_is_told_and_marked_as_a_gap(
     tmp_path: Path,
 ) -> None:
@@ -213,7 +217,7 @@ async def test_a_write_past_the_file_size_limit_is_told_and_marked_as_a_gap(
     assert kinds[second : second + 4] == ["user_message", "tool_call", "gap", "turn_end"]
     assert kinds[-1] == "turn_end" and kinds.count("tool_result") == 2
 
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize()
         assert "result" in await load(wire, session, cwd)
         replayed = texts_of(session_updates(wire, session))
@@ -224,9 +228,9 @@ async def test_a_write_past_the_file_size_limit_is_told_and_marked_as_a_gap(
             if u["params"]["update"]["sessionUpdate"] == "tool_call_update"
         ]
         assert statuses == ["completed", "failed", "completed"]  # the lost result: interrupted
-        await finish(wire, process)
 
 
+@pytest.mark.process  # a limit set in the sidecar process
 async def test_a_log_that_could_not_be_created_is_created_once_it_can_be(tmp_path: Path) -> None:
     unprivileged.require()
     with unprivileged.shared_directory() as shared:
@@ -247,11 +251,10 @@ async def test_a_log_that_could_not_be_created_is_created_once_it_can_be(tmp_pat
             await finish(wire, process)
         kinds = [r["type"] for r in records(store / f"{session}.jsonl")]
         assert kinds == ["header", "gap", "user_message", "tool_call", "tool_result", "turn_end"]
-        async with sidecar("--store", str(store)) as (wire, process):
+        async with cli_served("--store", str(store)) as (wire, _server):
             await wire.initialize()
             assert "result" in await load(wire, session, str(shared))
             assert GAP in texts_of(session_updates(wire, session))
-            await finish(wire, process)
 
 
 # ---- 17: a load that fails sends nothing and keeps nothing; two loads at once ---------------
@@ -267,7 +270,7 @@ async def test_a_newer_record_mid_log_fails_the_load_before_any_update_and_frees
     lines = original.splitlines(keepends=True)
     newer = b'{"v":3,"type":"agent_message","text":"from the future"}\n'
     path.write_bytes(b"".join([*lines[:4], newer, *lines[4:]]))
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize()
         for _ in range(2):  # the second load must fail the same way: the lock was released
             error = (await load(wire, session, str(tmp_path)))["error"]
@@ -278,7 +281,6 @@ async def test_a_newer_record_mid_log_fails_the_load_before_any_update_and_frees
         path.write_bytes(original)
         assert "result" in await load(wire, session, str(tmp_path))
         await prompt(wire, session, "/read a.txt")
-        await finish(wire, process)
 
 
 async def test_two_loads_of_one_session_at_once_both_succeed(tmp_path: Path) -> None:
@@ -291,7 +293,7 @@ async def test_two_loads_of_one_session_at_once_both_succeed(tmp_path: Path) -> 
             log.end_message()
         log.end_turn("end_turn")
     params = {"sessionId": session, "cwd": str(tmp_path), "mcpServers": []}
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize()
         first = await wire.send_request("session/load", params)
         second = await wire.send_request("session/load", params)
@@ -304,7 +306,6 @@ async def test_two_loads_of_one_session_at_once_both_succeed(tmp_path: Path) -> 
         ]
         assert texts == [f"message {n}" for n in range(600)] * 2  # one whole replay each
         await prompt(wire, session, "hello")  # the session goes on
-        await finish(wire, process)
 
 
 # ---- 21: the store trusts nothing it finds ----------------------------------------------
@@ -318,7 +319,7 @@ async def test_a_log_that_is_a_symlink_outside_the_store_is_refused(tmp_path: Pa
     shutil.move(path, outside)
     path.symlink_to(outside)
     before = outside.read_bytes()
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize()
         error = (await load(wire, session, str(tmp_path)))["error"]
         assert error["code"] == INTERNAL_ERROR
@@ -326,7 +327,6 @@ async def test_a_log_that_is_a_symlink_outside_the_store_is_refused(tmp_path: Pa
         assert session_updates(wire, session) == []
         listed = await wire.result("session/list", {})
         assert listed["sessions"] == []
-        await finish(wire, process)
     assert outside.read_bytes() == before  # never appended to
 
 
@@ -335,7 +335,7 @@ async def test_a_log_whose_header_names_another_session_is_refused(tmp_path: Pat
     session = await recorded_session(store, tmp_path)
     other = "0" * 32
     shutil.copy(store / f"{session}.jsonl", store / f"{other}.jsonl")
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize()
         error = (await load(wire, other, str(tmp_path)))["error"]
         assert error["code"] == INTERNAL_ERROR
@@ -343,18 +343,16 @@ async def test_a_log_whose_header_names_another_session_is_refused(tmp_path: Pat
         assert session_updates(wire, other) == []
         listed = await wire.result("session/list", {})
         assert [s["sessionId"] for s in listed["sessions"]] == [session]
-        await finish(wire, process)
 
 
 async def test_copied_tool_lines_replay_each_card_once(tmp_path: Path) -> None:
     store = tmp_path / "store"
     session = await recorded_session(store, tmp_path)
     path = store / f"{session}.jsonl"
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize()
         assert "result" in await load(wire, session, str(tmp_path))
         expected = session_updates(wire, session)
-        await finish(wire, process)
     assert len(tool_cards(expected)) == 4
     lines = path.read_bytes().splitlines(keepends=True)
     kinds = [json.loads(line)["type"] for line in lines]
@@ -370,19 +368,19 @@ async def test_copied_tool_lines_replay_each_card_once(tmp_path: Path) -> None:
     path.write_bytes(b"".join(doubled))
     # The same session, copied lines and all: its last activity (updatedAt) is unchanged.
     os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns))
-    async with sidecar("--store", str(store)) as (wire, process):
+    async with cli_served("--store", str(store)) as (wire, _server):
         await wire.initialize()
         assert "result" in await load(wire, session, str(tmp_path))
         assert session_updates(wire, session) == expected
-        await finish(wire, process)
 
 
+@pytest.mark.process  # a limit set in the sidecar process
 async def test_a_message_streamed_while_logs_are_released_replays_whole(tmp_path: Path) -> None:
     # More sessions stream at once than logs are held: each release writes the pending text,
     # so one message is stored in several identical pieces; every piece must come back.
     store = tmp_path / "store"
     nofile = limit(resource.RLIMIT_NOFILE, 32)  # 8 logs held at most
-    script = ("serve", "--driver", "tests.drivers:ScriptDriver")
+    script = ("--driver", "tests.drivers:ScriptDriver")
     async with sidecar(*script, "--store", str(store), preexec=nofile) as (wire, process):
         await wire.initialize()
         sessions = [await wire.new_session(str(tmp_path)) for _ in range(10)]
@@ -391,15 +389,15 @@ async def test_a_message_streamed_while_logs_are_released_replays_whole(tmp_path
         live = texts_of(session_updates(wire, sessions[0]))
         assert live.count("chunk") == 2000
         await finish(wire, process)
-    async with sidecar(*script, "--store", str(store)) as (wire, process):
+    async with cli_served(*script, "--store", str(store)) as (wire, _server):
         await wire.initialize()
         for session in sessions:
             wire.updates.clear()
             assert "result" in await load(wire, session, str(tmp_path))
             assert texts_of(session_updates(wire, session)) == live, session
-        await finish(wire, process)
 
 
+@pytest.mark.process  # a limit set in the sidecar process
 async def test_a_log_this_process_cannot_write_is_refused_clearly(tmp_path: Path) -> None:
     unprivileged.require()
     with unprivileged.shared_directory() as shared:
@@ -423,6 +421,7 @@ def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ACP_SIDECAR_STORE", raising=False)
 
 
+@pytest.mark.process  # a limit set in the sidecar process
 async def test_many_loads_at_once_stay_within_the_descriptor_limit(tmp_path: Path) -> None:
     # Each load holds a writer's and a reader's descriptor until it answers; 20 loads held
     # back by a client not yet reading would need 40 at once, over the limit of 32.

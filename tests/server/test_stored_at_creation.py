@@ -21,14 +21,14 @@ from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.recording import SessionRecorder
 from acp_sidecar.store import SessionStore
 from tests.fakes import CommandsEditor
-from tests.sdk import sdk_sidecar
+from tests.sdk import sdk_served, sdk_sidecar
 from tests.server.wire import served
 
 
 @asynccontextmanager
 async def sidecar(store: Path) -> AsyncIterator[tuple[Any, CommandsEditor]]:
     client = CommandsEditor()
-    async with sdk_sidecar(client, "--store", str(store)) as (connection, _wire):
+    async with sdk_served(client, "--store", str(store)) as (connection, _wire):
         yield connection, client
 
 
@@ -67,9 +67,10 @@ async def test_a_session_never_prompted_loads_and_stays_unlisted_until_prompted(
         ]
 
 
+@pytest.mark.process  # the official SDK's client as the peer; the process exits
 async def test_every_new_session_is_stored_before_the_process_exits(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    async with sidecar(store) as (connection, _client):
+    async with sdk_sidecar(CommandsEditor(), "--store", str(store)) as (connection, _wire):
         ids = [
             (await connection.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
             for _ in range(5)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from acp_sidecar.server.app import AcpServer
@@ -48,12 +47,13 @@ async def test_a_driver_that_ignores_cancellation_is_stopped_after_the_grace(
     session = await ready.new_session()
     prompt = await ready.start_prompt(session, "ignore-cancel")
     await ready.next_update()
-    loop = asyncio.get_running_loop()
-    started = loop.time()
     await ready.notify("session/cancel", {"sessionId": session})
+    # The driver sleeps an hour: any answer at all (the read's timeout is a hang guard) is
+    # the grace (0.3 s) running out.
     response = await ready.next_response(prompt)
     assert response["result"] == {"stopReason": "cancelled"}
-    assert loop.time() - started < 2.0
+    again = await ready.next_response(await ready.start_prompt(session, "echo next"))
+    assert again["result"] == {"stopReason": "end_turn"}
 
 
 async def test_session_cancel_touches_only_its_own_session(ready: WireClient) -> None:

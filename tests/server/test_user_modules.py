@@ -16,6 +16,8 @@ import pytest
 
 from tests.server.wire import ROOT, spawned
 
+pytestmark = pytest.mark.process  # fd 1 taken over before user modules are imported
+
 NOISY = """
 import os
 import sys

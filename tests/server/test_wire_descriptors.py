@@ -20,8 +20,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests import unprivileged
 from tests.server.wire import WireClient, open_pipe_streams
+
+pytestmark = pytest.mark.process  # the process's descriptors under /proc
 
 BOUND = 20.0
 

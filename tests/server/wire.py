@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -24,7 +24,8 @@ from tests.drivers import ScriptDriver
 
 ROOT = Path(__file__).resolve().parents[2]
 READ_LIMIT = 256 * 1024 * 1024
-TIMEOUT = 5.0
+TIMEOUT = 20.0
+"""Seconds one read may wait: a hang guard (generous; a read ends when its message comes)."""
 
 
 class WireClient:
@@ -202,6 +203,40 @@ async def served(server: AcpServer | None = None) -> AsyncIterator[tuple[WireCli
         rest = await asyncio.wait_for(reader.read(), 3)
         for line in rest.splitlines():
             client.check(json.loads(line))
+
+
+def cli_server(*args: str) -> AcpServer:
+    """The server ``acp-sidecar serve ARGS`` builds (the config file layered under the
+    options, the driver and tools they name), for :func:`served` in this process.
+
+    Process-wide set-up the command does first (hardening, taking over fd 1, logging, the
+    child-environment rules) is not done: tests of those start a process."""
+    from acp_sidecar import cli
+    from acp_sidecar.agent.driver import load_driver_factory
+    from acp_sidecar.server.settings import ServeSettings
+    from acp_sidecar.store import SessionStore
+
+    options = cli.with_config_file(cli.build_parser().parse_args(["serve", *args]))
+    settings = ServeSettings.from_args(options)
+    tools = cli.tools_provider(options)
+    factory = (
+        load_driver_factory(options.driver) if options.driver else settings.driver_factory(tools)
+    )
+    live = settings.live
+    return AcpServer(
+        factory,
+        tools=tools,
+        store=lambda: SessionStore(options.store, fsync=options.fsync),
+        allow_outside_workspace=live.allow_outside_workspace,
+        mcp_start_timeout=live.mcp_start_timeout,
+        default_mode=live.default_mode,
+        settings=settings,
+    )
+
+
+def cli_served(*args: str) -> AbstractAsyncContextManager[tuple[WireClient, AcpServer]]:
+    """:func:`served` with the server of ``acp-sidecar serve ARGS`` (:func:`cli_server`)."""
+    return served(cli_server(*args))
 
 
 async def start_sidecar(

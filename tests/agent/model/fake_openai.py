@@ -146,6 +146,8 @@ class ScriptedOpenAI:
         """The answer to ``GET /models`` (``None``: 404)."""
         self.listings = 0
         """How many times ``GET /models`` was asked."""
+        self.listings_answered = 0
+        """How many of those were answered (after the listing's delay)."""
         self.key: str | None = None
         """The bearer key the server wants (``None``: any, or none)."""
         self._server: asyncio.Server | None = None
@@ -238,6 +240,7 @@ class ScriptedOpenAI:
             {"content-type": "application/json", "content-length": str(len(body))},
         )
         writer.write(head + body)
+        self.listings_answered += 1
         await writer.drain()
         return True
 
