@@ -1,0 +1,152 @@
+"""The sidecar and its command line in this process, for tests of what they do (not of a process).
+
+:func:`cli_server` builds the server ``acp-sidecar ARGS`` would serve (the command line's own
+parser, config layering and :func:`acp_sidecar.cli.build_server`); :func:`serving` serves it
+on :func:`tests.server.wire.served`; :func:`sdk_served` puts the official SDK client on it and
+yields what :func:`tests.sdk.sdk_sidecar` yields. :func:`run_cli` runs ``acp-sidecar ARGS`` as
+a call of its ``main`` with stdio captured. Each puts back the process-wide state the command
+line sets (logging, the child-environment rules, ``sys.path``, modules imported from ``cwd``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import acp
+import attrs
+from acp.connection import StreamEvent
+from acp.schema import ClientCapabilities
+
+import acp_sidecar.tools.environment as child_environment
+from acp_sidecar.cli import build_parser, build_server, main, with_config_file
+from acp_sidecar.server.app import AcpServer
+from tests.sdk import Wire
+from tests.server.wire import WireClient, served
+
+
+@contextlib.contextmanager
+def kept_process_state(cwd: Path | None = None) -> Iterator[None]:
+    """Put back what the command line changes process-wide, and ``cwd`` while inside."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    # The rules ``build_server`` sets once per process; there is no public way to read them.
+    rules = child_environment._configured
+    path = list(sys.path)
+    modules = set(sys.modules)
+    here = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        child_environment._configured = rules
+        sys.path[:] = path
+        if cwd is not None:  # a ``--tools`` module found in cwd is not there for the next test
+            for name in set(sys.modules) - modules:
+                file = getattr(sys.modules[name], "__file__", None) or ""
+                if file.startswith(str(cwd)):
+                    del sys.modules[name]
+
+
+def cli_server(*args: str) -> AcpServer:
+    """The server ``acp-sidecar ARGS`` serves (call inside :func:`kept_process_state`)."""
+    parser = build_parser()
+    return build_server(parser, with_config_file(parser.parse_args(list(args))))
+
+
+@asynccontextmanager
+async def serving(*args: str) -> AsyncIterator[tuple[WireClient, AcpServer]]:
+    """``acp-sidecar ARGS`` served in process, and the raw client end of its wire."""
+    with kept_process_state():
+        async with served(cli_server(*args)) as pair:
+            yield pair
+
+
+@asynccontextmanager
+async def sdk_served(
+    client: Any,
+    *args: str,
+    store: Path | None = None,
+    capabilities: ClientCapabilities | None = None,
+    observers: Sequence[Callable[[StreamEvent], None]] = (),
+    unstable: bool = False,
+    server: AcpServer | None = None,
+) -> AsyncIterator[tuple[Any, Wire]]:
+    """:func:`tests.sdk.sdk_sidecar` with the sidecar in process: ``acp-sidecar ARGS`` (or
+    ``server``) answered by the SDK client ``client``, initialized; the server must shut down
+    cleanly when the connection closes."""
+    wire = Wire()
+    options = (*args, *(("--store", str(store)) if store is not None else ()))
+    with kept_process_state():
+        async with served(server or cli_server(*options)) as (raw, _server):
+            connection = acp.connect_to_agent(
+                client,
+                raw.writer,
+                raw.reader,
+                observers=[wire, *observers],
+                use_unstable_protocol=unstable,
+            )
+            try:
+                wire.initialized = await connection.initialize(
+                    protocol_version=acp.PROTOCOL_VERSION,
+                    client_capabilities=capabilities or ClientCapabilities(),
+                )
+                yield connection, wire
+            finally:
+                await connection.close()
+
+
+@attrs.frozen
+class Ran:
+    """What a command line run in process returned and wrote."""
+
+    returncode: int
+    stdout_bytes: bytes
+    stderr: str
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_bytes.decode("utf-8", errors="replace")
+
+
+class _Stdin(io.StringIO):
+    def isatty(self) -> bool:
+        return False
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None, stdin: str = ""
+) -> Ran:
+    """``acp-sidecar ARGS`` as a call of the command line's ``main`` in ``cwd``, with
+    ``env`` added to the environment, ``stdin`` as its input (not a terminal) and stdout and
+    stderr captured (pipes, as for a subprocess)."""
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = sys.stdin, sys.stdout, sys.stderr
+    saved = dict(os.environ)
+    with kept_process_state(cwd):
+        os.environ.update(env or {})
+        sys.stdin = _Stdin(stdin)
+        sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+        sys.stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+        try:
+            status = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors, --help, --version
+            status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            sys.stdin, sys.stdout, sys.stderr = streams
+            os.environ.clear()
+            os.environ.update(saved)
+    return Ran(status, out.getvalue(), err.getvalue().decode("utf-8", errors="replace"))
