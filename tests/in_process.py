@@ -125,13 +125,20 @@ class _Stdin(io.StringIO):
         return False
 
 
+class _Captured(io.BytesIO):
+    """A pipe's far end: what was written stays readable after a writer closes it."""
+
+    def close(self) -> None:
+        self.flush()  # not closed: ``getvalue`` must still answer
+
+
 def run_cli(
     *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None, stdin: str = ""
 ) -> Ran:
     """``acp-sidecar ARGS`` as a call of the command line's ``main`` in ``cwd``, with
     ``env`` added to the environment, ``stdin`` as its input (not a terminal) and stdout and
     stderr captured (pipes, as for a subprocess)."""
-    out, err = io.BytesIO(), io.BytesIO()
+    out, err = _Captured(), _Captured()
     streams = sys.stdin, sys.stdout, sys.stderr
     saved = dict(os.environ)
     with kept_process_state(cwd):
