@@ -28,28 +28,36 @@ from acp.schema import ClientCapabilities
 import acp_sidecar.tools.environment as child_environment
 from acp_sidecar.cli import build_parser, build_server, main, with_config_file
 from acp_sidecar.server.app import AcpServer
+from acp_sidecar.server.stdio import configure_logging
 from tests.sdk import Wire
 from tests.server.wire import WireClient, served
 
 
 @contextlib.contextmanager
-def kept_process_state(cwd: Path | None = None) -> Iterator[None]:
-    """Put back what the command line changes process-wide, and ``cwd`` while inside."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
+def kept_process_state(
+    cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> Iterator[None]:
+    """Put back what the command line changes process-wide; inside, ``cwd`` is the current
+    directory and ``env`` is added to the environment."""
+    root, pygls = logging.getLogger(), logging.getLogger("pygls")
+    handlers, levels = list(root.handlers), (root.level, pygls.level)
     # The rules ``build_server`` sets once per process; there is no public way to read them.
     rules = child_environment._configured
     path = list(sys.path)
     modules = set(sys.modules)
-    here = os.getcwd()
+    here, variables = os.getcwd(), dict(os.environ)
+    os.environ.update(env or {})
     if cwd is not None:
         os.chdir(cwd)
     try:
         yield
     finally:
         os.chdir(here)
+        os.environ.clear()
+        os.environ.update(variables)
         root.handlers[:] = handlers
-        root.setLevel(level)
+        root.setLevel(levels[0])
+        pygls.setLevel(levels[1])
         child_environment._configured = rules
         sys.path[:] = path
         if cwd is not None:  # a ``--tools`` module found in cwd is not there for the next test
@@ -59,17 +67,28 @@ def kept_process_state(cwd: Path | None = None) -> Iterator[None]:
                     del sys.modules[name]
 
 
-def cli_server(*args: str) -> AcpServer:
-    """The server ``acp-sidecar ARGS`` serves (call inside :func:`kept_process_state`)."""
+def cli_server(*args: str, stderr: io.StringIO | None = None) -> AcpServer:
+    """The server ``acp-sidecar ARGS`` serves, its logging set up as ``serve`` sets it up
+    (``stderr`` stands for the process's; call inside :func:`kept_process_state`)."""
     parser = build_parser()
-    return build_server(parser, with_config_file(parser.parse_args(list(args))))
+    options = with_config_file(parser.parse_args(list(args)))
+    streams = sys.stderr
+    sys.stderr = stderr or io.StringIO()
+    try:
+        configure_logging(options.log_level, options.log_file)
+    finally:
+        sys.stderr = streams
+    return build_server(parser, options)
 
 
 @asynccontextmanager
-async def serving(*args: str) -> AsyncIterator[tuple[WireClient, AcpServer]]:
-    """``acp-sidecar ARGS`` served in process, and the raw client end of its wire."""
-    with kept_process_state():
-        async with served(cli_server(*args)) as pair:
+async def serving(
+    *args: str, env: Mapping[str, str] | None = None, stderr: io.StringIO | None = None
+) -> AsyncIterator[tuple[WireClient, AcpServer]]:
+    """``acp-sidecar ARGS`` served in process with ``env`` added to the environment, and the
+    raw client end of its wire; what it logs goes to ``stderr``."""
+    with kept_process_state(env=env):
+        async with served(cli_server(*args, stderr=stderr)) as pair:
             yield pair
 
 
@@ -81,15 +100,16 @@ async def sdk_served(
     capabilities: ClientCapabilities | None = None,
     observers: Sequence[Callable[[StreamEvent], None]] = (),
     unstable: bool = False,
-    server: AcpServer | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: io.StringIO | None = None,
 ) -> AsyncIterator[tuple[Any, Wire]]:
-    """:func:`tests.sdk.sdk_sidecar` with the sidecar in process: ``acp-sidecar ARGS`` (or
-    ``server``) answered by the SDK client ``client``, initialized; the server must shut down
-    cleanly when the connection closes."""
+    """:func:`tests.sdk.sdk_sidecar` with the sidecar in process: ``acp-sidecar ARGS``
+    answered by the SDK client ``client``, initialized; the server must shut down cleanly
+    when the connection closes."""
     wire = Wire()
     options = (*args, *(("--store", str(store)) if store is not None else ()))
-    with kept_process_state():
-        async with served(server or cli_server(*options)) as (raw, _server):
+    with kept_process_state(env=env):
+        async with served(cli_server(*options, stderr=stderr)) as (raw, _server):
             connection = acp.connect_to_agent(
                 client,
                 raw.writer,
@@ -140,9 +160,7 @@ def run_cli(
     stderr captured (pipes, as for a subprocess)."""
     out, err = _Captured(), _Captured()
     streams = sys.stdin, sys.stdout, sys.stderr
-    saved = dict(os.environ)
-    with kept_process_state(cwd):
-        os.environ.update(env or {})
+    with kept_process_state(cwd, env):
         sys.stdin = _Stdin(stdin)
         sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
         sys.stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
@@ -154,6 +172,4 @@ def run_cli(
             sys.stdout.flush()
             sys.stderr.flush()
             sys.stdin, sys.stdout, sys.stderr = streams
-            os.environ.clear()
-            os.environ.update(saved)
     return Ran(status, out.getvalue(), err.getvalue().decode("utf-8", errors="replace"))
