@@ -35,10 +35,10 @@ from tests.server.wire import WireClient, served
 
 @contextlib.contextmanager
 def kept_process_state(
-    cwd: Path | None = None, env: Mapping[str, str] | None = None
+    cwd: Path | None = None, env: Mapping[str, str | None] | None = None
 ) -> Iterator[None]:
     """Put back what the command line changes process-wide; inside, ``cwd`` is the current
-    directory and ``env`` is added to the environment."""
+    directory and ``env`` is added to the environment (a name given ``None`` is removed)."""
     root, pygls = logging.getLogger(), logging.getLogger("pygls")
     handlers, levels = list(root.handlers), (root.level, pygls.level)
     # The rules ``build_server`` sets once per process; there is no public way to read them.
@@ -46,7 +46,11 @@ def kept_process_state(
     path = list(sys.path)
     modules = set(sys.modules)
     here, variables = os.getcwd(), dict(os.environ)
-    os.environ.update(env or {})
+    for name, value in (env or {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     if cwd is not None:
         os.chdir(cwd)
     try:
@@ -153,7 +157,10 @@ class _Captured(io.BytesIO):
 
 
 def run_cli(
-    *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None, stdin: str = ""
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str | None] | None = None,
+    stdin: str = "",
 ) -> Ran:
     """``acp-sidecar ARGS`` as a call of the command line's ``main`` in ``cwd``, with
     ``env`` added to the environment, ``stdin`` as its input (not a terminal) and stdout and
