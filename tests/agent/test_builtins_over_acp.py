@@ -20,7 +20,9 @@ async def builtins() -> AsyncIterator[WireClient]:
         yield wire
 
 
-async def turn(wire: WireClient, session: str, text: str, *, answer: str | None = "allow_once") -> list[dict[str, Any]]:
+async def turn(
+    wire: WireClient, session: str, text: str, *, answer: str | None = "allow_once"
+) -> list[dict[str, Any]]:
     """Run a prompt, answering permission requests (and fs reads/writes are not expected)."""
     wire.updates.clear()
     msg_id = await wire.start_prompt(session, text)
@@ -32,7 +34,9 @@ async def turn(wire: WireClient, session: str, text: str, *, answer: str | None 
         elif message.get("method") == "session/request_permission":
             asked += 1
             assert answer is not None, "unexpected permission request"
-            await wire.respond(message["id"], {"outcome": {"outcome": "selected", "optionId": answer}})
+            await wire.respond(
+                message["id"], {"outcome": {"outcome": "selected", "optionId": answer}}
+            )
         elif message.get("id") == msg_id:
             assert message["result"]["stopReason"] == "end_turn"
             break
@@ -47,17 +51,30 @@ async def turn(wire: WireClient, session: str, text: str, *, answer: str | None 
     return updates
 
 
-async def test_write_edit_read_bash_grep_glob_in_ask_mode(builtins: WireClient, tmp_path: Path) -> None:
+async def test_write_edit_read_bash_grep_glob_in_ask_mode(
+    builtins: WireClient, tmp_path: Path
+) -> None:
     await builtins.initialize(_meta={"terminal_output": True})
     session = await builtins.new_session(str(tmp_path))
 
-    written = await turn(builtins, session, '/write {"path": "pkg/hello.py", "content": "print(\\"hi\\")\\n"}')
+    written = await turn(
+        builtins, session, '/write {"path": "pkg/hello.py", "content": "print(\\"hi\\")\\n"}'
+    )
     assert written[-1] == {"asked": 1}
     assert written[0]["kind"] == "edit" and written[0]["title"].endswith("pkg/hello.py")
-    assert written[0]["content"][0] == {"type": "diff", "path": str(tmp_path / "pkg/hello.py"), "oldText": None, "newText": 'print("hi")\n'}
+    assert written[0]["content"][0] == {
+        "type": "diff",
+        "path": str(tmp_path / "pkg/hello.py"),
+        "oldText": None,
+        "newText": 'print("hi")\n',
+    }
     assert (tmp_path / "pkg/hello.py").read_text() == 'print("hi")\n'
 
-    edited = await turn(builtins, session, '/edit {"path": "pkg/hello.py", "old_string": "hi", "new_string": "hello"}')
+    edited = await turn(
+        builtins,
+        session,
+        '/edit {"path": "pkg/hello.py", "old_string": "hi", "new_string": "hello"}',
+    )
     assert edited[-1] == {"asked": 1}
     final = [u for u in edited if u.get("status") == "completed"][-1]
     assert final["content"][0]["type"] == "diff"
@@ -67,7 +84,11 @@ async def test_write_edit_read_bash_grep_glob_in_ask_mode(builtins: WireClient, 
     assert read[0]["kind"] == "read"
     assert read[0]["locations"][0]["path"] == str(tmp_path / "pkg/hello.py")
 
-    ran = await turn(builtins, session, "!python3 pkg/hello.py; for i in 1 2 3; do echo line $i; sleep 0.1; done; exit 4")
+    ran = await turn(
+        builtins,
+        session,
+        "!python3 pkg/hello.py; for i in 1 2 3; do echo line $i; sleep 0.1; done; exit 4",
+    )
     assert ran[-1] == {"asked": 1}
     start = ran[0]
     assert start["kind"] == "execute" and start["_meta"]["terminal_info"]["cwd"] == str(tmp_path)
@@ -76,7 +97,11 @@ async def test_write_edit_read_bash_grep_glob_in_ask_mode(builtins: WireClient, 
     end = ran[-2]
     assert "content" not in end
     assert end["_meta"]["terminal_exit"]["exit_code"] == 4
-    streamed = "".join(u["_meta"]["terminal_output"]["data"] for u in ran if "terminal_output" in u.get("_meta", {}))
+    streamed = "".join(
+        u["_meta"]["terminal_output"]["data"]
+        for u in ran
+        if "terminal_output" in u.get("_meta", {})
+    )
     assert streamed.startswith("hello\nline 1\n") and streamed.endswith("line 3\n")
 
     found = await turn(builtins, session, "/grep hello", answer=None)
@@ -87,7 +112,9 @@ async def test_write_edit_read_bash_grep_glob_in_ask_mode(builtins: WireClient, 
     assert "pkg/hello.py" in globbed[-2]["content"][0]["content"]["text"]
 
 
-async def test_paths_outside_the_workspace_are_refused(builtins: WireClient, tmp_path: Path) -> None:
+async def test_paths_outside_the_workspace_are_refused(
+    builtins: WireClient, tmp_path: Path
+) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (tmp_path / "secret.txt").write_text("nope")
@@ -98,7 +125,9 @@ async def test_paths_outside_the_workspace_are_refused(builtins: WireClient, tmp
     assert "outside" in refused[-2]["content"][0]["content"]["text"]
 
 
-async def test_reads_and_writes_go_through_the_editor_when_it_offers_fs(builtins: WireClient, tmp_path: Path) -> None:
+async def test_reads_and_writes_go_through_the_editor_when_it_offers_fs(
+    builtins: WireClient, tmp_path: Path
+) -> None:
     await builtins.initialize(fs={"readTextFile": True, "writeTextFile": True})
     session = await builtins.new_session(str(tmp_path))
     (tmp_path / "buffer.txt").write_text("on disk\n")
