@@ -172,6 +172,8 @@ def run_cli(
         sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
         sys.stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
         try:
+            # ``serve`` would take over this process's stdio: that is what :func:`serving` is for.
+            assert build_parser().parse_args(list(args)).command not in (None, "serve"), args
             status = main(list(args))
         except SystemExit as exc:  # argparse's usage errors, --help, --version
             status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
