@@ -26,7 +26,7 @@ import attrs
 
 from acp_sidecar.server.app import AcpServer
 from tests.in_process import serving
-from tests.server.wire import WireClient, initialized, spawned
+from tests.server.wire import WireClient, spawned
 
 
 @attrs.frozen
@@ -49,10 +49,25 @@ async def auto_sidecar(
         client,
         process,
     ):
-        await client.initialize(**(capabilities or {}))
-        session = await client.new_session(str(workspace))
-        await client.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
+        await patiently(
+            client, "initialize", INITIALIZE | {"clientCapabilities": capabilities or {}}
+        )
+        new = await patiently(client, "session/new", {"cwd": str(workspace), "mcpServers": []})
+        session = new["sessionId"]
+        await patiently(client, "session/set_mode", {"sessionId": session, "modeId": "auto"})
         yield Sidecar(client, process, session)
+
+
+INITIALIZE = {"protocolVersion": 1}
+STARTED = 60.0
+"""A hang guard for a subprocess's first answers: a loaded machine takes seconds to start one."""
+
+
+async def patiently(client: WireClient, method: str, params: dict[str, Any]) -> Any:
+    """The result of ``method``, waited for up to :data:`STARTED` seconds."""
+    response = await client.next_response(await client.send_request(method, params), STARTED)
+    assert "result" in response, response
+    return response["result"]
 
 
 @asynccontextmanager
@@ -109,7 +124,8 @@ async def sidecar(
     """A sidecar whose ``PATH`` has no ripgrep, so grep runs its Python engine."""
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    async with initialized(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as pair:
+    async with spawned(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as pair:
+        await patiently(pair[0], "initialize", INITIALIZE | {"clientCapabilities": {}})
         yield pair
 
 
