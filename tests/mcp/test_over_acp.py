@@ -294,10 +294,12 @@ async def test_no_process_is_left_behind_after_eof(tmp_path: Path) -> None:
     editor = McpEditor()
     servers = [peer(tmp_path / "peer"), console_script("mcp-server-time", "time")]
     seen: set[int] = set()
+    already = descendants(os.getpid())  # this run's own (session-wide peers): not the sidecar's
     async with sdk_sidecar(editor, store=tmp_path / "store") as (connection, _wire):
         await connection.new_session(cwd=str(tmp_path), mcp_servers=servers)
         await connection.new_session(cwd=str(tmp_path), mcp_servers=servers[:1])
-        seen = descendants(os.getpid())  # the sidecar, its three servers and their children
+        # the sidecar, its three servers and their children
+        seen = descendants(os.getpid()) - already
         assert len(seen) >= 4, seen
     # sdk_sidecar has closed stdin and seen the sidecar exit 0
     assert sorted(pid for pid in seen if alive(pid)) == []
