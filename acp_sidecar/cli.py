@@ -33,7 +33,14 @@ TERMINAL_HINT = (
 )
 """The one line ``serve`` writes on stderr when its stdin is a terminal."""
 
-__all__ = ["build_parser", "main", "model_driver_factory", "tools_provider", "with_config_file"]
+__all__ = [
+    "build_parser",
+    "build_server",
+    "main",
+    "model_driver_factory",
+    "tools_provider",
+    "with_config_file",
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -195,46 +202,51 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if os.isatty(0):  # typed in a terminal, not started by an editor: say what it waits for
         sys.stderr.write(TERMINAL_HINT + "\n")
 
-    def make_server() -> AcpServer:
-        # Called once the wire is taken: what user modules (--driver, --tools) print at
-        # import goes to stderr, never onto the wire.
-        from acp_sidecar.server.settings import ServeSettings
-        from acp_sidecar.tools.environment import configure_child_environment
+    # Built once the wire is taken: what user modules (--driver, --tools) print at import
+    # goes to stderr, never onto the wire.
+    return run_stdio(
+        lambda: build_server(parser, args), log_level=args.log_level, log_file=args.log_file
+    )
 
-        settings = ServeSettings.from_args(args)
-        settings.log_problems()
-        driver_factory = None
-        if args.driver:
-            from acp_sidecar.agent.driver import load_driver_factory
 
-            try:
-                driver_factory = load_driver_factory(args.driver)
-            except (ValueError, ImportError, AttributeError) as exc:
-                parser.error(f"--driver {args.driver}: {exc}")
+def build_server(parser: argparse.ArgumentParser, args: argparse.Namespace) -> AcpServer:
+    """The server ``serve`` runs for ``args`` (completed by :func:`with_config_file`); it also
+    sets the rules the tools' child processes get their environment from."""
+    from acp_sidecar.server.settings import ServeSettings
+    from acp_sidecar.tools.environment import configure_child_environment
 
-        configure_child_environment(settings.child_environment())
-        tools = tools_provider(args)
-        factory = driver_factory if args.driver else settings.driver_factory(tools)
+    settings = ServeSettings.from_args(args)
+    settings.log_problems()
+    driver_factory = None
+    if args.driver:
+        from acp_sidecar.agent.driver import load_driver_factory
 
-        from acp_sidecar.server.app import AcpServer
+        try:
+            driver_factory = load_driver_factory(args.driver)
+        except (ValueError, ImportError, AttributeError) as exc:
+            parser.error(f"--driver {args.driver}: {exc}")
 
-        def make_store() -> SessionStore:
-            from acp_sidecar.store import SessionStore
+    configure_child_environment(settings.child_environment())
+    tools = tools_provider(args)
+    factory = driver_factory if args.driver else settings.driver_factory(tools)
 
-            return SessionStore(args.store, fsync=args.fsync)
+    from acp_sidecar.server.app import AcpServer
 
-        live = settings.live
-        return AcpServer(
-            factory,
-            tools=tools,
-            store=make_store,
-            allow_outside_workspace=live.allow_outside_workspace,
-            mcp_start_timeout=live.mcp_start_timeout,
-            default_mode=live.default_mode,
-            settings=settings,
-        )
+    def make_store() -> SessionStore:
+        from acp_sidecar.store import SessionStore
 
-    return run_stdio(make_server, log_level=args.log_level, log_file=args.log_file)
+        return SessionStore(args.store, fsync=args.fsync)
+
+    live = settings.live
+    return AcpServer(
+        factory,
+        tools=tools,
+        store=make_store,
+        allow_outside_workspace=live.allow_outside_workspace,
+        mcp_start_timeout=live.mcp_start_timeout,
+        default_mode=live.default_mode,
+        settings=settings,
+    )
 
 
 def run_tools(args: argparse.Namespace) -> int:

@@ -104,6 +104,9 @@ async def sdk_sidecar(
         cwd=ROOT,
         observers=[wire, *observers],
         use_unstable_protocol=unstable,
+        # The SDK waits 2 s for an exit after closing stdin, then terminates: on a loaded
+        # machine a clean shutdown (MCP servers stopped first) takes longer. A hang guard.
+        transport_kwargs={"shutdown_timeout": 30.0},
     ) as (connection, process):
         wire.initialized = await connection.initialize(
             protocol_version=acp.PROTOCOL_VERSION,

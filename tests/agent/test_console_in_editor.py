@@ -4,7 +4,7 @@ Found with real clients: an ``@file`` mention (a resource link, or an embedded r
 the client embeds context) was refused with an error; the menu showed the full model-facing
 descriptions (up to ~540 characters, two or three per screen); the help reply was ~3 KB and
 its ``*`` characters were eaten by Markdown. Driven as found: the official ACP SDK client
-spawns ``acp-sidecar`` (no model: the console) with its built-in tools.
+drives ``acp-sidecar`` in process (no model: the console) with its built-in tools.
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ from typing import Any
 import acp
 
 from tests.fakes import MenuEditor
-from tests.sdk import Wire, new_session, prompt, sdk_sidecar
+from tests.in_process import sdk_served
+from tests.sdk import Wire, new_session, prompt
 
 
 @asynccontextmanager
 async def console(workspace: Path) -> AsyncIterator[tuple[Any, MenuEditor, Wire, str, Any]]:
     editor = MenuEditor()
-    async with sdk_sidecar(editor, store=workspace / ".store") as (connection, wire):
+    async with sdk_served(editor, store=workspace / ".store") as (connection, wire):
         session = await new_session(connection, workspace)
         yield connection, editor, wire, session, wire.initialized
 

@@ -3,7 +3,7 @@
 
 Found with real clients: overwriting a file asked with ``oldText: null`` (drawn as a new file,
 "+1 −0"), and ``edit`` asked with only the replaced fragments. Driven the same way here: the
-official ACP SDK client spawns ``acp-sidecar`` with its built-in tools, in the default ``ask``
+official ACP SDK client drives ``acp-sidecar`` (in process) with its built-in tools, in the default ``ask``
 mode, and records every permission request and update (each validated against the schema).
 """
 
@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes import AllowingEditor
-from tests.sdk import Wire, command, new_session, prompt, sdk_sidecar
+from tests.in_process import sdk_served
+from tests.sdk import Wire, command, new_session, prompt
 
 
 @asynccontextmanager
 async def sidecar(workspace: Path) -> AsyncIterator[tuple[Any, Wire, str]]:
-    async with sdk_sidecar(AllowingEditor()) as (connection, wire):
+    async with sdk_served(AllowingEditor()) as (connection, wire):
         yield connection, wire, await new_session(connection, workspace)
 
 

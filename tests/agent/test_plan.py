@@ -1,7 +1,7 @@
 """The ``plan`` tool as an editor meets it: each call replaces the plan, sent as a ``plan``
 update beside a one-line card, never asked about (it changes nothing), and replayed.
 
-Driven by the official ACP SDK client spawning ``acp-sidecar`` (no model: the console, where
+Driven by the official ACP SDK client on ``acp-sidecar`` in process (no model: the console, where
 ``/plan {json}`` calls it); every message the sidecar writes is checked against the vendored
 schema by the SDK wire's observer, and the SDK parses each update into its own models.
 """
@@ -9,9 +9,6 @@ schema by the SDK wire's observer, and the SDK parses each update into its own m
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +16,8 @@ import acp
 import pytest
 from acp.schema import AgentPlanUpdate
 
-from tests.sdk import ROOT, Wire, command, new_session, prompt, sdk_sidecar
+from tests.in_process import run_cli, sdk_served
+from tests.sdk import ROOT, Wire, command, new_session, prompt
 
 ENTRIES = [
     {"content": "Read the failing test", "priority": "high", "status": "completed"},
@@ -51,7 +49,7 @@ def plan_and_cards(wire: Wire) -> tuple[list[dict[str, Any]], list[dict[str, Any
 @pytest.mark.parametrize("mode", [None, "read-only"])  # None: the default, ``ask``
 async def test_the_console_sets_the_plan_without_asking(tmp_path: Path, mode: str | None) -> None:
     editor = PlanEditor()
-    async with sdk_sidecar(editor, store=tmp_path / ".store") as (connection, wire):
+    async with sdk_served(editor, store=tmp_path / ".store") as (connection, wire):
         session = await new_session(connection, tmp_path, mode)
         assert await prompt(connection, session, command("plan", entries=ENTRIES)) == "end_turn"
         order = [
@@ -80,7 +78,7 @@ async def test_the_console_sets_the_plan_without_asking(tmp_path: Path, mode: st
 
 
 async def test_a_bad_plan_fails_its_card_and_sends_no_plan(tmp_path: Path) -> None:
-    async with sdk_sidecar(PlanEditor(), store=tmp_path / ".store") as (connection, wire):
+    async with sdk_served(PlanEditor(), store=tmp_path / ".store") as (connection, wire):
         session = await new_session(connection, tmp_path)
         blank = [{"content": "  ", "priority": "high", "status": "pending"}]
         await prompt(connection, session, command("plan", entries=blank))
@@ -96,31 +94,29 @@ async def test_a_bad_plan_fails_its_card_and_sends_no_plan(tmp_path: Path) -> No
 
 async def test_the_plan_replays_on_load_and_in_the_replay_command(tmp_path: Path) -> None:
     store = tmp_path / ".store"
-    async with sdk_sidecar(PlanEditor(), store=store) as (connection, wire):
+    async with sdk_served(PlanEditor(), store=store) as (connection, wire):
         session = await new_session(connection, tmp_path)
         await prompt(connection, session, command("plan", entries=ENTRIES))
         await prompt(connection, session, command("plan", entries=ENTRIES[1:]))
         live = [u for u in wire.updates if u["sessionUpdate"] in ("plan", "tool_call_update")]
     editor = PlanEditor()
-    async with sdk_sidecar(editor, store=store) as (connection, wire):
+    async with sdk_served(editor, store=store) as (connection, wire):
         await connection.load_session(cwd=str(tmp_path), session_id=session, mcp_servers=[])
         replayed = [u for u in wire.updates if u["sessionUpdate"] in ("plan", "tool_call_update")]
     # Live cards also had their ``in_progress`` step; the completions and plans are the same.
     assert [u for u in live if u.get("status") != "in_progress"] == replayed
     assert [len(p.entries) for p in editor.plans] == [3, 2]
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "NO_COLOR": "1"}
-    argv = [sys.executable, "-m", "acp_sidecar", "replay", session, "--store", str(store)]
-    as_json = subprocess.run(
-        [*argv, "--json"], capture_output=True, text=True, timeout=60, cwd=ROOT, env=env
-    )
+    env = {"COLUMNS": "100", "NO_COLOR": "1"}
+    argv = ["replay", session, "--store", str(store)]
+    as_json = run_cli(*argv, "--json", cwd=ROOT, env=env)
     assert as_json.returncode == 0, as_json.stderr
     updates = [json.loads(line)["params"]["update"] for line in as_json.stdout.splitlines()]
     assert [u["entries"] for u in updates if u["sessionUpdate"] == "plan"] == [
         ENTRIES,
         ENTRIES[1:],
     ]
-    drawn = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=ROOT, env=env)
+    drawn = run_cli(*argv, cwd=ROOT, env=env)
     assert drawn.returncode == 0, drawn.stderr
     assert "Plan" in drawn.stdout and "Fix the parser" in drawn.stdout
     assert "Update the changelog" in drawn.stdout

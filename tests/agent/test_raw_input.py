@@ -2,7 +2,7 @@
 
 Found with real clients: ``read`` and ``glob`` cards carried ``rawInput`` but the ``write``
 (diff) and ``bash`` (terminal) cards did not, so clients that show a call's input had nothing
-to show. Driven as found: the official ACP SDK client spawns ``acp-sidecar`` with its built-in
+to show. Driven as found: the official ACP SDK client drives ``acp-sidecar`` (in process) with its built-in
 tools and runs one call of each.
 """
 
@@ -18,7 +18,8 @@ from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.tools import DiffCallView, FileDiff, GenericCallView, TerminalCallView
 from acp_sidecar.tools.json_values import freeze_json
 from tests.fakes import AllowingEditor
-from tests.sdk import command, new_session, prompt, sdk_sidecar
+from tests.in_process import sdk_served
+from tests.sdk import command, new_session, prompt
 
 
 async def test_every_builtin_card_carries_its_arguments(tmp_path: Path) -> None:
@@ -31,7 +32,7 @@ async def test_every_builtin_card_carries_its_arguments(tmp_path: Path) -> None:
         ("grep", {"pattern": "ALPHA"}),
         ("glob", {"pattern": "*.txt"}),
     ]
-    async with sdk_sidecar(
+    async with sdk_served(
         AllowingEditor(),
         store=tmp_path / ".store",
         capabilities=ClientCapabilities(field_meta={"terminal_output": True}),

@@ -2,14 +2,15 @@
 
 A user's own tool with no presenter (so a generic ``other`` card) that deletes files once ran
 without asking in ``ask`` mode and was allowed in ``read-only`` mode. Driven as a user would
-meet it: a sidecar subprocess loading the tool with ``--tools``, over the wire.
+meet it: the sidecar loading the tool with ``--tools`` (in process), over the wire.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.server.wire import WireClient, spawned
+from tests.in_process import serving
+from tests.server.wire import WireClient
 
 
 async def open_session(wire: WireClient, cwd: Path, mode: str) -> str:
@@ -48,7 +49,7 @@ async def erase(wire: WireClient, session: str, answer: str | None) -> tuple[int
 async def test_an_undeclared_tool_without_a_card_is_asked_for_in_ask_mode(tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me\n")
-    async with spawned("--tools", "tests.tooling:ERASING") as (wire, _process):
+    async with serving("--tools", "tests.tooling:ERASING") as (wire, _server):
         session = await open_session(wire, tmp_path, "ask")
         asked, final = await erase(wire, session, "reject_once")
         assert asked == 1
@@ -63,7 +64,7 @@ async def test_an_undeclared_tool_without_a_card_is_asked_for_in_ask_mode(tmp_pa
 async def test_an_undeclared_tool_is_refused_in_read_only_mode(tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me\n")
-    async with spawned("--tools", "tests.tooling:ERASING") as (wire, _process):
+    async with serving("--tools", "tests.tooling:ERASING") as (wire, _server):
         session = await open_session(wire, tmp_path, "read-only")
         asked, final = await erase(wire, session, None)
         assert asked == 0
@@ -76,7 +77,7 @@ async def test_an_undeclared_tool_is_refused_in_read_only_mode(tmp_path: Path) -
 async def test_auto_mode_runs_it_without_asking(tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("x")
-    async with spawned("--tools", "tests.tooling:ERASING") as (wire, _process):
+    async with serving("--tools", "tests.tooling:ERASING") as (wire, _server):
         session = await open_session(wire, tmp_path, "auto")
         asked, final = await erase(wire, session, None)
         assert (asked, final["status"]) == (0, "completed")

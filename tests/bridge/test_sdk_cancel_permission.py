@@ -1,4 +1,4 @@
-"""Cancelling a turn while the editor's permission dialog is open, with the official SDK client.
+"""Cancelling a turn while the editor's permission dialog is open, with the official SDK client (the sidecar in process).
 
 The client never answers the dialog (a user who walks away), then sends ``session/cancel``.
 The turn must answer ``cancelled``, the card must end ``failed`` saying only that the call was
@@ -12,12 +12,13 @@ import asyncio
 from pathlib import Path
 
 from tests.fakes import WalkedAway
-from tests.sdk import command, new_session, prompt, sdk_sidecar
+from tests.in_process import sdk_served
+from tests.sdk import command, new_session, prompt
 
 
 async def test_cancel_while_the_permission_dialog_is_open(tmp_path: Path) -> None:
     editor = WalkedAway()
-    async with sdk_sidecar(editor) as (connection, wire):
+    async with sdk_served(editor) as (connection, wire):
         session = await new_session(connection, tmp_path)
         wire.cards()
         write = command("write", path="victim.txt", content="overwritten\n")

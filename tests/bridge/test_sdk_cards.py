@@ -1,6 +1,7 @@
 """The official ACP Python SDK client drives ``acp-sidecar --tools tests.tooling:TOOLS``.
 
-Covers the bridge end to end with a real peer: a diff card, a terminal card with and without
+Covers the bridge end to end with a real peer (the permission round trip against a sidecar
+subprocess, the terminal cards against one in process): a diff card, a terminal card with and without
 the ``terminal_output`` capability (live chunks before the result), the permission round trip
 (allow once, allow always remembered, reject), a mode switch, and ``session/cancel`` in the
 middle of a streaming call. Every message the sidecar writes is checked against the schema.
@@ -18,6 +19,7 @@ import acp
 from acp.schema import ClientCapabilities
 
 from tests.fakes import AnsweringEditor
+from tests.in_process import sdk_served
 from tests.sdk import new_session, sdk_sidecar
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,10 +48,10 @@ class Recorder:
 
 @asynccontextmanager
 async def sidecar(
-    editor: AnsweringEditor, *, terminal: bool
+    editor: AnsweringEditor, *, terminal: bool, subprocess: bool = False
 ) -> AsyncIterator[tuple[Any, Recorder, str]]:
     recorder = Recorder(editor)
-    async with sdk_sidecar(
+    async with (sdk_sidecar if subprocess else sdk_served)(
         editor,
         "--tools",
         "tests.tooling:TOOLS",
@@ -70,7 +72,7 @@ def cards(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def test_diff_card_and_the_permission_round_trip() -> None:
     editor = AnsweringEditor("allow_once", "allow_always", "reject_once")
-    async with sidecar(editor, terminal=False) as (connection, recorder, session):
+    async with sidecar(editor, terminal=False, subprocess=True) as (connection, recorder, session):
         recorder.take()
         diff = '/note {"path": "a.txt", "old": "one\\n", "new": "two\\n"}'
         assert await run(connection, session, diff) == "end_turn"  # allow once

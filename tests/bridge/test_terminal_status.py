@@ -2,7 +2,7 @@
 exits 0; the exit pill (or console exit line) still says which code or signal.
 
 Found with real clients: a failing or timed-out command showed a green tick. Driven as found:
-the official ACP SDK client spawns ``acp-sidecar`` and runs the built-in ``bash`` tool, with
+the official ACP SDK client runs the built-in ``bash`` tool (the sidecar in process), with
 and without the terminal-card capability.
 """
 
@@ -16,12 +16,13 @@ from acp.schema import ClientCapabilities
 
 from acp_sidecar.tools import TerminalResultView
 from tests.fakes import AllowingEditor
-from tests.sdk import command, new_session, prompt, sdk_sidecar
+from tests.in_process import sdk_served
+from tests.sdk import command, new_session, prompt
 
 
 @pytest.mark.parametrize("terminal", [True, False])
 async def test_non_zero_exits_and_kills_fail_the_card(tmp_path: Path, terminal: bool) -> None:
-    async with sdk_sidecar(
+    async with sdk_served(
         AllowingEditor(),
         store=tmp_path / ".store",
         capabilities=ClientCapabilities(field_meta={"terminal_output": terminal}),

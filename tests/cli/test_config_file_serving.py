@@ -2,12 +2,13 @@
 file is shown in the editor (never as a traceback) and a changed one is picked up without a
 restart, and a key stored in the file reaches the endpoint and nothing else.
 
-The sidecar is a subprocess; the model is the scripted OpenAI-compatible server on 127.0.0.1.
+The sidecar serves in process (its logging set up as ``serve`` sets it up, stderr captured);
+the model is the scripted OpenAI-compatible server on 127.0.0.1.
 """
 
 from __future__ import annotations
 
-import asyncio
+import io
 import json
 import os
 from pathlib import Path
@@ -17,8 +18,8 @@ import acp
 
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer
 from tests.fakes import AllowingEditor
-from tests.sdk import sdk_sidecar
-from tests.server.wire import WireClient, start_sidecar
+from tests.in_process import sdk_served, serving
+from tests.server.wire import WireClient
 
 SECRET = "sk-stored-in-the-file-0123456789"
 NOTICES = {"session": {"notices": {}}}
@@ -55,7 +56,7 @@ async def test_the_file_s_model_answers_and_a_change_applies_without_a_restart(
         write(config, config_text(endpoint, "file-model"))
         args = ("--config", str(config))
         env = {"OPENAI_API_KEY": "sk-not-this-one"}  # the file names its own endpoint and key
-        async with sdk_sidecar(AllowingEditor(), *args, store=tmp_path / "s", env=env) as (
+        async with sdk_served(AllowingEditor(), *args, store=tmp_path / "s", env=env) as (
             connection,
             _wire,
         ):
@@ -77,24 +78,17 @@ async def read_until(wire: WireClient, wanted: str, timeout: float = 10) -> None
         await wire.next_update(timeout)
 
 
-async def finish(wire: WireClient, process: asyncio.subprocess.Process) -> str:
-    """Close the connection; the sidecar's stderr once it exited cleanly."""
-    wire.close()
-    assert process.stderr is not None
-    stderr = await asyncio.wait_for(process.stderr.read(), 10)
-    assert await asyncio.wait_for(process.wait(), 10) == 0
-    return stderr.decode()
-
-
 async def test_a_broken_file_is_shown_after_session_new_and_its_fix_is_picked_up(
     tmp_path: Path,
 ) -> None:
     config = write(tmp_path / "config.toml", 'model = "m"\nmax_parallel_tools = 0\n')
     async with ScriptedOpenAI() as endpoint:
-        wire, process = await start_sidecar(
-            "--config", str(config), "--store", str(tmp_path / "s"), env={"OPENAI_API_KEY": ""}
-        )
-        try:
+        logged = io.StringIO()
+        async with serving(
+            *("--config", str(config), "--store", str(tmp_path / "s")),
+            env={"OPENAI_API_KEY": ""},
+            stderr=logged,
+        ) as (wire, _server):
             await wire.initialize(**NOTICES)
             session = await wire.new_session(str(tmp_path))  # answered
             await read_until(wire, "cannot be used")
@@ -122,8 +116,7 @@ async def test_a_broken_file_is_shown_after_session_new_and_its_fix_is_picked_up
             assert response["result"]["stopReason"] == "end_turn"
             assert endpoint.requests[-1].body["model"] == "fixed-model"
             assert "cannot be used" not in json.dumps(wire.updates)
-        finally:
-            stderr = await finish(wire, process)
+        stderr = logged.getvalue()
         assert "Traceback" not in json.dumps(wire.received) and "Traceback" not in stderr
         # Logged once, at start (the editor shows none of stderr).
         assert stderr.count("config.toml:2: max_parallel_tools") == 2  # title and list
@@ -137,10 +130,13 @@ async def test_a_stored_key_reaches_the_endpoint_and_nothing_else(tmp_path: Path
     async with ScriptedOpenAI() as endpoint:
         write(config, config_text(endpoint, "m", "colour = 1"))
         args = ("--config", str(config), "--store", str(store))
-        wire, process = await start_sidecar(
-            *args, "--log-file", str(log), "--log-level", "DEBUG", env={"OPENAI_API_KEY": ""}
-        )
-        try:
+        logged = io.StringIO()
+        async with serving(
+            *args,
+            *("--log-file", str(log), "--log-level", "DEBUG"),
+            env={"OPENAI_API_KEY": ""},
+            stderr=logged,
+        ) as (wire, _server):
             await wire.initialize()
             session = await wire.new_session(str(tmp_path))
             endpoint.script(answer("hello"))
@@ -149,8 +145,7 @@ async def test_a_stored_key_reaches_the_endpoint_and_nothing_else(tmp_path: Path
             write(config, config_text(endpoint, "m2", "max_tokens = -1"))  # a broken re-read
             await wire.new_session(str(tmp_path))
             await read_until(wire, "cannot be used")
-        finally:
-            stderr = await finish(wire, process)
+        stderr = logged.getvalue()
         assert endpoint.requests[-1].headers["authorization"] == f"Bearer {SECRET}"
     assert "DEBUG" in log.read_text() and "config.toml" in log.read_text()
     kept = [log, *(p for p in store.rglob("*") if p.is_file())]

@@ -1,19 +1,17 @@
 """``acp-sidecar configure`` from a script: the flags give the values, nothing is asked.
 
-The command runs as a subprocess (the installed entry point's path: ``python -m``), with
-standard input a pipe, so it asks nothing. The file is read back with ``read_settings``.
+The command runs in process (the command line's ``main``), with standard input a pipe, so it
+asks nothing. The file is read back with ``read_settings``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 from acp_sidecar.settings import ConfigLocation, read_settings
+from tests.in_process import Ran, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-test-7f3a9c1e5b"
@@ -21,17 +19,11 @@ SECRET = "sk-test-7f3a9c1e5b"
 
 def configure(
     *args: str, stdin: str = "", env: dict[str, str] | None = None, unset: str = ""
-) -> subprocess.CompletedProcess[str]:
-    base = {name: value for name, value in os.environ.items() if name != unset}
-    return subprocess.run(
-        [sys.executable, "-m", "acp_sidecar", "configure", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-        env={**base, "NO_COLOR": "1", "COLUMNS": "100", **(env or {})},
-    )
+) -> Ran:
+    environment: dict[str, str | None] = {"NO_COLOR": "1", "COLUMNS": "100", **(env or {})}
+    if unset:
+        environment[unset] = None
+    return run_cli("configure", *args, cwd=ROOT, env=environment, stdin=stdin)
 
 
 def settings(path: Path):  # type: ignore[no-untyped-def]

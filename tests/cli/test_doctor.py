@@ -1,4 +1,4 @@
-"""``acp-sidecar doctor`` as a user runs it (a subprocess), against the scripted
+"""``acp-sidecar doctor`` as a user runs it (in process; as another user, a subprocess), against the scripted
 OpenAI-compatible server: a working endpoint, a broken one, config files that cannot be
 used, no model at all. The key is never printed."""
 
@@ -9,7 +9,6 @@ import os
 import socket
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from tests.agent.model.fake_openai import (
     serve_in_thread,
     think,
 )
+from tests.in_process import Ran, run_cli
 
 KEY = "sk-doctor-secret-0123456789"
 CLEARED = (
@@ -56,23 +56,15 @@ def rg_bin(tmp_path: Path) -> Path:
     return directory
 
 
-def doctor(
-    *args: str, env: dict[str, str] | None = None, path: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in CLEARED}
+def doctor(*args: str, env: dict[str, str] | None = None, path: Path | None = None) -> Ran:
+    environment: dict[str, str | None] = dict.fromkeys(CLEARED)
     environment["COLUMNS"] = "300"  # rich wraps nothing: the tests read whole lines
     if path is not None:
         environment["PATH"] = str(path)
-    return subprocess.run(
-        [sys.executable, "-m", "acp_sidecar", "doctor", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=environment | (env or {}),
-    )
+    return run_cli("doctor", *args, env=environment | (env or {}))
 
 
-def findings(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+def findings(done: Ran | subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     parsed: list[dict[str, Any]] = json.loads(done.stdout)
     return parsed
 

@@ -1,20 +1,17 @@
 """``acp-sidecar --model … --base-url …`` serves prompts with a model, end to end.
 
-The sidecar is a subprocess driven over the wire; the model is the scripted
-OpenAI-compatible server on 127.0.0.1.
+The sidecar is driven over the wire (a subprocess for the whole model turn, in process for the
+rest); the model is the scripted OpenAI-compatible server on 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, think, tool_call
+from tests.in_process import run_cli, serving
 from tests.server.wire import WireClient, start_sidecar
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 async def run_sidecar(
@@ -80,16 +77,15 @@ async def test_a_model_turn_with_a_tool_call_and_history_on_the_next_turn(tmp_pa
 
 
 async def test_an_unreachable_endpoint_is_a_clear_message_not_a_hang(tmp_path: Path) -> None:
-    wire, process = await run_sidecar(
-        "--store",
-        str(tmp_path),
-        env={
-            "ACP_SIDECAR_MODEL": "m",
-            "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
-            "OPENAI_API_KEY": "k",
-        },
-    )
-    try:
+    env = {
+        "ACP_SIDECAR_MODEL": "m",
+        "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+        "OPENAI_API_KEY": "k",
+    }
+    async with serving("--store", str(tmp_path), "--tools", "tests.tooling:TOOLS", env=env) as (
+        wire,
+        _server,
+    ):
         await wire.initialize()
         session = await wire.new_session(str(tmp_path))
         response = await wire.next_response(await wire.start_prompt(session, "hi"), timeout=60)
@@ -97,8 +93,6 @@ async def test_an_unreachable_endpoint_is_a_clear_message_not_a_hang(tmp_path: P
         text = " ".join(wire.texts())
         assert "127.0.0.1:9" in text or "connect" in text.lower()
         assert "Traceback" not in text
-    finally:
-        await stop(wire, process)
 
 
 async def test_the_request_limit_and_a_bad_cap_from_the_command_line(tmp_path: Path) -> None:
@@ -106,47 +100,30 @@ async def test_the_request_limit_and_a_bad_cap_from_the_command_line(tmp_path: P
         endpoint.script(
             calling(tool_call(0, "call_1", "look", '{"path": "a"}')), answer("never sent")
         )
-        wire, process = await run_sidecar(
-            "--model",
-            "m",
-            "--base-url",
-            endpoint.base_url,
-            "--store",
-            str(tmp_path),
-            "--max-turn-requests",
-            "1",
+        async with serving(
+            *("--model", "m", "--base-url", endpoint.base_url, "--store", str(tmp_path)),
+            *("--tools", "tests.tooling:TOOLS", "--max-turn-requests", "1"),
             env={"OPENAI_API_KEY": "k"},
-        )
-        try:
+        ) as (wire, _server):
             await wire.initialize()
             session = await wire.new_session(str(tmp_path))
             response = await wire.next_response(await wire.start_prompt(session, "look"))
             assert response["result"]["stopReason"] == "max_turn_requests"
             assert len(endpoint.requests) == 1
-        finally:
-            await stop(wire, process)
-    wire, process = await run_sidecar(
-        "--model", "m", "--max-parallel-tools", "0", "--store", str(tmp_path), env={}
-    )
-    try:
+    async with serving(
+        *("--model", "m", "--max-parallel-tools", "0", "--store", str(tmp_path)),
+        *("--tools", "tests.tooling:TOOLS"),
+    ) as (wire, _server):
         await wire.initialize()
         session = await wire.new_session(str(tmp_path))
         response = await wire.next_response(await wire.start_prompt(session, "hi"))
         assert response["result"]["stopReason"] == "end_turn"
         assert "cannot use the configured model" in wire.texts()[0]
         assert "parallel" in wire.texts()[0].lower()
-    finally:
-        await stop(wire, process)
 
 
 def test_help_documents_the_token_cap_and_the_pass_through() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "acp_sidecar", "serve", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        cwd=ROOT,
-    )
+    done = run_cli("serve", "--help")
     assert done.returncode == 0
     help_text = " ".join(done.stdout.split())
     for documented in (

@@ -1,18 +1,17 @@
 """A model request the client retries is told to the user while the turn goes on: a
 ``notice`` where the client advertises ``session.notices``, else an agent message. Over the raw
-wire (the pinned SDK does not know notices) against the scripted OpenAI-compatible server;
+wire (the pinned SDK does not know notices), the sidecar in process, against the scripted OpenAI-compatible server;
 every message the sidecar writes is checked against the official schema by the wire client.
 The retry is the ``openai`` client's own: the sidecar only observes it."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer
-from tests.server.wire import spawned
+from tests.in_process import serving
 
 OVERLOADED = Reply(
     status=503,
@@ -27,7 +26,7 @@ async def test_a_retried_model_request_is_told_and_the_turn_goes_on(
 ) -> None:
     async with ScriptedOpenAI() as endpoint:
         endpoint.script(OVERLOADED, answer("Hello."))
-        async with spawned(
+        async with serving(
             "--model",
             "test-model",
             "--base-url",
@@ -35,15 +34,12 @@ async def test_a_retried_model_request_is_told_and_the_turn_goes_on(
             "--store",
             str(tmp_path / "store"),
             env={"OPENAI_API_KEY": "sk-test"},
-            stderr=asyncio.subprocess.DEVNULL,
-        ) as (wire, process):
+        ) as (wire, _server):
             await wire.initialize(**({"session": {"notices": {}}} if capable else {}))
             session = await wire.new_session(str(tmp_path))
             response = await wire.next_response(await wire.start_prompt(session, "hi"))
             assert response["result"]["stopReason"] == "end_turn"
             updates = [u["params"]["update"] for u in wire.updates]
-            wire.close()
-            assert await asyncio.wait_for(process.wait(), 10) == 0
     assert len(endpoint.requests) == 2  # the client retried once, then got its answer
     notices = [u for u in updates if u["sessionUpdate"] == "notice"]
     texts = "".join(

@@ -1,4 +1,4 @@
-"""What a real model server did to a session, replayed against the sidecar as a subprocess.
+"""What a real model server did to a session, replayed against the sidecar (in process).
 
 Each test runs ``acp-sidecar --model … --base-url …`` over the wire against the scripted
 OpenAI-compatible server, most of them in its strict mode: it answers HTTP 500, as a popular
@@ -10,6 +10,7 @@ met: the next prompt is answered.
 from __future__ import annotations
 
 import asyncio
+import io
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -30,7 +31,8 @@ from tests.agent.model.fake_openai import (
     tool_call,
 )
 from tests.agent.model.harness import assert_well_formed
-from tests.server.wire import WireClient, spawned
+from tests.in_process import serving
+from tests.server.wire import WireClient
 
 LOADING = Reply(
     status=503,
@@ -48,9 +50,10 @@ async def model_sidecar(
     env: dict[str, str] | None = None,
     stderr: list[bytes] | None = None,
 ) -> AsyncIterator[WireClient]:
-    """An initialized sidecar answering with the scripted endpoint; it must exit cleanly.
-    With ``stderr``, what the sidecar logged is appended to it once it has exited."""
-    async with spawned(
+    """An initialized sidecar answering with the scripted endpoint; it must shut down
+    cleanly. With ``stderr``, what the sidecar logged is appended to it once it has."""
+    logged = io.StringIO()
+    async with serving(
         "--model",
         "test-model",
         "--base-url",
@@ -61,15 +64,12 @@ async def model_sidecar(
         "tests.tooling:TOOLS",
         *args,
         env={"OPENAI_API_KEY": "sk-test", **(env or {})},
-        stderr=asyncio.subprocess.PIPE if stderr is not None else asyncio.subprocess.DEVNULL,
-    ) as (wire, process):
+        stderr=logged,
+    ) as (wire, _server):
         await wire.initialize()
         yield wire
-        wire.close()
-        if stderr is not None:
-            assert process.stderr is not None
-            stderr.append(await asyncio.wait_for(process.stderr.read(), 10))
-        assert await asyncio.wait_for(process.wait(), 10) == 0
+    if stderr is not None:
+        stderr.append(logged.getvalue().encode())
 
 
 async def prompt(wire: WireClient, session: str, text: str) -> tuple[str, str]:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pexpect
 
+from tests.in_process import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -25,7 +27,7 @@ def run(*args: str, stdin: int | None = subprocess.DEVNULL) -> subprocess.Comple
 
 
 def test_serve_help_documents_its_options() -> None:
-    done = run("serve", "--help")
+    done = run_cli("serve", "--help")
     assert done.returncode == 0
     for option in ("--log-file", "--log-level", "--driver", "MODULE:ATTR"):
         assert option in done.stdout
@@ -51,13 +53,13 @@ def test_log_file_and_level(tmp_path: Path) -> None:
 
 
 def test_an_unknown_log_level_is_a_usage_error() -> None:
-    done = run("serve", "--log-level", "chatty")
+    done = run_cli("serve", "--log-level", "chatty")
     assert done.returncode == 2
     assert "--log-level" in done.stderr
 
 
 def test_the_mcp_start_timeout_must_be_a_positive_number() -> None:
-    done = run("--mcp-start-timeout", "0")
+    done = run_cli("--mcp-start-timeout", "0")
     assert done.returncode == 2
     assert "--mcp-start-timeout: expected a positive number of seconds, got '0'" in done.stderr
 

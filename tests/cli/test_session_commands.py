@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,30 +12,20 @@ import pytest
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.store import SessionStore
+from tests.in_process import Ran, run_cli
 from tests.server.wire import served
 from tests.tooling import TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def cli(*args: str, store: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "acp_sidecar",
-            # Before the subcommand, where every command takes them (sessions takes no --tools).
-            "--store",
-            str(store),
-            "--tools",
-            "tests.tooling:TOOLS",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+def cli(*args: str, store: Path) -> Ran:
+    """``acp-sidecar --store STORE --tools tests.tooling:TOOLS ARGS``, in process."""
+    return run_cli(
+        # Before the subcommand, where every command takes them (sessions takes no --tools).
+        *("--store", str(store), "--tools", "tests.tooling:TOOLS", *args),
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "NO_COLOR": "1"},
+        env={"COLUMNS": "100", "NO_COLOR": "1"},
     )
 
 
@@ -131,7 +120,7 @@ def test_replay_of_an_unknown_session_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_demo_runs_a_scripted_session_kept_in_the_store(tmp_path: Path) -> None:
-    done = cli("demo", store=tmp_path, timeout=120)
+    done = cli("demo", store=tmp_path)
     assert done.returncode == 0, done.stderr
     text = done.stdout
     for expected in (
@@ -174,13 +163,8 @@ def test_a_tool_that_is_no_longer_registered_replays_as_a_generic_card(
     stored: tuple[Path, str, list[dict[str, object]]],
 ) -> None:
     store, session, loaded = stored
-    done = subprocess.run(  # no --tools: the test tools are gone
-        [sys.executable, "-m", "acp_sidecar", "replay", session, "--json", "--store", str(store)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    # no --tools: the test tools are gone
+    done = run_cli("replay", session, "--json", "--store", str(store), cwd=ROOT)
     assert done.returncode == 0, done.stderr
     cards = [json.loads(line)["params"]["update"] for line in done.stdout.splitlines()]
     starts = [u for u in cards if u["sessionUpdate"] == "tool_call"]
@@ -212,15 +196,9 @@ def test_a_tool_module_that_fails_to_load_is_reported_skipped_and_fails_the_list
     tmp_path: Path,
 ) -> None:
     (tmp_path / "broken_tools.py").write_text("import json\n\nTOOLS = json.loads('{')\n")
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "acp_sidecar", "tools", "--json"),
-            *("--tools", "no_such_module:TOOLS", "--tools", "broken_tools:TOOLS"),
-            *("--log-level", "DEBUG"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_cli(
+        *("tools", "--json", "--tools", "no_such_module:TOOLS", "--tools", "broken_tools:TOOLS"),
+        *("--log-level", "DEBUG"),
         cwd=tmp_path,
     )
     assert done.returncode == 1

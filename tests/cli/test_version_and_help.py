@@ -1,15 +1,7 @@
-"""The command line answers ``--version`` and ``--help`` without serving."""
-
-import subprocess
-import sys
+"""The command line answers ``--version`` and ``--help`` without serving (in process)."""
 
 from acp_sidecar import __version__
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "acp_sidecar", *args], capture_output=True, text=True, timeout=30
-    )
+from tests.in_process import run_cli
 
 
 def test_version() -> None:

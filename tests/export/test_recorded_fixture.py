@@ -10,9 +10,6 @@ rely on; and its replay (the stream the exports read) must still be valid ACP.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,6 +41,7 @@ from acp_sidecar.store import (
 )
 from acp_sidecar.tools.json_values import thaw
 from tests.acp_schema import validate_agent_message
+from tests.in_process import Ran, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "export" / "recorded.jsonl"
@@ -73,15 +71,16 @@ def sent_over_the_wire(header: HeaderRecord, records: list[Record]) -> list[dict
     return [json.loads(json.dumps(message)) for message in messages]
 
 
-def replay(*args: str, store: Path) -> subprocess.CompletedProcess[str]:
-    """``acp-sidecar replay FIXTURE ARGS`` (the fixture named by its path)."""
-    return subprocess.run(
-        [sys.executable, "-m", "acp_sidecar", "replay", str(FIXTURE), *args, "--store", str(store)],
-        capture_output=True,
-        text=True,
-        timeout=60,
+def replay(*args: str, store: Path) -> Ran:
+    """``acp-sidecar replay FIXTURE ARGS`` (the fixture named by its path), in process."""
+    return run_cli(
+        "replay",
+        str(FIXTURE),
+        *args,
+        "--store",
+        str(store),
         cwd=ROOT,
-        env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
+        env={"COLUMNS": "100", "NO_COLOR": "1"},
     )
 
 

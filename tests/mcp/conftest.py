@@ -119,12 +119,13 @@ def http_peer(tmp_path: Path) -> Iterator[str]:
     yield from _http_peer("--markdir", str(tmp_path))
 
 
-@pytest.fixture
+# One each for the whole run: the tests only call their stateless tools (``echo``, ``peek``).
+@pytest.fixture(scope="session")
 def sse_peer() -> Iterator[str]:
     yield from _http_peer("--sse")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def guarded_http_peer() -> Iterator[str]:
     yield from _http_peer("--require-header", "X-Token=s3cret-value")
 

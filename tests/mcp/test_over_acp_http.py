@@ -11,8 +11,9 @@ from typing import Any
 
 from acp.schema import HttpHeader, HttpMcpServer, SseMcpServer
 
+from tests.in_process import sdk_served
 from tests.mcp.over_acp import McpEditor
-from tests.sdk import prompt, sdk_sidecar
+from tests.sdk import prompt
 
 
 def texts(card: dict[str, Any]) -> str:
@@ -35,7 +36,7 @@ async def test_an_http_server_with_headers(tmp_path: Path, guarded_http_peer: st
         url=f"{guarded_http_peer}/mcp",
         headers=[HttpHeader(name="X-Token", value="wrong")],
     )
-    async with sdk_sidecar(editor, store=tmp_path / "store") as (connection, wire):
+    async with sdk_served(editor, store=tmp_path / "store") as (connection, wire):
         session = (
             await connection.new_session(cwd=str(tmp_path), mcp_servers=[good, bad])
         ).session_id
@@ -54,7 +55,7 @@ async def test_an_http_server_with_headers(tmp_path: Path, guarded_http_peer: st
 async def test_progress_streams_on_the_card(tmp_path: Path, http_peer: str) -> None:
     editor = McpEditor()
     server = HttpMcpServer(type="http", name="web", url=f"{http_peer}/mcp", headers=[])
-    async with sdk_sidecar(editor, store=tmp_path / "store") as (connection, wire):
+    async with sdk_served(editor, store=tmp_path / "store") as (connection, wire):
         session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=[server])).session_id
         await connection.set_session_mode(session_id=session, mode_id="auto")
         wire.cards()
@@ -67,7 +68,7 @@ async def test_progress_streams_on_the_card(tmp_path: Path, http_peer: str) -> N
 async def test_an_sse_server(tmp_path: Path, sse_peer: str) -> None:
     editor = McpEditor()
     server = SseMcpServer(type="sse", name="old", url=f"{sse_peer}/sse", headers=[])
-    async with sdk_sidecar(editor, store=tmp_path / "store") as (connection, wire):
+    async with sdk_served(editor, store=tmp_path / "store") as (connection, wire):
         assert wire.initialized.agent_capabilities.mcp_capabilities.sse is True
         session = (await connection.new_session(cwd=str(tmp_path), mcp_servers=[server])).session_id
         await connection.set_session_mode(session_id=session, mode_id="auto")

@@ -1,17 +1,16 @@
-"""The model driver with a session's MCP servers, end to end: ``acp-sidecar --model`` (a
-subprocess, every message checked against the ACP schema) offers the session's MCP tools to
+"""The model driver with a session's MCP servers, end to end: ``acp-sidecar --model`` (in
+process, every message checked against the ACP schema) offers the session's MCP tools to
 the scripted OpenAI-compatible endpoint and runs the one it calls; a session without
 servers offers only the built-in tools."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, tool_call
+from tests.in_process import serving
 from tests.mcp.over_acp import PEER
-from tests.server.wire import start_sidecar
 
 
 async def test_the_model_is_offered_and_calls_the_sessions_mcp_tools(tmp_path: Path) -> None:
@@ -24,7 +23,7 @@ async def test_the_model_is_offered_and_calls_the_sessions_mcp_tools(tmp_path: P
             answer("Echoed."),
             answer("No servers here."),
         )
-        wire, process = await start_sidecar(
+        async with serving(
             "--model",
             "test-model",
             "--base-url",
@@ -32,9 +31,7 @@ async def test_the_model_is_offered_and_calls_the_sessions_mcp_tools(tmp_path: P
             "--store",
             str(tmp_path / "store"),
             env={"OPENAI_API_KEY": "sk-test"},
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        try:
+        ) as (wire, _server):
             await wire.initialize()
             new = {"cwd": str(tmp_path), "mcpServers": [server]}
             answered = await wire.next_response(await wire.send_request("session/new", new), 20)
@@ -53,6 +50,3 @@ async def test_the_model_is_offered_and_calls_the_sessions_mcp_tools(tmp_path: P
             await wire.next_response(await wire.start_prompt(plain, "anything?"), 20)
             offered = [t["function"]["name"] for t in endpoint.requests[2].body["tools"]]
             assert "read" in offered and not any(n.startswith("mcp__") for n in offered)
-        finally:
-            wire.close()
-            assert await asyncio.wait_for(process.wait(), 10) == 0

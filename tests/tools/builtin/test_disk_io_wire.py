@@ -1,7 +1,8 @@
 """The file tools' own disk I/O over the wire: hard links, huge lines, cancel, concurrent
 writers, killed and failed writes, Latin-1 files, and the boundary on the editor's route.
 
-Each test runs a real sidecar subprocess in auto mode and drives it with slash commands.
+Each test drives a sidecar in auto mode with slash commands: a subprocess where the test is
+about the process (its peak memory and CPU, a SIGKILL, a file-size limit), else in process.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from acp_sidecar.tools.builtin.files import leftovers
 from tests.procfs import cpu_seconds, peak_rss
 
-from .sidecar import auto_sidecar, call, card_title, command
+from .sidecar import auto_served, auto_sidecar, call, card_title, command
 
 MiB = 1024 * 1024
 
@@ -39,7 +40,7 @@ async def test_a_hard_linked_file_is_read_with_a_note_in_the_result_and_the_card
     (outside / "secret.txt").write_text("outside content\n")
     os.link(outside / "secret.txt", workspace / "linked.txt")
     (workspace / "plain.txt").write_text("plain\n")
-    async with auto_sidecar(workspace) as sidecar:
+    async with auto_served(workspace) as sidecar:
         status, text = await call(sidecar, "/read linked.txt")
         assert status == "completed"
         assert "outside content" in text  # not refused: stores hard-link whole trees in
@@ -58,7 +59,7 @@ async def test_writing_or_editing_a_hard_link_replaces_only_that_name(tmp_path: 
     (outside / "b.txt").write_text("outside b\n")
     os.link(outside / "a.txt", workspace / "a.txt")
     os.link(outside / "b.txt", workspace / "b.txt")
-    async with auto_sidecar(workspace) as sidecar:
+    async with auto_served(workspace) as sidecar:
         assert (await call(sidecar, command("write", path="a.txt", content="new a\n")))[
             0
         ] == "completed"
@@ -136,7 +137,7 @@ async def test_edits_never_lose_lines_another_process_appends(tmp_path: Path) ->
     # A big file widens the window between an edit's read and its replace, as on a slow disk.
     log.write_bytes(b"counter 0\n" + b"filler line\n" * (2 * MiB // 12))
     appended = 300
-    async with auto_sidecar(workspace) as sidecar:
+    async with auto_served(workspace) as sidecar:
         appender = subprocess.Popen([sys.executable, "-c", _APPENDER, str(log), str(appended)])
         counter, edits = 0, 0
         try:
@@ -237,7 +238,7 @@ async def test_odd_and_long_names_break_no_write(tmp_path: Path) -> None:
     workspace.mkdir()
     (workspace / ".x.99999999999-abcdef012345.tmp").write_text("")
     long = "é" * 120
-    async with auto_sidecar(workspace) as sidecar:
+    async with auto_served(workspace) as sidecar:
         for path in ("a.txt", long):
             status, text = await call(sidecar, command("write", path=path, content="hi\n"))
             assert status == "completed", text
@@ -276,7 +277,7 @@ async def test_a_latin1_file_stays_latin1_through_edit_and_write(tmp_path: Path)
     workspace.mkdir()
     menu = workspace / "menu.txt"
     menu.write_bytes("café crème\n".encode("latin-1"))
-    async with auto_sidecar(workspace) as sidecar:
+    async with auto_served(workspace) as sidecar:
         status, text = await call(sidecar, "/read menu.txt")
         assert text == "     1\tcafé crème\n[Decoded from latin-1.]"
         edit = command("edit", path="menu.txt", old_string="café", new_string="thé")
@@ -306,7 +307,7 @@ async def test_a_latin1_file_with_an_accidental_utf8_pair_round_trips(tmp_path: 
     head = "Grüße aus Köln\n" * 600  # over 8 KiB of Latin-1 before the pair
     original = (head + "Le café est prêt.\nCAFÉ\u00a0!\n").encode("latin-1")
     menu.write_bytes(original)
-    async with auto_sidecar(workspace) as sidecar:
+    async with auto_served(workspace) as sidecar:
         status, text = await call(sidecar, command("read", path="menu.txt", offset=601))
         assert text == (
             "   601\tLe café est prêt.\n   602\tCAFÉ\u00a0!\n"
@@ -333,7 +334,7 @@ async def test_the_editors_route_still_checks_the_workspace_boundary(tmp_path: P
     (outside / "secret.txt").write_text("secret\n")
     (workspace / "out").symlink_to(outside)
     fs = {"fs": {"readTextFile": True, "writeTextFile": True}}
-    async with auto_sidecar(workspace, capabilities=fs) as sidecar:
+    async with auto_served(workspace, capabilities=fs) as sidecar:
         for text in (
             "/read ../outside/secret.txt",
             "/read out/secret.txt",

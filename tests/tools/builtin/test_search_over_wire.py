@@ -1,11 +1,11 @@
-"""``grep`` and ``glob`` walks, driven as found: a sidecar subprocess, over the wire.
+"""``grep`` and ``glob`` walks, driven as found: a sidecar (in process), over the wire.
 
 - A glob whose literal start goes through a symlink out of the workspace is refused.
 - A tree 1,600 directories deep is walked (no ``RecursionError``), by both tools.
 - A glob that backtracks on long names (``*a*a*a*a*a*a*b``: ``re`` took 50 s on a name of
   100 ``a``s, holding the GIL) does not freeze the server.
 
-Every grep here runs the pure-Python engine: the sidecar gets a ``PATH`` without ripgrep
+Every grep here runs the pure-Python engine: the sidecar serves with a ``PATH`` without ripgrep
 (whose regex engine is linear-time, so it would hide what these tests are about).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.tools.builtin.sidecar import open_session, run, sidecar, text_of
+from tests.tools.builtin.sidecar import open_session, run, served_sidecar, text_of
 
 DEPTH = 1600
 """Nested directories: deeper than Python's default recursion limit (1,000)."""
@@ -28,7 +28,7 @@ async def test_glob_through_a_symlinked_parent_is_refused(tmp_path: Path) -> Non
     workspace.mkdir()
     (workspace / "linkdir").symlink_to(outside, target_is_directory=True)
     (workspace / "mine.txt").write_text("x")
-    async with sidecar(tmp_path) as (wire, _process):
+    async with served_sidecar(tmp_path) as (wire, _server):
         session = await open_session(wire, workspace)
         card = await run(wire, session, '/glob {"pattern": "linkdir/sub/*"}')
         assert card["status"] == "failed"
@@ -70,7 +70,7 @@ async def test_grep_and_glob_walk_a_tree_1600_directories_deep(tmp_path: Path) -
     (workspace / "top.txt").write_text("a needle on top\n")
     deep = make_deep_tree(workspace)
     try:
-        async with sidecar(tmp_path) as (wire, _process):
+        async with served_sidecar(tmp_path) as (wire, _server):
             session = await open_session(wire, workspace)
             card = await run(wire, session, '/glob {"pattern": "**/*.txt"}')
             assert card["status"] == "completed", card
@@ -89,7 +89,7 @@ async def test_a_backtracking_glob_does_not_freeze_the_server(tmp_path: Path) ->
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     (workspace / ("a" * 120)).write_text("x")
-    async with sidecar(tmp_path) as (wire, _process):
+    async with served_sidecar(tmp_path) as (wire, _server):
         session = await open_session(wire, workspace)
         card = await run(wire, session, '/glob {"pattern": "*a*a*a*a*a*a*b"}', timeout=5)
         assert card["status"] == "completed", card
