@@ -1,25 +1,10 @@
-"""The driver interface: what answers a prompt turn.
-
-The server runs each ``session/prompt`` as one :class:`Turn` through a :class:`Driver` and
-answers the request with the stop reason the driver returns. A driver reaches the editor only
-through its turn: ``send`` streams ``session/update`` notifications and ``client`` makes
-agent→client requests. The default is the slash-command console
-(:mod:`acp_sidecar.agent.direct`); the model driver (:mod:`acp_sidecar.agent.model`) answers
-with an OpenAI-compatible endpoint. Helpers both drivers use (:func:`send_notice`,
-:func:`new_call_id`) live here, so neither driver imports the other.
+"""The driver interface: what answers a prompt turn, and the helpers both drivers share.
 
 Invariants:
-- Cancellation arrives through ``turn.signal``. A driver that honours it returns promptly
-  (with any stop reason, or raising ``ToolCancelledError``); the server answers
-  ``"cancelled"`` whenever the signal fired, and stops a driver that ignores it after a grace
-  period.
-- A driver calls and lists ``turn.tools`` when it is set, else the server's registry it was
-  made with: a session with MCP servers has its own registry, the others share one.
-- ``turn.client`` raises :class:`ClientCapabilityError` for a method the client did not
-  advertise, before anything is sent.
-- What the sidecar itself tells the user about a turn (an endpoint failed, an answer was cut
-  off) goes through :func:`send_notice`: the editor shows it as an agent message, the log
-  keeps it as a notice, and no model is ever sent it as something it said.
+- A driver reaches the editor only through its :class:`Turn` (``send``, ``client``).
+- Cancellation arrives as ``turn.signal``; the server answers ``cancelled`` whenever it fired.
+- What the sidecar tells the user goes through :func:`send_notice`: shown as agent text,
+  logged as a notice, never sent to a model as something it said.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""The probe's one chat request (a tool, two messages), and the checks its streamed answer earns.
-
-Pure: the request is made in :mod:`acp_sidecar.agent.model.probe`; these judge what came back.
-"""
+"""The probe's one chat request (a tool, two messages), and the checks its streamed answer earns."""
 
 from __future__ import annotations
 
