@@ -1,7 +1,5 @@
 """Structuring hooks: strict JSON scalar checks, tagged and keyed unions, failures by wire path.
-
-Unknown keys are ignored. Every failure is a :class:`WireError` (or a cattrs group of them)
-that :func:`locate` turns into the wire path of the first offending value.
+Unknown keys are ignored.
 """
 
 from __future__ import annotations

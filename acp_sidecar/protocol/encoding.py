@@ -1,7 +1,7 @@
 """Unstructuring: one generated straight-line function per wire class, looked up by exact class.
 
-A field whose default is ``None`` is omitted while it is ``None`` (except :data:`_EMIT_NULL`);
-every other field is always emitted. Nothing is validated here: the types already did.
+A field whose default is ``None`` is omitted while ``None`` (except :data:`_EMIT_NULL`); every
+other field is always emitted. Nothing is validated here: the types already did.
 """
 
 from __future__ import annotations
