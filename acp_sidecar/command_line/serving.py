@@ -1,7 +1,5 @@
-"""``acp-sidecar serve``: the server built from the options, once the wire is taken.
-
-Nothing heavy at module level: the server, the drivers and the tools are imported when
-``serve`` runs (``--version`` must answer at once).
+"""``acp-sidecar serve``: the server built from the options, once the wire is taken. Nothing
+heavy at module level: the server, drivers and tools are imported when ``serve`` runs.
 """
 
 from __future__ import annotations
