@@ -1,7 +1,5 @@
-"""acp-sidecar: an Agent Client Protocol (ACP v1) agent that runs tools and draws their cards.
-
-The public surface for tool authors lives in :mod:`acp_sidecar.tools`; this module only
-carries the package version so that ``acp-sidecar --version`` stays cheap to import.
+"""acp-sidecar: an ACP v1 agent that runs tools and draws their cards. Only the version lives
+here, so ``--version`` stays cheap; tool authors import from :mod:`acp_sidecar.tools`.
 """
 
 __version__ = "0.1.0"

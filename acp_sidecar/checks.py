@@ -1,9 +1,5 @@
-"""A finding of a check: what ``acp-sidecar configure`` and ``acp-sidecar doctor`` report.
-
-Invariants: a :class:`Check` is a frozen value holding text for people; no detail or fix
-ever holds a secret (whoever builds one redacts first). Nothing here does I/O or imports
-beyond the standard library and ``attrs`` (the endpoint probe and the offline checks share
-it, and the offline ones must not pay for ``openai``).
+"""A finding of a check (``configure``, ``doctor``): a frozen value of text for people, never a
+secret. Standard library and attrs only, so the offline checks do not pay for ``openai``.
 """
 
 from __future__ import annotations

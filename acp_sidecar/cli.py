@@ -1,12 +1,7 @@
-"""The ``acp-sidecar`` command line: parse (:mod:`acp_sidecar.command_line`), layer the config
-file under the options, run the subcommand.
+"""The ``acp-sidecar`` command: parse, layer the config file under the options, dispatch.
 
-Invariants: this module imports nothing heavy at module level; each subcommand imports what
-it needs when it runs, so ``--version`` and ``--help`` answer at once. Every invocation, the
-editor's plain ``acp-sidecar`` included, goes through the one argument parser (building it
-costs about 2 ms of a start of over half a second). The serve options are accepted with or
-without the word ``serve``. Only ``serve`` owns stdout as the ACP wire; the other
-subcommands write their reports to stdout.
+Imports nothing heavy at module level (``--version`` answers at once). Only ``serve`` owns
+stdout as the ACP wire; the other commands write their reports there.
 """
 
 from __future__ import annotations
@@ -16,22 +11,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from acp_sidecar.command_line.parser import build_parser
+from acp_sidecar.command_line.reports import report, run_replay, run_sessions, run_tools
+from acp_sidecar.command_line.serving import (
+    build_server,
+    model_driver_factory,
+    run_serve,
+    tools_provider,
+)
 
 if TYPE_CHECKING:
     import argparse
-
-    from acp_sidecar.agent.driver import DriverFactory
-    from acp_sidecar.agent.toolset import ToolsProvider
-    from acp_sidecar.bridge.translate import ToolLookup
-    from acp_sidecar.server.app import AcpServer
-    from acp_sidecar.store import SessionStore
-
-TERMINAL_HINT = (
-    "acp-sidecar: waiting for an editor to speak ACP (JSON-RPC, one message per line) on "
-    "stdin/stdout. To watch it work, run `acp-sidecar demo`; `acp-sidecar --help` lists the "
-    "commands; Ctrl-D ends it."
-)
-"""The one line ``serve`` writes on stderr when its stdin is a terminal."""
 
 __all__ = [
     "build_parser",
@@ -60,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = with_config_file(args)
     except ValueError as exc:
-        return _report(str(exc), status=2)
+        return report(str(exc), status=2)
     match args.command:
         case "tools":
             return run_tools(args)
@@ -152,208 +141,3 @@ def with_config_file(args: argparse.Namespace) -> argparse.Namespace:
     result.config_problems = problems
     result.config_stamp = stamp
     return result
-
-
-def tools_provider(args: argparse.Namespace) -> ToolsProvider:
-    """The tool set the options ask for.
-
-    ``--tools`` modules are found the way ``python -m`` finds them: in the current directory
-    too, not only among installed packages (a console script's ``sys.path`` lacks it).
-    """
-    import os
-
-    from acp_sidecar.agent.toolset import ToolsProvider
-
-    if args.tools and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    return ToolsProvider(args.tools or ())
-
-
-def model_driver_factory(args: argparse.Namespace, tools: ToolsProvider) -> DriverFactory | None:
-    """The model driver the options and environment ask for, if any.
-
-    A configuration that cannot work (a bad value) does not stop the server: every prompt is
-    answered with what is wrong, so the user sees it in the editor.
-    """
-    import os
-
-    from acp_sidecar.agent.driver import MessageDriver
-    from acp_sidecar.agent.model import ModelDriver
-    from acp_sidecar.server.settings import model_settings
-
-    config, problem = model_settings(args, os.environ)
-    if problem is not None:
-        return lambda: MessageDriver(problem)
-    if config is None:
-        return None
-    model = config
-    return lambda: ModelDriver(model, lambda: tools.registry)
-
-
-def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """``acp-sidecar serve``: the ACP agent on stdio until the client goes away."""
-
-    import os
-
-    from acp_sidecar.server.hardening import harden_process
-    from acp_sidecar.server.stdio import run_stdio
-
-    harden_process()  # first: before any code of a driver or a tool runs (see the module)
-    if os.isatty(0):  # typed in a terminal, not started by an editor: say what it waits for
-        sys.stderr.write(TERMINAL_HINT + "\n")
-
-    # Built once the wire is taken: what user modules (--driver, --tools) print at import
-    # goes to stderr, never onto the wire.
-    return run_stdio(
-        lambda: build_server(parser, args), log_level=args.log_level, log_file=args.log_file
-    )
-
-
-def build_server(parser: argparse.ArgumentParser, args: argparse.Namespace) -> AcpServer:
-    """The server ``serve`` runs for ``args`` (completed by :func:`with_config_file`); it also
-    sets the rules the tools' child processes get their environment from."""
-    from acp_sidecar.server.settings import ServeSettings
-    from acp_sidecar.tools.environment import configure_child_environment
-
-    settings = ServeSettings.from_args(args)
-    settings.log_problems()
-    driver_factory = None
-    if args.driver:
-        from acp_sidecar.agent.driver import load_driver_factory
-
-        try:
-            driver_factory = load_driver_factory(args.driver)
-        except (ValueError, ImportError, AttributeError) as exc:
-            parser.error(f"--driver {args.driver}: {exc}")
-
-    configure_child_environment(settings.child_environment())
-    tools = tools_provider(args)
-    factory = driver_factory if args.driver else settings.driver_factory(tools)
-
-    from acp_sidecar.server.app import AcpServer
-
-    def make_store() -> SessionStore:
-        from acp_sidecar.store import SessionStore
-
-        return SessionStore(args.store, fsync=args.fsync)
-
-    live = settings.live
-    return AcpServer(
-        factory,
-        tools=tools,
-        store=make_store,
-        allow_outside_workspace=live.allow_outside_workspace,
-        mcp_start_timeout=live.mcp_start_timeout,
-        default_mode=live.default_mode,
-        settings=settings,
-    )
-
-
-def run_tools(args: argparse.Namespace) -> int:
-    """``acp-sidecar tools``: every registered tool with its JSON Schema; the exit status is 1
-    when a tool module failed to load (the tools that loaded are still listed)."""
-    import json
-
-    provider = tools_provider(args)
-    schemas = provider.registry.schemas()
-    status = 1 if provider.problems else 0
-    if args.json:
-        sys.stdout.write(json.dumps(schemas, indent=2) + "\n")
-        return status
-    for schema in schemas:
-        sys.stdout.write(f"{schema['name']}\n")
-        for line in schema["description"].strip().splitlines():
-            sys.stdout.write(f"  {line}\n")
-        parameters = json.dumps(schema["parameters"], indent=2).splitlines()
-        sys.stdout.write("  parameters:\n" + "".join(f"    {line}\n" for line in parameters))
-        sys.stdout.write("\n")
-    return status
-
-
-def _report(message: str, status: int = 1) -> int:
-    sys.stderr.write(f"acp-sidecar: {message}\n")
-    return status
-
-
-def run_sessions(args: argparse.Namespace) -> int:
-    """``acp-sidecar sessions``: the stored sessions in a table."""
-    import os
-
-    from acp_sidecar.console import output_console
-    from acp_sidecar.render.sessions import sessions_table
-    from acp_sidecar.store import SessionStore, SessionSummary, StoreError
-
-    store = SessionStore(args.store)
-    cwd = os.path.abspath(args.cwd) if args.cwd else None
-    summaries: list[SessionSummary] = []
-    cursor = None
-    try:
-        while True:
-            page = store.list(cwd=cwd, cursor=cursor)
-            summaries.extend(page.sessions)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-    except StoreError as exc:
-        return _report(str(exc))
-    console = output_console(frames=True)
-    if not summaries:
-        where = f" for {cwd}" if cwd else ""
-        console.print(f"No stored sessions{where} in {store.directory}.")
-        return 0
-    console.print(sessions_table(summaries))
-    return 0
-
-
-def run_export(args: argparse.Namespace, store: SessionStore, lookup: ToolLookup) -> int:
-    """``acp-sidecar replay SESSION --html|--markdown [OUT]``: a transcript to share."""
-    from acp_sidecar.export.command import Format, write_export
-    from acp_sidecar.export.source import StoredSession
-    from acp_sidecar.store import StoreError
-
-    fmt: Format = "html" if args.html is not None else "markdown"
-    out: str = args.html if args.html is not None else args.markdown
-    try:
-        path = store.locate(args.session)
-        with StoredSession(
-            path,
-            lookup,
-            terminal_output=args.terminal_output,
-            notices=args.notices,
-            compaction=args.compaction,
-        ) as session:
-            written = write_export(session, fmt, out)
-    except StoreError as exc:
-        return _report(str(exc))
-    except BrokenPipeError:
-        return 0  # the reader of stdout went away (``| head``): nothing more to say
-    except OSError as exc:
-        return _report(f"cannot write the {fmt} export: {exc}")
-    if written is not None:
-        sys.stderr.write(f"wrote {written}\n")
-    return 0
-
-
-def run_replay(args: argparse.Namespace) -> int:
-    """``acp-sidecar replay``: a stored session as the editor drew it (or its NDJSON)."""
-    from acp_sidecar.console import output_console
-    from acp_sidecar.export.replaying import replay_session
-    from acp_sidecar.store import SessionStore, StoreError
-
-    store = SessionStore(args.store)
-    lookup = tools_provider(args).registry.get
-    if args.html is not None or args.markdown is not None:
-        return run_export(args, store, lookup)
-    try:
-        path = store.locate(args.session)
-        return replay_session(
-            path,
-            lookup,
-            as_json=args.json,
-            terminal_output=args.terminal_output,
-            notices=args.notices,
-            compaction=args.compaction,
-            console=output_console(frames=True),
-        )
-    except StoreError as exc:
-        return _report(str(exc))

@@ -1,16 +1,7 @@
-"""The rich console every command writes its report with (never the wire: ``serve``'s
-stdout is the protocol).
+"""The rich console every command writes its report with (never the wire: ``serve``'s stdout).
 
-Invariants:
-- In a terminal, text is wrapped between words to the terminal's own size (also where
-  ``TERM=dumb`` makes rich assume 80 columns), so the terminal never breaks a line inside a
-  word.
-- Anywhere else (a pipe, a file) no line is padded with spaces: what rich adds to fill a
-  width (tables, indented blocks, Markdown) is taken off as each line is written. Plain text
-  is not wrapped at all (each line as long as it is, for the reader to wrap), unless the
-  output draws ``frames`` (cards, tables, indented blocks): rich draws those only at a width
-  and would cut what does not fit, so their text is wrapped between words at rich's width
-  (``$COLUMNS``, else the terminal on stdin or stderr, else 80).
+In a terminal, text wraps between words at the terminal's size; elsewhere no line is padded,
+and plain text is not wrapped unless the output draws ``frames``.
 """
 
 from __future__ import annotations

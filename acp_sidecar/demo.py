@@ -1,13 +1,8 @@
-"""``acp-sidecar demo``: watch the sidecar work, as an editor would see it.
+"""``acp-sidecar demo``: ``serve`` as a subprocess under a small client built in here, driven
+through a scripted session in a temporary workspace and drawn as ``replay`` draws.
 
-Runs ``acp-sidecar serve`` as a subprocess under a small ACP client built in here, in a
-temporary workspace with a temporary session store, and drives the slash-command console
-through a short scripted session — write a file, edit it, read it, run a command, search —
-answering each permission request with "allow once". Everything the client receives is drawn
-by the same renderer ``acp-sidecar replay`` uses.
-
-Invariant: the demo touches nothing outside its temporary directories (and ``--store``, when
-given), and the subprocess is always shut down (stdin closed, then terminated if it lingers).
+It touches nothing outside its temporary directories (and ``--store``), and always shuts
+the subprocess down.
 """
 
 from __future__ import annotations

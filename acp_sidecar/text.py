@@ -1,14 +1,8 @@
 """Text for people in small places — a menu entry, a title, a card's error line.
 
-Invariants: pure functions, nothing imported beyond the standard library (they sit on the
-cold-start path). What they return is one line: runs of whitespace (newlines included)
-become one space. A cut keeps at most ``limit`` characters *including* its ``mark``, falls at
-a word when one ends in the second half of what is kept, and drops the punctuation it
-would otherwise end on. :func:`close_match` finds the word meant by a mistyped one. A URL shown
-is never shown with its user name and password. :func:`visible` and :func:`visible_line` leave
-no character that acts instead of showing itself (a control, a bidi control, a line
-separator): each is shown by a sign, and showing a shown text again changes nothing;
-:func:`harmless` does so for controls alone, one character for one.
+Pure, standard library only (cold-start path). Results are one line; a cut keeps at most
+``limit`` characters *including* its mark. A URL is never shown with its credentials.
+:func:`visible` leaves no character that acts instead of showing itself.
 """
 
 from __future__ import annotations

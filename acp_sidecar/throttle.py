@@ -1,15 +1,7 @@
-"""Warnings the client can cause, logged at a bounded rate.
+"""Warnings the client can cause, logged at a bounded rate (:data:`BURST` per :data:`WINDOW`).
 
-Input that gets no answer (a stray response, a notification nobody takes) costs the client
-nothing but a log line; sent in a loop it would fill stderr — and when stderr is a pipe the
-editor does not drain, block the event loop on the write.
-
-Invariants:
-- Each kind of warning is logged at most :data:`BURST` times per :data:`WINDOW` seconds; the
-  rest of that window's are counted, and the next one logged after the window says how many
-  were left out.
-- Callers pass values already cut short (:func:`acp_sidecar.text.shorten`): the throttle
-  bounds how often, not how long.
+A loop of them would fill stderr and, when the editor does not drain the pipe, block the
+event loop on the write. Callers pass values already cut short.
 """
 
 from __future__ import annotations

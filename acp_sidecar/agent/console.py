@@ -1,20 +1,8 @@
-"""Parsing the slash-command console: a prompt's line (:mod:`~acp_sidecar.agent.prompt_line`)
-→ what to run.
+"""Parsing the slash-command console: a prompt's line → what to run (pure; a closed union out).
 
-Invariants: parsing is pure (the line and the registry's snapshots in, a closed union out).
-The grammar: ``/NAME {json object}`` calls NAME with those arguments; ``/NAME some text``
-binds the text to NAME's primary parameter (its first required string property); ``/NAME``
-alone calls it with no arguments; ``!command`` is shorthand for ``/bash`` with ``command``; a
-prompt that is only ``@``-mentions opens each one (``read`` for a file, with its line range
-when the mention selects one; ``glob`` for a directory); anything else asks for help.
-A command whose tool takes a path (:data:`PATH_PARAMETERS`) takes a mentioned file as that
-path and the rest of its text as its primary parameter; in any other command a mention reads
-as its path (shell-quoted for ``bash``). A typed ``@word`` naming nothing on disk is text
-(``/grep @property``) unless it stands alone or is the path ``read``/``write``/``edit`` take.
-
-What the editor shows is short: a command's menu description is the first sentence of the
-tool's description, at most :data:`SUMMARY_MAX` characters (the model keeps the whole text),
-and the help reply is one line per command, escaped for Markdown.
+Grammar: ``/NAME {json}``, ``/NAME text`` (bound to the primary parameter: the first required
+string), ``/NAME``, ``!command`` (``/bash``), a prompt of only ``@``-mentions (opened with
+``read``/``glob``); anything else asks for help. A typed ``@word`` naming nothing on disk is text.
 """
 
 from __future__ import annotations

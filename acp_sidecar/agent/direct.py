@@ -1,14 +1,7 @@
 """The embedded default driver: a slash-command console for the registered tools.
 
-Without a model, every prompt is a command (see :mod:`acp_sidecar.agent.console`): a tool call
-runs through the registry's whole pipeline and the bridge draws its card exactly as it would
-for a model's call; plain text answers with the list of commands; a bad command answers with
-what was wrong. Every turn ends with ``end_turn`` (the server turns a cancelled one into
-``cancelled``).
-
-The console accepts what editors put in a prompt: text (typed ``@path`` mentions included),
-and ``@``-mentions as resource links or embedded resources (advertised as
-``embeddedContext``); images and audio it cannot use, and does not advertise.
+A command's call runs through the registry's whole pipeline and is drawn exactly as a model's
+call would be. Every turn ends ``end_turn`` (the server makes a cancelled one ``cancelled``).
 """
 
 from __future__ import annotations

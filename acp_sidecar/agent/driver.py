@@ -1,8 +1,12 @@
-"""The driver contract: what answers a prompt turn, and everything the server asks of it.
+"""The driver contract: what answers a prompt turn, everything the server asks of it, and
+the helpers the drivers share.
 
-Invariants: a driver reaches the editor only through its :class:`Turn` (``send``, ``client``);
-cancellation arrives through ``turn.signal`` (the server answers ``cancelled`` whenever it
-fired); every member the server uses is on :class:`Driver` (nothing is probed).
+Invariants:
+- A driver reaches the editor only through its :class:`Turn` (``send``, ``client``).
+- Cancellation arrives as ``turn.signal``; the server answers ``cancelled`` whenever it fired.
+- What the sidecar tells the user goes through :func:`send_notice`: shown as agent text,
+  logged as a notice, never sent to a model as something it said.
+- Every member the server uses is on :class:`Driver`; nothing is probed.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""Mentions (``@file``): what a resource link or embedded resource in a prompt names, and
-where a prompt's text names a path with a typed ``@``.
+"""Mentions (``@file``): what a resource link names (Zed: ``file:///p#L10:20``, 1-based), and
+where a prompt's text types a path with ``@``.
 
-Editors send an ``@``-mention as a ``resource_link`` (or, when they embed the content, a
-``resource``) whose URI names a file, a directory, or a range of lines: Zed writes a selection
-as ``file:///abs/path#L10:20`` (1-based, inclusive) and a directory with a trailing ``/``.
-Text clients (acpx) have only the typed ``@path`` (or ``@"a path"``); Toad keeps it in the
-text *and* sends the file as an embedded resource.
-
-Invariants: parsing is pure and total — any URI gives a :class:`Mention`; only ``file:`` URIs
-give a ``path``, and a line range is kept only when it is well formed (``L10``, ``L10:20``,
-``L10-20``, ``L10-L20``, with ``1 <= start <= end``). A typed ``@`` starts a mention only at
-the start of a word (so ``user@example.com`` is text) and outside Markdown code (spans and
-fenced blocks).
+Pure and total: any URI gives a :class:`Mention`; a line range is kept only when well formed.
+A typed ``@`` starts a mention only at a word's start and outside Markdown code.
 """
 
 from __future__ import annotations

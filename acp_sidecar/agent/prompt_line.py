@@ -1,15 +1,7 @@
 """A prompt as the drivers read it: its text and its ``@``-mentions, in order.
 
-Invariants:
-- Blocks are joined as words: a space stands between two blocks that would otherwise run
-  together (``/read`` and a link, ``explain this`` and a link); text within a block is kept
-  as it is.
-- A typed ``@path`` naming the file of one of the prompt's mention blocks *is* that mention
-  (Toad keeps ``@a.py`` in its text and sends the file as a resource as well): one mention,
-  where it was typed, with the block's URI and line range; the block adds nothing more.
-- :func:`read_prompt` is the only thing here that touches the file system: whether a typed
-  path names something (:attr:`Mention.found`), whether it is a directory, whether it is the
-  same file as a block's (symlinks resolved, as Toad resolves its URIs). Call it off the loop.
+A typed ``@path`` naming a mention block's file *is* that mention (Toad sends both).
+:func:`read_prompt` touches the file system: call it off the loop.
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
 """The tool set a server offers: built-in tools plus the user's own, in one registry.
 
-Invariants: the registry is built on first use. A driver is made while ``initialize`` is
-answered and is handed ``lambda: tools.registry``; the first call comes with the
-``available_commands_update`` that follows the answer to ``session/new``, so building the
-registry (loading the built-in tools and the entry points, registering them) stays out of
-the cold start: building it at start costs about 30 ms of it (``bench_wire.py``'s cold start,
-584 ms against 555 ms, same run). A tool module that fails to load, or a tool that fails to
-register, is reported (logged to stderr) and skipped; the rest still work. The registry always
-carries the bridge's policy (modes, permission dialog, dispatch announcements).
-
-A session that names MCP servers builds the registry in a worker thread while its servers
-start, instead of after them. A session with tools of its own gets its own registry from
-:meth:`ToolsProvider.session_registry`: the server's tools, then the session's, with the same
-policy installed. Sessions without any keep sharing the server's registry.
+Built on first use, so loading the tools stays out of the cold start. A tool that fails to
+load or register is logged and skipped. Every registry carries the bridge's policy.
 """
 
 from __future__ import annotations

@@ -1,28 +1,12 @@
-"""Pure mapping of card views onto ACP ``tool_call`` / ``tool_call_update``.
+"""Pure mapping of card views onto ACP ``tool_call`` / ``tool_call_update`` (live and replay).
 
 Invariants:
-- Every function here is pure: its output depends only on its arguments. The live path and
-  session replay call the same functions, so they cannot drift.
-- Wire paths (``diff.path``, ``locations[].path``) are absolute; titles of file cards show
-  in-workspace paths relative to the session cwd.
-- What a person reads is what is there: every title is one line whose control and bidi
-  characters are visible signs (:func:`~acp_sidecar.text.visible_line`; a newline is ``␊``),
-  and a terminal card that names its command shows all of it in a code block first, with
-  the same signs, before the tool's description of it. Wire paths and ``rawInput`` stay as
-  they are: an editor opens those.
-- A terminal card uses the ``_meta`` terminal convention only when the client advertised
-  ``terminal_output``; then its result update carries **no** ``content`` (content replaces the
-  card's whole collection and would remove the terminal). Other clients get a fenced
-  ``console`` block derived from the output.
-- A terminal result for a call that was not a terminal card renders as a generic card (the
-  orphan guard).
-- A plan result (:class:`~acp_sidecar.tools.presentation.PlanResultView`) completes its card
-  with a title and no content, and is sent as a ``plan`` update beside it
-  (:func:`plan_update`): the client draws the plan in its own place.
-- Status: ``completed`` means the call did what it was asked and ``failed`` that it did not:
-  an error result, and also a command that exited non-zero or was killed (by a signal, a
-  cancel or a timeout) — the model still gets its output as a normal result, and the exit
-  pill (or the console block's exit line) still carries the code or signal.
+- Wire paths are absolute; titles are one line, with control and bidi characters made visible.
+- A terminal card uses ``_meta`` only for a client that advertised ``terminal_output``; its
+  result update then carries **no** ``content`` (content replaces the whole collection).
+- A terminal result for a call that was not a terminal card renders generic (orphan guard).
+- ``failed`` also for a command that exited non-zero or was killed: the model still gets its
+  output as a normal result.
 """
 
 from __future__ import annotations

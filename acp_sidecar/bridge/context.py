@@ -1,8 +1,4 @@
-"""What a card mapping needs to know about the session it draws for.
-
-Invariant: a :class:`CardContext` is a plain frozen value, so every mapping that takes one is a
-pure function — the same view and context always give the same update, live or on replay.
-"""
+"""What a card mapping knows of its session: a frozen value, so every mapping stays pure."""
 
 from __future__ import annotations
 

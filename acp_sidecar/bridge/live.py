@@ -1,14 +1,8 @@
 """The live emitter: a running call's progress streamed as ``tool_call_update`` notifications.
 
-Invariants:
-- Updates for one call go out at most about once per ``interval`` (20/s by default); what
-  arrives in between is coalesced, never dropped: every byte of terminal output reaches a
-  capable client exactly once, in order.
-- Memory is bounded however much a tool writes: pending terminal output is capped at
-  ``max_pending`` characters (beyond it, the writer waits for the next send — back-pressure);
-  the console snapshot for other clients keeps only the last ``snapshot_chars``.
-- :meth:`LiveCall.close` sends whatever is pending and stops the timer, so the result update
-  the caller sends next always follows the last progress update.
+Coalesced to about once per ``interval``, never dropped: every byte of terminal output reaches
+a capable client once, in order; pending output is bounded (the writer waits). After
+:meth:`LiveCall.close` nothing more is sent, so the result update follows the last progress.
 """
 
 from __future__ import annotations

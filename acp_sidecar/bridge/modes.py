@@ -1,7 +1,5 @@
 """Session modes: their ids, how the editor lists them, and a session's permission state.
-
-Kept apart from :mod:`acp_sidecar.bridge.policy` so that answering ``session/new`` (which lists
-the modes) does not import the tool pipeline: it is on the editor's cold-start path.
+Apart from :mod:`.policy` so that answering ``session/new`` does not import the tool pipeline.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
-"""Runs one tool call inside a session and draws its card from start to end, in three steps a
-driver may take apart: :func:`open_call` draws the pending card, :func:`execute_call` runs
-the call through the registry's pipeline while its progress streams, :func:`close_call` draws
-the result. :func:`run_call` is the three in a row, recording the call and its result.
+"""One tool call inside a session, its card drawn from start to end: :func:`open_call`,
+:func:`execute_call`, :func:`close_call` (a driver may take them apart), :func:`run_call`.
 
-Invariants, per call: the ``tool_call`` (``pending``) goes out once, before any policy runs,
-already drawn from the tool's call-time preview when it has one (so the first card of a
-``write`` or ``edit`` is the whole-file diff, whether or not a dialog follows), and the card
-stays listed in the scope's ``pending`` (for the permission dialog) until the
-call has run or is closed; ``in_progress`` goes out when dispatch starts (after permission);
-progress streams through a :class:`~acp_sidecar.bridge.live.LiveCall`; the final
-``tool_call_update`` follows the last progress update. The recorded call
-(:class:`~acp_sidecar.store.records.ToolCallRecord`, recorded before its card goes out, with
-the title and kind the card shows) and its result are what replay feeds to the same
-translator.
+The ``pending`` card goes out once, before any policy runs; its record is written before the
+card; replay feeds the recorded call and result to the same translator.
 """
 
 from __future__ import annotations

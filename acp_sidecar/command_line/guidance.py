@@ -1,17 +1,8 @@
-"""The command line's parser class: errors that say what was meant.
+"""The command line's parser class: errors that say what was meant ("did you mean --model?").
 
-Invariants:
-- An error shows the usage of the subcommand named on the command line, not the program's.
-- A flag no parser knows is named first, whatever else went wrong after it (``--modle qwen3``
-  is about ``--modle``, not about ``qwen3`` read as a subcommand), with the flag meant ("did
-  you mean --model?") or the subcommands that take it; a mistyped subcommand or choice gets
-  the one meant too (:func:`acp_sidecar.text.close_match`).
-- A value given to a flag named like a key (``--api-key``, ``--openai-key=…``) never appears
-  in an error, and ``--api-key`` itself is refused with where a key goes instead.
-
-This is the one module that reaches into argparse's internals (``_actions``,
-``_check_value``); Python's own tests keep them stable, and the tests of the command line
-fail by name if they change.
+A value given to a flag named like a key never appears in an error. The one module that
+reaches into argparse's internals (``_actions``, ``_check_value``); tests fail by name if they
+change.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""The option groups the subcommands draw from (:mod:`.parser` says which takes which).
+"""The option groups the subcommands draw from; a new flag goes into its group here.
 
-Invariant: a group is added to the program itself (options before the subcommand) and again
-to each subcommand it applies to (options after it). The subcommand's copy defaults to
-``SUPPRESS`` (``suppress=True``), so it never overwrites a value given before the subcommand;
-the program's copy gives every option its default, so every attribute exists whatever the
-subcommand. ``hidden=True`` accepts the options without listing them in ``--help``.
-
-A new flag goes into its group here, next to its neighbours.
+A group is added to the program and again to each subcommand; the subcommand's copy defaults
+to ``SUPPRESS``, so it never overwrites a value given before the subcommand.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The program and its subcommands, each with the option groups that apply to it.
 
-Invariants: the program's own options are ``serve``'s (a bare ``acp-sidecar`` serves), so
-they are accepted before any subcommand; after a subcommand, only what applies to it is
-accepted and listed by its ``--help`` (``doctor`` also accepts, unlisted, the rest of
-``serve``'s, so that the editor's command line can be checked as it is). Nothing heavy is
-imported until :func:`build_parser` runs.
+The program's own options are ``serve``'s (a bare ``acp-sidecar`` serves). Importing this
+imports nothing heavy, not even argparse, until :func:`build_parser` runs.
 """
 
 from __future__ import annotations

@@ -1,16 +1,5 @@
-"""What ``configure`` decides, and the file changes that say it.
-
-Invariants:
-- :class:`Answers` is what both the interactive flow and the script flags arrive at; the
-  changes to the file are derived from it alone (:func:`file_changes`), so both ways write the
-  same file for the same answers.
-- The endpoint and its key are written together: the key is one of :data:`KeySource`, and
-  writing one form removes the other (``api_key_env`` wins over ``api_key`` when reading, so
-  both in one file would make the stored key dead weight).
-- No ``repr`` and no message holds a stored key (:class:`KeyStored` hides it).
-- Keys and tables ``configure`` does not decide are left as they are; a model's table is
-  rewritten only for a model whose window or reasoning was answered, and keeps its other
-  settings (images, prices).
+"""What ``configure`` decides, and the file changes that say it (the same for both ways of
+answering). Writing one form of the key removes the other; no ``repr`` holds a stored key.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The endpoint check as ``configure`` runs and shows it: one call to the probe
-(:func:`acp_sidecar.agent.model.probe.probe_endpoint`), its checks drawn one a line.
-
-Invariants: nothing here writes the file or asks anything. The probe redacts the key from
-everything it reports, and nothing here adds the key to what is shown.
+"""The endpoint check as ``configure`` runs and shows it: one probe, its checks one a line.
+Nothing here writes the file, asks anything, or adds the key to what is shown.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""``acp-sidecar configure``: read the file, get the answers (asked, or from the flags), check
-the endpoint, write.
+"""``acp-sidecar configure``: read the file, get the answers (asked or from flags), check, write.
 
-Invariants:
-- Exit status: 0 the file was written; 1 nothing was written because the check failed (and,
-  asked, the user did not write anyway), the existing file cannot be used, the file cannot be
-  written, or input ended; 2 the flags cannot be used; 130 interrupted (Ctrl-C). Whatever the
-  status other than 0, the file is as it was.
-- An existing file that cannot be read as a config file is never overwritten: the command
-  says where it is wrong (file:line: key) and stops.
-- The key is never printed: messages name where it comes from, never what it is.
+Whatever the exit status other than 0, the file is as it was; a file that cannot be read as a
+config file is never overwritten. The key is never printed.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """The script flags of ``configure``, and the answers they give without asking anything.
 
-Invariants:
-- A key never comes from the command line (every user of the machine can read it there):
-  only ``--api-key-stdin`` brings one, read from standard input.
-- :func:`scripted_answers` never guesses what matters: a value neither the flags, nor the
-  file (for the same endpoint), nor the preset give is a :class:`UsageError` naming the flag
-  that gives it.
-- A key configured for one endpoint is never carried over to another: the file's key
-  settings are kept only when the base URL stays the same.
+A key never comes from the command line (``--api-key-stdin`` only); nothing that matters is
+guessed; a key configured for one endpoint is never carried over to another.
 """
 
 from __future__ import annotations

@@ -1,14 +1,5 @@
-"""The interactive flow of ``configure``: provider, URL, key, a look at the endpoint, models,
-the check, then what will be written.
-
-Invariants:
-- Prompts are :mod:`rich.prompt`'s; every question has a default taken, in order, from the
-  flags, the existing file (for the same endpoint), the preset. Enter keeps it.
-- A key typed in is read without echo, and is never printed: the preview shows
-  :data:`~acp_sidecar.configure.answers.HIDDEN` in its place.
-- Nothing is written here: the flow returns the answers, or ``None`` when the user declines
-  to write; Ctrl-C and end of input propagate (``KeyboardInterrupt``, ``EOFError``) to the
-  command, which writes nothing.
+"""The interactive flow of ``configure``: provider, URL, key, models, the check, the preview.
+A typed key is never echoed or printed. Nothing is written here.
 """
 
 from __future__ import annotations

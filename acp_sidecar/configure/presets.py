@@ -1,10 +1,5 @@
-"""Provider presets: where a well-known endpoint lives, which variable usually holds its key,
-and a model to start with.
-
-Invariants: the table is frozen data and does no I/O. A preset's values are only suggestions
-(the user can change each one); the ``custom`` preset suggests nothing. Suggested models are
-names the provider documents; the endpoint's own listing, when it has one, is preferred to
-them by ``configure``.
+"""Provider presets: where a well-known endpoint lives, which variable holds its key, a model to
+start with. Frozen data, suggestions only.
 """
 
 from __future__ import annotations

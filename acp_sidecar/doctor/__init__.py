@@ -1,15 +1,7 @@
 """``acp-sidecar doctor``: what the sidecar would use, checked, each failure with a fix.
 
-Invariants:
-- Doctor sees what ``serve`` sees: the same options, environment and config file (a file
-  that cannot be used is reported, never a traceback); nothing is changed by looking.
-- The endpoint is checked by :func:`~acp_sidecar.agent.model.probe.probe_endpoint` (its two
-  small requests), unless ``--offline``; without a model nothing is asked, and that is not
-  a failure (the console still works).
-- No key is ever printed, in either output.
-- The exit status is 1 when a check failed, else 0 (warnings and skipped checks pass).
-- For people, each section is shown as soon as its checks are done, with a spinner (in a
-  terminal) while a slow one runs; the JSON list comes at the end.
+Doctor sees what ``serve`` sees (the same options, environment and file) and changes nothing.
+No key is ever printed. Exit 1 when a check failed (warnings pass).
 """
 
 from __future__ import annotations

@@ -1,16 +1,5 @@
-"""The checks ``doctor`` makes without the network: the config file, the model settings and
-their key, ripgrep, the session store.
-
-Invariants:
-- No function here raises for what it checks: each problem is a :class:`Check`.
-- No check shows a key: the key check says where the key comes from (a variable's name, or
-  "stored in the config file"), never what it is.
-- The settings are the ones ``serve`` would use (the namespace ``main`` completed from the
-  environment and the file); where each came from is read off the command line as given,
-  the environment and the file, in the order they win.
-- The store check leaves nothing behind: it creates and removes one temporary file in the
-  store directory or, when that does not exist yet, in the nearest directory above it that
-  does (where the first session would create it).
+"""The checks ``doctor`` makes without the network: config file, model settings and key,
+ripgrep, session store. Nothing raises; no check shows a key; the store check leaves nothing.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""How ``doctor`` shows its findings: for people (rich) and for scripts (JSON).
-
-Invariants: what a check says is printed as plain text, never read as rich markup (a detail
-may hold ``[API key]`` or a path with brackets). The JSON is a list of objects with
-``section``, ``name``, ``status``, ``detail`` and ``fix`` (``null`` when there is none), in
-the order shown.
+"""How ``doctor`` shows its findings: for people (rich) and for scripts (JSON). A check's text is
+printed as plain text, never read as rich markup (a detail may hold ``[API key]``).
 """
 
 from __future__ import annotations

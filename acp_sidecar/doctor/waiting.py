@@ -1,9 +1,5 @@
-"""How long the model's answer took to begin, judged against the first-byte timeout the
-sidecar would give it (:attr:`~acp_sidecar.agent.model.config.ModelConfig.first_byte_timeout`).
-
-Invariant: an answer that took more than half the timeout to begin is a warning with a
-longer timeout to set (a local server that loads the model on first use begins slowly the
-first time, and a later load may be slower still).
+"""How long the model's answer took to begin, against the first-byte timeout: more than half is a
+warning (a local server loading the model begins slowly the first time).
 """
 
 from __future__ import annotations

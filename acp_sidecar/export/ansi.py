@@ -1,17 +1,5 @@
-"""Terminal output as HTML: ANSI styles become ``<span>``s, never raw escape bytes.
-
-Invariants:
-- The output is read as the terminal drew it (:func:`acp_sidecar.render.draw.terminal_text`:
-  ``\\r`` rewinds the line, SGR sequences become styles); the text itself is escaped by
-  :mod:`acp_sidecar.export.escape`, so an escape sequence rich does not understand shows as
-  ``^[…`` text and no control byte but ``\\n``/``\\t`` reaches the page.
-- Colours the page's theme should choose stay classes: the 16 standard colours are
-  ``a-f{n}`` (foreground) and ``a-g{n}`` (background), ``n`` in 0–15, so the light and dark CSS
-  give them readable values. 256-colour and truecolour values are inline
-  ``style="color:#rrggbb"`` / ``background:#rrggbb`` (a ``#`` and six hex digits, nothing from
-  the input verbatim). Bold, dim, italic, underline and strike are ``a-b``, ``a-d``, ``a-i``,
-  ``a-u``, ``a-s``; reverse swaps the two colours, and a default colour swapped in is
-  ``a-rf`` (the page's background as text) or ``a-rg`` (the text colour as background).
+"""Terminal output as HTML: ANSI styles become ``<span>`` classes, never raw escape bytes.
+The 16 standard colours stay classes (the theme picks them); nothing of the input is verbatim.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""HTML fragments for the blocks of a transcript: tool cards, messages, thoughts and plans.
+"""HTML fragments for a transcript's blocks: tool cards, messages, thoughts and plans.
 
-Invariants:
-- Pure: each function maps plain data (:class:`CardState`, ACP content blocks, plan entries)
-  to a ``str`` of HTML and reads nothing else; every string from the log goes through
-  :mod:`acp_sidecar.export.escape`, :mod:`~acp_sidecar.export.markup`,
-  :mod:`~acp_sidecar.export.ansi` or :mod:`~acp_sidecar.export.highlight`.
-- The markup is the export's DOM contract (class names tests and the browser checks rely on):
-  ``section.card[data-status][data-kind][data-call-id]`` > ``header.card-head`` (kind icon,
-  ``span.card-title``, ``span.status.status-{status}``), ``ul.locations``, then the items in
-  order — ``div.diff``, ``div.terminal``, ``div.tool-text``, or a ``div.note`` for the rest.
-- Nothing on the page loads: links are ``http(s)``/``mailto``/relative with
-  ``rel="nofollow noopener noreferrer"``; an image is a link, except a prompt's own
-  ``data:`` image of a common raster type, which is shown inline.
+Pure; every string from the log is escaped. The markup is the DOM contract the tests and the
+browser checks rely on (``section.card[data-status]…``). Nothing on the page loads.
 """
 
 from __future__ import annotations

@@ -1,17 +1,5 @@
 """Bounding long text for an export: the one place both formats decide what is left out.
-
-Invariants:
-- A text's lines are what ``"\\n"`` separates, after one trailing newline is dropped (a
-  terminal's ``"ok\\n"`` is one line). :func:`line_count` and :func:`clip_lines` count alike.
-- :func:`clip_lines` never loses count: ``omitted`` is exactly the number of lines between
-  ``head`` and ``tail``; a line longer than :data:`LINE_CHARS` keeps its start and says how many
-  characters it left out, so one absurd line cannot make a page heavy either.
-- Both writers use the same constants: a body longer than :data:`COLLAPSE_LINES` lines is
-  collapsed behind a "show all", one longer than ``HEAD_LINES + TAIL_LINES`` keeps its head and
-  its tail.
-- A message (a prompt, an answer, a thought) is prose a person reads whole, so it is neither
-  collapsed nor clipped at those sizes; only one absurdly long is bounded, by
-  :func:`clip_message`, at sizes no real message reaches.
+:func:`clip_lines` never loses count; messages are clipped only at absurd sizes.
 """
 
 from __future__ import annotations

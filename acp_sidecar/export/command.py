@@ -1,17 +1,7 @@
-"""``acp-sidecar replay SESSION --html [OUT]`` / ``--markdown [OUT]``: write the export.
+"""``acp-sidecar replay SESSION --html|--markdown [OUT]``: write the export.
 
-Invariants:
-- ``OUT`` ``-`` is stdout; no ``OUT`` is ``<session id>.html`` / ``.md`` in the current
-  directory, and a directory as ``OUT`` gets that name inside it. The path written is
-  reported on stderr (stdout stays the document's alone).
-- A file is written atomically: to a temporary file beside it, then renamed over it, so a
-  failed export (a full disk, an unreadable log) leaves any earlier file intact and no
-  partial one. A file replaced keeps its permissions (a private transcript stays private); a
-  new one gets those a new file of the user's would (umask), not the temporary file's 0600.
-- A symbolic link is followed (the file it names is written; the link stays a link), and
-  an ``OUT`` that is not a regular file (a pipe, ``/dev/stdout``) is written directly.
-- Output is UTF-8; a lone surrogate a log's JSON held is written as U+FFFD rather than
-  failing the export.
+Written atomically (a failed export leaves an earlier file intact); a file replaced keeps its
+permissions. stdout is the document's alone; the path written goes to stderr.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
 """What both export formats share: the walk from entries to final blocks, times, the tally.
-
-Invariants: :func:`walk` yields each block once, in transcript order, as soon as it is final
-(:class:`~acp_sidecar.render.blocks.BlockFold`), so the log's records and the folded cards are
-never all held at once (a writer holds its drawn fragments until the heading can be written);
-the :class:`Tally` it fills is complete when the walk ends. Times are shown in UTC.
+Each block once, in order, as soon as final: the log is never held whole.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Untrusted text to HTML text: the one escaping every export fragment goes through.
-
-Invariant: the result holds no markup from the input (``&``, ``<``, ``>``, ``"`` and ``'``
-escaped, so it is safe in element text and in quoted attribute values) and no raw control
-character but ``\\n`` and ``\\t``: C0/C1 controls and DEL are shown in caret notation
-(``^[``) in a ``<span class="ctl">``, and a lone surrogate (which could not even be written as
-UTF-8) becomes U+FFFD.
+"""Untrusted text to HTML text: the one escaping every export fragment goes through. No markup
+and no control character but ``\\n``/``\\t`` survive; a lone surrogate becomes U+FFFD.
 """
 
 from __future__ import annotations

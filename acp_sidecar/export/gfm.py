@@ -1,27 +1,8 @@
-"""GitHub-flavoured Markdown primitives: text that renders literally, unbreakable fences,
-code spans, ``<details>``, long parts clipped.
+"""GitHub-flavoured Markdown primitives: literal text, unbreakable fences, code spans,
+``<details>``, long parts clipped.
 
-Every function is pure; the fragments of a transcript are built from these
-(:mod:`~acp_sidecar.export.gfm_cards`, a message's own Markdown in
-:mod:`~acp_sidecar.export.gfm_safe`) and ``export/markdown.py`` assembles the document.
-
-Invariants:
-- Each fragment is a run of whole top-level blocks that starts at column 0 and ends with one
-  ``"\\n"``; the document separates fragments by a blank line. Nothing a fragment holds can
-  leak into the next one: every fence it opens it closes, every ``<details>`` it opens it
-  closes, and text taken from the log cannot open or close either.
-- Everything taken from the log is untrusted. Titles, paths, plan entries and notes pass
-  through :func:`escape_text` (they render literally); code and output go in a :func:`fence`
-  (nothing inside can end it).
-- No control character reaches the output but ``\\n`` and ``\\t``: C0 controls and DEL are
-  shown as their Unicode control pictures (``\\x1b`` as ``␛``), C1 controls as ``�`` — a
-  Markdown file is often read raw in a terminal, where they would act
-  (:func:`~acp_sidecar.text.harmless`).
-- The only raw HTML in the output is our own ``<details>``/``<summary>``, whose summary is
-  HTML-escaped.
-- Long parts follow ``export/clip.py``: more than ``COLLAPSE_LINES`` lines go in a closed
-  ``<details>`` ("show all (N lines)"); more than ``HEAD_LINES + TAIL_LINES`` keep their head
-  and tail around "… N lines left out …".
+Each fragment is whole blocks ending in one ``"\\n"``, and nothing in it can leak into the next:
+every fence and ``<details>`` it opens it closes, and text from the log can open neither.
 """
 
 from __future__ import annotations

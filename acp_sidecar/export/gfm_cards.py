@@ -1,9 +1,5 @@
-"""GitHub-flavoured Markdown of a transcript's blocks: cards, messages, thoughts, plans.
-
-Every function is pure and maps plain data (wire JSON mappings, :class:`CardState`) to a
-Markdown fragment built from :mod:`acp_sidecar.export.gfm`'s primitives, so it keeps their
-invariants (whole blocks, contained, no control character, no HTML of the log's); a message's
-own Markdown goes through :func:`~acp_sidecar.export.gfm_safe.safe_markdown`.
+"""GitHub-flavoured Markdown of a transcript's blocks, built from :mod:`.gfm`'s primitives (so it
+keeps their invariants); a message's own Markdown goes through :mod:`.gfm_safe`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""A message's own Markdown (an agent's answer, a thought) for a GitHub Markdown export: kept
-as Markdown, but unable to reach outside itself.
-
-Invariants (of :func:`safe_markdown`): read as GitHub reads it, the result holds no raw HTML
-and no image (an image would be fetched when the file is viewed, its URL able to carry data
-out: it becomes a link to its source, as in the HTML page), every fence it opens is closed,
-and no control character but tab and newline is left (:func:`~acp_sidecar.export.gfm
-.normalise`). Code keeps its ``<`` and ``![`` wherever GitHub reads it as code.
+"""A message's own Markdown, kept as Markdown but unable to reach outside itself: no raw HTML,
+no image (it would be fetched when viewed: it becomes a link), every fence closed.
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """Syntax highlighting for an export: unified diffs as tables, code with Pygments classes.
 
-Invariants:
-- Highlighting is class-based (Pygments' short token classes such as ``k``, ``s2``), scoped
-  under ``.diff-lines`` and ``.hl``; :func:`pygments_css` gives their colours for a light and,
-  under ``prefers-color-scheme: dark``, a dark theme. No inline style comes from here.
-- Only what is shown is lexed: a diff's rows are chosen first (context 3, clipped to
-  :data:`~acp_sidecar.export.clip.HEAD_LINES` + :data:`~acp_sidecar.export.clip.TAIL_LINES`),
-  then each contiguous run of shown old and new lines is lexed once, so a string or comment
-  spanning lines in a hunk is coloured as one.
-- Highlighting is bounded per document: inside ``with highlight_budget():`` at most
-  :data:`HIGHLIGHT_CHARS` characters are lexed (Pygments lexes about 0.4 MB/s, so a session
-  with thousands of edits would otherwise take longer to export than to replay many times
-  over); past it, code is shown escaped and unhighlighted, rows and line numbers unchanged.
-  Outside such a block nothing is bounded.
-- Lexers are looked up once per file extension (or name, for ``Makefile`` and the like) and
-  per fence language; unknown ones fall back to escaped plain text. Every token's text goes
-  through :mod:`acp_sidecar.export.escape`.
+Only what is shown is lexed, and inside ``highlight_budget()`` at most :data:`HIGHLIGHT_CHARS`
+(Pygments lexes ~0.4 MB/s: thousands of edits would take longer to export than to replay).
 """
 
 from __future__ import annotations

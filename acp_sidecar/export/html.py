@@ -1,16 +1,5 @@
-"""A stored session as one self-contained HTML page.
-
-Invariants:
-- Self-contained: CSS inline, fonts from the system stack, icons from one inline sprite; no
-  script at all, and a Content-Security-Policy that forbids loading anything but the page's
-  own inline styles and ``data:`` images (defence in depth: escaping is the guard).
-- Everything taken from the log is escaped (the fragments in :mod:`~acp_sidecar.export.cards`
-  do the same); nothing in a transcript can add an element, attribute or script.
-- Every block is one ``<div class="entry">`` in transcript order, with its time when the log
-  recorded one; long parts are collapsed with ``<details>`` and very long ones keep their
-  head and tail (:mod:`~acp_sidecar.export.clip`), so the page stays light.
-- The body is written as blocks become final; only the heading, which needs the whole log's
-  facts, is held back, and the body is held in memory until then.
+"""A stored session as one self-contained HTML page: no script, nothing fetched, a CSP that
+forbids loading anything (defence in depth: escaping is the guard).
 """
 
 from __future__ import annotations

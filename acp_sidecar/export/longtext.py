@@ -1,12 +1,4 @@
-"""Long bodies in HTML: collapsed behind a "show all", clipped to their head and tail.
-
-Invariants (the contract both writers share, with :mod:`acp_sidecar.export.clip`):
-- A body of more than :data:`~acp_sidecar.export.clip.COLLAPSE_LINES` lines sits in a closed
-  ``<details class="more"><summary>show all (N lines)</summary>``, which works without script;
-  ``N`` counts every line the source had, shown or not.
-- A body of more than ``HEAD_LINES + TAIL_LINES`` lines keeps its head and its tail around
-  ``<div class="clipped">… N lines left out …</div>``.
-"""
+"""Long bodies in HTML: collapsed behind a "show all", clipped to head and tail (:mod:`.clip`)."""
 
 from __future__ import annotations
 

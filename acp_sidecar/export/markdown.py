@@ -1,15 +1,5 @@
-"""A stored session as one GitHub-flavoured Markdown file.
-
-Invariants:
-- The same blocks, in the same order, as the HTML page (:func:`~acp_sidecar.export.document
-  .walk`); each is separated from the next by a blank line and headed by its time when the log
-  recorded one.
-- Everything taken from the log is escaped or fenced by :mod:`~acp_sidecar.export.gfm`
-  (:mod:`~acp_sidecar.export.gfm_cards`, :mod:`~acp_sidecar.export.gfm_safe`): a
-  transcript cannot close a fence, a ``<details>`` or a table of ours, nor add raw HTML.
-- The only raw HTML written is ours: ``<details>``/``<summary>`` and ``<sub>`` times.
-- The body is written as blocks become final; only the heading, which needs the whole log's
-  facts, is held back, and the body is held in memory until then.
+"""A stored session as one GitHub-flavoured Markdown file: the same blocks, in the same order, as
+the HTML page. The only raw HTML is ours (``<details>``, ``<summary>``, ``<sub>``).
 """
 
 from __future__ import annotations

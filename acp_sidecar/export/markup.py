@@ -1,25 +1,10 @@
 """Markdown from a transcript as safe HTML (markdown-it-py, CommonMark + tables + strikethrough).
 
 Invariants:
-- Raw HTML in the source is text (``html: False``): it is shown escaped, never parsed.
-- A link's target is kept only when it is ``http:``, ``https:``, ``mailto:`` or has no scheme
-  (relative or ``#fragment``); anything else (``javascript:``, ``data:``, ``file:``, …) leaves
-  the Markdown as literal text. The scheme is read as a browser reads it — every tab and
-  newline dropped, controls and spaces trimmed from the ends (:func:`link_target`) — and the
-  target is written in that form, so ``java\tscript:`` is refused like ``javascript:``. Kept
-  links carry ``rel="nofollow noopener noreferrer"``.
-- Images never load: an image becomes a link to its source labelled with its alt text (or
-  only the alt text when the source was refused).
-- Fenced code whose info string names a language Pygments knows is highlighted with the same
-  classes as diffs (:mod:`acp_sidecar.export.highlight`); other code is escaped.
-- No raw control character but ``\\n``/``\\t`` survives
-  (:func:`acp_sidecar.export.escape.controls`).
-- Plain prose — text in which CommonMark can find no construct but paragraphs (no markup
-  character, no line starting with a space or a digit, none but a paragraph's last ending with
-  a space) — skips the
-  parser: its HTML is built directly and is byte for byte what markdown-it renders (a
-  property test holds the two equal). A long session is mostly such text, and the parser
-  costs about a millisecond a message.
+- Raw HTML is text; a link is kept only for ``http(s)``, ``mailto`` or no scheme, read as a
+  browser reads it (``java	script:`` is refused too); images never load.
+- Plain prose skips the parser, and is byte for byte what markdown-it renders (a property
+  test holds the two equal).
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""``acp-sidecar replay SESSION [--json]``: a stored session drawn in the terminal, or written as
-the NDJSON ``session/update`` stream ``session/load`` sends.
-
-Invariant: both replay the session for the client the flags describe (``_meta.terminal_output``,
-``session.notices``, ``session.compaction``); a reader of stdout that goes away (``| head``)
-ends the replay quietly with status 1 (not all of it was read), as Python's documentation has
-it and rich does for the terminal form.
+"""``acp-sidecar replay SESSION [--json]``: a stored session drawn in the terminal, or as the
+NDJSON ``session/update`` stream ``session/load`` sends. A reader gone (``| head``) ends it: 1.
 """
 
 from __future__ import annotations

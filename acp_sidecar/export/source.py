@@ -1,23 +1,7 @@
 """A stored session as an export reads it: the ``session/load`` update stream, with times.
 
-This is the only part of :mod:`acp_sidecar.export` that touches the store. It gives the
-writers three things, all read-only:
-
-- :class:`SessionHeading` — the log header's facts (id, cwd, creation, the title and last
-  activity ``session/list`` shows);
-- :meth:`StoredSession.entries` — the exact updates ``session/load`` sends (the bridge's one
-  translator draws every card), as wire JSON, each with the time of the record that produced
-  it, interleaved with the :data:`~acp_sidecar.render.blocks.Event`\\ s the stream does not
-  carry (mode and model switches, permission decisions, turns that did not end normally), in
-  log order;
-- :class:`SessionFacts` — what only the whole log tells (the models that answered, the mode
-  it ended in, the last usage), complete once :meth:`StoredSession.entries` is exhausted.
-
-Invariants: records are consumed as they are read (memory does not grow with the log); a
-version-1 log (no record times) gives ``at=None`` everywhere and no permission events, and
-otherwise exports alike. The trailing ``current_mode_update`` and ``session_info_update`` of a
-load are not entries: they describe the session, and are in :class:`SessionFacts` and
-:class:`SessionHeading`.
+The only part of :mod:`acp_sidecar.export` that touches the store. Records are consumed as
+read; a version-1 log (no times) gives ``at=None`` everywhere and otherwise exports alike.
 """
 
 from __future__ import annotations

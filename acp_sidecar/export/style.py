@@ -1,15 +1,5 @@
-"""The export page's CSS: one inline stylesheet, no fonts or images to fetch.
-
-Invariants:
-- Colours are CSS variables set once for light and once for a dark screen
-  (``prefers-color-scheme``); print always uses the light ones, shows collapsed content and
-  drops backgrounds that only waste ink.
-- Readable from 360 px to 1440 px: one centred column of at most 60rem; preformatted text
-  scrolls sideways inside its box rather than widening the page.
-- Long pages stay cheap: each ``.entry`` is skipped by layout until it nears the viewport
-  (``content-visibility: auto``), so a 10,000-card page lays out what is on screen.
-- Selectors are the DOM contract's class names (see :mod:`acp_sidecar.export.cards`);
-  highlighting colours come from :func:`acp_sidecar.export.highlight.pygments_css`.
+"""The export page's CSS: one inline stylesheet (light, dark, print), nothing to fetch; each
+``.entry`` is skipped by layout until near the viewport, so huge pages stay cheap.
 """
 
 from __future__ import annotations

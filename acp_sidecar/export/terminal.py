@@ -1,15 +1,5 @@
-"""A stored session drawn in the terminal (``acp-sidecar replay SESSION``): the transcript the
-editor showed, under a heading with the session's facts.
-
-Invariants:
-- The same entries as the HTML page and the Markdown file (the ``session/load`` stream and the
-  events it does not carry: mode and model switches, permission answers, turns that did not
-  end normally), drawn by :class:`~acp_sidecar.render.transcript.TranscriptRenderer`, so no
-  control sequence from the log reaches the terminal. The session's final mode is in the
-  heading, not a line of its own at the end.
-- The heading (title, models, mode, times, activity, usage — the rows of
-  :func:`~acp_sidecar.export.document.heading_facts`) needs the whole log, so the body is drawn
-  into memory first and written after it, as the other exports do.
+"""A stored session drawn in the terminal (``acp-sidecar replay SESSION``) under a heading of its
+facts; the heading needs the whole log, so the body is drawn into memory first.
 """
 
 from __future__ import annotations

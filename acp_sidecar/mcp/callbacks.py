@@ -1,8 +1,4 @@
-"""Callback types the MCP modules share, kept apart from the SDK.
-
-Importing this module imports neither the ``mcp`` SDK nor any other module of this package,
-so code that only names these types (a test double, a protocol) stays light.
-"""
+"""Callback types the MCP modules share; importing this imports neither the SDK nor this package."""
 
 from __future__ import annotations
 

@@ -1,19 +1,7 @@
-"""The SDK's callbacks for a server's requests to its client, answered from a session's
-:class:`~acp_sidecar.mcp.client_side.ClientSideHooks`.
+"""The SDK's callbacks for a server's requests to its client, answered from the session's hooks.
 
-Invariants:
-- ``roots/list`` is answered from ``hooks.roots()`` at the time of the request, each absolute
-  directory as a ``file://`` URI; a relative one is left out (it means nothing to a server).
-- An elicitation reaches the hook as our own value (:data:`ElicitationRequest`), and its
-  answer goes back as the SDK's result. Without ``hooks.elicit`` every elicitation is
-  declined (``action: "decline"``); so is one the server's :class:`ElicitationGate` or
-  :func:`url_refusal` refuses (:mod:`acp_sidecar.mcp.elicitation`: outside its calls, more
-  than one open a call, a URL that is not a plain ``http(s)`` page), logged at a bounded
-  rate; a hook that raises, or answers content the SDK cannot send, also declines, so an
-  editor's failure never fails the server's tool call with an internal error of ours.
-- Sampling is neither advertised nor offered: no sampling callback is given to the SDK, whose
-  default answers a ``sampling/createMessage`` with the JSON-RPC error ``-32600 "Sampling not
-  supported"``. (Giving it one would advertise the capability only to refuse every use.)
+An elicitation is declined without a hook, outside the server's calls, or when the hook fails:
+an editor's failure never fails a server's tool call. Sampling is not advertised.
 """
 
 from __future__ import annotations

@@ -1,14 +1,5 @@
-"""The client side of MCP as the session sees it: the hooks that answer a server's requests
-to its client, in plain values of ours.
-
-A server may ask its client for the roots it may work in (``roots/list``) and for input from
-the user (``elicitation/create``). The session decides the answers through
-:class:`ClientSideHooks`; :mod:`acp_sidecar.mcp.client_requests` turns them into the SDK's
-callbacks and converts between these values and the SDK's types.
-
-Invariant: importing this module imports neither the ``mcp`` SDK nor anything that does, so
-code outside :mod:`acp_sidecar.mcp` (the ACP server's session wiring) can name these types
-without the SDK.
+"""The client side of MCP as the session sees it (roots, elicitation), in plain values of ours.
+Importing it does not import the SDK, so the server's session wiring can name these types.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
 """The MCP servers an editor names in ``session/new`` / ``session/load``, as frozen values.
 
-:func:`parse_mcp_servers` takes the ACP ``mcpServers`` array as it came off the wire
-(camelCase JSON objects: ``McpServerStdio`` without a ``type``, or with ``"stdio"``;
-``McpServerHttp`` with ``"type": "http"``; ``McpServerSse`` with ``"type": "sse"``).
-
-Invariants:
-- Parsing never raises for a bad entry: it is left out with one human line saying why
-  (bad shape, relative command, empty/invalid or duplicate name, unsupported transport).
-- A refusal message names the server (or its position) and the field, never an
-  environment value or a header value: those may be secrets.
-- A usable stdio config has an absolute ``command`` (the ACP schema's rule); an HTTP/SSE
-  config an ``http``/``https`` URL with a host.
+Parsing never raises for a bad entry: it is left out with one line saying why, which never
+quotes an environment or header value (they may be secrets).
 """
 
 from __future__ import annotations

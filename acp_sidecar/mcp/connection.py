@@ -1,31 +1,8 @@
 """One connection to one MCP server, made and driven by the official MCP SDK's client.
 
-An :class:`McpConnection` lives in a task of its own (:meth:`McpConnection.open` starts it):
-the SDK's context managers own task groups that must be entered and exited by the same task,
-so that task enters the transport and the SDK's ``Client``, lists the tools
-(:mod:`acp_sidecar.mcp.listing`: bounded, checked off the loop), then waits for work (a
-``notifications/tools/list_changed`` to re-list, the server's end, or a stop) and finally
-leaves them again. Requests (:meth:`McpConnection.call_tool`) are made from the
-callers' own tasks, which the SDK allows.
-
-Invariants:
-- The handshake is MCP's ``initialize`` (the SDK's ``legacy`` mode): every server in use
-  today speaks it, and it keeps ``roots/list``, ``notifications/tools/list_changed`` and
-  ``notifications/cancelled`` on the wire as the issue asks.
-- A stdio server is a process we start ourselves (:mod:`acp_sidecar.mcp.launch`: its
-  environment, its own process group, its stderr to our log), usually before the SDK is
-  even imported (:class:`~acp_sidecar.mcp.launch.Launches`); its pipes are handed to the
-  SDK's client by :mod:`acp_sidecar.mcp.stdio`. When the connection ends, the process and
-  its whole group are stopped (:meth:`~acp_sidecar.mcp.launch.ServerProcess.stop`), so no
-  orphan outlives the connection.
-- Cancelling a task awaiting :meth:`McpConnection.call_tool` makes the SDK send
-  ``notifications/cancelled`` for the request; the cancellation propagates.
-- A line a server sends that is no message is skipped and logged as a WARNING: one line,
-  its text cut short, at a bounded rate.
-- Re-lists are coalesced: the notifications that arrive while one runs, or within the gap
-  after it, make one more re-list at the gap's end. The gap starts at :data:`RELIST_GAP`
-  and doubles (up to :data:`RELIST_GAP_MAX`) while every re-list had to wait, so a server
-  that says its tools changed in a loop is listed a few times a minute at most.
+The connection lives in a task of its own: the SDK's context managers must be entered and
+exited by the same task. Invariants: when it ends, a stdio server's whole process group is
+stopped; callers see only :mod:`.errors`; re-lists are coalesced (a gap that doubles).
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
 """When a server may ask the user for input (``elicitation/create``), and in what form.
 
-Invariants:
-- A server's question reaches the editor only while one of that server's tool calls runs,
-  and at most one question per running call is open at a time (:class:`ElicitationGate`);
-  any other is declined at once. A server cannot open dialogs unprompted, nor many at once.
-- A URL question is forwarded only for an absolute ``http``/``https`` URL with a host and
-  without credentials (``user@host`` hides where it leads), whitespace, control or format
-  characters (bidi overrides, zero-width ones) anywhere in it (:func:`url_refusal`).
-- A form reaches the editor in the current schema: MCP's legacy ``enumNames`` beside
-  ``enum`` (strings, one name per value) becomes ``oneOf`` of ``{const, title}`` — the form
-  ACP's ``StringPropertySchema`` and MCP since 2025-11-25 take; ``enumNames`` that do not
-  match their ``enum`` name nothing and are dropped (:func:`current_form`).
+Only while one of its tool calls runs, one question a call at a time. A URL is forwarded only
+when plain ``http(s)`` with a host, no credentials and no control or format characters.
 """
 
 from __future__ import annotations

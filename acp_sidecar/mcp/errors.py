@@ -1,9 +1,5 @@
-"""The errors an MCP connection raises to its callers.
-
-Invariant: a caller of :meth:`acp_sidecar.mcp.connection.McpConnection.call_tool` sees only
-these (and ``CancelledError`` when it cancels the call), never an SDK or transport exception.
-Their messages name the server and never carry header or environment values;
-:func:`describe_failure` puts any failure in one such line.
+"""The errors an MCP connection raises to its callers: never an SDK or transport exception, and
+never a header or environment value in a message.
 """
 
 from __future__ import annotations

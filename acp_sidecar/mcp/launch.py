@@ -1,21 +1,8 @@
-"""Starting a stdio MCP server's process ourselves, and stopping it: no MCP SDK here.
+"""Starting a stdio MCP server's process ourselves (before the SDK is imported), and stopping it.
 
-The process is started before the MCP SDK is imported (its first import takes 0.5-0.9 s), so
-the server boots while the SDK loads; :mod:`acp_sidecar.mcp.stdio` later hands its pipes to
-the SDK's client. Importing this module imports neither the SDK nor anything that does.
-
-Invariants:
-- A server gets :func:`server_environment`: a minimal base taken from the sidecar's
-  environment by name (:data:`BASE_VARIABLES`, ``LC_*``), then the editor's ``env`` entries
-  over it. Nothing else of the sidecar's — no API key, no ``ACP_SIDECAR_*`` — reaches it.
-- It runs in a new session, hence a process group of its own whose id is its pid, which we
-  know from the spawn itself.
-- Its stderr is a pipe of ours, logged line by line to :data:`stderr_log`; it never shares
-  our stdout (the wire).
-- :meth:`ServerProcess.stop` closes its stdin, waits for it to exit, then SIGTERMs and finally
-  SIGKILLs its whole group; when it returns no live member of the group is left (a grandchild
-  of a server that exited on its own included). It is idempotent and never raises. Cut
-  short (cancelled), it SIGKILLs the whole group before letting go of the process.
+Invariants: a server gets a minimal environment (nothing of the sidecar's secrets), a process
+group of its own, and a stderr pipe of ours (never our stdout, the wire). When
+:meth:`ServerProcess.stop` returns, no member of its group is alive; it never raises.
 """
 
 from __future__ import annotations

@@ -1,15 +1,5 @@
 """A server's ``tools/list``: read page by page within bounds, each tool checked off the loop.
-
-Invariants:
-- At most :data:`MAX_LIST_PAGES` pages are read, and none after the page that reached
-  :data:`MAX_TOOLS` tools or :data:`MAX_LISTING_BYTES` bytes of tools; the tools past a
-  bound are left out, in listing order, and one note of the listing says so. A tool larger
-  than :data:`MAX_TOOL_BYTES` on its own is left out with its reason.
-- Each page is checked in a worker thread (its tools' sizes and input schemas, see
-  :mod:`acp_sidecar.mcp.schemas`), so the event loop goes on serving other sessions while a
-  server lists thousands of tools. A cancelled read (the start timeout, a stop, the end of the
-  sidecar) does not wait for the thread: it stops at its next tool.
-- Nothing is logged here: the listing carries its notes, the tools their verdicts.
+What a bound left out is said in one note of the listing; nothing is logged here.
 """
 
 from __future__ import annotations

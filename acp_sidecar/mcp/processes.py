@@ -1,16 +1,7 @@
 """A stdio MCP server's process group: who is in it, and ending whatever is left of it.
 
-We start a stdio server in a new session (:mod:`acp_sidecar.mcp.launch`), so its pid is also
-its process group's id, and every process it starts stays in that group unless it leaves on
-purpose (``setsid``).
-
-Invariants:
-- :func:`end_group` signals the group only while a live (non-zombie) member is in it, and
-  returns when none is left or ``kill_wait`` after SIGKILL; it never raises.
-- A pid that names a group cannot be reused by the kernel while that group has members, so
-  signalling the group by the server's pid reaches only the server's own processes.
-- Without ``/proc`` (not Linux) the group looks empty: the server's leader is still ended by
-  its stop (stdin closed, then signals), its stragglers are not found.
+A pid that names a group cannot be reused while the group has members, so signalling the
+group by the server's pid reaches only its own processes. Without ``/proc`` it looks empty.
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """An MCP ``CallToolResult`` as a tool's content: the blocks the model and the card get.
 
-Invariants:
-- Every MCP content kind maps onto the block of the same kind: text → text, image → image,
-  audio → audio, resource link → resource link, embedded resource (text or blob) → embedded
-  resource. Display hints (``annotations``, ``_meta``) are not carried.
-- ``structuredContent`` is shown as JSON text when the result has no text block (a server
-  that answers only with structured data still says something to the model and the card).
-- One result carries at most :data:`MAX_BLOCKS` blocks, :data:`MAX_TEXT_BYTES` of strings
-  (UTF-8: text blocks, embedded text resources, the structured JSON, and every other string
-  field of every block: URIs, names, titles, descriptions, MIME types) and
-  :data:`MAX_BINARY_CHARS` of base64 data (images, audio, blobs). Text past the cap is cut at
-  a character boundary (lone surrogates kept); any other block that does not fit is left out
-  whole (a cut image is no image, a cut URI no URI). Whenever anything is cut, a last text
-  block says what, so neither the model nor the user mistakes a part for the whole; that note
-  is bounded too (bytes of text, a count per kind of block, at most :data:`NOTE_URIS`
-  shortened URIs).
-- Pure: the same result always gives the same blocks.
+Pure and bounded (blocks, text bytes, base64 characters); whenever anything is cut, a last
+text block says what, so no one mistakes a part for the whole.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
 """An MCP tool's ``inputSchema``: checked before the tool is offered to the model.
 
-Invariants:
-- A schema is usable only when it is a lossless-JSON object (``type: object``, the
-  registry's own check), valid against the JSON Schema draft 2020-12 meta-schema (formats
-  such as ``regex`` checked), and every ``$ref`` in it is local (``#…``) and resolves (a JSON
-  pointer into the schema, or a plain-name ``$anchor`` in it). ``$ref`` keys inside data
-  (``const``, ``enum``, ``default``, ``examples``) are values, not references.
-- Otherwise the answer is one line saying why, quoting at most :data:`SHOWN_MAX` characters
-  of anything the server wrote (a schema nested too deeply to check is refused too). Pure;
-  never raises for a bad schema; safe to call from several threads at once.
-- The verdict of the meta-schema and reference checks (the costly part: milliseconds a
-  schema) is kept for the last :data:`CACHED_VERDICTS` schemas, by a digest of their JSON,
-  so a server listing its tools again pays only for the schemas that changed.
+Usable only when a lossless-JSON object schema, valid draft 2020-12, every ``$ref`` local and
+resolving. Pure, thread-safe, never raises; verdicts cached by digest.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """A session's MCP servers: started together, watched, stopped together.
 
-Invariants:
-- :meth:`McpServers.start` never raises for a server's failure (it cannot start, exits,
-  hangs past ``start_timeout``): ``on_problem`` gets one line naming the server and why,
-  and the server is left out. All servers start concurrently, so the whole start takes
-  about as long as the slowest server (bounded by ``start_timeout``).
-- ``connections`` holds the live servers only, in config order. A server that dies later
-  is removed, then ``on_problem`` and ``on_tools_changed(name)`` are called; a
-  ``notifications/tools/list_changed`` re-lists its tools, then ``on_tools_changed(name)``
-  only if the list differs from the one last reported (a server may say it changed often).
-- The callbacks are called from the event loop, never concurrently, and an exception they
-  raise is logged, never propagated into a server's task.
-- :meth:`McpServers.aclose` stops every server, including those that failed to start and
-  are still winding down; when it returns each stdio server's whole process group is gone.
-  It is idempotent. If :meth:`start` itself is cancelled, what it started is stopped.
+:meth:`McpServers.start` never raises for a server's failure (one line to ``on_problem``);
+callbacks run on the loop, never concurrently. :meth:`aclose` is idempotent and leaves no
+process group behind.
 """
 
 from __future__ import annotations

@@ -1,30 +1,8 @@
 """The MCP SDK's stdio transport, for a server process we started ourselves.
 
-The SDK's ``stdio_client`` spawns the server itself, which it can only do once the SDK is
-imported; we start the process earlier (:mod:`acp_sidecar.mcp.launch`) and hand its pipes to
-the SDK's client here. This is a transport, not an MCP client: it moves whole JSON-RPC
-messages between the pipes and the SDK's own streams of ``SessionMessage``, and the protocol
-on top stays the SDK's.
-
-Invariants:
-- As the SDK's stdio transport does: one message per line of the server's stdout, validated
-  with the SDK's own JSON-RPC model; a line that is not a valid message is passed on as the
-  exception (the SDK reports it and reads on); each message we send is its JSON on one line
-  (by alias, unset fields left out). Blank lines are skipped.
-- A line is at most :data:`MAX_LINE` bytes (the limit the ACP wire has): a longer one is
-  dropped up to its newline and passed on as a ValueError, as an invalid line is; the next
-  line arrives as usual. Reading is linear: each byte is searched for a newline once.
-- A line over :data:`BIG_LINE` bytes is parsed to Python values first and then validated
-  (the same messages and errors as validating its text; a third of the cost), and when it
-  answers one of our ``tools/list`` requests, its tools past ``MAX_TOOLS + 1`` are dropped
-  before the SDK validates them on the event loop: no listing uses them
-  (:mod:`acp_sidecar.mcp.listing`), and the one left over tells it that there were more.
-- The read stream ends when the server's stdout does, or when writing to its stdin fails
-  (the server is gone): the SDK's session sees the connection end instead of a request
-  hanging.
-- Leaving the context stops the traffic (messages already accepted get
-  :data:`FLUSH_TIMEOUT_S` to be written) but not the process: its owner stops it
-  (:meth:`acp_sidecar.mcp.launch.ServerProcess.stop`).
+It moves whole JSON-RPC messages between the pipes and the SDK's streams; the protocol stays
+the SDK's. A line is at most :data:`MAX_LINE` bytes; the read stream ends when the server's
+stdout does or writing to it fails, so no request hangs.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""A read stream that says when it ends: how a connection learns that its server is gone.
-
-The SDK's dispatcher reads a transport's read stream until it ends (a stdio server's stdout
-closed, an HTTP stream torn down) and then fails pending requests with CONNECTION_CLOSED,
-without telling anyone else. :class:`WatchedReadStream` sits between the two and calls
-``on_end`` once, the first time the stream reports its end.
+"""A read stream that calls ``on_end`` once when it ends: how a connection learns its server is
+gone (the SDK's dispatcher tells no one).
 """
 
 from __future__ import annotations

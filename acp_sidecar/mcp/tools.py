@@ -1,44 +1,11 @@
 """An MCP server's tools as tool definitions: names, schemas, declarations, cards, execute.
 
 Invariants:
-- A tool's name is a pure function of (server, tool), never of the listing order or of what
-  else is registered: ``mcp__<server>__<tool>`` when that is already in the registry's
-  pattern (``[A-Za-z0-9_-]{1,64}``) and reads back unambiguously (the server name has no
-  ``__`` and does not end with ``_``; the name does not end like a hashed one); otherwise the
-  sanitized form (every other character becomes ``_``), cut to fit, ending with ``_`` and
-  :data:`HASH_CHARS` hex digits of a hash of the raw server and tool names (joined by NUL).
-  So the same server and tool get the same name in every session (a stored call finds its
-  tool again, a remembered answer stays with its tool) and two different tools never share
-  one except by a hash collision. A name that still clashes (taken by another tool, or shared
-  by tools of this listing) leaves the tool(s) out with a warning; nothing is ever renamed by
-  order.
-- Its ``inputSchema`` is used only when the listing found it usable
-  (:mod:`acp_sidecar.mcp.listing`, :mod:`acp_sidecar.mcp.schemas`: a lossless-JSON object
-  schema, valid JSON Schema whose ``$ref`` values are all local and resolve, within the size
-  bounds); any other tool is left out with a warning naming it and why, never registered
-  half-checked. The listing's own notes (the bounds it reached) are warnings too; nothing is
-  logged here (the caller tells and logs what it chooses).
-- Risk is declared from the annotations and never guessed from a missing one:
-  ``readOnlyHint: true`` (and not contradicted by ``destructiveHint: true``) → ``read_only``;
-  ``openWorldHint`` absent or ``true`` → ``open_world`` (the MCP default is open world). The
-  SDK parses hints leniently (``"yes"``, ``1`` become ``True``) and keeps no raw value, so a
-  hint is read as the SDK gives it. A tool of a remote server (HTTP, SSE) is open world
-  whatever it says: what it is sent leaves the machine. So a read-only tool of a local
-  (stdio) server that says ``openWorldHint: false`` runs without asking in ``ask`` mode; a
-  read-only one that reaches the open world is asked for; any other tool may change things.
-- The card is generic and pure (a function of the arguments alone): the tool's title
-  (``title``, else ``annotations.title``, else its name) and a short form of the arguments;
-  kind ``read`` for a read-only closed-world tool, ``fetch`` for a read-only open-world one,
-  ``other`` otherwise; the title is one line of at most :data:`TITLE_MAX` characters (and
-  the arguments' short form). Progress messages are one line of at most
-  :data:`PROGRESS_MESSAGE_MAX`. The result card shows the result's content as it is.
-- ``execute`` passes the arguments (a JSON object) to ``source.call_tool``, MCP progress to
-  ``execution.report_progress``, and the execution's cancel signal to the call: the call's
-  task is cancelled at once (the SDK then sends ``notifications/cancelled``) and the call
-  ends :class:`~acp_sidecar.tools.errors.ToolCancelledError`. Cancelling the calling task
-  cancels the call and propagates. A call cancelled by neither (the connection ended its
-  requests: the server is going away) is a gone server. A gone server, a JSON-RPC error and
-  an ``isError`` result each end as an error result with a clear message.
+- A tool's name is a pure function of (server, tool): ``mcp__<server>__<tool>``, or a
+  sanitized form with a hash of both. A clash leaves tools out; nothing is renamed by order.
+- Risk is declared from the annotations, never guessed from a missing one: a remote server's
+  tools are open world whatever they say.
+- The card is pure (the arguments alone); cancelling the call sends ``notifications/cancelled``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """ACP v1 wire types (frozen attrs classes), the one cattrs converter, method names, errors.
 
-This package does no I/O and holds no state. Values are built from the classes below and
-cross the wire only through :func:`to_wire` / :func:`from_wire` (or :data:`converter`);
-:data:`METHOD_TO_TYPES` names each method's params and result type.
+No I/O and no state. Values cross the wire only through :func:`to_wire` / :func:`from_wire`.
 """
 
 from acp_sidecar.protocol._base import WireType

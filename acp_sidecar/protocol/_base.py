@@ -1,10 +1,7 @@
-"""The base class of every ACP wire type.
+"""The base class of every ACP wire type: repr and equality by fields, shared.
 
-Why it exists: attrs compiles ``__repr__`` and ``__eq__`` per class, which doubled the import
-time of this package (~70 classes). The wire types therefore use
-``@attrs.frozen(repr=False, eq=False)`` and inherit the generic, field-driven methods below;
-attrs still generates ``__init__`` and the slots. It is also what the converter keys on: only
-subclasses of :class:`WireType` get the camelCase hooks.
+attrs compiling ``__repr__``/``__eq__`` per class doubled this package's import time, so the
+classes use ``@attrs.frozen(repr=False, eq=False)`` and inherit these. The converter keys on it.
 """
 
 from typing import Any

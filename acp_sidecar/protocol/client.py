@@ -1,11 +1,7 @@
-"""Agent → client requests: ``session/request_permission``, ``fs/*`` and
-``elicitation/create``.
+"""Agent → client requests: ``session/request_permission``, ``fs/*`` and ``elicitation/create``.
 
-Invariants: ``RequestPermissionOutcome`` is a closed union tagged by ``outcome``. An
-elicitation request is in ``form`` mode (it carries ``requested_schema``) or ``url`` mode (it
-carries ``elicitation_id`` and ``url``); it is always scoped to a session. An answer's
-``action`` is kept as sent: ``accept``, ``decline``, ``cancel``, or an extension's own word,
-which a consumer must not read as one of the three.
+An answer's ``action`` is kept as sent: an extension's own word must not be read as one of
+``accept``/``decline``/``cancel``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""ACP content blocks: what prompts, message chunks and tool-call cards carry.
-
-Invariant: ``ContentBlock`` is a closed union tagged by ``type``; each member's tag field is
-declared first (keyword-only) so it leads the wire object.
-"""
+"""ACP content blocks (a closed union tagged by ``type``, declared first so it leads the object)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """JSON-RPC / ACP error codes, the error value the agent answers with, and the decode error.
-
-Invariants: every code here is one the v1 schema's ``ErrorCode`` names; :class:`AcpError`
-renders to exactly the schema's ``Error`` object; :class:`ProtocolParamsError` always names
-the offending field by its wire path (``prompt/0/type``), never by a Python attribute name.
+:class:`ProtocolParamsError` names the field by its wire path, never a Python attribute name.
 """
 
 from typing import Any, Final

@@ -1,11 +1,6 @@
 """ACP connection set-up: ``initialize`` (version and capabilities) and ``authenticate``.
 
-Invariants:
-- Capability objects default to the schema's declared defaults (everything off), so a client
-  that omits them decodes to "supports nothing optional" — never to ``None``.
-- :data:`AuthMethod` is the schema's closed union: :class:`AuthMethodAgent` carries no tag
-  (the schema's default variant), :class:`AuthMethodTerminal` is tagged ``type: "terminal"``;
-  any other ``type`` does not decode (see :mod:`acp_sidecar.protocol.converter`).
+Omitted capabilities decode to the schema's defaults (nothing optional), never ``None``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,5 @@
-"""ACP v1 method names, exactly as they appear in the ``method`` field on the wire, and the
-params and result type of each (:data:`METHOD_TO_TYPES`, after lsprotocol's table of the same
-name).
-
-Invariants:
-- Every name constant equals an ``x-method`` value of the official v1 schema (the test suite
-  checks this against the vendored copy).
-- :data:`METHOD_TO_TYPES` has one entry per method constant, in either direction; a
-  notification's result type is ``None``. The server decodes a request's params with it and a
-  handler's annotations match it (both checked by the tests).
+"""ACP v1 method names as on the wire, and each method's params and result type
+(:data:`METHOD_TO_TYPES`, after lsprotocol's table; the tests check both against the schema).
 """
 
 from collections.abc import Mapping

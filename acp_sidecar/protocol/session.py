@@ -1,8 +1,6 @@
-"""ACP session methods: create, load, resume, list, close, delete, switch mode, set a config
-option, prompt, cancel; and the session config options they carry.
+"""ACP session methods and the session config options they carry.
 
-Invariant: MCP server configs stay raw JSON objects — the sidecar never connects to them, so
-it neither interprets nor rewrites them.
+MCP server configs stay raw JSON objects here: :mod:`acp_sidecar.mcp.config` parses them.
 """
 
 from __future__ import annotations

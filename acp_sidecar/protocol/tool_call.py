@@ -1,9 +1,7 @@
-"""ACP tool calls: the card content, locations, and the ``tool_call`` / ``tool_call_update``
-session updates that draw and refresh a card in the editor.
+"""ACP tool calls: the card content, locations, ``tool_call`` and ``tool_call_update``.
 
-Invariants: ``ToolCallContent`` is a closed union tagged by ``type``; ``ToolCallDiff.old_text``
-is always on the wire (``null`` marks a new file); a ``None`` collection on an update means
-"unchanged" and is omitted, while an empty list replaces the card's content with nothing.
+On an update, a ``None`` collection means "unchanged" (omitted); an empty list clears it.
+``ToolCallDiff.old_text`` is always sent (``null`` marks a new file).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""ACP ``session/update`` notifications: message chunks, tool calls, plans, commands, modes,
-config options, session info, usage, notices and context compaction.
-
-Invariant: ``SessionUpdate`` is a closed union tagged by ``sessionUpdate``; consumers
-``match`` on it exhaustively.
+"""ACP ``session/update`` notifications: ``SessionUpdate``, a closed union tagged by
+``sessionUpdate``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
 """Folding a ``session/update`` stream into the blocks a transcript shows, as plain data.
 
-Every view of a transcript — the terminal (:mod:`acp_sidecar.render.transcript`), the HTML
-page and the Markdown file (:mod:`acp_sidecar.export`) — draws these blocks, so they agree on
-what a session held and in which order.
-
-Invariants:
-- The input is the wire JSON a client receives — ``session/update`` params
-  (``{"sessionId", "update": {"sessionUpdate": …}}``) or bare ``update`` objects — plus, for
-  exports, :data:`Event` values the stream does not carry (mode and model switches, permission
-  decisions). Nothing in it can make the fold raise: malformed updates are skipped (logged at
-  debug level).
-- Blocks come out in the order their first update arrived, as in the editor: a card sits where
-  its ``tool_call`` came, in its final state. A block comes out once it can no longer change —
-  a message or plan when another block follows it, a card when it is ``completed`` or
-  ``failed`` (one completed with no content when another block follows too: a plan it set may
-  come next, and it then stands for that plan, :attr:`CardState.shows_plan`), a compaction
-  when it is no longer ``in_progress`` — and everything after an unfinished card or
-  compaction waits for it, so memory holds only the blocks since the oldest running one.
-  :meth:`BlockFold.finish` releases the rest as it stands.
-- Consecutive chunks of one role and one ``messageId`` (or none) form one message.
-- A block's ``at`` is the time of its first update when the caller gave one (``None``
-  otherwise).
+Every view (terminal, HTML, Markdown) draws these, so they agree. Invariants: nothing fed
+makes the fold raise; blocks come out in first-update order, each once it can no longer
+change, so memory holds only the blocks since the oldest running card.
 """
 
 from __future__ import annotations

@@ -1,13 +1,5 @@
-"""Control characters made harmless wherever a transcript is drawn for people.
-
-Invariants:
-- Every string drawn goes through :func:`~acp_sidecar.text.harmless`: tab and line endings
-  stay, every other C0 control and DEL becomes its control picture (``\\x1b`` → ``␛``), C1
-  controls ``�``, one character for one (so styles laid over the text keep their offsets).
-- :func:`visible_update` applies it to every string of an update, keys included, but a
-  terminal card's output (``_meta.terminal_output.data``): that is decoded as a terminal
-  would decode it, and made harmless there (:func:`~acp_sidecar.render.draw.terminal_text`).
-  A terminal, or a file read raw in one, so never sees an escape sequence from a transcript.
+"""Control characters made harmless wherever a transcript is drawn: one character for one (so
+styles keep their offsets); a terminal's output is decoded as a terminal would, then made so.
 """
 
 from __future__ import annotations

@@ -1,13 +1,5 @@
-"""Drawing folded cards and messages as ``rich`` renderables.
-
-Invariants:
-- Pure: every function maps plain data (wire JSON, :class:`CardState`) to a renderable and
-  writes nothing; unknown or malformed parts are drawn as a short dim note, never raised on.
-- A card is drawn as an editor shows it: a status marker and the title, then its content in
-  order — a coloured unified diff per ``diff`` (``oldText: null`` is a new file), a boxed
-  terminal (command, cwd, output, exit pill) when the card holds a ``terminal``, text for the
-  rest. Terminal output is drawn like a terminal would: ANSI colours kept, ``\\r`` rewinds
-  the line; any other sequence in it is shown, never sent (:func:`inert_terminal_text`).
+"""Drawing folded cards and messages as ``rich`` renderables. Pure; a malformed part is a dim
+note, never raised on; terminal output keeps colours and ``\\r``, other sequences are shown.
 """
 
 from __future__ import annotations

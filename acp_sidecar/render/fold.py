@@ -1,15 +1,7 @@
 """Folding ``tool_call`` / ``tool_call_update`` wire JSON into a card's state, as an editor does.
 
-Invariants:
-- Pure data, no drawing and no ACP classes: the input is exactly the JSON a client receives,
-  so anything may be missing or of the wrong type. A field of the wrong type is ignored,
-  never raised on.
-- Update semantics follow ACP and the ``_meta`` terminal convention: a field that is present
-  replaces the card's (``content`` and ``locations`` replace the whole collection; ``null``
-  leaves it unchanged); ``_meta.terminal_info`` opens a terminal, ``terminal_output.data`` is
-  appended to it, ``terminal_exit`` sets its exit code or signal.
-- Terminal output is kept as a list of chunks and joined when drawn (no quadratic copying
-  however many chunks stream in).
+A present field replaces (``content`` and ``locations`` whole); ``terminal_output`` appends. A
+field of the wrong type is ignored. Output is kept as chunks (no quadratic copying).
 """
 
 from __future__ import annotations

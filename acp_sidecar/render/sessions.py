@@ -1,11 +1,5 @@
-"""The ``acp-sidecar sessions`` table.
-
-Invariants:
-- A title or a directory is shown as it is: rich markup in it (``[/]``, ``[red]``) is text,
-  and its control characters are shown (:func:`~acp_sidecar.text.harmless`).
-- The columns are sized from the rows' text when the table is drawn, at the width it is drawn
-  at (the title and the cwd wrap to fit): rich then does not measure every cell before
-  drawing it, which was half the cost of a table of thousands of sessions.
+"""The ``acp-sidecar sessions`` table: titles shown as they are (markup is text), columns sized
+from the rows' text (rich measuring every cell was half the cost of a big table).
 """
 
 from __future__ import annotations

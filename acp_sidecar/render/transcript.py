@@ -1,13 +1,5 @@
-"""A transcript of ``session/update`` notifications, drawn to a ``rich`` console.
-
-Invariants:
-- The input is the wire JSON a client receives; :class:`~acp_sidecar.render.blocks.BlockFold`
-  folds it into blocks (its invariants: order, when a block is final, what is skipped) and
-  each block is printed as soon as it is final, so memory holds only the blocks since the
-  oldest running card. :meth:`TranscriptRenderer.finish` prints the rest as it stands.
-- A part that cannot be drawn becomes a one-line note; nothing fed in makes it raise.
-- Every string fed in is drawn with its control characters shown, never sent to the terminal
-  (:mod:`acp_sidecar.render.controls`).
+"""A transcript of ``session/update`` notifications, drawn to a ``rich`` console as each block
+becomes final (:class:`~.blocks.BlockFold`); nothing fed in makes it raise.
 """
 
 from __future__ import annotations

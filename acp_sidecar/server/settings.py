@@ -1,6 +1,6 @@
 """The settings a running server uses, and re-reading the config file without a restart.
 
-:class:`ServeSettings` is made once, by ``acp-sidecar serve`` (``cli.run_serve``), from the
+:class:`ServeSettings` is made once, by ``acp-sidecar serve`` (``command_line.serving.build_server``), from the
 command line as parsed (before the file was layered under it), the config file's location and
 what was read of it at start. The server asks it to :meth:`~ServeSettings.refresh` on
 ``authenticate`` and at the start of each ``session/new`` (and ``session/load`` and

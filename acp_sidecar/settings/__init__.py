@@ -1,9 +1,7 @@
 """The config file: where it is, what it may hold, reading it and writing it.
 
-The file maps one to one onto the command line and the environment
-(:mod:`acp_sidecar.settings.keys`); options win over variables, variables over the file
-(:mod:`acp_sidecar.settings.layering`). Writing it is :mod:`acp_sidecar.settings.writing`,
-not imported here: it loads tomlkit, which serving never needs.
+Options win over variables, variables over the file. :mod:`.writing` is not imported here: it
+loads tomlkit, which serving never needs.
 """
 
 from acp_sidecar.settings.keys import KEYS, KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, Key

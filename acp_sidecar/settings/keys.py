@@ -1,14 +1,7 @@
 """The keys of the config file, one to one with the command line and the environment.
 
-Invariants:
-- :data:`KEYS` is the one table of what the file may hold. Each key is named after its
-  option (``--max-tokens`` → ``max_tokens``) and, where the option has one, its environment
-  variable; the option wins over the variable, the variable over the file, the file over the
-  built-in default.
-- Two keys have no option, on purpose: ``api_key`` (a key on a command line is visible to
-  every user of the machine) and ``api_key_env`` (the variable the key is read from). The
-  per-model table ``[model_info.NAME]`` holds what ``--model-info NAME:...`` says.
-- Nothing here does I/O, and nothing heavy is imported: the table is read on every start.
+``api_key`` and ``api_key_env`` have no option, on purpose: a key on a command line is visible
+to every user of the machine. Read on every start: no I/O, nothing heavy.
 """
 
 from __future__ import annotations

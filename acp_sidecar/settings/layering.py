@@ -1,20 +1,9 @@
 """Layering the config file under the command line and the environment.
 
 Invariants:
-- For every key of :data:`~acp_sidecar.settings.keys.KEYS`: the option wins, then its
-  environment variable, then the file, then the built-in default (:data:`DEFAULTS`). A list
-  (``models``, ``tools``, ``pass_env``, ``model_info``) is taken whole from the one layer
-  that gives it; layers are never merged item by item.
-- Variables the rest of the program already reads itself (``ACP_SIDECAR_MODEL``,
-  ``OPENAI_BASE_URL``, the limits, the store, ``ACP_SIDECAR_PASS_ENV``) are left to it: a key
-  whose variable is set is not filled in from the file.
-- The endpoint and its key come from the same place: when the base URL comes from
-  ``--base-url`` or ``OPENAI_BASE_URL``, the key is ``OPENAI_API_KEY`` (as without a file);
-  otherwise the file's ``api_key_env`` names the variable, else its stored ``api_key`` is
-  used, else — when the file names no URL, or OpenAI's own — ``OPENAI_API_KEY``; a file that
-  names another URL and no key sends none (a local server needs none; for a remote one,
-  ``api_key_env = "OPENAI_API_KEY"`` says so). So a key meant for one provider is never sent
-  to another one's URL by a layer that did not name it.
+- Option, then variable, then file, then default; a list comes whole from one layer.
+- The endpoint and its key come from the same layer, so a key meant for one provider is never
+  sent to another one's URL by a layer that did not name it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Where the config file is.
-
-Invariants: the path is, in order, ``--config PATH``, else ``$ACP_SIDECAR_CONFIG``, else
-``<user config dir>/config.toml`` (platformdirs: ``~/.config/acp-sidecar/config.toml`` on
-Linux). A path named explicitly must exist when read; the default may be absent (no file is
-no configuration, not an error). ``~`` is expanded. Nothing is created here.
+"""Where the config file is: ``--config``, else ``$ACP_SIDECAR_CONFIG``, else the user config
+dir. An explicit path must exist; the default may be absent. Nothing is created here.
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
 """Reading the config file into checked values, or problems naming file, line and key.
 
-Invariants:
-- :func:`read_settings` never raises anything but :class:`ConfigError`, and raises it for
-  every problem that would change what the sidecar does: a file that is not TOML, a value of
-  the wrong type or out of range, a key stored in a file others can read, an explicitly named
-  file that does not exist. All problems of one file are reported at once.
-- An unknown key (top level or in a model's table) is a warning naming the key meant when
-  one is close, never an error: a file written by a newer version must not switch the model
-  off in an older one.
-- Problems carry the file, the line of the key where it can be found, and the key's dotted
-  name. No problem and no ``repr`` holds the value of ``api_key``.
-- A relative path in the file is relative to the file's directory; ``~`` is expanded.
-- Reading a file without ``[model_info]`` tables imports nothing beyond the standard library
-  and attrs (it runs on every start).
+Only :class:`ConfigError`, with every problem of the file at once. An unknown key is a warning,
+never an error (a newer version's file must not switch the model off). No problem holds a key.
 """
 
 from __future__ import annotations

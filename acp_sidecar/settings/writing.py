@@ -1,15 +1,7 @@
-"""Writing the config file: ``configure`` updates it, keeping what it does not set.
+"""Writing the config file: ``configure`` updates it, keeping comments, layout and other keys.
 
-Invariants:
-- An update keeps the user's comments, layout and every key it does not change (tomlkit);
-  ``None`` removes a key.
-- The file is written whole to a temporary file beside it, with mode 0600 (it may hold a key),
-  synced, then renamed over the old one: a failed write leaves the old file intact, and no
-  moment exists where the key is in a file others can read. A file that exists keeps 0600 too
-  (it is tightened, never loosened).
-- A config file that is a symbolic link is written where the link points; the link stays.
-- Values are checked by reading the result back before it replaces the old file: nothing is
-  written that :func:`~acp_sidecar.settings.reading.read_settings` would refuse.
+Written whole to a 0600 temporary, synced, renamed over (never a moment where the key is in a
+readable file); read back first, so nothing :func:`read_settings` would refuse is written.
 """
 
 from __future__ import annotations

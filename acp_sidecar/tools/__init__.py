@@ -1,34 +1,7 @@
 """The public surface of the tool pipeline: define tools, register them, run them.
 
-Every name below is importable from here; everything else in the package is importable from
-its own module but not advertised.
-
-For a tool author (a tool's definition, its arguments, what it returns and draws):
-  ``define_tool``, ``ToolDefinition``, ``ToolReturn``; the schema DSL ``SchemaProp``,
-  ``SchemaSpec``, ``schema_spec_to_json_schema``, ``validate_args``; what ``execute``
-  receives and returns: ``ToolExecution``, ``CancelSignal``, ``ToolContext`` (and its
-  ``WorkspaceRoot``), ``EditorFiles``, ``tool_context``, ``workspace_path`` (a path the
-  model gave, checked against the session's workspace as the built-in tools check theirs),
-  ``TextContent``, ``ImageContent``, ``AudioContent``,
-  ``ResourceLinkContent``, ``EmbeddedResourceContent`` (of a ``TextResource`` or
-  ``BlobResource``), ``ContentBlock``, ``ToolOutput``, ``FrozenDict``; the cards:
-  ``GenericCallView``, ``TerminalCallView``, ``DiffCallView``, ``ToolCallView``,
-  ``GenericResultView``, ``TerminalResultView``, ``DiffResultView``, ``PlanResultView``
-  (with ``PlanItem``), ``ToolResultView``,
-  ``ToolResult``, ``FileDiff``, ``FileLocation``, ``ToolCallKind``; structured output:
-  ``assert_supported_output_schema``, ``validate_structured_value``; the errors a tool
-  raises or meets: ``ToolError``, ``ToolArgsError``, ``ToolCancelledError``,
-  ``ToolExecutionError``, ``SchemaSpecError``, ``JsonValueError``, ``OutputSchemaError``,
-  ``StructuredValueError``.
-
-For a pipeline extender (a host, a policy, an observer):
-  ``ToolRegistry``, ``ToolExecutionInput``, ``ToolExecutionResult``, ``ToolErrorInfo``,
-  ``ToolExecutionToken``; a session's side of a call: ``SessionPermissions`` (who answers an
-  ``Ask``, on the input's ``context``); the decisions ``Allow``, ``Deny``, ``Ask``,
-  ``PreToolDecision``, ``PermissionDecision``, ``Accept``, ``Block``, ``PostToolDecision``; and
-  the errors the pipeline reports: ``ToolBlockedError``, ``ToolDeniedError``,
-  ``ToolInputError``, ``ToolListenerError``, ``ToolNotFoundError``, ``ToolRegistrationError``,
-  ``ToolResultError``, ``ToolTimeoutError``.
+``__all__`` is exactly what a tool author (definitions, arguments, output, cards, errors) and
+a pipeline extender (registry, decisions, permissions) need; the rest is not advertised.
 """
 
 import importlib

@@ -1,18 +1,7 @@
-"""Argument validation: a tool's :data:`~acp_sidecar.tools.schema.SchemaSpec` wired into one
-validator, and :func:`validate_args`, which checks the model's arguments with it.
+"""Argument validation: a spec wired into one validator, and :func:`validate_args`.
 
-Invariants:
-- Validation is all-or-nothing: it returns a detached deep-frozen copy (every object a
-  :class:`FrozenDict`, every array a ``tuple``) with defaults filled for absent optional
-  properties at every level that is present, or raises :class:`ToolArgsError` listing *every*
-  violation with its JSON-pointer path, in a stable order: declared properties in spec order,
-  then unexpected ones in argument order; array items by index. The type rules are those of
-  :mod:`acp_sidecar.tools.checkers`.
-- Nothing is compiled per call. Each prop builds its checker once, when it is constructed;
-  :func:`compile_spec` only wires the root, and :func:`validate_args` keeps the last 256
-  compiled specs keyed by the identity of their (immutable) props (``bench_schema.py``: that
-  halves its cost on a plain spec). Hot callers such as ``define_tool`` hold the
-  :class:`CompiledSpec` themselves.
+All-or-nothing: a detached deep-frozen copy with defaults filled, or one :class:`ToolArgsError`
+listing *every* violation by JSON pointer, in a stable order. Nothing is compiled per call.
 """
 
 from __future__ import annotations

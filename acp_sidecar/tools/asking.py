@@ -1,22 +1,7 @@
 """An ``Ask`` on the way to a decision: the tool's preview, then the session's permissions.
 
-When the pre-execute waterfall answers ``Ask``, the registry hands it here. Who answers is
-the execution's :attr:`~acp_sidecar.tools.execution.ToolExecution.context` and its
-``permissions`` (:class:`~acp_sidecar.tools.context.SessionPermissions`, which the session
-layer implements): the one way a call reaches a person.
-
-Invariants:
-- No context, or a context without ``permissions``: the ``Ask`` is denied (the spec's rule:
-  with no one to ask, ask degrades to deny), and no preview is made.
-- A preview that raises a ``ToolError`` refuses the call with that error before anyone is
-  asked (the user is never asked about a call that would fail); one that fails otherwise, or
-  returns something that is not a call view, is logged, and the ``Ask`` goes out without a
-  preview. An ``Ask`` that already carries a preview keeps it.
-- The same preview draws a call's first card (:func:`first_view`), outside the pipeline:
-  there a failing preview only leaves the card to the tool's pure ``present_call``.
-- The answer is ``Allow`` or ``Deny``, or the call fails as the permission handler's fault.
-  A handler that raises ``ToolCancelledError`` (the turn was cancelled while the user was
-  asked) ends the call as cancelled, :data:`CANCELLED_BEFORE_PERMISSION`.
+With no context or no ``permissions`` to ask, an ``Ask`` is denied (the spec's rule). A
+preview raising a ``ToolError`` refuses the call before anyone is asked.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""Cooperative cancellation: the signal a tool polls, awaits, or hangs callbacks on, and the
-race between a running tool and its signal.
+"""Cooperative cancellation: the signal a tool polls or awaits, and a running tool's race with it.
 
-Invariants:
-- A signal goes from live to cancelled once and never back; ``cancel`` is idempotent and the
-  first reason wins.
-- Every callback runs exactly once, whether it was added before or after cancellation; a
-  callback that raises is logged and does not stop the others.
-- A signal made with :meth:`CancelSignal.child` is cancelled when its parent is (not the
-  other way round), so a per-call timeout never cancels the whole turn.
-- :func:`run_watched` never leaves the tool's task behind: when the signal fires, the tool
-  gets :data:`CANCEL_GRACE_S` to finish on its own (its own result or error then wins over
-  the cancellation), after which its task is cancelled and awaited. A deadline that expired
-  is reported as a timeout even when the tool finished within the grace.
+A signal is cancelled once, first reason wins; a child is cancelled with its parent, never the
+reverse (a timeout never cancels the turn). :func:`run_watched` never leaves a task behind.
 """
 
 from __future__ import annotations

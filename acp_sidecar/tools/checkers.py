@@ -1,21 +1,7 @@
 """The checkers argument validation is built from: one per JSON type, and their messages.
 
-A checker validates one value: it takes the value, the JSON-pointer path of its parent and its
-own key (``None`` for the root), and appends violations to the list it is given; it returns the
-narrowed deep-frozen value (meaningless once a violation was appended). Paths are formatted only
-on error or when descending into a container, so a valid scalar costs no string work.
-
-Invariants:
-- Type rules: ``bool`` is neither ``number`` nor ``integer``; ``integer`` accepts an ``int`` or a
-  float with an integral value (narrowed to ``int``); ``number`` accepts ``int`` and finite
-  ``float`` unchanged; NaN and ±Infinity are rejected everywhere. Containers and scalars must be
-  exactly the JSON types (``dict``/:class:`FrozenDict`, ``list``/``tuple``, ``str``, …), as in
-  :mod:`acp_sidecar.tools.json_values`.
-- An object checker reports declared properties in their order, then unexpected ones in the
-  value's order, fills the default of an absent optional property, and builds the object in
-  declared order; an array checker reports items by index.
-- Checkers know nothing of the DSL: :mod:`acp_sidecar.tools.schema` builds them for each
-  :class:`~acp_sidecar.tools.schema.SchemaProp`, once, when the prop is made.
+A checker appends violations and returns the narrowed frozen value; paths are formatted only
+on error. ``bool`` is not a number; NaN and ±Infinity are rejected everywhere.
 """
 
 from __future__ import annotations

@@ -1,13 +1,5 @@
-"""Content blocks a tool returns, and the object form of a tool's output.
-
-Invariants:
-- Content blocks are frozen values with a ``type`` tag, a closed union
-  (:data:`ContentBlock`): text, image, audio, resource link and embedded resource — the
-  shapes of ACP's (and MCP's) content blocks without their display hints. Consumers switch
-  exhaustively, so a new kind breaks the type check at every one of them.
-- :func:`content_to_json` and :func:`content_from_json` are exact inverses on every block:
-  optional fields that are ``None`` are left out of the JSON, and the parser accepts exactly
-  the objects the writer makes (no unknown keys, no ``null`` for an absent field).
+"""Content blocks a tool returns (a closed union), and the object form of a tool's output.
+:func:`content_to_json` and :func:`content_from_json` are exact inverses.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The typed decisions the interception waterfalls return.
-
-Invariants: the unions are closed. A pre-execute listener can allow, deny or ask — it cannot
-rewrite the input (that would desync what was audited and shown from what ran). A post-execute
-listener can accept (optionally replacing the model-facing content) or block (turning the call
-into an error whose content is the corrective feedback).
+"""The typed decisions of the interception waterfalls (closed unions). A pre-execute listener
+cannot rewrite the input: what was audited and shown must be what runs.
 """
 
 from __future__ import annotations

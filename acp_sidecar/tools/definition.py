@@ -1,25 +1,8 @@
 """Tool definitions and ``define_tool``, the typed way to write one.
 
-Invariants:
-- A :class:`ToolDefinition` is a frozen value whose ``parameters`` is a deep-frozen JSON Schema
-  object. Its ``execute`` receives raw arguments (``object``) and validates them itself.
-- :func:`define_tool` is the first-party way to build one: ``parameters`` is a schema spec or an
-  attrs class; ``execute`` (and the presenters) receive arguments already validated and
-  narrowed — a frozen dict for a spec, an instance for an attrs class. Invalid arguments raise
-  :class:`~acp_sidecar.tools.errors.ToolArgsError` (code ``INVALID_ARGS``), which the registry
-  turns into an error result the model can correct.
-- Presenters are pure functions of ``(args)`` and ``(args, result)``: they run live and on
-  replay. When ``define_tool`` cannot narrow the arguments, its presenters return ``None`` and
-  the bridge falls back to a generic card.
-- Whether a call may change anything is declared by the tool (``read_only``), never inferred
-  from how its card looks. The default is the safe one: a tool that declares nothing is
-  treated as able to change things (asked for in ``ask`` mode, refused in ``read-only``).
-  A read-only tool that reaches the open world (a fetcher: what it sends out can leak data)
-  also declares ``open_world``: it is allowed in ``read-only`` but asked for in ``ask``.
-- ``preview_call`` is the one impure presenter: it runs live only, at call time — when the
-  call's first card is drawn, and again when the user is about to be asked for permission —
-  and may read (never change) the workspace. It is never part of replay; the pending card
-  replay draws comes from ``present_call``.
+Presenters are pure functions of ``(args)`` and ``(args, result)``: they run live and on
+replay. Whether a call may change anything is declared (``read_only``), never inferred from
+its card; a tool that declares nothing is treated as able to. ``preview_call`` runs live only.
 """
 
 from __future__ import annotations

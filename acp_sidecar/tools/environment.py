@@ -1,25 +1,7 @@
 """The environment of every process the sidecar starts: its own, minus its secrets.
 
-Commands the ``bash`` tool runs and ripgrep under ``grep`` (and, to come, MCP servers) get
-their environment from :func:`child_environment`, never by inheriting the sidecar's. The
-sidecar's own secrets are left out, so ``env`` in a command — or a model running
-``printenv`` — cannot put the API key into a card, the session log and the model's history.
-
-Invariants:
-- Left out: the variables the sidecar reads credentials from (:data:`SECRET_VARIABLES`,
-  plus any a :class:`ChildEnvironment` is configured with), and any other variable whose
-  value contains one of their values (``DEEPSEEK_API_KEY`` when ``OPENAI_API_KEY`` was set
-  from it). Values shorter than :data:`MIN_SECRET_CHARS` (a placeholder key such as
-  ``none`` for a local server) are hidden by name only.
-- A variable the user passes through by name (``--pass-env NAME``, or
-  ``ACP_SIDECAR_PASS_ENV``: names separated by commas or spaces) is kept, and its value is
-  no longer hidden elsewhere.
-- Everything else is passed unchanged: the user's own secrets for their own tools
-  (``GITHUB_TOKEN`` for ``gh``) are theirs to use.
-- The rules are process-wide, like the environment itself: :func:`configure_child_environment`
-  sets them once at start-up (the command line does); until then they come from
-  ``os.environ`` alone. This keeps a secret from leaking by accident; it is no sandbox (a
-  command runs as the same user as the sidecar).
+Left out: the credential variables and any variable whose value holds one of their values;
+``--pass-env`` names are kept. It keeps secrets from leaking by accident; it is no sandbox.
 """
 
 from __future__ import annotations

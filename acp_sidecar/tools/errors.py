@@ -1,9 +1,5 @@
-"""The tool pipeline's errors.
-
-Invariant: every error a call can end in carries a stable machine-routable ``code`` and a
-``name`` (the class name); the registry turns them into ``ToolErrorInfo(name, code)`` on an
-``is_error`` result, so a failed call never fails a turn. Inside a component, raise these;
-at the registry seam they become values.
+"""The tool pipeline's errors: each carries a stable ``code``; at the registry seam they become
+``ToolErrorInfo`` values, so a failed call never fails a turn.
 """
 
 from __future__ import annotations

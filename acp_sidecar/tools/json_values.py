@@ -1,20 +1,7 @@
-"""Lossless JSON values: checking, detached deep-frozen copies, and thawing; and the JSON
-helpers every checker in the package shares (pointer tokens, type names, the fault walk).
+"""Lossless JSON values: checking, detached deep-frozen copies, thawing, and the shared helpers.
 
-Invariants:
-- A value is *lossless JSON* when it is built only from ``None``, ``bool``, ``int``, finite
-  ``float``, ``str``, ``list``/``tuple`` (arrays) and ``dict`` with ``str`` keys (objects) —
-  exactly those types, not subclasses (an ``IntEnum`` or a ``defaultdict`` would not survive a
-  round trip) — and has no cycles. ``FrozenDict`` counts as an object.
-- :func:`freeze_json` returns a detached copy in which every object is a :class:`FrozenDict`
-  and every array a ``tuple``; nothing reachable from it can be mutated through the normal
-  API, and it serialises with :mod:`json` unchanged.
-- Every :class:`FrozenDict` is deep-frozen lossless JSON by construction (its public
-  constructor checks and freezes what it is given), so freezing or checking one again costs
-  nothing: results, views and replays pass the same frozen values around without re-walking.
-- :func:`json_faults` is the one definition of where a value stops being lossless JSON; the
-  schema DSL and the structured-output validator word its faults their own way, and
-  :func:`json_type` is the one table of JSON type names.
+Exactly the JSON types, not subclasses (an ``IntEnum`` would not round-trip), and no cycles.
+A :class:`FrozenDict` is frozen lossless JSON by construction, so it is never walked again.
 """
 
 from __future__ import annotations

@@ -1,30 +1,7 @@
 """Tool parameters written as an attrs class: their schema, and arguments as typed instances.
 
-Python has no ``InferArgs``, so instead of a :data:`~acp_sidecar.tools.schema.SchemaSpec` a
-tool author may declare an attrs class; ``execute`` then receives an instance of it — real
-static types, zero casts.
-
-Invariants:
-- A class is translated once (cached per class, held weakly) into a ``SchemaSpec``; its JSON
-  Schema and its validation are those of that spec, so the rules and messages are exactly the
-  ones of :func:`~acp_sidecar.tools.args.validate_args` (unknown properties rejected,
-  ``additionalProperties: false``).
-- Translation fails loud at definition time: an unsupported or unresolvable annotation, or a
-  default the field's own schema rejects, raises ``TypeError`` naming ``Class.field``.
-- Mapping: ``str`` → string, ``int`` → integer, ``float`` → number, ``bool`` → boolean,
-  ``Literal["a", "b"]`` and an ``Enum`` whose values are strings → string ``enum``,
-  ``list[X]`` / ``tuple[X, ...]`` / ``Sequence[X]`` → array of X, a nested attrs class →
-  object. ``Annotated[T, "text"]`` (the first ``str`` metadata item) or
-  ``attrs.field(metadata={"description": "text"})`` (which wins) gives the description.
-- A field without a default is required. A static default is emitted as ``default`` and filled
-  in by validation; a factory default is not emitted and runs in the class's ``__init__``.
-- ``X | None`` means "may be omitted", not "may be null": the schema says X and ``null`` is
-  rejected on the wire (as for every DSL prop). An omitted field gets its default, or ``None``
-  when it has none. ``None`` is allowed only directly on a field, not inside ``list[X | None]``.
-- Arrays arrive as ``list`` for ``list[X]`` and as ``tuple`` for ``tuple[X, ...]`` and
-  ``Sequence[X]``. An exception from the class's own attrs validators becomes a ToolArgsError
-  at ``/`` (attrs does not say which field raised).
-- Fields with ``init=False`` are not parameters. A property's name is the attribute's name.
+Translated once per class into a ``SchemaSpec`` (same rules and messages). Fails loud at
+definition time. ``X | None`` means "may be omitted", not "may be null".
 """
 
 from __future__ import annotations

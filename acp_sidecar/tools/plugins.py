@@ -1,16 +1,5 @@
 """Tools from the user's own code: ``--tools package.module:attr`` and the entry-point group.
-
-Invariants:
-- A source names a :class:`ToolDefinition`, a list or tuple of them, or a callable (taking no
-  arguments) that returns either; anything else is an error naming the source and what it
-  found. A callable is called once, and its result is not called again.
-- Loading never raises for a bad plugin: :func:`load_plugins` returns the tools that loaded
-  and one message per failure (for the CLI to print on stderr), so one broken plugin does not
-  stop the others or the built-ins. A tool name offered twice keeps the first and reports the
-  second.
-- A module that fails to import is named with the file and line where it failed (the
-  innermost frame outside the import machinery); its whole traceback is logged at DEBUG.
-- Nothing is registered here; the caller registers what it gets.
+Loading never raises for a bad plugin: one message per failure, the others still load.
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """The presentation vocabulary: ``card``-tagged render intents a tool returns for its calls.
 
-``present_call(args)`` returns a :data:`ToolCallView` (the pending card) and
-``present_result(args, result)`` a :data:`ToolResultView` (the completed card). They are
-provider-neutral: nothing here knows ACP; the bridge maps each card onto the wire.
-
-Invariants:
-- Presenters are pure: a UI calls them during live streaming *and* on session replay, so a
-  view depends only on ``args`` (and ``result``). Views are therefore plain frozen values.
-- :data:`ToolCallView` and :data:`ToolResultView` are **closed** unions, each member tagged by
-  ``card`` (``generic`` / ``terminal`` / ``diff``, and ``plan`` for a result that replaces the
-  session's plan), which defaults to its class's tag and
-  must equal it. Consumers switch with ``match`` and ``assert_never``, so a new card kind breaks the
-  type check at every consumer. The classes are ``@final`` and :func:`is_call_view` /
-  :func:`is_result_view` accept exactly these classes, not subclasses.
-- Construction is forgiving but safe: lists become tuples, ``raw_input`` and ``meta`` become
-  detached deep-frozen copies (and must be lossless JSON), and every field is type-checked;
-  a view that exists is well-formed and deeply immutable (hashable).
+Presenters are pure (they run live and on replay), so views are frozen values. The unions are
+**closed** and the classes ``@final``: a new card kind must break every consumer's match.
 """
 
 from __future__ import annotations

@@ -1,56 +1,22 @@
-"""The tool registry: registration as a value boundary, and the guarded execution pipeline.
-
-This module owns the registry's tools and seams and the order of the ``execute`` chain. The
-seams' callable types live in :mod:`acp_sidecar.tools.seams`; what an ``Ask`` becomes (the
-tool's preview, the session's permissions) in :mod:`acp_sidecar.tools.asking`; the race
-between a running tool and its cancel signal or deadline in :mod:`acp_sidecar.tools.cancel`;
-and the shaping of what a tool returns or raises into a :class:`ToolExecutionResult` in
-:mod:`acp_sidecar.tools.result`.
-
-A definition's ``timeout_ms`` is enforced in the core dispatch (the innermost step, inside
-every execute wrapper), not as an execute wrapper of its own. Wrappers are extension points:
-they may be added in front (``prepend``), removed, may replace or delete
-``execution.signal``, or never call ``next``. A deadline among them would depend on where it
-sits in that list, would count the other wrappers' time against the tool, and could be
-undone by a wrapper that swaps the signal. In the dispatch it bounds exactly the tool's own
-run, and the tool sees it as its ``signal``: a child of whatever signal the wrappers left, so
-a ``session/cancel`` still reaches the tool and a timeout never cancels the turn.
+"""The tool registry: its tools and seams, and the fixed order of the ``execute`` chain.
 
 Invariants:
-- ``register`` copies a definition into a frozen :class:`ToolDefinition` snapshot: parameters
-  checked as lossless JSON before and after a deep-frozen clone, scalar fields copied, callbacks
-  read once (so a method stays bound to the original object, and replacing an attribute on
-  the caller's object later changes nothing). ``get``/``visible`` return that snapshot;
-  ``schemas`` returns fresh detached dicts with exactly ``name``, ``description``,
-  ``parameters``.
-- ``execute`` never raises (except ``asyncio.CancelledError``): every failure is an
-  ``is_error`` result with ``error = ToolErrorInfo(name, code)``. The order is fixed: input
-  snapshot → pre-execute waterfall (→ on ``Ask``: :func:`~acp_sidecar.tools.asking.ask_permission`,
-  the tool's preview and the execution context's ``permissions``) → guards → execute
-  wrappers around dispatch (with the deadline) → post-execute waterfall → JSON-safe rebuild →
-  result observers.
-- The input snapshot refuses, before any policy, arguments that are not lossless JSON and a
-  ``parent`` that is anything but a :class:`ToolExecutionToken` (never a live execution).
-- Each seam runs the listeners registered when the call reaches it: the list is copied then,
-  so adding or removing one (a listener removing itself, another call's setup — calls run
-  concurrently) affects later calls only, and never skips a listener or runs one twice.
+- ``execute`` never raises (except ``CancelledError``): every failure is an ``is_error`` result.
+  Order: input snapshot → pre-execute (``Ask`` → ``ask_permission``) → guards → wrappers →
+  dispatch (with the deadline) → post-execute → JSON-safe rebuild → observers.
+- Each seam runs the listeners registered when the call reaches it (the list is copied then).
 - A failure is blamed where it arose: a listener that raises or returns a malformed decision
-  (wrong type, non-JSON ``additional_context``) fails as itself, not as the tool, and outer
-  listeners that delegated to it pass that error on unchanged.
-- Guards can only reduce permission; observers cannot change the outcome, and one failing
-  observer neither changes the result nor stops the others. Observers receive the sealed
-  execution, which (like its token) can be a weak-map key.
+  fails as itself, not as the tool. Observers cannot change the outcome.
 """
 
 from __future__ import annotations
 
 import logging
-import math
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp_sidecar.tools.asking import ask_permission
+from acp_sidecar.tools.boundary import TOOL_NAME, admit_call, snapshot_definition
 from acp_sidecar.tools.cancel import CancelSignal, run_watched
 from acp_sidecar.tools.decisions import (
     Accept,
@@ -65,18 +31,12 @@ from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.errors import (
     ToolBlockedError,
     ToolDeniedError,
-    ToolError,
-    ToolInputError,
     ToolListenerError,
     ToolNotFoundError,
-    ToolRegistrationError,
     ToolResultError,
 )
-from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionToken
+from acp_sidecar.tools.execution import ToolExecution, ToolExecutionInput
 from acp_sidecar.tools.json_values import (
-    FrozenDict,
-    JsonValueError,
-    freeze_json,
     json_violations,
     thaw,
 )
@@ -98,10 +58,9 @@ from acp_sidecar.tools.seams import (
     resolve,
 )
 
-logger = logging.getLogger(__name__)
+__all__ = ["TOOL_NAME", "ToolRegistry"]
 
-TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-"""Tool names every OpenAI-compatible provider accepts."""
+logger = logging.getLogger(__name__)
 
 
 class ToolRegistry:
@@ -125,67 +84,7 @@ class ToolRegistry:
         Raises:
             ToolRegistrationError: the name is taken, or a field is invalid (all listed).
         """
-        problems: list[str] = []
-        name = getattr(definition, "name", None)
-        if type(name) is not str or not TOOL_NAME.fullmatch(name):
-            problems.append(f"name: expected 1-64 characters of [A-Za-z0-9_-], got {name!r}")
-        description = getattr(definition, "description", None)
-        if type(description) is not str:
-            problems.append(f"description: expected a string, got {type(description).__name__}")
-        parameters = getattr(definition, "parameters", None)
-        frozen_parameters: object = None
-        violations = json_violations(parameters)
-        if violations:
-            problems.extend(f"parameters{v}" for v in violations)
-        elif not isinstance(parameters, dict) or parameters.get("type") != "object":
-            problems.append('parameters: expected a JSON Schema object with "type": "object"')
-        else:
-            try:
-                frozen_parameters = freeze_json(parameters)
-            except JsonValueError as exc:  # pragma: no cover - unstable container
-                problems.extend(f"parameters{v}" for v in exc.violations)
-        execute = getattr(definition, "execute", None)
-        if not callable(execute):
-            problems.append("execute: expected a callable")
-        present_call = getattr(definition, "present_call", None)
-        if present_call is not None and not callable(present_call):
-            problems.append("present_call: expected a callable or None")
-        present_result = getattr(definition, "present_result", None)
-        if present_result is not None and not callable(present_result):
-            problems.append("present_result: expected a callable or None")
-        preview_call = getattr(definition, "preview_call", None)
-        if preview_call is not None and not callable(preview_call):
-            problems.append("preview_call: expected a callable or None")
-        read_only = getattr(definition, "read_only", False)
-        if type(read_only) is not bool:
-            problems.append(f"read_only: expected True or False, got {read_only!r}")
-        open_world = getattr(definition, "open_world", False)
-        if type(open_world) is not bool:
-            problems.append(f"open_world: expected True or False, got {open_world!r}")
-        timeout_ms = getattr(definition, "timeout_ms", None)
-        if timeout_ms is not None and (
-            type(timeout_ms) not in (int, float) or not math.isfinite(timeout_ms) or timeout_ms <= 0
-        ):
-            problems.append(f"timeout_ms: expected a positive number or None, got {timeout_ms!r}")
-        if not problems and name in self._tools:
-            problems.append(f"name: a tool named {name!r} is already registered")
-        if problems:
-            raise ToolRegistrationError(
-                f"cannot register tool {name!r}:\n" + "\n".join(f"- {p}" for p in problems)
-            )
-        assert isinstance(frozen_parameters, FrozenDict)
-        snapshot = ToolDefinition(
-            name=str(name),
-            description=str(description),
-            parameters=frozen_parameters,
-            execute=execute,  # type: ignore[arg-type]
-            present_call=present_call,
-            present_result=present_result,
-            timeout_ms=None if timeout_ms is None else float(timeout_ms),
-            read_only=read_only,
-            preview_call=preview_call,
-            open_world=open_world,
-        )
+        snapshot = snapshot_definition(definition, self._tools)
         self._tools[snapshot.name] = snapshot
         return snapshot
 
@@ -258,42 +157,8 @@ class ToolRegistry:
 
     async def execute(self, request: ToolExecutionInput) -> ToolExecutionResult:
         """Run one call through the whole pipeline; every failure becomes an error result."""
-        # The input is caller-owned and only type-hinted: check it like any outside value.
-        raw_call_id: object = request.call_id
-        raw_name: object = request.name
-        raw_signal: object = request.signal
-        raw_parent: object = request.parent
-        call_id = raw_call_id if isinstance(raw_call_id, str) else str(raw_call_id)
-        arguments: Any = None
-        rejected: ToolError | None = None
-        if not isinstance(raw_name, str):
-            rejected = ToolInputError(f"tool name must be a string, got {raw_name!r}")
-        elif raw_signal is not None and not isinstance(raw_signal, CancelSignal):
-            rejected = ToolInputError("signal must be a CancelSignal")
-        elif raw_parent is not None and type(raw_parent) is not ToolExecutionToken:
-            # Exactly the token: a live execution (or a subclass that could hold one) would
-            # hand the nested call's listeners the enclosing call's mutable state.
-            rejected = ToolInputError(
-                f"parent must be a ToolExecutionToken or None, got {type(raw_parent).__name__}"
-            )
-        else:
-            try:
-                arguments = freeze_json(request.arguments)
-            except JsonValueError as exc:
-                rejected = ToolInputError(
-                    "arguments are not lossless JSON:\n"
-                    + "\n".join(f"- arguments{v}" for v in exc.violations)
-                )
-        execution = ToolExecution(
-            call_id=call_id,
-            name=raw_name if isinstance(raw_name, str) else repr(raw_name),
-            arguments=arguments,
-            agent=request.agent,
-            context=request.context,
-            parent=raw_parent if type(raw_parent) is ToolExecutionToken else None,
-            signal=request.signal if rejected is None else None,
-            progress=request.progress if rejected is None else None,
-        )
+        execution, rejected = admit_call(request)
+        call_id = execution.call_id
         if rejected is not None:
             result = error_result(call_id, rejected)
         else:
@@ -379,6 +244,8 @@ class ToolRegistry:
     async def _dispatch(
         self, execution: ToolExecution, definition: ToolDefinition
     ) -> ToolExecutionResult:
+        # The deadline lives here, not in a wrapper: it bounds exactly the tool's own run, and a
+        # wrapper may be prepended, swap the signal or never call next.
         timeout_ms = definition.timeout_ms
         deadline: CancelSignal | None = None
         if timeout_ms is not None:

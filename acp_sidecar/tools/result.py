@@ -1,14 +1,5 @@
 """What one tool call ends with, and the shaping of what a tool returns (or raises) into it.
-
-Invariants:
-- :class:`ToolExecutionResult` is deep-frozen and round-trips losslessly through JSON
-  (:func:`result_to_json` / :func:`result_from_json`).
-- Result shaping never raises on a bad result, it names it: :func:`error_result` turns any
-  exception into an ``is_error`` result with ``ToolErrorInfo(name, code)`` (a
-  :class:`ToolError` keeps its own; anything else is ``EXECUTION_ERROR``);
-  :func:`normalize_output` accepts exactly ``str``, a sequence of content blocks or
-  :class:`ToolOutput`; :func:`rebuild_result` checks every part of a finished result and
-  replaces a malformed one with a ``ToolResultError`` result.
+Shaping never raises on a bad result: it names it in an error result.
 """
 
 from __future__ import annotations

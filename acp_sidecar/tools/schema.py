@@ -1,22 +1,7 @@
 """The typed schema DSL: per-property specs, their plain-dict form and their JSON Schema.
 
-A tool's ``parameters`` is a :data:`SchemaSpec` — property name → :class:`SchemaProp`. From it
-:func:`schema_spec_to_json_schema` builds the JSON Schema sent to the model, and
-:func:`acp_sidecar.tools.args.validate_args` checks the model's arguments before the typed body
-runs.
-
-Invariants:
-- A :class:`SchemaProp` is valid by construction: ``enum`` (non-empty, distinct strings) only on
-  ``string``, ``properties`` only on ``object``, ``items`` only on ``array``, and a ``default``
-  is lossless JSON that the prop itself accepts, on an optional prop only. The default is stored
-  in the form validation would return (deep-frozen, integral floats narrowed for ``integer``).
-- Each prop builds its checker (:mod:`acp_sidecar.tools.checkers`) once, when it is made, so
-  nothing is compiled per call.
-- The model and the validator agree. Every object that declares ``properties`` (the spec root
-  included) is emitted with ``additionalProperties: false`` and validation rejects unknown
-  properties there. An ``object`` without ``properties`` and an ``array`` without ``items`` are
-  free-form: any lossless JSON inside. ``null`` is never accepted for a typed prop — the DSL has
-  no null type, so the JSON Schema does not allow it either; "optional" means "may be omitted".
+A prop is valid by construction. The model and the validator agree: declared properties mean
+``additionalProperties: false``, and ``null`` is never accepted ("optional" means omitted).
 """
 
 from __future__ import annotations

@@ -1,16 +1,5 @@
 """The shapes of the registry's seams, and what the pipeline does with any callback on them.
-
-The spec's pipeline is a chain of seams: ``tools/pre-execute`` listeners, guards,
-``tools/execute`` wrappers, ``tools/post-execute`` listeners and ``tools/result`` observers.
-This module names their callable types, for the registry that runs them and for whoever
-registers one (the bridge's mode policy, a plugin).
-
-Invariants:
-- A callback may be typed async but written plain: :func:`resolve` awaits what is awaitable
-  and passes anything else through, so a hand-written listener that answers at once works.
-- A failure is blamed where it arose (:func:`listener_failed`): what the pipeline already
-  blamed on a callback further down a chain passes through the outer callbacks that
-  delegated to it unchanged.
+A callback typed async may be written plain (:func:`resolve`).
 """
 
 from __future__ import annotations

@@ -1,28 +1,7 @@
 """The structured-output schema subset: what a caller may demand, and the validator for it.
 
-A caller that wants a machine-readable result (a subagent's ``output_schema``, a workflow
-``agent()`` call) hands over a schema in a deliberately small subset of JSON Schema. The
-schema travels verbatim to the model as a forced tool's ``parameters`` and the produced value
-is checked here, so the subset contains only keywords this module enforces.
-
-Invariants:
-- :func:`assert_supported_output_schema` accepts a schema only if every keyword in it is one
-  :func:`validate_structured_value` enforces, or an annotation (``description``, ``title``,
-  ``default``, ``examples``) that is lossless JSON. Anything else is rejected loud, with
-  *every* violation and its JSON-pointer path in one :class:`OutputSchemaError`.
-- Only plain JSON data is accepted, in a schema and in a value: ``dict`` (or the package's
-  ``FrozenDict``) with ``str`` keys, ``list``/``tuple``, ``str``, ``int``, finite ``float``,
-  ``bool`` and ``None`` — exactly those types, so a ``set``, a ``datetime``, a custom
-  ``Mapping`` or a ``dict`` subclass is a violation, never silently coerced.
-- A schema is internally consistent: the root has ``type: "object"``; ``properties``,
-  ``required`` and ``additionalProperties`` appear only on object nodes and ``items`` only on
-  array nodes; ``required`` names only declared properties, each once; ``enum`` is a
-  non-empty array and it and ``const`` hold scalars of the node's own type. (Each of these
-  would otherwise be ignored by the validator, or make the node unsatisfiable.)
-- Validation follows JSON Schema semantics for the subset: ``bool`` is not a number, and an
-  ``integer`` is any number with no fractional part (``3.0`` included, as every JSON parser
-  outside Python sees it); ``enum``/``const`` compare as JSON values (``1 == 1.0``, ``true``
-  is not ``1``). An absent ``additionalProperties`` means extra keys are allowed.
+A schema is accepted only if every keyword in it is one the validator enforces (all
+violations in one error). ``integer`` accepts ``3.0``, as every JSON parser outside Python.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""The workspace boundary for tools of one's own: the resolver the built-in tools use.
-
-Invariant: :func:`workspace_path` is the built-ins' own check
-(:func:`acp_sidecar.tools.builtin.files.paths.resolve_path`), not a copy: a path inside the
-session's workspace roots (its working directory and the extra roots the editor named),
-symlinks resolved, or an ``OUTSIDE_WORKSPACE`` error — unless the sidecar runs with
-``--allow-outside-workspace``. A tool runs with the user's rights; this check is the only
-thing between a path the model wrote and the rest of the disk.
+"""The workspace boundary for tools of one's own: the built-ins' own check, not a copy. It is the
+only thing between a path the model wrote and the rest of the disk.
 """
 
 from __future__ import annotations

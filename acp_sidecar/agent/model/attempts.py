@@ -1,16 +1,7 @@
-"""Each attempt of a model request, as the HTTP client makes it: the deadline for its answer to
-begin, and what the stream the request belongs to hears of its retries (``auth``: the base
-URL's user name and password, sent as basic authentication as the URL asked).
+"""Each attempt of a model request: the deadline for its answer to begin, and its retries told.
 
-Invariants:
-- A streamed request's attempt whose answer has not begun within the first-byte timeout
-  (connected, sent, the response's status line and headers read) fails as a read timeout
-  (:class:`FirstByteTimeout`), which the ``openai`` client retries like any other. Once an
-  answer has begun, only the request timeout between two reads applies.
-- The stream is told of each retry with what the attempt before it ran into (a status, a
-  timeout, no connection), never blocking or failing the request (a failing listener is
-  logged). Its listener is found through a context variable: one client serves every session.
-- It is the one module of the model driver that names the ``openai`` client's HTTP library.
+An attempt whose answer has not begun within the first-byte timeout fails as a read timeout
+(the ``openai`` client retries it). The one module that names ``openai``'s HTTP library.
 """
 
 from __future__ import annotations

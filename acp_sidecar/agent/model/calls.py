@@ -1,26 +1,11 @@
 """The tool calls of one model response, each started as soon as it is complete.
 
-The stream hands :meth:`StepCalls.start` each call the moment its name and arguments are
-complete (see :mod:`~acp_sidecar.agent.model.stream`), while the response goes on streaming.
-
 Invariants:
-- A started call's ``tool_call`` card (``pending``) and its record go out at once, in call
-  order, even when the call must wait for one of the ``cap`` slots; the call itself runs when
-  a slot frees. The card is opened once (:func:`~acp_sidecar.bridge.runner.open_call`) and
-  the call then run and closed on it, so it is never drawn twice.
-- A call whose arguments parse runs through :func:`~acp_sidecar.bridge.runner.execute_call`
-  with exactly what the model sent: the whole pipeline, its ``in_progress`` and final card.
-- Arguments that are not JSON never reach the registry. The call still gets what any
-  refused call gets — a recorded call (arguments ``None``) and result, and a card drawn by
-  the same translator replay uses — with an ``INVALID_ARGS`` result that quotes what the model
-  wrote, so it can correct itself.
-- A call still waiting for a slot when the turn is cancelled is not run: it is answered
-  ``CANCELLED`` (card and record closed), so every call drawn gets exactly one result.
-- Every call started gets exactly one result; :meth:`StepCalls.results` returns them in call
-  order, whatever order they finish in.
-- The session log gets every call of the response before any of its results (results that
-  come while the response still streams are held until :meth:`StepCalls.results`), so the
-  history reads back as one assistant message with all its calls, as the model sent it.
+- A call's card (``pending``) and record go out at once, in call order, even while it waits
+  for a slot; the card is opened once and the call run and closed on it.
+- Arguments that are not JSON never reach the registry: an ``INVALID_ARGS`` result quotes them.
+- Every call started gets exactly one result (``CANCELLED`` if still waiting at a cancel),
+  returned in call order; the log gets every call of the response before any result.
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
-"""The models a model driver offers: the configured ones, completed by the endpoint's
-``GET /models``.
+"""The models a driver offers: the configured ones, completed by the endpoint's ``GET /models``.
 
-Invariants:
-- The endpoint is asked once per catalog (one per driver, so once per process), in a task
-  of its own started by the first caller of :meth:`ModelCatalog.list_models` — never at
-  start-up — and bounded by :data:`LIST_TIMEOUT_S`; and again, once per model, only after a
-  model it listed as not loaded yet (a llama.cpp router's, whose window comes with the
-  loaded model) has answered a request (:meth:`ModelCatalog.answered`). Whatever happens to
-  a listing (no ``/models``, an error, a timeout) the catalog keeps what it knew: a failure
-  is logged, never raised to a caller.
-- :meth:`ModelCatalog.offered` is the configured models (the default first when it is not
-  among them), then the listed ones not configured, in the endpoint's order, each once.
-- What the user configured wins over what the endpoint lists: a listed context window
-  (``context_length``, ``context_window``, ``max_model_len``, or llama.cpp's ``meta.n_ctx``,
-  the context one request gets — never its ``n_ctx_train``) fills in only a window the user
-  left unset.
-- Nothing here imports ``openai``: the listing itself is the ``lister`` the driver hands in.
+The endpoint is asked once, lazily (never at start-up), in a task of its own; a failure is
+logged, never raised. What the user configured wins over what the endpoint lists.
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
-"""Keeping a request inside the model's context window: the estimate, which past turns a
-summary replaces, the summary request, and the history sent with a summary.
+"""Keeping a request inside the context window: the estimate, which turns a summary replaces.
 
-Invariants:
-- The estimate never reads a tokenizer: :data:`BYTES_PER_TOKEN` UTF-8 bytes of the request's
-  JSON per token, which overestimates English and code (about four bytes a token) and is near
-  exact for CJK text (three bytes a character, about a token each) — erring towards
-  compacting early, never towards a refused request. Where the endpoint reported the tokens
-  of an earlier request of the turn, that count stands for the messages it covered and only
-  what was added since is estimated (:func:`estimate_request`).
-- A request must leave room for the response (the configured cap, at most half the window)
-  and a margin of :data:`MARGIN_FRACTION` of the window (:func:`request_budget`).
-- The past is cut only between turns (a turn: a prompt and everything that answered it), so a
-  tool call is never separated from its result; the current turn is never summarised.
-- A summary covers the session's first ``turns`` turns (a :class:`~acp_sidecar.store.
-  CompactionRecord` in the log says how many); the latest record stands, and a later summary
-  covers the earlier one too. The history sent is then the summary (as context in the first
-  user message) and the turns after it.
-- Pure functions of their arguments: no I/O, no ``openai``.
+Pure. The estimate reads no tokenizer and errs high (:data:`BYTES_PER_TOKEN`). The past is cut
+only between turns, so a tool call is never separated from its result.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """How the model driver reaches its model: endpoint, credentials and the loop's limits.
 
-Invariants:
-- A :class:`ModelConfig` is a frozen, validated value; nothing here does I/O or imports
-  ``openai``, so the CLI can build one on the start-up path.
-- The API key, and the credentials a base URL may hold, never appear in ``repr`` (configs
-  end up in logs).
-- A bad endpoint (a URL that is not http(s), an unreachable host, a missing key) is *not*
-  refused here: it surfaces in the editor as an agent message when a turn runs.
-- What the user says about the models offered comes from exactly two settings, each an option
-  or its environment variable (the option wins): the names (``--models`` /
-  ``ACP_SIDECAR_MODELS``) and what is known of each (``--model-info`` /
-  ``ACP_SIDECAR_MODEL_INFO``, :func:`parse_model_info`). A later config file maps onto these
-  one to one: a list of names, and per name the settings ``context``, ``images``,
-  ``reasoning``, ``input``, ``output``, ``currency``. A bad value is refused with a message
-  naming the option (or variable) and the value.
+A frozen, validated value; no I/O, no ``openai``. The key and a base URL's credentials never
+appear in ``repr``. A bad endpoint is not refused here: it surfaces when a turn runs.
 """
 
 from __future__ import annotations

@@ -1,35 +1,10 @@
-"""One turn's context: the messages it sends, kept inside the model's window, and what each
-response used.
+"""One turn's context: the messages it sends, kept inside the model's window, and what each used.
 
 Invariants:
-- Before each request (:meth:`TurnContext.fit`), when the model's window is known and the
-  request's estimate (:mod:`~acp_sidecar.agent.model.compaction`) would not leave room for
-  the response, the oldest past turns are summarised by the model (one streamed request per
-  batch, no tools) and the summary stands for them; the newest turns stay whole. The summary
-  is recorded (a compaction record in the log) so later turns and reloads reuse it instead of
-  paying a summary request on every prompt; the log keeps every turn it covers.
-- The client sees the compaction (``compaction_update`` in_progress → completed / failed /
-  cancelled, the summary streamed as ``compaction_summary_chunk``) only when it advertised
-  ``session.compaction``; otherwise compaction is silent (it changes nothing the user said or
-  was shown).
-- Failing that (the summary request failed, or the request is still too long), the oldest
-  turns are left out of the request, and the user is told in a notice how many; this is not
-  recorded, so a later prompt tries to summarise again (nor is a summary made later in a turn
-  that left turns out: it does not cover them).
-- What every request carries (:mod:`~acp_sidecar.agent.model.room`) is never summarised
-  around: when it alone is more than a request may use, no summary is asked for, the past is
-  left out, and the user is told what takes the room and what to change — once per turn,
-  also when the endpoint refuses a request that held nothing else. The request is still
-  sent (the estimate errs high). Where it leaves less room than the shortest summary
-  (:data:`~acp_sidecar.agent.model.compaction.MIN_SUMMARY_TOKENS`), turns are only left out.
-- A request the endpoint refused for its length (the window unknown, or the estimate short)
-  is compacted to half its estimate and retried, once per turn.
-- A summary request that failed as every request would (:data:`UNANSWERABLE`: the endpoint
-  down, the key or the model refused) ends the turn with that failure, told once; its
-  retries are told as the turn's own are.
-- After each response with usage: a usage record (with the session's cost so far) is kept
-  in the log and, when the window is known, ``usage_update`` is sent. Without usage, nothing.
-- A cancel during a summary ends it ``cancelled`` and the turn stops.
+- Past turns are summarised (and the summary recorded) only when the request would not leave
+  room for the response; failing that they are left out, the user told, nothing recorded.
+- The client sees compaction only when it advertised ``session.compaction``.
+- A request refused for its length is compacted to half its estimate and retried, once a turn.
 """
 
 from __future__ import annotations

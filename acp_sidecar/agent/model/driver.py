@@ -1,62 +1,11 @@
 """The model driver: each prompt turn is a loop of streamed model requests and tool calls.
 
-A request sends the system prompt, the session's history, the prompt and what this turn has
-added so far, with the session's tools (the turn's registry when the session has its own,
-e.g. MCP servers' tools; else the server's). Its text streams to the editor as
-``agent_message_chunk``, its reasoning as ``agent_thought_chunk``; each tool call is shown
-and started through the pipeline as soon as it is complete, while the response still
-streams (see :mod:`~acp_sidecar.agent.model.calls`), and the results go back to the model,
-in call order, in the next request. The turn ends when a response calls no tool.
-
 Invariants:
-- A call is complete when the stream opens a call of a higher index, or when the stream
-  ends whole; only then is it drawn and started. The last call of a response that did not
-  end whole (a ``length`` or ``content_filter`` stop, a refusal, an error, a cancel) is never
-  started: it may be cut off.
-- A stream ends whole only with a finish reason. One that stops without (an empty 200, a
-  stream closed mid-answer) or whose connection breaks after it began is incomplete: its
-  last call is not started, the user is told the answer was cut off (never that the endpoint
-  could not be reached: it answered; see :mod:`~acp_sidecar.agent.model.endings`), and the
-  turn ends ``end_turn`` — as after any endpoint failure; not ``refusal`` (the model refused
-  nothing, and clients drop the prompt of a refused turn) nor ``max_tokens`` (no limit was
-  reached).
-- Whatever way a response ends, the turn waits for the calls it started before it returns
-  (a running call is never abandoned: its card, record and result are completed, and the
-  log holds them for the next turn). Only a response that ended whole sends its results
-  back to the model.
-- What the driver itself tells the user (an endpoint failure explained, …) is a notice
-  (:func:`~acp_sidecar.agent.driver.send_notice`): shown as agent text, never sent back to
-  the model as something it said. A retry, and a wait for a response's first chunk
-  (:mod:`~acp_sidecar.agent.model.waiting`), are told live only (``turn.inform``,
-  ``turn.waiting``): never logged.
-- Every request carries the configured cap on a response's tokens, and names the turn's
-  model (``turn.model``, the session's choice, else the configured default) with the turn's
-  ``reasoning_effort`` when the session chose one.
-- :meth:`ModelDriver.profile` answers from :attr:`ModelDriver.catalog`: the configuration
-  completed by the endpoint's ``/models`` once that has answered (and, for a model it listed
-  as not loaded, once it has answered a request).
-- The system prompt carries the workspace's instructions file (``AGENTS.md`` or kin, see
-  :mod:`~acp_sidecar.agent.model.instructions`), re-read when it changes between turns.
-- The files a prompt mentions are opened before the first request, as calls the model reads
-  (:mod:`~acp_sidecar.agent.model.mentioned`).
-- A prompt with an image is sent only to a model that takes images (its profile says so):
-  for any other the turn ends at once with a notice saying so, and no request is made.
-- Stop reasons: ``end_turn`` (also after an endpoint failure, explained in a notice);
-  ``max_tokens`` when the response stopped for length (the cap, a full context, the
-  server's own limit; a notice names the cause the usage shows); ``refusal`` on a
-  ``refusal`` or a ``content_filter`` stop; ``max_turn_requests`` after
-  ``max_turn_requests`` requests; ``cancelled`` as soon as the turn's signal fires — the
-  HTTP response is closed at once, running tools see the same signal (it is the scope's),
-  and calls still waiting for a slot are answered ``CANCELLED`` without running.
-- ``openai`` is imported off the event loop when the first turn runs, never at start-up.
-- Tool call ids are unique within the session (ACP requires it): the model's id is kept
-  unless the session already used it (some servers number calls per response); a missing or
-  reused id is replaced.
-- Requests stay inside the model's context window, and each response's usage is reported
-  and kept (:mod:`~acp_sidecar.agent.model.context`).
-- Nothing is written to the session log here but through the turn: the server records what
-  is sent and, through ``turn.record``, the calls and results; through ``turn.keep``, the
-  context keeps usage and summaries.
+- A call is started only once complete; the last call of a response that did not end whole
+  (no finish reason, ``length``, a cancel…) is never started: it may be cut off.
+- A turn waits for every call it started before it returns; only a response that ended whole
+  sends its results back to the model.
+- Tool call ids are unique within the session (ACP requires it): a reused id is replaced.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""What the user is told about an answer that did not end whole: stopped for its length, or
-a stream that stopped before the server finished it.
+"""What the user is told about an answer that did not end whole: stopped for its length, or cut
+off mid-stream.
 
-Invariants:
-- A ``length`` stop names the cause the server's usage shows: the cap on a response when
-  the answer reached it, the context window when the request and the answer filled it; a
-  stop short of the cap is the server's own doing; without usage, both causes are named and
-  neither is guessed.
-- A stream that ended or broke mid-answer says the answer was cut off (never that the
-  endpoint could not be reached: it just answered), names the tool call it was still
-  sending (never run), and is logged as a warning.
-- Each text starts on a paragraph of its own when some of the answer was shown.
+A ``length`` stop names the cause the usage shows (the cap, the window), neither guessed
+without usage. A cut-off stream says so (never "unreachable": it answered) and names the call
+it was still sending, which was never run.
 """
 
 from __future__ import annotations

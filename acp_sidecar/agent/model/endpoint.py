@@ -1,42 +1,9 @@
-"""The one module that talks to ``openai``: the client, the streaming request, and what an
-endpoint failure means for the user.
+"""The one module that talks to ``openai``: the client, the streaming request, what a failure means.
 
 Invariants:
-- Imported only when a model turn first runs or an endpoint is checked (:mod:`.probe`:
-  ``configure``, ``doctor``); ``openai`` takes most of a second to import, and nothing else
-  in the package imports it at run time (callers that react to a failure's kind ask
-  :func:`failure_kind`).
-- Retries with backoff on 408/409/429/5xx and connection failures are the ``openai``
-  client's own (``max_retries``; a ``retry-after`` header sets the delay). A stream that
-  broke after it started is not retried: its text is already on the user's screen.
-- :func:`explain` turns every exception a request can end in into one sentence for the
-  user; it never lets a stack trace reach the editor (unexpected ones are logged). A
-  server's own explanation is quoted bounded: the first line of it, at most
-  :data:`DETAIL_CHARS` characters (bodies run to kilobytes, with template dumps and stack
-  traces); the whole of it goes to the log (stderr) instead.
-- A retry is observed, not made: the client's HTTP client (:mod:`.attempts`) tells the
-  ``on_retry`` of the :meth:`Endpoint.stream` the request belongs to, with what the attempt
-  before ran into; it also gives each attempt's answer the first-byte timeout to begin.
-- No secret reaches the user or the log: every text of the endpoint's goes through
-  :func:`~.shown.redacted` (a server that echoes the key, an error inside a streamed answer,
-  the base URL's credentials), and requests go to the URL without them (sent as auth).
-- Every request carries the configured cap on the response's tokens (unless it is ``None``),
-  as ``max_tokens`` — the field every OpenAI-compatible server reads (vLLM, llama.cpp,
-  Ollama, LM Studio, DeepSeek, Mistral, OpenRouter…) — except on OpenAI's own API and Azure
-  OpenAI, which deprecated ``max_tokens`` and refuse it for reasoning models: there it is
-  ``max_completion_tokens`` (:func:`token_limit_field`).
-- A request names the turn's model when the session chose one (else the configured default),
-  and carries ``reasoning_effort`` only when the session chose an effort.
-- Listing the models (``GET /models``) is not retried and is bounded as a whole; a 404 means
-  the endpoint has no listing, any other failure is reported with :func:`explain`'s
-  (redacted) sentence and its :func:`failure_kind` (:class:`ListingFailed`).
-  A request may ask for fewer tokens (a summary's), never for more.
-- Every request asks for usage (``stream_options: {"include_usage": true}``: OpenAI, vLLM,
-  llama.cpp, Ollama, LM Studio, DeepSeek, OpenRouter… send it in the stream's last chunk;
-  servers that do not know the field ignore it). A server that refuses the field (a 400/422
-  naming ``stream_options``) is asked again without it, and not asked for usage again.
-- :func:`context_exceeded` recognises a request refused for its length (the context window),
-  so the driver can compact and retry instead of failing the turn.
+- Imported only when a turn first runs or an endpoint is checked (``openai`` takes ~1 s).
+- Retries are the ``openai`` client's own; a stream that broke after it began is not retried.
+- No secret reaches the user or the log: every endpoint text goes through ``redacted``.
 """
 
 from __future__ import annotations

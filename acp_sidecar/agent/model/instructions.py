@@ -1,22 +1,7 @@
-"""The workspace's instructions file (``AGENTS.md`` and its kin), for the model's system prompt.
+"""The workspace's instructions file (``AGENTS.md`` first, then its kin) for the system prompt.
 
-Which file: the first of :data:`INSTRUCTION_FILES` that is a readable UTF-8 regular file at the
-session root wins; the others are not read. ``AGENTS.md`` is the tool-neutral convention, so
-it comes first; ``CLAUDE.md``, ``GEMINI.md`` and ``.github/copilot-instructions.md`` are what
-other agents read, and a repository that has one of those but no ``AGENTS.md`` still gets its
-instructions followed. One file, not all of them concatenated: where a repository has several
-they are nearly always copies or symlinks of one text (or each written for its own tool), and
-concatenating would send the same rules twice and spend the budget on duplicates.
-
-Invariants:
-- Reading never raises: a file that is missing, a directory, a symlink that resolves outside
-  the workspace, unreadable, or not UTF-8 is skipped (the next name is tried) and the reason
-  is logged once per change of the file, never per turn.
-- At most :data:`MAX_BYTES` of the file are read; a longer file is cut at a character boundary
-  and the text says so (the model knows it did not see the end).
-- The text is cached per path and re-read only when the file's identity, size or mtime
-  changes (one ``stat`` per candidate per turn), so an edit between turns is seen by the next
-  turn and an unchanged file costs no read.
+One file, not all concatenated (they are usually copies). Reading never raises; at most
+:data:`MAX_BYTES`; cached per path until its identity, size or mtime changes.
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
-"""The files a prompt mentions, opened for the model before its first request.
+"""The files a prompt mentions, opened for the model as calls before its first request.
 
-A mention the editor sent as a link (or a typed ``@path`` that names something in a text
-client's prompt) is opened as the console opens it — ``read`` for a file, with the line range
-it selects; ``glob`` for a directory — as a call through the whole pipeline: the user sees its
-card, the log records it, and the model reads its result (bounded, and refused outside the
-session's roots, by the tool itself) as if it had made the call.
-
-Invariants:
-- One call and its result per mention, in the prompt's order, each sent as its own assistant
-  message and tool message: exactly what the log's records give back on later turns.
-- A mention the editor embedded (its content is in the prompt) is not opened again; nor is
-  one that is no local file, or that needs a tool the model is not given.
-- At most :data:`OPENED_MAX` are opened; the user is told of the rest (the model still sees
-  their links, and can read them itself).
+One call and result per mention, in order, each its own message pair: what the log replays.
+Embedded mentions are not opened again; at most :data:`OPENED_MAX` are.
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
-"""What the model is sent: the system prompt, the session's history and the prompt as
-OpenAI chat messages, and the registry's schemas as ``tools``.
+"""What the model is sent: system prompt, history and prompt as chat messages; schemas as tools.
 
 Invariants:
-- Pure functions of their arguments (no I/O, no ``openai``): the same history always gives
-  the same messages, so a reloaded session continues with the context it had.
-- Prompt content becomes plain text, its blocks joined as words (a space between two that
-  would run together) — ``text`` as is, ``resource_link`` as a link (the driver opens the
-  file as a call: :mod:`~acp_sidecar.agent.model.mentioned`), an embedded text resource
-  inside a ``<context>`` element with its URI, a blob described by URI and MIME type — so
-  every OpenAI-compatible server accepts it (some refuse content-part arrays). Only a
-  prompt with an image, for a model that takes images, is sent as content parts (``text``
-  and ``image_url``); for any other model an image is a short note. The log's prompts go
-  through the same function, so a reloaded session sends the same parts. A tool result's
-  content is sent as text (images and audio as a short note that they are not shown).
-- The messages keep the chat-completions shape every provider checks: an assistant message's
-  ``content`` is a string (``""`` beside tool calls, never ``null``); each assistant
-  ``tool_calls`` entry is answered by one ``role: tool`` message, in call order (the log
-  holds parallel results in the order they finished), before any other message;
-  ``function.arguments`` is always valid JSON text (a call whose arguments were not JSON is
-  sent with ``{}``; its error result quotes what the model wrote); agent text that the log
-  holds between a call and its result is moved after the results.
-- Additional context a tool's post-execute listener attached goes into one user message
-  after all the results of the step, never between them.
-- Roles alternate: a user message never follows a user message (a prompt that got no answer
-  joins the next one, see :func:`add_user_message`), and an assistant message never follows
-  an assistant message. The sidecar's own notices are not in the history at all.
+- Pure: the same history always gives the same messages (a reloaded session continues).
+- The chat-completions shape every provider checks: ``content`` a string, each ``tool_calls``
+  entry answered by one tool message in call order, ``arguments`` valid JSON, roles alternate.
+- The sidecar's own notices are never in the history.
 """
 
 from __future__ import annotations

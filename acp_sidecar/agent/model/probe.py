@@ -1,23 +1,10 @@
-"""Checking an OpenAI-compatible endpoint for what the model driver needs of it: that it
-answers, takes the key, lists its models, and that the model streams, calls a tool and
-(perhaps) reasons. Used by ``acp-sidecar configure`` before it writes the file, and by
-``acp-sidecar doctor``.
+"""Checking an OpenAI-compatible endpoint for what the model driver needs (configure, doctor).
 
 Invariants:
-- At most two requests reach the endpoint: ``GET /models`` and one small streamed chat
-  request offering one tool (asked once more without ``temperature`` only when the server
-  refuses that field). Neither is retried; each is bounded as a whole by ``timeout``.
-- The chat request is the driver's own (:meth:`Endpoint.stream`: the same token-cap field,
-  the same usage request, ``tools`` without ``tool_choice``, its chunks read by
-  :class:`StreamAssembly`, its arguments parsed by :func:`parse_arguments`), so a check
-  passes only when the driver's requests would work.
-- Every report holds every check of :data:`CHECK_NAMES`, in that order; one that could not
-  run is ``skipped`` and says why. ``skipped`` is also what ``reasoning`` says of a model
-  that streamed none: not a failure, and not a reason to offer a reasoning effort.
-- Nothing raises: each failure is a check with a fix.
-- No secret (the API key, the base URL's credentials) appears in a report: failures are
-  worded by :func:`explain` (which redacts what a server echoes), and every detail and fix
-  is redacted once more on the way out.
+- At most two requests: ``GET /models`` and one streamed chat request made by the driver's own
+  :meth:`Endpoint.stream` (once more without ``temperature`` only if refused); no retries.
+- Every report holds every check of :data:`CHECK_NAMES`, in order; nothing raises.
+- No secret appears in a report: every detail and fix is redacted on the way out.
 """
 
 from __future__ import annotations
@@ -25,13 +12,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any, Final, assert_never
+from typing import Final, assert_never
 from urllib.parse import urlsplit
 
 import attrs
 
-from acp_sidecar.agent.model.calls import parse_arguments
+from acp_sidecar.agent.model.answer_checks import (
+    MESSAGES,
+    PROBE_MAX_TOKENS,
+    QUOTED_CHARS,
+    TOOL,
+    TOOL_FIX,
+    TOOL_NAME,
+    Answer,
+    answer_checks,
+    reasoning_check,
+    tool_call_check,
+)
 from acp_sidecar.agent.model.catalog import ListingUnavailable
 from acp_sidecar.agent.model.config import API_KEY_ENV, BASE_URL_ENV, ModelConfig
 from acp_sidecar.agent.model.endpoint import (
@@ -56,17 +53,19 @@ from acp_sidecar.agent.model.shown import key_check_fix, redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
 from acp_sidecar.checks import Check, Status
 from acp_sidecar.text import shorten
-from acp_sidecar.tools.errors import ToolArgsError
 
 __all__ = [
     "CHECK_NAMES",
     "KEY",
     "MODELS_LISTED",
     "MODEL_ANSWERS",
+    "PROBE_MAX_TOKENS",
     "REACHABLE",
     "REASONING",
     "STREAMING",
     "TOOL_CALLS",
+    "TOOL_FIX",
+    "TOOL_NAME",
     "Check",
     "EndpointReport",
     "Status",
@@ -75,68 +74,18 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-PROBE_MAX_TOKENS: Final = 512
-"""The probe's cap on the answer: a call to ``get_time`` takes some 20 tokens, and a
-reasoning model thinks a few hundred before it (its reasoning counts against the cap)."""
 CONNECT_TIMEOUT: Final = 10.0
 """Seconds to open the connection (at most the whole ``timeout``)."""
 LISTED_SHOWN: Final = 8
 """How many listed model names a detail names."""
-QUOTED_CHARS: Final = 120
-"""How much of the model's text or arguments a detail quotes."""
-
-TOOL_NAME: Final = "get_time"
-TOOL: Final[Mapping[str, Any]] = {
-    "type": "function",
-    "function": {
-        "name": TOOL_NAME,
-        "description": "Get the current time in a time zone.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "timezone": {"type": "string", "description": "An IANA time zone, e.g. UTC."}
-            },
-            "required": ["timezone"],
-        },
-    },
-}
-"""The one trivial tool the chat request offers (with one required argument, so that the
-arguments' streaming is checked too)."""
-MESSAGES: Final[Sequence[Mapping[str, str]]] = (
-    {
-        "role": "system",
-        "content": "You check that tool calls work. Answer by calling the get_time tool.",
-    },
-    {"role": "user", "content": "What time is it in UTC? Call get_time."},
-)
-
 NO_MODEL: Final = "(no model)"
 """The configuration's model when none is named: no chat request is made then, so it is
 never sent."""
 
-TOOL_FIX: Final = (
-    "acp-sidecar offers tools without tool_choice, as agents do. Some servers ignore tools "
-    "unless tool_choice is set: such an endpoint cannot drive the tools. llama.cpp's server "
-    "needs --jinja; Ollama needs a model with tool support (ollama.com/search?c=tools); vLLM "
-    "needs --enable-auto-tool-choice and the --tool-call-parser of the model's family. "
-    "Else choose another model."
-)
 URL_FIX: Final = (
     f"Start the server, or correct the base URL (--base-url, ${BASE_URL_ENV} or base_url in "
     "the config file; OpenAI-compatible servers usually end in /v1)."
 )
-
-
-@attrs.define
-class _Answer:
-    """The chat request's stream, read to its end."""
-
-    assembly: StreamAssembly
-    chunks: int
-    """Chunks that carried a choice."""
-    first_chunk_s: float | None
-    done_s: float
-    began_s: float
 
 
 async def probe_endpoint(
@@ -320,40 +269,15 @@ class _Probe:
             self.chat_failed(error)
             return
         self.key_accepted()
-        assembly = answer.assembly
+        for check in answer_checks(answer, model):
+            self.checks[check.name] = check
         if answer.chunks == 0:
-            self.set(
-                MODEL_ANSWERS,
-                "failed",
-                f"{model!r} answered, but not as a stream: no chunk came.",
-                "The endpoint must stream chat completions (stream: true, server-sent events).",
-            )
-            self.set(STREAMING, "failed", "No chunk came.")
             self.skip_rest("Nothing was streamed.")
             return
-        first = answer.first_chunk_s or 0.0
-        timing = f"first chunk after {first:.1f} s, done after {answer.done_s:.1f} s"
-        if assembly.finish_reason is None:
-            self.set(
-                MODEL_ANSWERS,
-                "warning",
-                f"{model!r} answered ({timing}), but the stream ended without a finish reason: "
-                "it may have been cut off.",
-            )
-        else:
-            self.set(MODEL_ANSWERS, "ok", f"{model!r} answered ({timing}).")
-        if answer.chunks == 1:
-            self.set(
-                STREAMING,
-                "warning",
-                "The whole answer came in one chunk: answers will show only when complete.",
-            )
-        else:
-            self.set(STREAMING, "ok", f"The answer came in {answer.chunks} chunks.")
-        self.judge_tool_call(assembly)
-        self.judge_reasoning(assembly)
+        for check in (tool_call_check(answer.assembly), reasoning_check(answer.assembly)):
+            self.checks[check.name] = check
 
-    async def stream(self, endpoint: Endpoint, *, temperature: float | None) -> _Answer:
+    async def stream(self, endpoint: Endpoint, *, temperature: float | None) -> Answer:
         assembly = StreamAssembly()
         chunks = 0
         first: float | None = None
@@ -367,7 +291,7 @@ class _Probe:
                         first = time.perf_counter() - started
                 assembly.feed(chunk)
         assembly.close_calls()
-        return _Answer(assembly, chunks, first, time.perf_counter() - started, began)
+        return Answer(assembly, chunks, first, time.perf_counter() - started, began)
 
     def chat_failed(self, error: BaseException) -> None:
         """The chat request failed with ``error``."""
@@ -435,87 +359,3 @@ class _Probe:
                 assert_never(kind)
         if KEY not in self.checks and kind not in ("unreachable", "config", "timeout"):
             self.key_accepted()  # it answered the request with something other than a 401
-
-    def judge_tool_call(self, assembly: StreamAssembly) -> None:
-        calls = assembly.calls()
-        if calls:
-            call = calls[0]
-            quoted = shorten(call.arguments, QUOTED_CHARS)
-            try:
-                arguments = parse_arguments(call.arguments)
-            except ToolArgsError:
-                self.set(
-                    TOOL_CALLS,
-                    "failed",
-                    f"The model called {call.name}, but its arguments are not JSON: {quoted}",
-                    TOOL_FIX,
-                )
-                return
-            if not isinstance(arguments, dict):
-                self.set(
-                    TOOL_CALLS,
-                    "failed",
-                    f"The model called {call.name} with arguments that are not an object: {quoted}",
-                    TOOL_FIX,
-                )
-            elif call.name != TOOL_NAME:
-                self.set(
-                    TOOL_CALLS,
-                    "warning",
-                    f"The model called {call.name!r}, a tool it was not offered (it was offered "
-                    f"{TOOL_NAME}).",
-                    "The model may not follow tool definitions well: consider another model.",
-                )
-            else:
-                self.set(TOOL_CALLS, "ok", f"The model called {call.name} with {quoted}.")
-            return
-        text = assembly.text
-        if assembly.finish_reason == "length":
-            self.set(
-                TOOL_CALLS,
-                "warning",
-                f"The answer reached the probe's cap of {PROBE_MAX_TOKENS} tokens before any "
-                "tool call (a reasoning model may think that long).",
-                "Run the check again; if it stays so, the model thinks long before it acts.",
-            )
-        elif TOOL_NAME in text or "<tool_call>" in text:
-            self.set(
-                TOOL_CALLS,
-                "failed",
-                "The model wrote the call as text, and the server did not parse it into a "
-                f"tool call: {shorten(text, QUOTED_CHARS)}",
-                TOOL_FIX,
-            )
-        else:
-            said = f": {shorten(text, QUOTED_CHARS)}" if text.strip() else " (an empty answer)."
-            self.set(
-                TOOL_CALLS,
-                "failed",
-                f"The model answered in text instead of calling the tool{said}",
-                TOOL_FIX,
-            )
-
-    def judge_reasoning(self, assembly: StreamAssembly) -> None:
-        if assembly.thoughts:
-            self.set(
-                REASONING,
-                "ok",
-                f"{len(assembly.thoughts)} characters of reasoning streamed in "
-                f"{assembly.reasoning_field}.",
-            )
-        elif "<think>" in assembly.text:
-            self.set(
-                REASONING,
-                "warning",
-                "The reasoning came inside the answer's text (<think> tags): the editor shows "
-                "it as the answer.",
-                "Have the server split it out: llama.cpp --reasoning-format deepseek, vLLM "
-                "--reasoning-parser.",
-            )
-        else:
-            self.set(
-                REASONING,
-                "skipped",
-                "No reasoning was streamed (the model does not reason aloud, or the server "
-                "does not send it).",
-            )

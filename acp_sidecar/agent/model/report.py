@@ -1,8 +1,4 @@
-"""What a check of the endpoint (:func:`~acp_sidecar.agent.model.probe.probe_endpoint`)
-found: its checks, always the same ones in the same order, and what it measured.
-
-Invariant: a report holds one check per name of :data:`CHECK_NAMES`, in that order.
-"""
+"""What a check of the endpoint found: one check per name of :data:`CHECK_NAMES`, in that order."""
 
 from __future__ import annotations
 

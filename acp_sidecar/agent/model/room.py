@@ -1,13 +1,5 @@
-"""What every request of a turn carries, whatever the history, and what the user is told when
-that alone overfills the model's context window.
-
-Invariants:
-- The fixed part is the system prompt, the tools' definitions, the prompt and what the turn
-  added since (calls and results); no summary and no leaving turns out makes room for it,
-  so none is attempted for it (:mod:`~acp_sidecar.agent.model.context`).
-- Sizes are :func:`~acp_sidecar.agent.model.compaction.estimate_tokens`' (they err high), so
-  the message says "about", and claims more than the budget only when the window is known.
-- Pure: no I/O.
+"""What every request of a turn carries whatever the history, and what the user is told when
+that alone overfills the window (no summary can make room for it). Pure.
 """
 
 from __future__ import annotations

@@ -1,14 +1,5 @@
-"""What the user is shown of the endpoint's secrets: none of them, and where the key comes
-from and what to do about it.
-
-Invariants:
-- :func:`redacted` is the one pass every text that comes from the endpoint (or quotes its
-  URL) goes through before it is shown or logged: the API key and the base URL's password
-  are replaced, and the URL is the one without its credentials.
-- A key is named by where it actually comes from (:attr:`ModelConfig.key_variable`): a key
-  read from the environment is that variable's to set or check, never the config file's; a
-  stored key is the config file's.
-- Nothing here imports ``openai``.
+"""What the user is shown of the endpoint's secrets: none of them (:func:`redacted` is the one
+pass every endpoint text goes through), and where the key comes from.
 """
 
 from __future__ import annotations

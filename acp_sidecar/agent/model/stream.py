@@ -1,26 +1,7 @@
-"""One streamed model response, assembled from its chunks.
+"""One streamed model response, assembled from its chunks (read by attribute: no ``openai``).
 
-Invariants:
-- :meth:`StreamAssembly.feed` is the per-chunk hot path: it returns what the chunk adds for
-  the user to see (a thought and a text, either possibly empty) and keeps everything else
-  (tool-call fragments, finish reason).
-- Tool calls are assembled by ``index``. Fragments without an index (some servers omit it)
-  join the call being streamed, or open a new one when they carry a new id. A name sent
-  again whole is not doubled.
-- A call is *complete* once a fragment of a higher index opens another call (servers stream
-  calls one after another), or when :meth:`StreamAssembly.close_calls` says the stream ended
-  whole. Each named call is handed to ``on_call`` exactly once, when it completes, in index
-  order; a fragment that arrives for a call already handed over is dropped with a warning
-  (the call may be running with what it had).
-- Reasoning is read from the first of :data:`REASONING_FIELDS` the delta carries as a
-  non-empty string (providers that send two spellings of the same text are not doubled);
-  the field's name is kept so the reasoning can be sent back under it.
-- Only the first choice counts (requests ask for one).
-- Usage (``stream_options.include_usage``) is read from any chunk that carries it — the
-  last, usually with no choices; servers that report it on every chunk count up to it — and
-  the last one seen stands.
-
-Nothing here imports ``openai`` at run time: chunks are read by attribute.
+Invariants: tool calls are assembled by ``index``; each named call is handed to ``on_call``
+exactly once, when complete, in index order. Only the first choice counts.
 """
 
 from __future__ import annotations

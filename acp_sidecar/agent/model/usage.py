@@ -1,20 +1,8 @@
 """What a model response used and what the session has cost (the ``usage_update`` for both:
 :mod:`acp_sidecar.bridge.meter`).
 
-Invariants:
-- Usage is what the endpoint reported (``stream_options.include_usage``: the stream's last
-  chunk carries it); nothing here estimates it. A response without usage changes nothing.
-- ``used`` is one response's prompt plus completion tokens (the context it filled), never a
-  running sum.
-- The cost is the session's cumulative cost, priced response by response with the prices
-  configured for the model that answered (cached prompt tokens at the input price: no cache
-  price is configured, and a lower one would be a guess). It is known only while every
-  response with usage was priced, in one currency; from the first that was not (a model
-  without prices, another currency) it is unknown for the rest of the session — a total that
-  leaves charges out is never reported.
-- The running total lives in the log: each :class:`~acp_sidecar.store.UsageRecord` holds the
-  total after its response, so a loaded session continues from its last record.
-- Pure and ``openai``-free: usage is read from the chunk by attribute.
+Usage is only what the endpoint reported. The cost is unknown from the first response that
+could not be priced: a total that leaves charges out is never reported.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""Telling the user, while a model request has not begun to answer, how long it has waited.
-
-Invariants:
-- A wait is told every :data:`WAIT_TICK_S` seconds from the request's start until the
-  response's first chunk (across the client's retries); the first tell of a wait says so, so
-  that a client without notices is told once (the turn's ``waiting`` decides).
-- What is told is live only: nothing here goes to the session's log or to a model.
-- Stopping is synchronous and final: no tell follows :meth:`WaitTicker.stop`.
+"""Telling the user, while a request has not begun to answer, how long it has waited (live
+only: never logged, never sent to a model). No tell follows :meth:`WaitTicker.stop`.
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
 """The built-in tools: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob``, ``plan``.
 
-Each is an ordinary :func:`~acp_sidecar.tools.define_tool` definition with attrs-class
-parameters, registered by default. Their names and parameters are a public contract.
-
-Layout: one module per tool (``read.py`` … ``glob.py``, ``plan.py``) and :mod:`.errors`, the
-errors they end in; what the tools share lives in three subpackages, by concern: :mod:`.files` (the
-workspace boundary, text files on disk and through the editor, diffs), :mod:`.shell`
-(running a command and reaping what it started, for ``bash``) and :mod:`.search` (the walk,
-glob patterns and the two grep engines, for ``grep`` and ``glob``). Dependencies point from
-the tools to the subpackages, and from :mod:`.search` to :mod:`.files`, never back.
-
-Invariants shared by all of them:
-- Every path goes through the workspace boundary (:mod:`.files.paths`); nothing outside the
-  session cwd is touched unless the session allows it.
-- Every expected failure is a :class:`~acp_sidecar.tools.ToolError` with a stable code
-  (:mod:`.errors`, plus ``INVALID_ARGS`` for out-of-range arguments).
-- Presenters are pure: the result cards are rebuilt from ``(args, result.meta)`` alone, and
-  meta stays bounded (at most 256 KiB of stored text per call).
+Their names, parameters and error codes are a public contract. Tools build on the support
+subpackages (:mod:`.files`, :mod:`.shell`, :mod:`.search`; ``search`` on ``files``), never back.
+Every path goes through the workspace boundary; presenters rebuild cards from meta alone.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """``bash``: run a shell command in the workspace, streaming its output to a terminal card.
 
-Invariants:
-- Two bounded copies of the output are kept (:class:`~.shell.process.HeadTail`): the model's, at
-  most :data:`MODEL_OUTPUT_CHARS` (head and tail, with a note of what was cut), and the
-  card's, at most :data:`CARD_HEAD_CHARS` + :data:`CARD_TAIL_CHARS`, stored in meta.
-- The live stream is exactly the card copy's head: output is streamed while it fits in the
-  first :data:`CARD_HEAD_CHARS` characters and not after. So the result view's ``output``
-  (head, note, tail, then a timeout/cancel line) always *starts with* what was streamed, and
-  the bridge sends only the rest. Caps count characters (bytes, for ASCII output).
-- The exit code, or the name of the signal that ended the command, is in the model's text and
-  in meta; a non-zero exit (127 for a command that does not exist) is a result, not an error.
-- ``present_result`` rebuilds the terminal card from meta alone.
+The live stream is exactly the head of the card's bounded copy, so the result's ``output``
+always *starts with* what was streamed (the bridge sends only the rest). A non-zero exit is
+a result, not an error.
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """``edit``: replace an exact string in a text file, keeping its line endings, encoding and BOM.
 
 Invariants:
-- ``old_string`` must occur exactly once, or ``replace_all`` must be set; it must differ
-  from ``new_string`` and must not be empty. Each failure is its own error code.
-- In a file whose lines end in CRLF, the model's ``\\n`` line breaks (in ``old_string`` and
-  ``new_string``) are matched and written as CRLF, so an edit never mixes line endings in.
-- A UTF-8 file is edited as bytes: matched, spliced and written back without being decoded,
-  so every byte outside the replaced spans (the BOM included) is kept as it was. Other
-  encodings (Latin-1 — any file that is not valid UTF-8 as a whole, see
-  :func:`~.files.encoding.text_encoding` — and UTF-16/32 with a BOM) are decoded losslessly,
-  edited and encoded back in the same codec with the same BOM (a ``new_string`` the encoding
-  cannot hold is refused). The write is atomic, or goes through the editor (which decides).
-- A file read from disk is replaced only if it is unchanged (size, mtime, inode) just before
-  the rename; otherwise the call fails with ``FILE_CHANGED`` and the other writer's change
-  is kept. An append racing the rename itself (the old file still starts with the bytes
-  that were read) is carried over to the new file; any other change in that instant is not.
-- The result card shows each changed region with :data:`~.files.diffs.CONTEXT_LINES` lines of
-  context, found with the occurrences (linear in the file's size), stored in meta. One
-  occurrence is spliced in without a copy of the file; ``replace_all`` makes the new content
-  with one ``bytes.replace``: nothing is kept per occurrence, so millions of them cost about
-  one copy of the file (matching and diff run in a worker thread).
-- When the user is asked for permission, the card shows the same: the whole changed lines
-  with their context, planned against the file as it is at that moment
-  (:func:`preview_edit`). A plan that fails (no match, several matches, no change) fails the
-  call before anyone is asked; the call plans again against the file when it runs.
+- ``old_string`` occurs exactly once (or ``replace_all``); each failure has its own code.
+- A UTF-8 file is edited as bytes: nothing outside the replaced spans changes.
+- A file is replaced only if unchanged since it was read (else ``FILE_CHANGED``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The errors the built-in tools end in, each with a stable code.
+"""The errors the built-in tools end in, each with a stable code (part of the public contract).
 
-Invariant: a built-in tool never lets an ``OSError`` (or any other exception) escape as
-``EXECUTION_FAILED``; every expected failure is one of these, with a message that names the
-path as the model gave it and says what to do next. Codes are part of the public contract:
-the registry reports them as ``ToolErrorInfo(name, code)``.
+No ``OSError`` escapes a built-in tool: each expected failure is one of these, naming the path
+as the model gave it.
 """
 
 from __future__ import annotations

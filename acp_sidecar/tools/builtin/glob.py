@@ -1,18 +1,7 @@
-"""``glob``: find files by path pattern, newest first.
+"""``glob``: find files by path pattern, newest first (at most :data:`MAX_FILES`).
 
-Invariants:
-- The pattern is matched against paths relative to ``path`` (default: the workspace root)
-  with the syntax of :mod:`.search.glob_patterns`: ``*.md`` is the top level only,
-  ``**/*.md`` any depth.
-- The walk is :func:`~.search.walk.walk_files` (.gitignore respected; ``.git`` and symlinks
-  skipped), started at the pattern's literal leading directories so ``src/**`` only walks
-  ``src``. Only files are listed, relative to the workspace root.
-- Those leading directories get the workspace boundary check like any path: a start whose
-  real path is outside the workspace (``linkdir/sub/*`` with ``linkdir`` a symlink out) is
-  refused with ``OUTSIDE_WORKSPACE``, unless the session allows outside paths.
-- Order: most recently modified first, ties by path; at most :data:`MAX_FILES`, with a note
-  saying how many matched. No match is a result, not an error; a cancelled walk is an error
-  (``CANCELLED``) saying how many files it listed, never a partial listing.
+The walk starts at the pattern's literal leading directories, which get the boundary check.
+A cancelled walk is an error, never a partial listing.
 """
 
 from __future__ import annotations

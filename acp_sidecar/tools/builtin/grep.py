@@ -1,17 +1,7 @@
 """``grep``: search file contents with a regular expression, results grouped by file.
 
-Invariants:
-- The files searched are those :func:`~.search.walk.walk_files` yields under ``path`` (.gitignore
-  respected, ``.git`` and symlinks skipped, every directory entered checked against the
-  workspace boundary), filtered by ``glob``; a ``path`` naming a file
-  searches that file even if it is ignored. See :mod:`.search.grep_match` for what a match
-  is and why ripgrep and the Python engine agree.
-- Output: each file (relative to the workspace root) on its own line, then its matching lines
-  as ``<line>: <text>`` (text cut at :data:`MAX_LINE_CHARS`), files in walk order; at most
-  ``max_results`` lines, with a note when there were more. No match is a result, not an error;
-  a search that was cancelled is an error (``CANCELLED``) saying how many files it searched,
-  never a result, so a later turn cannot take a partial search for the whole.
-- The card is generic, ``kind: "search"``; the result title counts matches and files.
+The files are the walk's (:mod:`.search.walk`), never an engine's. A cancelled search is an
+error, never a result, so a later turn cannot take a partial search for the whole.
 """
 
 from __future__ import annotations

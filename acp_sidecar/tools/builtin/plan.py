@@ -1,28 +1,7 @@
-"""``plan``: the model's todo list for the task at hand, shown to the user as the session's plan.
+"""``plan``: the model's todo list, shown as the session's plan; each call replaces it whole.
 
-Each call replaces the whole plan (entries with ``content``, ``priority`` and ``status``); the
-model reads back a one-line summary. Nothing on disk changes, so the tool is declared
-``read_only``: it runs without asking in ``ask`` mode and is allowed in ``read-only`` mode.
-
-The plan reaches the editor through the presentation vocabulary, not through anything ACP
-(this package knows no ACP): the result view is a
-:class:`~acp_sidecar.tools.presentation.PlanResultView`, which the bridge sends as a ``plan``
-session update after completing the call's card. Because replay runs the same translator over
-the stored call and result, the plan replays on ``session/load`` and in ``acp-sidecar replay``.
-
-Why a card is shown too: every call opens its card before the policy and the hooks run (the
-pipeline's invariant: a call refused by a hook, asked about, failed or interrupted is visible
-with its outcome), and the card marks *where* in the thread the plan changed. Zed draws the
-plan in its own panel above the input and a card for every ``tool_call``; the card here is
-one collapsed line ("Plan: 3 entries, 1 in progress") with nothing to expand but the raw
-input. Toad draws the plan inline, right after that line. Claude's ACP adapter sends no card
-for its todo tool at all; that saves the line but hides a failed update from the user.
-
-Invariants:
-- The arguments are the whole plan; an empty list clears it. Every entry's ``content`` is
-  non-blank; ``priority`` and ``status`` are from the closed sets the schema lists.
-- The result and the views depend only on the arguments (no session state is read or kept
-  here): replaying the stored call redraws exactly the plan the user saw.
+Declared ``read_only`` (nothing on disk changes). Its card is still drawn: it marks where the
+plan changed, and shows a refused or failed update. Pure of session state, so it replays.
 """
 
 from __future__ import annotations

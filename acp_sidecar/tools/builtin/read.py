@@ -1,19 +1,7 @@
 """``read``: a window of a text file, with line numbers, from the editor's buffer or the disk.
 
-Invariants:
-- The model gets at most :data:`MAX_LINES` lines and
-  :data:`~.files.line_window.MAX_BYTES` of text per call; longer lines are cut at
-  :data:`~.files.line_window.MAX_LINE_CHARS` characters with a marker; a footer says which
-  lines were shown and how to continue. Reading from disk streams the file
-  (:mod:`.files.line_window`: one pass, the memory of a chunk and the window, and the
-  encoding decided on the whole file as ``write`` and ``edit`` decide it); the reading thread
-  checks cancellation once per chunk and stops when the call ends.
-- A file with other hard links is read, with a note in the text, ``other_links`` in meta
-  and the count in the result card's title (the other names may be outside the workspace).
-- When the editor serves reads, the text is the editor's (unsaved changes included); the
-  file must still exist on disk, and the binary check is made on disk.
-- The card is generic, ``kind: "read"``, with a location at the window's first line;
-  ``present_result`` depends on ``(args, result.meta)`` only.
+At most :data:`MAX_LINES` lines a call, a footer saying how to continue. From the editor the
+text includes unsaved changes; the binary check is made on disk.
 """
 
 from __future__ import annotations

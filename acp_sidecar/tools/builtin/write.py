@@ -1,20 +1,7 @@
 """``write``: create or overwrite a text file, atomically or through the editor.
 
-Invariants:
-- The call card is a diff with ``old_text: null`` (what will be written); the result card is
-  the diff against the real before-image when the file existed, rebuilt from meta alone.
-- When the user is asked for permission, the card is the diff against the file as it is at
-  that moment (:func:`preview_write`, built like the result card), so overwriting a file is
-  never shown as creating one; a write that would fail (outside the workspace, a binary
-  file) fails before anyone is asked.
-- On the local disk an existing file keeps its encoding and BOM (a Latin-1 file stays
-  Latin-1; content its encoding cannot hold is refused) and its mode (see
-  :func:`~acp_sidecar.tools.builtin.files.atomic.atomic_write`); a new one is UTF-8 without BOM.
-  Missing parent directories are created, and removed again when the write fails. A binary
-  file is never overwritten.
-- When the editor serves writes, the content goes through it (and the before-image through
-  its reads, when it serves them) and the editor decides the encoding; otherwise the local
-  write is atomic: a failure leaves the original byte for byte.
+The permission card is the diff against the file as it is then (overwriting is never shown as
+creating). An existing file keeps its encoding, BOM and mode; a binary file is never overwritten.
 """
 
 from __future__ import annotations

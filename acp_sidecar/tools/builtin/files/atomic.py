@@ -1,22 +1,8 @@
 """Replacing a file atomically on the local disk: :func:`atomic_write`.
 
-Invariants:
-- :func:`atomic_write` never leaves a half-written file: the data goes to a temporary file in
-  the same directory, is flushed to disk, takes the old file's mode, and replaces the file with
-  one rename. On any failure the temporary file and the directories the write created are
-  removed and the original is intact; stale temporaries of killed writes are removed by a
-  later write into the directory (:mod:`.leftovers`).
-- Given the snapshot the file was read as, it refuses to replace a file that changed since
-  (``FILE_CHANGED``), checked on the open file just before the rename. Bytes appended to the
-  old file in the instant between that check and the rename are appended to the new one,
-  through the temporary's own descriptor (never by opening the name again), and only when the
-  old file's first bytes are still exactly the bytes that were read (a pure append); any other
-  change in that instant stays in the replaced file.
-- The temporary is created ``0600`` when it replaces a file, and gets that file's mode only
-  once its content is complete.
-- The directory is reached as all local I/O is (:mod:`.confined`, through
-  :mod:`.textfile`'s helpers): no link is followed after the boundary check. Every
-  ``OSError`` is mapped to a built-in error naming the path as shown.
+Never a half-written file: a temporary beside it, flushed, renamed over it; on failure the
+temporary and the directories made are removed. A file changed since it was read is refused
+(``FILE_CHANGED``), except a pure append in the last instant, which is carried over.
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
 """Reaching a directory along an already-resolved path without following any symlink.
 
-:mod:`.paths` resolves a path and checks it against the workspace once, when the call starts.
-Between that check and the I/O, a directory on the way can be swapped for a symbolic link to
-somewhere else. This module closes the gap for the file tools' own disk I/O: it walks the
-*resolved* path (``WorkspacePath.real``) from ``/`` one component at a time, each step an
-``openat`` relative to the directory reached so far with ``O_NOFOLLOW``. The file is then
-opened, created, renamed and removed relative to the directory descriptor reached that way.
-
-Invariants:
-- No symlink is followed during the walk. Symlinks inside the workspace keep working because
-  the path was resolved before; a component that has become a symlink since then fails the
-  call with :class:`~acp_sidecar.tools.builtin.errors.PathChangedError` (nothing is read or
-  written).
-- A directory created on the way (``create=True``) is created with ``mkdirat`` relative to
-  its parent's descriptor and recorded in :attr:`Directory.created`, so a failed write can
-  remove exactly the directories it made (:func:`remove_created`), and no other.
-- Every descriptor opened here is ``O_CLOEXEC`` and closed by the context manager that
-  opened it, on every path.
+Closes the gap between the boundary check and the I/O: each step is an ``openat`` with
+``O_NOFOLLOW``; a component that became a symlink since fails with ``PathChangedError``.
 """
 
 from __future__ import annotations

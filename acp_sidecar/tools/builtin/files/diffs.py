@@ -1,17 +1,7 @@
-"""Diff hunks for the result cards of ``edit`` and ``write``, and how they are kept in meta.
+"""Diff hunks for the cards of ``edit`` and ``write``, and how they are kept in meta.
 
-Invariants:
-- A hunk is a changed region with up to :data:`CONTEXT_LINES` unchanged lines around it,
-  given as the region's old and new text (whole lines) and its first line on each side.
-  Regions whose context would touch are merged, so hunks never overlap.
-- :func:`replacement_diffs` is exact and linear in the file, and keeps nothing per
-  occurrence: each region's first occurrence is found with ``bytes.find`` and the region
-  followed with one regular expression (in C), it never diffs, and past
-  :data:`META_TEXT_CAP` it only counts the regions left. :func:`text_hunks`
-  diffs two texts line by line (``difflib``), falling back to one hunk spanning the first to
-  the last differing line when the texts are too large to diff.
-- What goes into meta is bounded: at most :data:`META_TEXT_CAP` characters of diff text, the
-  rest dropped with a count (the model-facing text never depends on it).
+Hunks never overlap; :func:`replacement_diffs` is linear and keeps nothing per occurrence;
+meta holds at most :data:`META_TEXT_CAP` characters of diff text.
 """
 
 from __future__ import annotations

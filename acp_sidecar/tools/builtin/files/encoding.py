@@ -1,20 +1,7 @@
 """How a text file is stored: the binary sniff, its encoding, and decoding that round-trips.
 
-Pure functions of bytes and text; reading and writing files is :mod:`.textfile` and
-:mod:`.atomic`.
-
-Invariants:
-- A file is *binary* when its first 8 KiB contain a NUL byte and it does not start with a
-  UTF-16/UTF-32 byte-order mark (the rule ``read``, ``edit``, ``write`` and ``grep`` share).
-- A file without a UTF-16/32 mark that is not valid UTF-8 *as a whole* is Latin-1
-  (:func:`text_encoding`), its UTF-8 mark if any included: every byte is one character, so
-  the decoded text is exactly the file and nothing is lost writing it back. ``read``,
-  ``write`` and ``edit`` decide on the whole file (``read`` with a streaming pre-pass, for
-  files up to :data:`~.textfile.MAX_DOCUMENT_BYTES`; a larger file, which no write loads, is
-  judged on its first 8 KiB), so they agree.
-- Decoding is lossless: ``encode_document(decode_document(b))`` gives ``b`` back byte for
-  byte, and no decoding with replacement characters is ever written back. Encoding is strict:
-  text a Latin-1 or UTF-16 file cannot hold is refused, never written in another encoding.
+Pure. Not valid UTF-8 as a whole (and no UTF-16/32 mark) means Latin-1, so decoding is
+lossless: ``encode_document(decode_document(b)) == b``. ``read``, ``write``, ``edit`` agree.
 """
 
 from __future__ import annotations

@@ -1,23 +1,7 @@
 """The temporary files of atomic writes: how they are named, and cleaning up stale ones.
 
-An atomic write puts the new content in ``.<name>.<pid>-<12 hex>.tmp`` beside the file and
-renames it over the file. A process killed in between (SIGKILL, a power cut) leaves that
-temporary behind; a later write into the same directory removes it.
-
-Invariants:
-- A temporary's name is at most 226 bytes: the file's name is cut to :data:`_NAME_KEPT`
-  bytes (on a character boundary), so any legal name (255 bytes) can be written.
-- Only names of our own pattern are ever removed: ``.<name>.<pid>-<12 hex>.tmp`` with a pid
-  of 1 to 10 digits, or the pid-less ``.<name>.<12 hex>.tmp`` that earlier versions made —
-  and only regular files.
-- Only stale ones: the file has not been modified for :data:`STALE_SECONDS` (one hour), or
-  for :data:`DEAD_PID_SECONDS` (ten minutes) while no process has its pid on this machine.
-  A pid that is gone *here* alone proves nothing — the writer may be on another machine
-  sharing the directory (NFS) or in another PID namespace (a container) — so a temporary
-  another live writer is filling (its modification time keeps moving) is left alone.
-- Cleaning is best effort: no name in the directory, however odd, fails the write that
-  triggered it. A process lists a directory at most once per :data:`CLEAN_INTERVAL`
-  (:func:`clean_now_and_then`), so writes into a huge directory do not each pay a listing.
+Only names of our own pattern, only regular files, only stale ones are removed: a pid gone
+*here* proves nothing (NFS, another PID namespace). Cleaning never fails the write.
 """
 
 from __future__ import annotations

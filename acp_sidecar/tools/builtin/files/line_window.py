@@ -1,18 +1,7 @@
 """A window of numbered lines of a text file, for ``read``: from a text, or streamed from disk.
 
-Invariants:
-- A window holds at most the ``limit`` lines it was opened with and :data:`MAX_BYTES` of
-  text; a line longer than :data:`MAX_LINE_CHARS` characters is cut with a marker.
-- Reading from disk (:func:`read_disk`) streams the file in :data:`CHUNK_BYTES` chunks and
-  holds at most :data:`LINE_BYTES_KEPT` bytes of any line, so a huge file — or a
-  gigabyte-long line — costs one pass and the memory of a chunk and the window. It checks
-  ``cancelled`` once per chunk.
-- The encoding is decided as ``write`` and ``edit`` decide it
-  (:func:`~.encoding.text_encoding`): a file without a UTF-16/32 mark that is not valid UTF-8
-  as a whole is decoded as Latin-1 and says so, so what the model reads is exactly what a
-  write of it stores. Up to :data:`~.textfile.MAX_DOCUMENT_BYTES` the whole file is checked
-  first, in a streaming pass of its own (chunks, no more memory); a larger file, which no
-  write loads, is judged on its first 8 KiB, and stray bytes later in it are shown as U+FFFD.
+Bounded in lines, bytes and line length; reading from disk is one pass holding a chunk and
+the window. The encoding is decided as ``write`` and ``edit`` decide it.
 """
 
 from __future__ import annotations

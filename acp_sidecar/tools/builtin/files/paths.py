@@ -1,19 +1,7 @@
 """The workspace boundary: every path a built-in tool touches is resolved here.
 
-Invariants:
-- A path is resolved against the session cwd (the workspace root) and normalised; ``..`` is
-  folded lexically, so the file touched is the one the normalised path names.
-- Unless the session allows it (``--allow-outside-workspace``), a path is accepted only when
-  its *real* location (symlinks resolved, for the part that exists) lies inside the real
-  location of one of the session's roots (the cwd, then its ``additionalDirectories``: a
-  multi-root workspace), the first that holds it, as the session fixed them when it was set
-  up (:attr:`~acp_sidecar.tools.context.ToolContext.roots`; never resolved again). So ``..``
-  escapes, absolute paths elsewhere and symlinks that point out are all refused, with an
-  :class:`OutsideWorkspaceError` that says which of the three it was (never where a link
-  points: the model learns no path outside the workspace from a refusal).
-- The check is made when the call starts. ``read``, ``write`` and ``edit`` then reach the file
-  along ``real`` without following any link (:mod:`.confined`), so a symlink swapped in
-  afterwards fails the call; tools that walk trees skip symlinks altogether.
+A path is accepted only when its real location lies inside one of the session's roots (unless
+``--allow-outside-workspace``). A refusal never says where a link points.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
 """Text files on disk and through the editor: finding, opening and loading them.
 
-The encoding rules are :mod:`.encoding`; replacing a file on disk is :mod:`.atomic`, which
-uses the helpers here to reach it.
-
-Invariants:
-- Local I/O never follows a link after the boundary check: files are opened and stat-ed here
-  (and created and renamed in :mod:`.atomic`) relative to their directory's descriptor reached
-  by :mod:`.confined`; a path that changed under the call fails it with ``PATH_CHANGED``.
-- A file is loaded whole only up to :data:`MAX_DOCUMENT_BYTES`, and only as the state it was
-  in: one that grows or shrinks while being read fails with ``FILE_CHANGED``; the
-  :class:`FileStamp` it was read at goes with its bytes.
-- Every ``OSError`` is mapped to a built-in error with a message naming the path as shown.
+Local I/O never follows a link after the boundary check (:mod:`.confined`). A file is loaded
+whole up to :data:`MAX_DOCUMENT_BYTES`, only in one state (else ``FILE_CHANGED``).
 """
 
 from __future__ import annotations

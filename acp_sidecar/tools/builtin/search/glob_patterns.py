@@ -1,18 +1,7 @@
 """Glob patterns as ``grep`` and ``glob`` read them: ``*``, ``?``, ``[…]``, ``**`` and ``{a,b}``.
 
-Invariants:
-- Paths are relative and ``/``-separated. ``*`` and ``?`` never match ``/``; a ``**``
-  segment matches any number of directories (none included); ``[!…]`` / ``[^…]`` negate a
-  class; ``{a,b}`` alternatives expand (nested too, at most :data:`MAX_ALTERNATIVES`); a
-  backslash escapes the next character. ``*`` also matches names starting with a dot.
-- A pattern matches a whole path, never a prefix of it.
-- Matching cannot freeze the sidecar: ``*a*a*a*b`` backtracks polynomially on a long name
-  (minutes for a 100-character one), so a glob that can backtrack so (:func:`_may_backtrack`:
-  two ``*`` in one segment, or two ``**`` segments) is matched with the ``regex`` package
-  without the interpreter lock and stops after :data:`MATCH_TIMEOUT_S` with
-  ``PATTERN_TOO_SLOW``. Any other glob is matched by ``re``, ten times faster: with at most
-  one ``*`` per segment (which cannot cross a ``/``) and one ``**``, matching a path takes
-  time proportional to its length times the number of segments.
+A pattern matches a whole path. Matching cannot freeze the sidecar: a glob that can backtrack
+(two ``*`` in a segment, two ``**``) runs on ``regex`` without the GIL, with a timeout.
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
-"""``grep``'s pure-Python engine (ripgrep's is :mod:`.ripgrep`; what both find is
-:mod:`.grep_match`).
+"""``grep``'s pure-Python engine (ripgrep's is :mod:`.ripgrep`; what both find, :mod:`.grep_match`).
 
-Invariants:
-- It reads a walked file only if it is the one the walk listed: opened without following a
-  symlink, without blocking, a regular file with the listed inode; a file swapped since is
-  skipped. (ripgrep is given paths: it opens them itself.)
-- The Python engine never blocks the server and stops soon after cancel: it matches with the
-  ``regex`` package (``re``-compatible ``VERSION0`` syntax) with ``concurrent=True``, which
-  releases the GIL, and a timeout of :data:`MATCH_TIMEOUT_S` per call; cancellation is
-  polled between calls. A line on which the pattern times out is not searched and the
-  result says so; after :data:`SLOW_LINES_LIMIT` such lines the search gives up with
-  ``PATTERN_TOO_SLOW`` (catastrophic backtracking: ``(a|a)+$``). ripgrep's engine is
-  linear-time, so it needs neither.
-- Memory per line is bounded in the Python engine: files are read in blocks, and a line
-  longer than :data:`MAX_LINE_BYTES` is searched in its first :data:`MAX_LINE_BYTES` only
-  (the rest of it is skipped unread into memory; the result counts such lines).
+It never blocks the server: ``regex`` with ``concurrent=True`` and a timeout per call; too many
+slow lines give ``PATTERN_TOO_SLOW``. A file swapped since the walk listed it is skipped.
 """
 
 from __future__ import annotations

@@ -1,35 +1,8 @@
 """What ``grep`` finds, the same whichever engine finds it: the pattern and the results.
 
-The two engines are :mod:`.grep_engine` (pure Python) and :mod:`.ripgrep`; both take
-:class:`Candidate` files and a :class:`Pattern` and give a :class:`SearchResult`.
-
-Invariants — both engines give the same result for the same candidate files:
-- The candidate files come from one place (:func:`~.walk.walk_files` and the ``glob`` filter),
-  not from the engines, so ignore rules cannot differ; the engines only read contents.
-- A line is the text between ``\\n`` characters, ``\\r`` included (so ``$`` does not match
-  before the ``\\r`` of a CRLF line, as in grep and ripgrep); a UTF-8 BOM is skipped, a UTF-16
-  file with a BOM is decoded. The ``\\r`` is dropped from the text shown.
-- A file is skipped when it is binary by the shared rule (a NUL in the first 8 KiB and no
-  UTF-16/32 BOM); UTF-32 files are skipped too (ripgrep does not decode them).
-- Results are files in walk order, lines ascending; at most ``max_results`` lines, and
-  ``truncated`` says whether there were more. Both engines stop reading early once they
-  know there are more (see :mod:`.ripgrep` for how ripgrep does it). Each result line keeps
-  at most :data:`KEEP_CHARS` characters of its text (and its length).
-- The pattern is Python ``re`` syntax, but for two things where ``re`` and the engines part:
-  POSIX classes inside a set (``[[:alpha:]]``, ``[^[:digit:]]``) are refused
-  (:class:`PosixClassError`: ``re`` reads ``[[:alpha:]]`` as the set ``[:alph`` then ``]``,
-  the ``regex`` package as Unicode letters, ripgrep as ASCII letters); and ``\\w``, ``\\b``,
-  ``\\d``, ``\\s`` and case-insensitive matching follow Unicode as ripgrep and ``regex`` do,
-  not ``re``'s ``str`` methods (combining marks are ``\\w``, ``²`` and ``¼`` are not;
-  ``\\x1c``-``\\x1f`` are not ``\\s``; ``(?i)i`` does not match ``ı``).
-  ripgrep is used only for patterns it accepts and reads alike; any pattern it rejects runs in
-  Python instead (lookarounds, backreferences, ``\\Z``…), and patterns whose meaning differs
-  (``(?x)``, nested-looking sets ``[[`` that Python warns about) go straight to Python.
-  Remaining differences: on bytes that are not valid UTF-8, ripgrep matches raw bytes while
-  Python matches U+FFFD; ``(?i)i`` matches ``İ`` in Python, not in ripgrep (which folds case
-  by Unicode's simple folding only); on lines longer than
-  :data:`~.grep_engine.MAX_LINE_BYTES`, ripgrep searches the whole line while the Python engine
-  searches their start (see :mod:`.grep_engine`).
+Both engines give the same result for the same candidates (tests compare them). ripgrep gets
+only patterns it reads alike; POSIX classes in sets are refused (``re``, ``regex`` and ripgrep
+each read them differently). Known differences: invalid UTF-8, ``(?i)`` and ``İ``, huge lines.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """The ripgrep engine of ``grep``: the same results as the Python one, faster.
 
-Invariants:
-- ripgrep never chooses files: it is given the walk's candidates as explicit paths, in
-  batches (the first small, then four times larger, each under a command-line size bound),
-  with ``--no-config --no-ignore --text`` so nothing but the pattern decides; the binary rule
-  is then applied to the files it matched (see :mod:`.grep_match`).
-- The walk runs in a worker thread (:class:`BatchFeed`) while ripgrep searches, and runs are
-  pipelined: the next batch is searched while this one's results are taken. Once more than
-  ``max_results`` lines are known, the walk is stopped and a run still going is killed. Each
-  run has ``--max-count max_results+1``, so no file can flood the output.
-- Output is ``--null`` records (``path NUL line:text LF``), parsed in linear time, so a
-  multi-megabyte line or a path with a newline cannot break or stall it.
-- Cancellation kills the running ripgrep at once (its process group), which ends its output.
-- A pattern ripgrep rejects raises :class:`RipgrepRejected` before any file is read, and the
-  search reruns in Python over the same candidates (:meth:`BatchFeed.replay`).
+ripgrep never chooses files: it gets the walk's candidates as paths, in batches, with
+``--no-config --no-ignore --text``. A pattern it rejects reruns in Python on the same files.
 """
 
 from __future__ import annotations

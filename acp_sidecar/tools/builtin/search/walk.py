@@ -1,28 +1,9 @@
 """Walking a workspace tree the way ``grep`` and ``glob`` see it: .gitignore applied.
 
 Invariants:
-- Order is deterministic: depth first, each directory's entries sorted by name (so a path
-  sorts by its tuple of components — the order of ``rg --sort path``).
-- Skipped: every ``.git`` entry; symbolic links (never followed, so a walk cannot leave the
-  workspace); entries ignored by a ``.gitignore`` in the root or any directory down to the
-  entry. Patterns follow git: a deeper file overrides a shallower one, the last matching line
-  wins, ``!`` re-includes, and nothing below an ignored directory is visited. Hidden files are
-  walked. Global excludes and ``.git/info/exclude`` are not read.
-- Each entry is judged on its own path: a walk started inside an ignored directory (an
-  explicit search path) still visits it, as ripgrep does for paths given to it.
-- The workspace boundary holds for every directory read: the start's real path (read from
-  the opened directory) must lie inside the boundary, else :class:`OutsideWorkspaceError`
-  (a start reached *through* a symlinked parent is refused like any path that resolves
-  out); every directory below it is opened with ``O_NOFOLLOW`` and entered only if its
-  ``..`` is the directory it was listed in (device and inode), so a directory swapped for a
-  symlink, or moved, between listing and entering is skipped, never followed out.
-- Iterative, with one directory open at a time: any depth is walked (no recursion limit, no
-  descriptor per level). A path longer than the system allows (``ENAMETOOLONG``) is skipped.
-- Unreadable directories and .gitignore files are skipped silently.
-- Each file comes with the inode it had when listed (:attr:`WalkEntry.inode`), so a reader
-  can refuse a file swapped since (the grep Python engine does).
-- A walk runs in a worker thread and polls ``cancelled`` once per directory;
-  :class:`ThreadCancel` is that flag, set from the call's cancel signal.
+- Deterministic order (depth first, by name); ``.git`` and symlinks skipped, never followed.
+- Every directory entered is checked to be the one listed (``O_NOFOLLOW``, its ``..``), so a
+  swap for a symlink between listing and entering is skipped, never followed out.
 """
 
 from __future__ import annotations

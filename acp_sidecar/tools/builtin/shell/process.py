@@ -1,22 +1,7 @@
 """Running one shell command in its own session, and keeping what it prints bounded.
 
-Invariants:
-- The command runs as ``bash -c`` (``sh`` when there is no bash) in a new session, so it
-  leads its own process group; stdin is ``/dev/null``; stdout and stderr share one pipe; its
-  environment is the sidecar's without the sidecar's secrets
-  (:func:`~acp_sidecar.tools.environment.child_environment`), plus the call's tag
-  (:data:`~acp_sidecar.tools.builtin.shell.reaper.CALL_VARIABLE`).
-- When :func:`run_command` returns or raises — normal exit, timeout, cancellation, or the
-  caller's task being cancelled — nothing the command started is left running, daemons that
-  left its session included (:class:`~acp_sidecar.tools.builtin.shell.reaper.CallProcesses`, which
-  also says what it cannot recognise): leftovers get SIGTERM, then SIGKILL after
-  :data:`TERM_GRACE_S` (at once when the task is cancelled). Once they are gone the pipe is
-  read until EOF, :data:`DRAIN_S` of silence, or :data:`DRAIN_MAX_S` (a process that could
-  not be recognised may hold it open), then closed.
-- Output is decoded as UTF-8 (invalid bytes become U+FFFD) and handed to ``on_output`` as it
-  arrives; awaiting ``on_output`` is the back-pressure (the pipe fills, the command blocks).
-- :class:`HeadTail` keeps the first and the last characters of a stream within fixed bounds,
-  however much is written, and says how much it cut.
+When :func:`run_command` returns or raises, nothing the command started is left running.
+Awaiting ``on_output`` is the back-pressure.
 """
 
 from __future__ import annotations

@@ -1,50 +1,11 @@
 """Ending what one command started — its whole process tree, daemons included — and nothing else.
 
-A :class:`CallProcesses` stands for one ``bash`` call. Its shell runs in a new session (the
-*call's session*) with :data:`CALL_VARIABLE` set to a token of its own in the environment.
-When the call ends, a process is the call's when it is in the call's session (whatever its
-environment or parent), or when it is a **descendant of the sidecar** and either its
-environment carries the call's token (a ``setsid`` daemon keeps the environment it was
-started with) or its parent is the call's (a child that scrubbed its environment but is
-still attached). The sidecar is a
-child subreaper (``acp_sidecar.server.hardening``), so a daemon whose parent exited — a double
-fork — is re-parented to the sidecar and stays a descendant.
-
 Invariants:
-- Nothing that is not the call's is signalled: not another call's processes (another
-  session, another token), not the sidecar's other children (ripgrep, MCP servers), not
-  processes outside the sidecar's tree other than the call's session. A signal goes
-  through a pidfd, and only after the process it holds is checked to have the start time
-  seen in the scan, so a pid reused meanwhile is never hit.
-- :meth:`CallProcesses.end`: SIGTERM to every live process of the call, SIGKILL to what is
-  left (or started meanwhile) after the grace, until none is left. :meth:`kill_now` is the
-  same without the grace, for a caller whose task is being cancelled.
-- Reaping is by pid, never ``waitpid(-1)`` (that would steal exit codes from asyncio's child
-  watcher): only a zombie that is the call's, a child of the sidecar (re-parented), and not
-  the call's shell (asyncio waits for that one) is reaped here. One that is not dead yet is
-  kept in a process-wide list and reaped by a later call's end.
-- Orphans nobody reaps (:func:`sweep_orphans`): a process anything else in the sidecar
-  started (ripgrep, git, an MCP server) may leave a grandchild that is re-parented to the
-  sidecar and dies there. The rule: a zombie child of the sidecar is reaped once it has been
-  seen a zombie, with the same start time, by two sweeps at least :data:`ORPHAN_AGE_S`
-  apart. An owner waiting for its child (asyncio's child watcher blocked in ``waitpid(pid)``,
-  a pidfd watcher, ``subprocess.run``) collects it the moment it dies, long before that. The
-  reap goes through a pidfd checked against the start time, so a reused pid is never reaped.
-  The sweep runs at each call's end and every :data:`SWEEP_S` in a daemon thread
-  (:func:`start_sweeper`, started by the hardening once the sidecar is a subreaper). Limit:
-  a ``subprocess.Popen`` owner that only asks for its child's status more than
-  :data:`ORPHAN_AGE_S` after it died finds it reaped (``Popen`` then reports exit code 0).
-- The scans walk the sidecar's own tree (``/proc/<pid>/task/*/children``) when it is a
-  subreaper — every process of a call stays in it — instead of listing all of ``/proc``; the
-  end of a call runs them in a worker thread, so the event loop never waits for one.
-- Without ``/proc`` (other platforms), only the call's process group is ended, as before.
-
-Limits (also in SECURITY.md): a process that leaves the call's session *and* scrubs its
-environment (``env -i``), or makes itself non-dumpable (``ssh-agent``), or changes user
-(``sudo``), and whose parent has exited, is not recognised; nor is anything another service
-starts on the command's behalf (``systemd-run``, ``at``, a D-Bus activation). A re-parented
-daemon that exits on its own while the call still runs cannot be told apart from other
-children afterwards: the orphan sweep reaps it, :data:`ORPHAN_AGE_S` after it died.
+- A process is the call's when it is in the call's session, or a descendant of the sidecar
+  (a subreaper) carrying the call's token or the call's parent. Nothing else is signalled.
+- Signals and reaps go through a pidfd checked against the start time (no reused pid is hit);
+  reaping is by pid, never ``waitpid(-1)`` (asyncio's child watcher would lose exit codes).
+Limits: see SECURITY.md (a process that leaves the session *and* scrubs its environment…).
 """
 
 from __future__ import annotations
