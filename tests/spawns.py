@@ -87,7 +87,7 @@ def watch() -> None:
     spawn = PtyProcess.spawn.__func__  # type: ignore[attr-defined]
 
     def pty_spawn(cls: type[PtyProcess], argv: Sequence[str], *args: Any, **kwargs: Any) -> Any:
-        if is_interpreter(argv[0]):
+        if is_interpreter(os.fsdecode(argv[0])):  # pexpect hands the argv over as bytes
             started.append(_command(argv))
         return spawn(cls, argv, *args, **kwargs)
 
