@@ -1,17 +1,10 @@
 """Session modes and permissions: the pre-execute policy and the editor's permission dialog.
 
-Invariants:
-- What is risky is what the tool declares (not ``read_only``; ``open_world`` for a reader that
-  reaches outside the machine), never how its card is drawn. The policy listener delegates
-  first, so a plugin's own ``Deny`` always stands.
-- An ``Ask`` becomes ``session/request_permission`` (allow/reject, once/always) showing the
-  call-time preview when there is one; "always" is remembered per session, tool name and the
-  risk declared when asked. A ``cancelled`` outcome cancels the turn.
-- Every decision is reported to the scope's :class:`PermissionRecorder`; one that fails is
-  logged and never fails the call.
-- The listeners reach a session only through the tools layer's protocols
-  (:class:`~acp_sidecar.tools.context.SessionPermissions`, which :class:`CallScope`
-  implements); ``in_progress`` goes out when dispatch starts, after every check.
+What is risky is what the tool declares (not ``read_only``, or an ``open_world`` reader), never
+how its card is drawn; a plugin's own ``Deny`` always stands. An ``Ask`` becomes
+``session/request_permission``; "always" is remembered per session, tool and declared risk.
+Every decision is reported to the :class:`PermissionRecorder`, whose failure never fails a call.
+The listeners reach a session only through the tools layer's protocols (``SessionPermissions``).
 """
 
 from __future__ import annotations

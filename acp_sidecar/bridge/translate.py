@@ -1,15 +1,9 @@
 """One translator for live calls and replay: stored calls → ``tool_call`` / ``tool_call_update``.
 
-Invariants:
-- The live path and replay both call :func:`translate_call` and :func:`translate_result` with
-  the same values — the session log's :class:`~acp_sidecar.store.records.ToolCallRecord` and
-  the call's result — so for the same calls they produce the same updates (live progress
-  and a live call's first card drawn from its tool's call-time preview aside). Presenters are
-  pure functions of ``(args)`` and ``(args, result)``.
-- A presenter that raises, or returns something that is not a view, is logged and replaced by
-  the generic fallback (title = tool name, ``rawInput`` = arguments): a turn never breaks on
-  presentation. A tool that is no longer registered replays as a generic card, titled as its
-  card was live when the log kept that (:func:`recorded_call_view`).
+Live and replay call :func:`translate_call` and :func:`translate_result` with the same values, so
+they draw the same updates (live progress and call-time previews aside): presenters are pure. A
+presenter that raises or returns no view falls back to the generic card; a turn never breaks on
+presentation.
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
 """The authentication methods ``initialize`` offers, and the ids ``authenticate`` accepts.
 
-There is no account to log in to. What a user sets up is a model endpoint and its key, with
-``acp-sidecar configure`` run in a terminal (it writes the config file); the methods tell a
-client how to run that command, and ``authenticate`` only has the server re-read its
-configuration. Nothing here gates ``session/new``: with no model configured, the
-slash-command console still works.
-
-Invariants:
-- :data:`CONFIGURE_ID`, an ``agent`` method (no ``type`` on the wire), is always offered. Its
-  ``_meta["terminal-auth"]`` is the legacy form ``{command, args, label}`` that clients read
-  from before terminal methods were in the schema: Zed runs it in a terminal (it requires
-  ``command`` and ``label``; ``args`` and ``env`` are optional), and the ACP registry's CI
-  counts a method carrying it as a terminal method.
-- :data:`CONFIGURE_TERMINAL_ID` (``type: "terminal"``, ``args: ["configure"]``) is offered
-  only when the client set ``clientCapabilities.auth.terminal``: the schema says agents must
-  not offer it otherwise. The client runs its own command line for the agent with those
-  args appended; the method carries the same legacy ``_meta`` for clients that know the tag
-  but run only the legacy form.
-- The legacy command is this very program (:func:`launch_command`): the ``acp-sidecar``
-  console script it was started as, else this interpreter with ``-m acp_sidecar``.
-- ``authenticate`` always succeeds: for every id in :data:`METHOD_IDS`, offered on this
-  connection or not (some clients authenticate before every ``session/new``, some with a
-  terminal method's id), and for any other, which is only logged.
+There is no account: ``acp-sidecar configure``, run in a terminal, sets up the endpoint, and
+``authenticate`` only re-reads the configuration; nothing here gates ``session/new``. The
+``terminal`` method is offered only to a client that set ``clientCapabilities.auth.terminal``
+(the schema forbids it otherwise); ``authenticate`` accepts every id, offered or not.
 """
 
 from __future__ import annotations
@@ -118,7 +100,11 @@ def terminal_auth_meta(program: LaunchCommand, config: str | None = None) -> dic
 def auth_methods(
     capabilities: ClientCapabilities, program: LaunchCommand, config: str | None = None
 ) -> list[AuthMethod]:
-    """The methods to offer a client with these capabilities (see the module's invariants)."""
+    """The methods to offer a client with these capabilities (see the module docstring)."""
+    # Both carry the legacy ``terminal-auth`` ``_meta`` ({command, args, label}) that clients
+    # read from before terminal methods were in the schema: Zed runs it (it requires
+    # ``command`` and ``label``), the ACP registry's CI counts a method carrying it as a
+    # terminal method, and some clients that know ``type: "terminal"`` run only the legacy form.
     methods: list[AuthMethod] = [
         AuthMethodAgent(
             id=CONFIGURE_ID,

@@ -1,21 +1,9 @@
-"""The typed proxy for agent→client requests: permission, the client's file system and
-elicitation.
+"""The typed proxy for agent→client requests: permission, the client's file system, elicitation.
 
-Invariants:
-- A method is called only when the client advertised it (``fs.readTextFile``,
-  ``fs.writeTextFile``, ``elicitation`` with the request's mode); otherwise
-  :class:`ClientCapabilityError` is raised before anything is sent.
-  ``session/request_permission`` is a baseline client method and always allowed.
-- Abandoning a wait (the turn's signal fires, or the awaiting task is cancelled) forgets the
-  request's future and sends ``$/cancel_request``; a late answer is dropped.
-- The client's answer is decoded into the typed response. ``null`` is a valid answer wherever
-  the response type has no required field (``fs/write_text_file``): clients answer it, and
-  the SDKs send it for a handler that returns nothing; it decodes like ``{}``. An answer that
-  does not decode, or is not a JSON-RPC response at all (both ``result`` and ``error``, a
-  malformed ``error``), is raised as ``-32603`` at once: the call fails, nothing waits.
-- A JSON-RPC error from the client is raised as :class:`AcpError` whose message is the
-  client's own, with the detail SDKs put in ``data`` ("Internal error: Permission denied
-  for …"), on one line and bounded: that is what the user sees on the card.
+A method is sent only when the client advertised it (else :class:`ClientCapabilityError`;
+``session/request_permission`` is always allowed). An abandoned wait sends ``$/cancel_request``
+and drops the late answer; an answer that does not decode fails the call at once (``-32603``);
+a client's error is raised as :class:`AcpError` with its own message, on one bounded line.
 """
 
 from __future__ import annotations
@@ -159,6 +147,8 @@ class ClientProxy:
             if remove is not None:
                 remove()
         try:
+            # ``null`` is a valid answer where the response has no required field
+            # (``fs/write_text_file``): clients send it, the SDKs for a handler returning nothing.
             return from_wire({} if result is None else result, response_type)
         except ProtocolParamsError as exc:
             raise AcpError.internal_error(

@@ -1,30 +1,14 @@
 """NDJSON framing on file descriptors: a bounded line reader and a whole-message writer.
 
 Invariants:
-- A line holds at most ``limit`` bytes (the newline excluded). A longer line is reported once
-  through ``on_oversized`` and its bytes are dropped as they arrive, up to its newline, so the
-  reader never buffers more than ``limit`` bytes of one line.
-- Reading is asynchronous: a pipe, socket or terminal is read by the event loop itself; a
-  regular file or ``/dev/null`` (which the loop cannot poll) is read in large chunks by one
-  background job, never one thread per line.
-- Messages reach the wire as whole lines, in the order written, from the event loop thread
-  only, so concurrent senders can never interleave bytes. Lines written in one turn of the
-  event loop are gathered and handed to the pipe in one ``write`` at the end of that turn
-  (sooner once :data:`WRITE_BATCH` bytes are gathered): a driver streaming thousands of
-  updates costs one system call per batch, not one per message. An answer to a request
-  (:meth:`WireWriter.write_now`) is handed to the pipe at once, with what was gathered
-  before it: the client is waiting for it, and there is one per request, not one per
-  update. :meth:`WireWriter.flush` and :meth:`WireWriter.close` write what is gathered first.
-- Back-pressure: when more than :data:`WRITE_HIGH_WATER` bytes wait for the client to read
-  them, the writer reports it (:meth:`WireWriter.on_backlog`), and again when they drop under
-  :data:`WRITE_LOW_WATER`; the server then holds new requests and, past its limit, pauses
-  the reader (:meth:`WireReader.pause`). A client that writes and never reads therefore holds
-  the process to what it had read by then, not to all it sends. While reading is paused the
-  end of input is not seen either: it is, as soon as the client reads (or its end of the pipe
-  breaks). Those bytes are the ones waiting in this process: an output pipe is given a
-  :data:`PIPE_SIZE` buffer (:func:`grow_pipe`), which holds that much more in the kernel.
-- An exception from ``on_line`` costs that line only: it is logged and the splitter's state
-  stays whole, so the lines after it are cut as usual.
+- A line holds at most ``limit`` bytes: a longer one is reported once (``on_oversized``) and
+  dropped as it arrives, never buffered. An ``on_line`` that raises costs that line only.
+- Whole lines reach the wire in write order, from the event loop thread only: the lines of
+  one loop turn in one ``write`` (:data:`WRITE_BATCH`), an answer
+  (:meth:`WireWriter.write_now`) at once.
+- Past :data:`WRITE_HIGH_WATER` bytes unread by the client the writer reports a backlog
+  (:meth:`WireWriter.on_backlog`) and the server holds input, past its limit pausing the
+  reader; while paused, the end of input is not seen either.
 """
 
 from __future__ import annotations

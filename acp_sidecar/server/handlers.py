@@ -1,17 +1,9 @@
-"""The ACP request and notification handlers, and :data:`HANDLERS`, the table that names each
-method's handler (``session/load``, ``list``: :mod:`.loading`; ``resume``, ``close``,
-``delete``: :mod:`.lifecycle`).
+"""The ACP handlers and :data:`HANDLERS`, the table naming each method's handler (load and list:
+:mod:`.loading`; resume, close and delete: :mod:`.lifecycle`); :mod:`.app` registers it.
 
-A handler is ``handler(connection, params) -> result``: a coroutine answers a request, a plain
-function handles a notification; :mod:`.app` registers the table.
-
-Invariants:
-- :data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, each
-  handler annotated with that method's params and result types (the tests check it).
-- Only what is implemented is advertised (the stored-session methods only with a store).
-- ``initialize`` succeeds once per connection; ``session/new`` is never gated on
-  ``authenticate``, never fails for an MCP server, and checks ``cwd`` and the extra roots.
-- A prompt carrying content the driver did not advertise is ``-32602`` naming the block.
+:data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, each annotated
+with its params and result types; only what is implemented is advertised. ``session/new`` is
+never gated on ``authenticate`` and never fails for an MCP server.
 """
 
 from __future__ import annotations

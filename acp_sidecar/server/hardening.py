@@ -1,24 +1,10 @@
-"""Process-wide protections the serving sidecar sets once, before anything else runs.
+"""Process-wide protections the serving sidecar sets once, before anything else runs (Linux).
 
-- **Not dumpable** (Linux ``prctl(PR_SET_DUMPABLE, 0)``). A process of the same user — any
-  command a tool runs — can then no longer open ``/proc/<sidecar>/fd/*`` (the wire's private
-  descriptors: it could inject bytes into the editor's stream, or requests such as
-  ``session/set_mode auto`` into the sidecar's own input), read ``/proc/<sidecar>/environ``
-  or ``mem`` (the API key), or ``ptrace`` the sidecar; and no core dump is written. Root
-  (``CAP_SYS_PTRACE``) still can. The kernel resets the flag on ``exec``, so the commands the
-  sidecar runs are ordinary processes. This is not a sandbox: a command still runs as the user.
-- **Child subreaper** (Linux ``prctl(PR_SET_CHILD_SUBREAPER, 1)``). A process whose parent
-  exits — a command's double-forked daemon — is re-parented to the sidecar rather than to
-  init, so the end of a call can still find and end it
-  (:mod:`acp_sidecar.tools.builtin.shell.reaper`). Being one, the sidecar also inherits orphans
-  that nobody waits for: a sweeper thread reaps the zombies among its children that stay
-  zombies for seconds (the rule and its limit: the reaper module), and the call scans walk
-  the sidecar's own tree instead of all of ``/proc``.
-
-Elsewhere (macOS, the BSDs) there is no ``prctl``: both are skipped and the skip is logged.
-There is no ``/proc/<pid>/fd`` to open there, and attaching to another process is the
-platform's policy (macOS asks for a debugging entitlement); a daemon that leaves a command's
-session is not tracked there.
+Not dumpable: a command a tool runs (the same user) cannot open the wire's descriptors under
+``/proc/<sidecar>/fd``, read the key from ``environ`` or ``mem``, nor ``ptrace`` the sidecar
+(root still can); the kernel resets the flag on ``exec``. Child subreaper: a command's
+double-forked daemon is re-parented to the sidecar, so the call's end can still find it.
+Neither is a sandbox; off Linux both are skipped and the skip is logged.
 """
 
 from __future__ import annotations
@@ -73,6 +59,8 @@ def harden_process() -> Hardening:
         not_dumpable=_prctl(PR_SET_DUMPABLE, 0),
         subreaper=_prctl(PR_SET_CHILD_SUBREAPER, 1),
     )
+    # A subreaper also inherits orphans nobody waits for: the sweeper reaps those that stay
+    # zombies for seconds, and the call scans walk the sidecar's own tree, not all of /proc.
     if hardening.subreaper:
         reaper.use_tree_walk()
         reaper.start_sweeper()

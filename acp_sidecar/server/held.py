@@ -1,27 +1,10 @@
 """The session logs this process holds open: a bounded set, least recently used released first.
 
-A log held open costs a file descriptor, and its writer's lock lives on that descriptor. A
-sidecar serving thousands of sessions must not hold thousands of descriptors (past the
-process's limit, new logs and the commands tools run fail with ``EMFILE``), so at most
-:attr:`HeldLogs.bound` logs are held; using one more releases the one used least recently among
-those with no turn running (or, when every one is mid-turn, the least recently used) — its
-pending text written, synced, unlocked and closed — and that session re-opens and re-locks its
-log on its next use. The session's claim (:mod:`acp_sidecar.store.claims`) is not released
-with its log, so no other acp-sidecar takes the session meanwhile (re-opening fails clearly if
-something else locked the log itself). Preferring
-idle logs keeps a streaming turn's log open, so its message is not cut into one record per
-release, nor re-opened for every batch of text.
-
-Invariants:
-- :meth:`HeldLogs.touch` is called on the event loop's thread only; it never releases the
-  log it was called for, so a session being written to is never closed under its writer.
-- :meth:`HeldLogs.replaying` bounds the ``session/load`` replays running at once to half the
-  bound (at least one): each holds a writer's and a reader's descriptor outside the held set
-  until it ends, so held logs and replays together stay within half the descriptor limit.
-- The bound is :func:`default_bound`: a quarter of the soft ``RLIMIT_NOFILE`` (at least 8, at
-  most 256), leaving the rest to commands, MCP servers, reads and the wire.
-- :meth:`HeldLogs.loading` serialises ``session/load`` of one session id, so a second load
-  of the same session waits for the first and then replays from the session it loaded.
+A held log costs a descriptor (its writer's lock lives on it), so at most :attr:`HeldLogs.bound`
+(:func:`default_bound`) are held, idle ones released first; a released session keeps its claim
+and re-opens its log on its next use. :meth:`HeldLogs.touch` runs on the event loop's thread and
+never releases the log it was called for. Loads are bounded (:meth:`HeldLogs.replaying`) and take
+turns per session id (:meth:`HeldLogs.loading`).
 """
 
 from __future__ import annotations
@@ -41,7 +24,8 @@ MIN_HELD: Final = 8
 
 
 def default_bound() -> int:
-    """How many logs to hold open under this process's soft descriptor limit."""
+    """How many logs to hold open: a quarter of the soft descriptor limit, leaving the rest to
+    commands, MCP servers, reads and the wire."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return MAX_HELD
@@ -60,7 +44,7 @@ class HeldLog(Protocol):
 
 
 class HeldLogs:
-    """The logs held open, in order of use (see the module invariants)."""
+    """The logs held open, in order of use (see the module docstring)."""
 
     def __init__(self, bound: int | None = None) -> None:
         self.bound: Final = default_bound() if bound is None else bound
@@ -81,6 +65,8 @@ class HeldLogs:
         self._held.move_to_end(log)
         while len(self._held) > self.bound:
             others = [held for held in self._held if held is not log]
+            # Idle logs first: a streaming turn's log released would cut its message into one
+            # record per release and re-open for every batch of text.
             victim = next((held for held in others if not held.busy), others[0])
             del self._held[victim]
             victim.release()

@@ -1,16 +1,8 @@
-"""``session/load`` and ``session/list``, and :func:`attach`, which ``load`` and ``resume``
-share (a resume only sends no history).
+"""``session/load`` and ``session/list``, and :func:`attach`, which ``load`` and ``resume`` share.
 
-Invariants:
-- Every check that can fail (the log exists, is a regular file naming the session, every
-  record's version is one we read, its cwd is the one asked for, this process can claim the
-  session and take and write its log) is made before the first update is sent; every failure
-  gives the claim, the lock and the MCP servers it started back.
-- Whole-log reads run in a worker thread; loads at once are bounded (:class:`HeldLogs`), and
-  two loads of one session take turns.
-- The history replays before ``session/load`` answers and ends with a ``session_info_update``;
-  the session's mode and extra roots are the last its log records, its model and effort are
-  restored, and its MCP servers start before the replay.
+Every check that can fail (the log, its versions, its cwd, the claim, the lock) is made before
+the first update is sent; a failure gives back the claim, the lock and the MCP servers started.
+The history replays before ``session/load`` answers; mode, roots, model and effort are restored.
 """
 
 from __future__ import annotations

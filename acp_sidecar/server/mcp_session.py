@@ -1,17 +1,9 @@
 """A session's MCP servers: started from its ``mcpServers``, their tools in its own registry.
 
-Imported only for a session that names servers (it is what imports :mod:`acp_sidecar.mcp`);
-stdio servers' processes boot while the MCP SDK is imported in a worker thread.
-
-Invariants:
-- Starting never fails the session: a refused entry, a server that does not start in time or
-  dies later is told (kept in the log) and left out. Problems found while the session's answer
-  is made are told after it and its commands.
-- The session's registry is the server's tools and every live server's, rebuilt (and the
-  commands announced again) when they change; a turn keeps the registry it started with.
-- Warnings about one server's tools are told up to :data:`TOLD_PER_SERVER`, then counted.
-- :meth:`SessionServers.aclose` stops every server, those still starting included; while a
-  start runs they are in the connection's ``starting_mcp``, so a shutdown stops them too.
+Imported only for a session that names servers (it is what imports :mod:`acp_sidecar.mcp`).
+Starting never fails the session: a server refused, late or dead is told and left out. A turn
+keeps the registry it started with; :meth:`SessionServers.aclose` stops every server, those
+still starting included.
 """
 
 from __future__ import annotations

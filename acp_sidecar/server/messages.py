@@ -1,16 +1,9 @@
-"""JSON-RPC 2.0 messages as NDJSON lines: strict decoding, compact encoding, bounded errors,
-and what a log line may show of what the client sent.
+"""JSON-RPC 2.0 messages as NDJSON lines: strict decoding, compact encoding, bounded errors.
 
-Invariants:
-- :func:`decode_line` reads strict JSON only: ``NaN``/``Infinity``, a number that overflows
-  and an integer of more than :data:`MAX_INT_DIGITS` digits are parse errors.
-- An encoded message (:func:`encode_message`) is valid UTF-8 and contains no raw newline; a
-  lone surrogate is escaped rather than breaking UTF-8, and ``NaN`` is refused.
-- An error's message is cut to :data:`MAX_ERROR_MESSAGE` characters and its ``data`` dropped
-  past :data:`MAX_ERROR_DATA` bytes (:func:`bounded_error`): errors echo what the client sent.
-- Log lines caused by the client's input are bounded: ids and method names are cut short
-  (:func:`shown_id`, :func:`shown_method`) and each kind of warning is rate-limited
-  (:func:`throttled`).
+Decoding is strict JSON (``NaN``, an overflowing number, an integer past :data:`MAX_INT_DIGITS`
+digits are parse errors); an encoded message is valid UTF-8 with no raw newline. What echoes the
+client's input — an error's message and ``data``, a log line's ids and methods — is bounded, and
+log warnings are rate-limited (:func:`throttled`).
 """
 
 from __future__ import annotations

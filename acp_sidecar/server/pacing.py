@@ -1,18 +1,10 @@
 """Pacing input by output: the client's lines held back while it is behind on our output.
 
-A client that writes and never reads must not make the process buffer without bound, yet a
-client that is finishing a write before it reads on must not deadlock with us. So while our
-output backs up (:meth:`HeldInput.backed_up`), the transport holds what would answer the
-client, and hands everything else (an answer to one of our requests, a cancel) on at once.
-
-Invariants:
-- Held lines are handled in the order they arrived, as bytes, once the client catches up
-  (:meth:`HeldInput.caught_up`), on a later turn of the loop (never inside the writer);
-  lines arriving meanwhile queue behind them.
-- Past :data:`HELD_INPUT_LIMIT` held (each line costing its bytes plus
-  :data:`HELD_LINE_COST`), input is paused until the held lines are handled.
-- The end of input waits for the held lines (:meth:`HeldInput.after`): requests read before
-  it are not dropped.
+While our output backs up, the transport holds what would answer the client and hands on at once
+what the client waits on (an answer to our request, a cancel): a client that never reads cannot
+grow our memory, one that finishes a write before reading cannot deadlock us. Held lines run in
+arrival order on a later loop turn; past :data:`HELD_INPUT_LIMIT` input is paused; the end of
+input waits for them.
 """
 
 from __future__ import annotations
@@ -33,7 +25,7 @@ a malformed line will be answered with)."""
 
 
 class HeldInput:
-    """The lines held while the client is behind on our output (see the module invariants)."""
+    """The lines held while the client is behind on our output (see the module docstring)."""
 
     def __init__(
         self,

@@ -1,32 +1,11 @@
 """A session's log as the server keeps it: what each turn produces, written as it happens.
 
-Invariants:
-- A new session's log is created (header written and synced, lock taken) right after
-  ``session/new`` is answered, in a worker thread (:meth:`SessionRecorder.create_soon`): a
-  session that is never prompted can still be loaded by id, yet neither the store's import
-  nor its first write sits on the cold-start path. Whatever needs the log first (a prompt, a
-  mode switch, a load, closing) waits for that creation rather than racing it.
-- Everything a turn produces is recorded in order: the prompt, each agent message and thought
-  (coalesced per message), each notice (the sidecar's own word to the user, which the model's
-  history leaves out), each tool call and result, what the driver keeps about the context
-  (usage and cost, compaction summaries), the turn's end.
-- A failure to write (disk full, file too large, the log's lock taken by another process) never
-  stops the turn — losing the log must not lose the user's turn — and is never silent: the
-  user is told at once, in an agent message (not recorded: the log is what is failing). Every
-  later record retries (creating the log if it was never created); the first that succeeds is
-  preceded by a gap marker saying records were lost, so replay shows the hole instead of
-  leaving out what happened, and the user is told recording resumed.
-- Permission decisions (asked, answered, decided by a remembered "always") are recorded as
-  they happen: this recorder is the bridge's
-  :class:`~acp_sidecar.bridge.policy.PermissionRecorder`.
-- The log is held open only while it is among the most recently used
-  (:class:`~acp_sidecar.server.held.HeldLogs`, which releases logs with no turn running first:
-  :attr:`SessionRecorder.busy`): released, it is re-opened and re-locked on its next use. The
-  session's claim (:meth:`~acp_sidecar.store.SessionStore.claim`) is taken with its log and
-  kept until :meth:`SessionRecorder.close`, so no other process continues or deletes the
-  session while its log is released. A failure while releasing it (for another session) is
-  told to this session's user at once too. Failure reports go out on the event loop's thread
-  only.
+The log is created in a worker thread right after ``session/new`` answers
+(:meth:`SessionRecorder.create_soon`), off the cold-start path; whatever needs it first waits.
+A failed write never stops the turn and is never silent: the user is told (not recorded), later
+records retry, and the first that succeeds is preceded by a gap marker. The session's claim is
+kept until :meth:`SessionRecorder.close`, also while :class:`~acp_sidecar.server.held.HeldLogs`
+has released its log. Failure reports go out on the event loop's thread only.
 """
 
 from __future__ import annotations

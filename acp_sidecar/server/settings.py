@@ -1,33 +1,12 @@
 """The settings a running server uses, and re-reading the config file without a restart.
 
-:class:`ServeSettings` is made once, by ``acp-sidecar serve`` (``command_line.serving.build_server``), from the
-command line as parsed (before the file was layered under it), the config file's location and
-what was read of it at start. The server asks it to :meth:`~ServeSettings.refresh` on
-``authenticate`` and at the start of each ``session/new`` (and ``session/load`` and
-``session/resume``); the answer says what changed and the server applies it
-(:func:`~acp_sidecar.server.refresh.refresh_settings`).
-
-Invariants:
-- The file is read again only when its stamp (device, inode, size, mtime) changed; then it
-  is layered again under the same command line and the *current* environment
-  (:mod:`acp_sidecar.settings.layering`: options win, then variables, then the file).
-- What applies live (:class:`LiveSettings`): the model (a new driver for later turns and new
-  sessions; a running turn keeps its own), the default mode of new sessions,
-  ``allow_outside_workspace`` (from the next tool call), ``mcp_start_timeout`` (from the next
-  session that names servers), and the variable the endpoint's key is read from (hidden from
-  child processes from then on; a variable once hidden stays hidden). What needs a restart
-  (:data:`RESTART_KEYS`: the tool modules, the store, fsync, logging, ``pass_env``) is logged
-  once per new value: "takes effect at the next start".
-- A file that cannot be used changes nothing: the last good settings stay (at start: the
-  command line and the environment alone), and its problems are shown after every
-  ``session/new`` (and ``session/load``, ``session/resume``) until it is fixed. So is a
-  variable with a bad value (``ACP_SIDECAR_MODE``: left out; a limit: the model cannot be
-  used). Unknown keys are warnings: shown once per
-  connection (they change nothing; repeating them on every session would teach the user to
-  skip the errors that come the same way), logged once.
-- Problems are logged once when they appear (at start, and when a re-read finds new ones),
-  never with a traceback; no message and no log line holds the value of a key.
-- Nothing here imports more than the settings package and the model's configuration.
+:class:`ServeSettings` is made once by ``command_line.serving`` and refreshed on
+``authenticate`` and each ``session/new``, ``load`` and ``resume``: the file is re-read only when
+its stamp changed, layered under the same command line and the current environment. What needs a
+restart (:data:`RESTART_KEYS`) is logged once per value. A file that cannot be used changes
+nothing (the last good settings stay); its problems are shown after every session until fixed.
+No message or log line holds a key's value. Nothing here imports more than the settings
+package and the model's configuration.
 """
 
 from __future__ import annotations
@@ -72,7 +51,8 @@ MODEL_PROBLEM: Final = "acp-sidecar cannot use the configured model: "
 
 @attrs.frozen
 class LiveSettings:
-    """What the running server applies from the settings (module invariants)."""
+    """What the running server applies from the settings, each from its next use: a running
+    turn keeps its model, a variable once hidden from children stays hidden."""
 
     model: ModelConfig | None
     """The model configured; ``None``: none (the console answers), or :attr:`model_problem`."""
@@ -170,7 +150,8 @@ class ServeSettings:
         self.setting_problems = problems
         """Bad values of variables (the message names the variable)."""
         self.warnings = self._file.warnings
-        """The file's warnings: unknown keys."""
+        """The file's warnings: unknown keys. Shown once per connection: they change nothing,
+        and repeating them on every session would teach the user to skip errors shown alike."""
         return layered
 
     @property
@@ -233,7 +214,7 @@ class ServeSettings:
     # ---- re-reading ----
 
     def refresh(self) -> Changed | None:
-        """Read the file again if it changed since it was last read (module invariants);
+        """Read the file again if it changed since it was last read (see the module docstring);
         ``None``: it did not."""
         stamp = file_stamp(self.location.path)
         if stamp == self._stamp:

@@ -1,20 +1,9 @@
 """Serving ACP on the process's own stdin/stdout, logging, and shutdown.
 
-Invariants:
-- Stdout is the wire. :func:`take_stdio` keeps private duplicates of fds 0 and 1 for the
-  protocol, then points fd 1 and ``sys.stdout`` at stderr and fd 0 at ``/dev/null``: neither
-  a stray ``print`` nor a child process can write into the protocol stream or read from it.
-- Input is paced by output: while the client is behind on our output, only its answers to our
-  requests and its cancels are acted on, the rest is held, and reading stops once
-  :data:`~acp_sidecar.server.pacing.HELD_INPUT_LIMIT` is held (see
-  :mod:`acp_sidecar.server.pacing`): memory stays bounded whatever it sends, and a client
-  that answers before it reads on is never deadlocked.
-- Logs go to stderr or ``--log-file``, never to the wire; pygls's own loggers stay at ERROR
-  unless DEBUG is asked for (pygls would otherwise log every message).
-- Shutdown — stdin at end of file, SIGTERM, SIGHUP or SIGINT, or the client closing our stdout —
-  cancels running turns, lets requests in flight answer, flushes what was written, and
-  returns 0, all within :data:`SHUTDOWN_GRACE` plus a flush of at most :data:`FLUSH_TIMEOUT`
-  (under 2 s in total).
+Stdout is the wire: :func:`take_stdio` keeps private duplicates of fds 0 and 1, then points fd 1
+at stderr and fd 0 at ``/dev/null``, so no ``print`` and no child process reaches the protocol.
+Logs never go to the wire. Shutdown (end of stdin, SIGTERM/SIGHUP/SIGINT, stdout closed) returns
+0 within :data:`SHUTDOWN_GRACE` plus :data:`FLUSH_TIMEOUT`.
 """
 
 from __future__ import annotations

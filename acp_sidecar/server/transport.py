@@ -1,21 +1,13 @@
 """ACP's JSON-RPC over NDJSON, dispatching to pygls's handler table (:mod:`.pygls_adapter`).
 
-Invariants a change could break:
-- Every non-empty line gets exactly one outcome: dispatched, dropped with a bounded log line,
-  or answered ``-32700``/``-32600`` (with the request's id when it could be read, else
-  ``id: null``). A message with an ``id`` and no ``method`` is never answered: its id may be
-  one of the client's own requests in flight. No exception escapes to the line reader.
-- Every request gets exactly one response, from its task's own last step
-  (:meth:`AcpJsonRpcProtocol._answer`; the done callback answers only a cancellation):
-  ``-32603`` when its handler raises, ``-32800`` when ``$/cancel_request`` cancelled it (once,
-  however many cancels name it) unless its handler answers that itself
-  (:func:`cancelled_by_client`). Only ACP's notification methods are acted on without an id;
-  ``id: null`` is refused unrun (:data:`NULL_ID`); ``session/cancel`` with an id is acted on,
-  then answered ``-32600``.
-- Agent→client requests have their own table (:attr:`AcpJsonRpcProtocol.outgoing`): no stray
-  response or reused id reaches another request's future; a malformed answer fails it at once.
-- Input is paced by output (:attr:`AcpJsonRpcProtocol.held`): while the client is behind, only
-  answers to our requests and cancels are acted on at once; other lines are held in order.
+Invariants:
+- Every non-empty line gets one outcome: dispatched, dropped with a bounded log line, or
+  ``-32700``/``-32600``; no exception escapes to the line reader. A message with an ``id`` and
+  no ``method`` is never answered: its id may be one of our own requests in flight.
+- Every request gets exactly one response, from its task's last step
+  (:meth:`AcpJsonRpcProtocol._answer`): ``-32603`` when its handler raises, ``-32800`` once when
+  cancelled. ``id: null`` is refused unrun.
+- Agent→client requests have their own table (:attr:`AcpJsonRpcProtocol.outgoing`).
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
-"""Durable append-only JSONL session logs: write, fsync policy, torn-tail recovery, load, list.
+"""Durable append-only JSONL session logs: ``<store dir>/<session id>.jsonl``, a record a line.
 
-One file per session, ``<store dir>/<session id>.jsonl``; one record per line, each with a
-schema version ``"v"`` and a ``"type"`` (shapes in :mod:`acp_sidecar.store.codec`).
-
-Invariants (each module states its own in full):
-- The store knows no ACP types: prompts are stored as the ACP content-block JSON they arrived
-  as, results as :func:`~acp_sidecar.tools.result.result_to_json` writes them.
-- A record is committed when its whole line, ``\\n`` included, is in the file; one writer
-  per log (an advisory lock), one process per session (a claim, which outlives a log closed
-  to save descriptors: :mod:`acp_sidecar.store.claims`); loading streams, skips damage with
-  a warning and never crashes, but refuses a newer schema version with
-  :class:`UnsupportedVersionError`.
-
-Typical use::
-
-    store = SessionStore(args.store)                      # --store DIR / $ACP_SIDECAR_STORE
-    with store.create(session_id, cwd, mode="default") as log:
-        log.user_message(prompt_json)
-        log.agent_text("Hel"); log.agent_text("lo")      # one agent_message record
-        await run_call(..., record=log.record_call_event)
-        log.end_turn("end_turn")                          # flush + turn_end + fsync
-
-    with store.open_log(session_id) as stored:            # session/load
-        stored.header.cwd                                 # checked before anything is sent
-        for record in stored: ...                         # match record: case ToolCallRecord() …
+The store knows no ACP types (a prompt is kept as the content-block JSON it arrived as). A
+record is committed once its whole line is in the file; one writer per log (a lock), one process
+per session (a claim: :mod:`.claims`). Loading skips damage with a warning but refuses a newer
+schema version (:class:`UnsupportedVersionError`). Each module states its own invariants.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
-"""Listing a store's sessions: newest first, filtered by cwd, paged by an opaque cursor, each
-listing reading no more than what changed since the one before.
+"""Listing a store's sessions: newest first (mtime, then id), filtered by cwd, paged by a cursor.
 
-Invariants:
-- Order is by last update (the log's mtime), newest first, ties broken by session id. A
-  listing scans the directory once: its order is kept (for the newest :data:`KEPT_LISTINGS`
-  listings) and its cursors name it, so its later pages are read from it. A page never
-  repeats or skips a session that did not change meanwhile; one updated or deleted meanwhile
-  is left out of the later pages (an updated one is on top of a fresh listing), one added
-  meanwhile is in a fresh listing. A cursor naming a listing no longer kept here (or another
-  process's) is served from a fresh scan, after the same sort key.
-- A log's summary is kept (for the :data:`KEPT_SUMMARIES` logs read most recently) with the
-  file's identity — device, inode, size, mtime — and is not read again while that holds. A
-  log only appended to since (the same file, no shorter, its last bytes read unchanged) is
-  searched for a later ``directories`` record from where the last search ended, and keeps its
-  title once it was prompted (its first records decide it); any other change reads it afresh.
-- Thread-safe: ``session/list`` runs a listing in a worker thread, off the event loop.
-- A log that cannot be summarised (unreadable, no header, a newer version, a header naming
-  another session, a hard link) is left out with a warning; a symbolic link is never listed;
-  listing never fails on a damaged log.
+A listing scans the directory once and its later pages are read from that scan: a page never
+repeats or skips a session that did not change meanwhile. Summaries are kept by file identity
+(device, inode, size, mtime); a log only appended to is searched on from where the last search
+ended. Thread-safe (``session/list`` lists in a worker thread); a damaged log is left out with a
+warning, never failing the listing.
 """
 
 from __future__ import annotations
@@ -87,7 +74,7 @@ def _identity(status: os.stat_result) -> tuple[int, int, int, int]:
 
 
 class Catalog:
-    """The listings of the store at :attr:`directory` (see the module invariants)."""
+    """The listings of the store at :attr:`directory` (see the module docstring)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory: Final = directory
@@ -100,7 +87,7 @@ class Catalog:
     def page(
         self, *, cwd: str | None = None, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
     ) -> SessionPage:
-        """One page of the sessions stored (see the module invariants).
+        """One page of the sessions stored (see the module docstring).
 
         Raises:
             InvalidCursorError: ``cursor`` is not one of ours.

@@ -1,21 +1,10 @@
 """Which sessions this process holds, also while their logs are closed.
 
 A writer's ``flock`` lives on its descriptor, so a log closed to save descriptors would be free
-for another process to continue or delete. A claim holds a session without a descriptor of its
-own: a lock on one byte of the store's lock file, :data:`LOCK_FILE`, at an offset named by the
-session id; every claim in one store shares one descriptor.
-
-Invariants:
-- A session is claimed at most once: by one claim in this process (a second is refused with
-  :class:`SessionLockedError`, as another process's is), in one process at a time (the byte
-  lock, which the kernel drops when its process dies).
-- The lock file's descriptor stays open while a claim in it is held. Linux's
-  open-file-description locks (``F_OFD_SETLK``) belong to that descriptor alone; elsewhere a
-  POSIX record lock (``lockf``) is dropped when *any* descriptor of the file closes in the
-  process, so nothing but this module may open the file.
-- The file is the store directory's owner's (root, which could open any, gives it to them)
-  and holds no bytes (the locks lie beyond its end). Two ids share an offset with a
-  chance of 2**-62 (a 62-bit hash): they would exclude each other, never admit each other.
+for another process; a claim is a lock on one byte of :data:`LOCK_FILE` (at an offset hashed from
+the session id), every claim of a store sharing one descriptor. A session is claimed at most
+once, in this process and across processes. Nothing but this module may open the lock file:
+off Linux a POSIX record lock is dropped when *any* descriptor of the file closes.
 """
 
 from __future__ import annotations
@@ -43,6 +32,8 @@ _FLOCK: Final = struct.Struct("@hhqqi4x")
 """Linux's ``struct flock`` on 64-bit machines: type, whence, start, length, pid (0 for OFD)."""
 
 
+# Two ids share an offset with a chance of 2**-62: they would exclude each other, never admit
+# each other. The locks lie beyond the file's end, so it holds no bytes.
 def _offset(session_id: str) -> int:
     digest = hashlib.blake2b(session_id.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 2
@@ -107,7 +98,7 @@ threads too)."""
 
 
 class SessionClaim:
-    """This process's hold on one session (see the module invariants), until :meth:`release`."""
+    """This process's hold on one session (see the module docstring), until :meth:`release`."""
 
     def __init__(self, key: str, session_id: str, offset: int) -> None:
         """Internal: use :func:`claim_session`."""

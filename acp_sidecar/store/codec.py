@@ -1,33 +1,9 @@
-"""Records ⇄ JSONL lines.
+"""Records ⇄ JSONL lines (the shapes: the comment above ``_record_json``).
 
-Record JSON shapes (every object also carries its version ``"v"``, its ``"type"`` and, from
-version 2, its time ``"t"``: ISO 8601 UTC as :func:`~acp_sidecar.store.records.format_timestamp`
-writes it)::
-
-    header         {"sessionId", "cwd", "created": ISO 8601 UTC, "mode"?: str,
-                    "additionalDirectories"?: [str, …]}
-    user_message   {"content": [ACP content block JSON, …]}
-    agent_message  {"text": str}
-    agent_thought  {"text": str}
-    notice         {"text": str, "severity"?: str}
-    gap            {"reason": str}
-    tool_call      {"callId", "name", "arguments": JSON, "title"?: str, "kind"?: str}
-    tool_result    {"result": result_to_json(result)}
-    mode_change    {"mode": str}
-    directories    {"additionalDirectories": [str, …]}
-    config_change  {"configId": str, "value": str}
-    turn_end       {"stopReason": str}
-    permission_asked       {"callId", "tool", "options": [str]}
-    permission_answer      {"callId", "tool", "answer": str}
-    permission_remembered  {"callId", "tool", "allowed": bool}
-    usage          {"model", "promptTokens", "completionTokens", "cachedTokens"?,
-                    "contextWindow"?, "cost"?: number, "currency"?: str}
-    compaction     {"summary": str, "turns": int}
-
-Invariants: :func:`encode_record` returns one line of compact ASCII JSON (every string, lone
-surrogates included, survives) or raises before anything is written (``NaN`` included);
-:func:`decode_line` returns the record encoded, or raises :class:`RecordDecodeError` (damage)
-or :class:`NewerVersion` (refuse the log). Unknown keys are ignored; ``"t"`` sets ``at``.
+:func:`encode_record` returns one line of compact ASCII JSON (lone surrogates survive) or raises
+before anything is written; :func:`decode_line` returns the record encoded, or raises
+:class:`RecordDecodeError` (damage) or :class:`NewerVersion` (refuse the log). Unknown keys are
+ignored.
 """
 
 from __future__ import annotations
@@ -74,6 +50,28 @@ class NewerVersion(Exception):
         super().__init__(f"record version {found}")
 
 
+# Record JSON shapes. Every object also carries its version "v", its "type" and, from
+# version 2, its time "t" (ISO 8601 UTC, as records.format_timestamp writes it):
+#
+#     header         {"sessionId", "cwd", "created": ISO 8601 UTC, "mode"?: str,
+#                     "additionalDirectories"?: [str, …]}
+#     user_message   {"content": [ACP content block JSON, …]}
+#     agent_message  {"text": str}
+#     agent_thought  {"text": str}
+#     notice         {"text": str, "severity"?: str}
+#     gap            {"reason": str}
+#     tool_call      {"callId", "name", "arguments": JSON, "title"?: str, "kind"?: str}
+#     tool_result    {"result": result_to_json(result)}
+#     mode_change    {"mode": str}
+#     directories    {"additionalDirectories": [str, …]}
+#     config_change  {"configId": str, "value": str}
+#     turn_end       {"stopReason": str}
+#     permission_asked       {"callId", "tool", "options": [str]}
+#     permission_answer      {"callId", "tool", "answer": str}
+#     permission_remembered  {"callId", "tool", "allowed": bool}
+#     usage          {"model", "promptTokens", "completionTokens", "cachedTokens"?,
+#                     "contextWindow"?, "cost"?: number, "currency"?: str}
+#     compaction     {"summary": str, "turns": int}
 def _record_json(record: Record) -> dict[str, Any]:
     match record:
         case HeaderRecord():

@@ -1,20 +1,9 @@
 """A session's history as a model sees it: prompts, replies, tool calls and their results.
 
-Invariants:
-- Items come in log order; headers, mode changes and turn ends are left out, and so are
-  notices (the sidecar's own words to the user: the model never said them), gap markers and
-  permission decisions (the user's answers to the editor's dialog: the call's result already
-  tells the model what came of them).
-  Thoughts are kept: some providers (DeepSeek) require an assistant message's reasoning to
-  be sent back. Usage and compaction records are kept too, in place: the model driver reads
-  from them how full the context is, the session's cost so far and the summary that stands
-  in for the oldest turns (they add no message of their own).
-- Every :class:`ToolCallRecord` is answered by exactly one :class:`ToolResultRecord` before
-  the next user message (model APIs require it): a call left without a result — the process
-  was killed, or the turn cancelled, before it returned — gets an error result made up by
-  :func:`interrupted_result`, at the turn's end, the next prompt or the end of the log. A
-  result for no open call is dropped with a warning.
-- Streaming: memory holds only the calls still waiting for their result.
+Log order, without the sidecar's notices, gaps and permission decisions; thoughts (a provider
+may require them back), usage and compaction records are kept. Every tool call is answered by
+exactly one result before the next user message: a call left without one gets
+:func:`interrupted_result`. Memory holds only the calls still waiting for their result.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
-"""What a listing shows of one stored session, read cheaply; the cursors that page listings
-(the listing itself, its order and what it keeps: :mod:`acp_sidecar.store.catalog`).
+"""What a listing shows of one stored session, read cheaply; the cursors that page listings.
 
-Invariants:
-- A summary never parses a whole log: it reads the header (line 1) and the lines up to the
-  first user message (which come right after it); the last update is the file's mtime. A
-  session's extra workspace roots are the header's unless a later ``directories`` record
-  replaced them: the log's bytes are searched from the end for that record's marker (a plain
-  byte search, linear however long the lines: :mod:`acp_sidecar.store.scan`), and only a
-  line holding it is parsed.
-- A session is listed once it was prompted: clients create a session for every new thread,
-  and a log that holds nothing but its header (mode switches, and notices such as a failed
-  MCP server's) is left out of listings until its first prompt, which titles it. It can still
-  be loaded by id.
-- A cursor names the last session of a page by its sort key (mtime, id) and the listing it
-  came from; any other string is an :class:`InvalidCursorError`.
+A summary never parses a whole log: the header and the lines up to the first prompt, the mtime,
+and the extra roots of the last ``directories`` record, found by a byte search from the end. A
+session is listed once prompted (clients create one for every new thread); before, it can only
+be loaded by id. A string that is not one of our cursors is an :class:`InvalidCursorError`.
 """
 
 from __future__ import annotations

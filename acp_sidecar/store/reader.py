@@ -1,28 +1,11 @@
 """Streaming a session log back: header first, then every committed record, in order.
 
-Invariants:
-- A line is committed once its ``\\n`` is on disk. The last line of a log without one — or a
-  last line that does not decode — is a torn write from a crash: it is dropped with a
-  warning. A damaged line with more lines after it is skipped with a warning. Either way,
-  iteration goes on: damage never raises.
-- A record from a newer schema version raises :class:`UnsupportedVersionError` (naming both
-  versions) when it is reached; the header's version is checked when the log is opened,
-  before any record is handed out.
-- Memory is bounded by the longest line (plus the ids of the tool calls seen): the file is
-  read line by line, or in blocks of :data:`CHECK_BLOCK` bytes (twice the longest line at
-  most), never whole.
-- A log is opened without following a symbolic link (``O_NOFOLLOW``) and must be a regular
-  file with one name (no hard link); when the session id is given, the header must name it.
-  Otherwise :class:`SessionLogUnsafeError` — the store never reads (or appends to) a file
-  elsewhere.
-- Duplicated tool records are skipped with a warning, so a copied line never draws a card
-  twice: a ``tool_call`` whose ``callId`` was already seen, and a ``tool_result`` for a call
-  already answered. Repeated text records are all kept, adjacent or not: they cannot be told
-  from the user retrying a prompt after a crash, or from one streamed message written in
-  several identical pieces (``"\n"``, a markdown rule) when its log was released mid-turn.
-- :meth:`SessionLog.check_versions` reads the whole log once and raises
-  :class:`UnsupportedVersionError` for a newer record anywhere, so a caller can refuse a log
-  before it sends a single update.
+A line is committed once its newline is on disk; a torn or damaged line is skipped with a
+warning, never raised, but a newer schema version raises :class:`UnsupportedVersionError`.
+Memory is bounded by the longest line. A log is opened without following links and must be a
+regular file with one name, whose header names the session asked for (else
+:class:`SessionLogUnsafeError`).
+Repeated tool records are skipped, so a copied line never draws a card twice.
 """
 
 from __future__ import annotations
@@ -268,7 +251,7 @@ class SessionLog:
         return len(pieces)
 
     def __iter__(self) -> Iterator[Record]:
-        """The records after the header, in order (see the module invariants)."""
+        """The records after the header, in order (see the module docstring)."""
         if self._iterated:
             raise RuntimeError("a SessionLog can be iterated once; open the log again")
         self._iterated = True
@@ -301,6 +284,9 @@ class SessionLog:
             if type(record) is HeaderRecord:
                 logger.warning("session log %s line %d: skipped a second header", path, number)
                 continue
+            # Only tool records are deduplicated: repeated text cannot be told from a prompt
+            # retried after a crash, or from one message written in identical pieces (a log
+            # released mid-turn).
             if type(record) is ToolCallRecord or type(record) is ToolResultRecord:
                 seen = calls if type(record) is ToolCallRecord else answered
                 if record.call_id in seen:

@@ -1,21 +1,9 @@
 """The records of a session log: a closed union of frozen values, one per JSONL line.
 
-Invariants:
-- :data:`Record` is closed; every consumer ``match``es it exhaustively (``assert_never``).
-- Records hold only plain data: JSON payloads are deep-frozen (:data:`FrozenJson`), and
-  nothing here knows ACP types — a user message keeps its content blocks as the ACP JSON
-  objects they arrived as; the server converts them back at its seam.
-- A log is: one :class:`HeaderRecord` first, then any other records in the order they
-  happened. The header is never repeated.
-- Every record carries its time (:attr:`Stamped.at`): when it was written, stamped by the
-  writer when the caller gave none; ``None`` only for records read from a log written before
-  version 2, which had no times. The time is not part of a record's equality: it says when,
-  not what (two prompts with the same text are the same prompt made twice). Every record
-  class has it (a new one inherits :class:`Stamped`; the tools' :class:`ToolCallRecord`
-  declares the same field), and the codec reads and writes it for all of them alike.
-- Permission decisions are recorded for later views (an export of the session), not for the
-  conversation: they are never part of a model's history, and replay sends nothing for them
-  (live they were a request and its answer, not session updates).
+:data:`Record` is closed (consumers ``match`` it with ``assert_never``); records hold plain,
+deep-frozen data, no ACP types. A log is one :class:`HeaderRecord`, then the rest in order.
+Every record carries its time (:attr:`Stamped.at`, ``None`` before version 2), which is not part
+of its equality: two prompts of the same text are the same prompt made twice.
 """
 
 from __future__ import annotations
@@ -51,7 +39,9 @@ def version_named(version: object) -> float:
 
 @attrs.frozen
 class Stamped:
-    """What every record has: the time it was written (see the module invariants)."""
+    """What every record has: the time it was written (see the module docstring). Every
+    record class inherits it (the tools' :class:`ToolCallRecord` declares the same field), and
+    the codec reads and writes it for all of them alike."""
 
     at: datetime | None = attrs.field(default=None, kw_only=True, eq=False)
     """When the record was written (aware, UTC); ``None`` when the log did not say (a

@@ -1,41 +1,13 @@
 """Appending to one session log: whole-line writes, an exclusive lock, an fsync policy.
 
 Invariants:
-- Each record reaches the file as one ``os.write`` of its whole line on an ``O_APPEND``
-  descriptor (a short write is completed before anything else is written). Nothing is
-  buffered in the process except agent text being coalesced: a record is in the kernel — safe
-  from a crash of this process — as soon as its method returns.
-- If a write fails, the file is truncated back to its last whole line and
-  :class:`StoreWriteError` is raised: a failure never leaves a partial line for the next
-  record to be glued onto. Reopening a log that a crash left with a torn last line cuts that
-  line off first, for the same reason.
-- The writer holds ``flock(LOCK_EX | LOCK_NB)`` on its descriptor from open to close, so two
-  processes never interleave records in one log; the second gets :class:`SessionLockedError`.
-  The session itself is held by a claim (:mod:`acp_sidecar.store.claims`), taken before its
-  log is opened, which outlives the writer or is released with it.
-- Consecutive agent message chunks become one :class:`AgentMessageRecord` (thought chunks one
-  :class:`AgentThoughtRecord`); the pending text is written before any other record, at
-  :meth:`SessionWriter.end_message`, at the end of a turn and on close — so records keep the
-  order in which things happened.
-- The log is opened without following a symbolic link, must be a regular file with one name
-  (no hard link), and (when the caller names the session) its header must name the same
-  session: otherwise :class:`SessionLogUnsafeError`, and nothing is written.
-- ``fsync``: ``"turn"`` (default) syncs after the header, at the end of every turn that did
-  something and on close; ``"record"`` after every record as well; ``"never"`` leaves it to
-  the OS. A sync when nothing was written since the last one is skipped (it would cost a disk
-  flush for nothing: closing after a turn end, releasing an idle log); a reopened log's first
-  sync covers what an earlier writer left, which may never have been synced.
-- An *empty* turn -- the user's prompt and the turn's end, with no agent text, tool call,
-  notice or mode change between -- is not synced at its end under ``"turn"``: it holds no
-  work of the agent's that could be lost, only the prompt the editor itself shows. Its
-  records are in the kernel (a crash of this process loses nothing); the next sync -- the
-  next turn that does something, or close -- takes them to the disk too. Only a crash of the
-  machine can lose them, and then only up to that next sync.
-
-- Every record is written with its time (``"t"``): the record's own ``at`` when it has one,
-  else the moment it is written; the header's is its creation time.
-
-A writer is not thread-safe: one task of one event loop appends to it.
+- Each record is one ``os.write`` of its whole line (``O_APPEND``); only agent text being
+  coalesced is buffered, and is written before any other record, so records keep their order.
+- A failed write truncates back to the last whole line (:class:`StoreWriteError`); reopening a
+  log cuts off a torn last line first. Nothing is ever glued onto a partial line.
+- ``flock(LOCK_EX | LOCK_NB)`` is held from open to close; a second writer gets
+  :class:`SessionLockedError`. Opening checks the file as the reader does.
+- ``fsync``: ``"turn"`` (default), ``"record"`` or ``"never"``. Not thread-safe.
 """
 
 from __future__ import annotations
@@ -83,7 +55,9 @@ from acp_sidecar.tools.result import ToolExecutionResult
 logger = logging.getLogger(__name__)
 
 FsyncPolicy: TypeAlias = Literal["turn", "record", "never"]
-"""When the writer forces the log to stable storage (see the module invariants)."""
+"""When the writer forces the log to stable storage: ``"turn"`` after the header, at the end
+of every turn that did something and on close; ``"record"`` after every record as well;
+``"never"`` leaves it to the OS. A reopened log's first sync covers what an earlier writer left."""
 
 FSYNC_POLICIES: Final[tuple[FsyncPolicy, ...]] = get_args(FsyncPolicy)
 
@@ -110,7 +84,9 @@ def fsync_directory(directory: Path) -> None:
 
 
 _NOT_WORK: Final = (UserMessageRecord, TurnEndRecord)
-"""The records that alone do not make a turn worth a sync (see the module invariants)."""
+"""The records that alone do not make a turn worth a sync: an empty turn holds no work of the
+agent's, only the prompt the editor itself shows. Its records are in the kernel; the next sync
+takes them to disk, so only a crash of the machine before it can lose them."""
 
 
 @functools.lru_cache(maxsize=16)
@@ -155,7 +131,7 @@ class SessionWriter:
         """What :attr:`_size` was at the last sync."""
         self._work_unsynced = False
         """Whether a record other than a prompt or a turn end was appended since the last
-        sync (see the module invariants: an empty turn is not synced at its end)."""
+        sync (an empty turn is not synced at its end: :data:`_NOT_WORK`)."""
         self._pending_kind: type[AgentMessageRecord] | type[AgentThoughtRecord] | None = None
         self._pending: list[str] = []
         self._claim: SessionClaim | None = None
@@ -324,7 +300,7 @@ class SessionWriter:
 
     def end_turn(self, stop_reason: str) -> None:
         """Write pending text, then the turn end; sync under ``"turn"`` unless the turn was
-        empty (see the module invariants)."""
+        empty (:data:`_NOT_WORK`)."""
         self.end_message()
         self._write(_turn_end_line(stop_reason))
         if self.fsync == "record" or (self.fsync == "turn" and self._work_unsynced):

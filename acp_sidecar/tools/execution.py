@@ -1,18 +1,9 @@
 """The values one tool call is made of: the caller's input and the pipeline-owned execution.
 
-Invariants:
-- :class:`ToolExecutionInput` is caller-owned; the registry never keeps it. It snapshots it
-  into a :class:`ToolExecution` whose ``token``, ``call_id``, ``name``, ``arguments`` (deep-
-  frozen), ``agent``, ``context`` and ``parent`` can never be reassigned. Only ``signal`` can
-  change, and only while the execute wrappers run; after the pipeline the execution is sealed
-  for good. The registry drives that window through its methods (``_open_signal``/
-  ``_lock_signal`` around the wrappers, ``_begin_dispatch``/``_end_dispatch`` around the tool,
-  ``_seal``); nothing else writes the execution's fields.
-- :class:`ToolExecutionToken` is identity only: no fields, equality is ``is``.
-- Both can be weakly referenced (weak-map keys for observers); that adds nothing writable.
-
-What a call ends with, :class:`~acp_sidecar.tools.result.ToolExecutionResult`, and the shaping
-of what a tool returns or raises into it, are in :mod:`acp_sidecar.tools.result`.
+The registry snapshots the caller's :class:`ToolExecutionInput` into a :class:`ToolExecution`
+whose fields are never reassigned but ``signal``, and that only while the execute wrappers run
+(the registry's ``_open_signal`` … ``_seal`` drive that window). :class:`ToolExecutionToken` is
+identity only. What a call ends with: :mod:`acp_sidecar.tools.result`.
 """
 
 from __future__ import annotations
