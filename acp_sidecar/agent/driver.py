@@ -211,7 +211,9 @@ DriverFactory: TypeAlias = Callable[[], Driver]
 
 def load_driver_factory(spec: str) -> DriverFactory:
     """Resolve ``"package.module:attribute"`` to a factory of :class:`TurnDriver` (or such a
-    class), served as :class:`PlainDriver`: a plugin's contract is :class:`TurnDriver`.
+    class). A plugin's contract is :class:`TurnDriver`, served as :class:`PlainDriver`; one
+    that subclasses :class:`DriverBase` has declared the whole :class:`Driver` and is served
+    as it is (its history, catalog, commands and ``aclose`` kept).
 
     Raises ``ValueError`` for a malformed spec and ``ImportError``/``AttributeError`` when
     the module or attribute does not exist.
@@ -227,7 +229,8 @@ def load_driver_factory(spec: str) -> DriverFactory:
     make: Callable[[], TurnDriver] = target
 
     def factory() -> Driver:
-        return PlainDriver(make())
+        driver = make()
+        return driver if isinstance(driver, DriverBase) else PlainDriver(driver)
 
     return factory
 
