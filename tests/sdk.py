@@ -116,40 +116,6 @@ async def sdk_sidecar(
     assert process.returncode == 0
 
 
-@asynccontextmanager
-async def sdk_served(
-    client: Any,
-    *args: str,
-    store: Path | None = None,
-    capabilities: ClientCapabilities | None = None,
-    observers: Sequence[Callable[[StreamEvent], None]] = (),
-    unstable: bool = False,
-) -> AsyncIterator[tuple[Any, Wire]]:
-    """:func:`sdk_sidecar` with the server ``acp-sidecar ARGS`` builds served in this
-    process (:func:`tests.server.wire.cli_served`): the SDK's client on the other end of its
-    pipes, initialized; serving must end with status 0 when the connection closes."""
-    from tests.server.wire import cli_served
-
-    wire = Wire()
-    stored = ("--store", str(store)) if store is not None else ()
-    async with cli_served(*args, *stored) as (pipes, _server):
-        connection = acp.connect_to_agent(
-            client,
-            pipes.writer,
-            pipes.reader,
-            observers=[wire, *observers],
-            use_unstable_protocol=unstable,
-        )
-        try:
-            wire.initialized = await connection.initialize(
-                protocol_version=acp.PROTOCOL_VERSION,
-                client_capabilities=capabilities or ClientCapabilities(),
-            )
-            yield connection, wire
-        finally:
-            await connection.close()
-
-
 async def new_session(connection: Any, cwd: Path, mode: str | None = None) -> str:
     """A new session working in ``cwd`` (switched to ``mode`` when given)."""
     session: str = (await connection.new_session(cwd=str(cwd), mcp_servers=[])).session_id

@@ -20,7 +20,8 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities
 
 from acp_sidecar.server.client import CLIENT_ERROR_SHOWN, client_error
 from tests.fakes import DiskEditor
-from tests.sdk import Wire, command, new_session, prompt, sdk_served
+from tests.in_process import sdk_served
+from tests.sdk import Wire, command, new_session, prompt
 
 
 @asynccontextmanager

@@ -22,7 +22,8 @@ from acp_sidecar.store import SessionStore
 from tests.agent.model.fake_openai import Listing, ScriptedOpenAI, answer, listed
 from tests.agent.model.harness import tool_registry
 from tests.fakes import AllowingEditor
-from tests.sdk import Wire, sdk_served, sdk_sidecar
+from tests.in_process import sdk_served
+from tests.sdk import Wire, sdk_sidecar
 from tests.server.wire import served
 
 MODE_VALUES = ["ask", "auto", "read-only"]

@@ -21,7 +21,8 @@ from acp_sidecar.store import (
     permission_records,
 )
 from tests.fakes import AllowingEditor
-from tests.sdk import command, new_session, prompt, sdk_served
+from tests.in_process import sdk_served
+from tests.sdk import command, new_session, prompt
 
 
 class AlwaysAllowing(AllowingEditor):

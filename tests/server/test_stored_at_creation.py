@@ -21,7 +21,8 @@ from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.recording import SessionRecorder
 from acp_sidecar.store import SessionStore
 from tests.fakes import CommandsEditor
-from tests.sdk import sdk_served, sdk_sidecar
+from tests.in_process import sdk_served
+from tests.sdk import sdk_sidecar
 from tests.server.wire import served
 
 
