@@ -132,8 +132,9 @@ def encode_value(value: Any) -> bytes:
 
 class UpdateLines:
     """Encodes ``session/update`` notifications, each session's envelope encoded once: a
-    streamed update costs the encoding of its ``update`` alone. A line is byte for byte what
-    :func:`encode_message` makes of the whole notification."""
+    streamed update costs the encoding of its ``update`` alone. A line means what
+    :func:`encode_message` makes of the whole notification, byte for byte but where the
+    update holds a lone surrogate (then only the update is written in ASCII)."""
 
     __slots__ = ("_prefixes",)
 

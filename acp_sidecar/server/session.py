@@ -6,8 +6,9 @@ Invariants:
   still running ``grace`` seconds later is stopped (:data:`SHUTDOWN_WIND_DOWN` at shutdown).
 - Every step of a driver runs in the one task made for it, never in the request's task:
   deadlines and task groups a driver enters bind to that task.
-- Every turn that ends sends one ``session_info_update`` (``updatedAt``, and the title its
-  first prompt gave) before ``session/prompt`` answers; neither is recorded.
+- Every turn that ends (not one whose request was cancelled from under it) sends one
+  ``session_info_update`` (``updatedAt``, and the title its first prompt gave) before
+  ``session/prompt`` answers; neither is recorded.
 """
 
 from __future__ import annotations

@@ -244,3 +244,7 @@ __all__ = [
     "validate_structured_value",
     "workspace_path",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})  # the lazy names too, before they are loaded

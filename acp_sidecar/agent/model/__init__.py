@@ -24,3 +24,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["ModelConfig", "ModelDriver"]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})  # the lazy names too, before they are loaded

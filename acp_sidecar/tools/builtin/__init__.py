@@ -83,3 +83,7 @@ __all__ = [
 def builtin_tools() -> list[ToolDefinition]:
     """The built-in tools, in the order they are registered (a new list each call)."""
     return [__getattr__(f"{name}_tool") for name in _TOOLS]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})  # the lazy names too, before they are loaded
