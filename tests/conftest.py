@@ -18,11 +18,17 @@ from pathlib import Path
 from types import FrameType
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests import spawns
 from tests.isolation import isolate
 
 _roots: list[Path] = []
+
+# No wall-clock limit on a property test: Hypothesis's default deadline (200 ms an example) and
+# its too-slow health check fail a correct test on a loaded machine (the examples still run).
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 def pytest_configure(config: pytest.Config) -> None:

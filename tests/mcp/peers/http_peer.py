@@ -16,7 +16,7 @@ import anyio
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tests.mcp.peers.stdio_peer import build
+from tests.mcp.peers.peer_tools import build
 
 
 def guarded(app: ASGIApp, name: str, value: str) -> ASGIApp:
