@@ -227,9 +227,9 @@ class Session:
 
 def _now() -> str:
     """The current time as ``updatedAt`` takes it (the store's form)."""
-    from acp_sidecar.store.records import format_timestamp, utc_now
+    from acp_sidecar.store.records import timestamp_now
 
-    return format_timestamp(utc_now())
+    return timestamp_now()
 
 
 def _set(event: asyncio.Event) -> asyncio.Event:

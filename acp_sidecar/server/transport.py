@@ -252,7 +252,7 @@ class AcpJsonRpcProtocol(PyglsProtocol):
             self._respond(msg_id, error=error_object(error))
             self.report_request_error(error)
             return
-        if not asyncio.iscoroutinefunction(handler):
+        if not _is_coroutine_function(handler):
             try:
                 result = handler(params)
             except Exception as exc:
@@ -271,7 +271,7 @@ class AcpJsonRpcProtocol(PyglsProtocol):
         if handler is None:
             logger.warning("ignored the notification %s: no handler", shown_method(method))
             return
-        if asyncio.iscoroutinefunction(handler):
+        if _is_coroutine_function(handler):
             notified = asyncio.ensure_future(handler(params))
             self._notification_tasks.add(notified)
             notified.add_done_callback(self._notification_ended)
@@ -436,3 +436,10 @@ class AcpJsonRpcProtocol(PyglsProtocol):
 
 
 __all__ = ["AcpJsonRpcProtocol", "MalformedAnswerError"]
+
+
+@functools.lru_cache(maxsize=128)
+def _is_coroutine_function(handler: Callable[..., Any]) -> bool:
+    """``asyncio.iscoroutinefunction``, asked once per handler rather than once per request
+    (the handlers are the few registered; the bound keeps the cache small if they were not)."""
+    return asyncio.iscoroutinefunction(handler)

@@ -186,9 +186,10 @@ def _usage_json(record: UsageRecord) -> dict[str, Any]:
     return data
 
 
-def encode_record(record: Record, *, at: datetime | None = None) -> bytes:
+def encode_record(record: Record, *, at: datetime | str | None = None) -> bytes:
     """The record's line, newline included, with its time: ``record.at``, else ``at`` (the
-    writer passes the time of writing), else none.
+    writer passes the time of writing, as :func:`~acp_sidecar.store.records.timestamp_now`
+    formats it), else none.
 
     Raises:
         ValueError: a payload holds ``NaN``/``Infinity``, or is not JSON (``TypeError`` too),
@@ -196,7 +197,9 @@ def encode_record(record: Record, *, at: datetime | None = None) -> bytes:
     """
     data = _record_json(record)
     moment = record.at if record.at is not None else at
-    if moment is not None:
+    if isinstance(moment, str):
+        data["t"] = moment
+    elif moment is not None:
         data["t"] = format_timestamp(moment)
     return jsonfast.dumps(data, ascii=True) + b"\n"
 

@@ -9,6 +9,7 @@ of its equality: two prompts of the same text are the same prompt made twice.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Final, Literal, TypeAlias, get_args
@@ -280,6 +281,22 @@ def permission_records(records: Iterable[Record]) -> Iterator[PermissionRecord]:
 def utc_now() -> datetime:
     """The current time, timezone-aware in UTC."""
     return datetime.now(UTC)
+
+
+_second: list[tuple[int, str]] = [(-1, "")]
+"""The last second :func:`timestamp_now` formatted, and its text up to the seconds."""
+
+
+def timestamp_now() -> str:
+    """``format_timestamp(utc_now())``, the text alike to the microsecond, for a fraction of
+    its cost: the date and time of day are formatted once a second, the microseconds each call.
+    """
+    second, micro = divmod(time.time_ns() // 1000, 1_000_000)  # floored, as datetime.now
+    formatted, head = _second[0]
+    if second != formatted:
+        head = datetime.fromtimestamp(second, UTC).replace(tzinfo=None).isoformat()
+        _second[0] = (second, head)
+    return f"{head}.{micro:06d}Z"
 
 
 def format_timestamp(moment: datetime) -> str:

@@ -45,8 +45,7 @@ from acp_sidecar.store.records import (
     ToolResultRecord,
     TurnEndRecord,
     UserMessageRecord,
-    format_timestamp,
-    utc_now,
+    timestamp_now,
 )
 from acp_sidecar.store.scan import committed_size
 from acp_sidecar.tools.json_values import FrozenDict, freeze_json
@@ -102,7 +101,7 @@ def _turn_end_line(stop_reason: str) -> bytes:
     """The line of a turn end now: :func:`encode_record`'s, time included."""
     return b'%s,"t":"%s"}\n' % (
         _turn_end_head(stop_reason),
-        format_timestamp(utc_now()).encode("ascii"),
+        timestamp_now().encode("ascii"),
     )
 
 
@@ -390,7 +389,7 @@ class SessionWriter:
             self._pending.append(chunk)
 
     def _append(self, record: Record) -> None:
-        line = encode_record(record, at=utc_now())  # raises before anything is written
+        line = encode_record(record, at=timestamp_now())  # raises before anything is written
         self._write(line)
         if not isinstance(record, _NOT_WORK):
             self._work_unsynced = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from acp_sidecar.store import (
     TurnEndRecord,
     UserMessageRecord,
     format_timestamp,
+    records,
 )
 from acp_sidecar.store.codec import (
     NewerVersion,
@@ -160,6 +162,18 @@ def test_timestamps_are_utc_with_z() -> None:
     assert format_timestamp(CREATED) == "2025-01-02T03:04:05.678901Z"
     with pytest.raises(ValueError, match="timezone-aware"):
         format_timestamp(CREATED.replace(tzinfo=None))
+
+
+def test_the_time_now_is_written_as_format_timestamp_writes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Within one second (the date and time of day are kept), and into the next ones.
+    base = int(CREATED.replace(microsecond=0).timestamp()) * 10**9
+    for offset_ns in (678_901_234, 999_999_999, 1_000_000_000, 1_000_000_999, 86_400 * 10**9):
+        now = base + offset_ns
+        monkeypatch.setattr(records.time, "time_ns", lambda now=now: now)
+        moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=now // 1000)
+        assert records.timestamp_now() == format_timestamp(moment)
 
 
 @pytest.mark.parametrize(
