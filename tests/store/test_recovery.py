@@ -185,6 +185,7 @@ with store.create("victim", "/work/project") as writer:
 """
 
 
+@pytest.mark.process
 def test_sigkill_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", _KILLED_WRITER, str(tmp_path)],

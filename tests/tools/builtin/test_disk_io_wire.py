@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from acp_sidecar.tools.builtin.files import leftovers
 from tests.procfs import peak_rss
 
@@ -75,6 +77,7 @@ async def test_writing_or_editing_a_hard_link_replaces_only_that_name(tmp_path: 
 # --- memory per line and cancel in read (item 7) ----------------------------------------------
 
 
+@pytest.mark.process
 async def test_a_64_mib_line_is_read_with_bounded_memory(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -128,6 +131,7 @@ for i in range(int(sys.argv[2])):
 """
 
 
+@pytest.mark.process
 async def test_edits_never_lose_lines_another_process_appends(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -184,6 +188,7 @@ async def _kill_mid_write(workspace: Path) -> bool:
     return bool(temporaries(workspace)) and not (workspace / "big.txt").exists()
 
 
+@pytest.mark.process
 async def test_a_killed_write_leaves_a_temporary_that_the_next_write_removes(
     tmp_path: Path,
 ) -> None:
@@ -252,6 +257,7 @@ def _limit_file_size() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (MiB, MiB))
 
 
+@pytest.mark.process
 async def test_a_failed_write_into_new_directories_removes_them(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()

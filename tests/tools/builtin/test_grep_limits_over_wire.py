@@ -16,6 +16,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.procfs import peak_rss
 from tests.server.wire import WireClient
 from tests.tools.builtin.sidecar import open_session, run, served_sidecar, sidecar, text_of
@@ -83,6 +85,7 @@ async def test_a_pattern_too_slow_on_every_line_gives_up_with_a_clear_error(
 LONG_LINE_BYTES = 48 * 1024 * 1024
 
 
+@pytest.mark.process
 async def test_a_48_mib_line_is_searched_in_bounded_memory(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()

@@ -36,6 +36,7 @@ def run_python(script: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.process
 def test_orphans_of_a_child_that_is_no_call_are_reaped() -> None:
     # What ripgrep, git or an MCP server may do: a short-lived grandchild outlives its parent,
     # is re-parented to the sidecar and dies there, and nobody waits for it.
@@ -64,6 +65,7 @@ def test_orphans_of_a_child_that_is_no_call_are_reaped() -> None:
     assert after == 0
 
 
+@pytest.mark.process
 def test_exit_codes_survive_the_sweep() -> None:
     # The sweep runs flat out beside asyncio's child watcher and subprocess.run: every exit
     # status still reaches its owner.
