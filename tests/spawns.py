@@ -2,9 +2,9 @@
 
 A test is marked ``process`` when it starts an interpreter (a sidecar, an MCP server, any
 Python or Node program); :func:`watch` sees every child this process starts, and a test that
-started one without the mark fails (in the directories of :data:`CHECKED`), naming the
-command — so ``-m "not process"`` runs none there. The mark comes from the test's module
-(``pytestmark``), a decorator, or a fixture in :data:`PROCESS_FIXTURES`.
+started one without the mark fails, naming the command — so ``-m "not process"`` starts none.
+The mark comes from the test's module (``pytestmark``), a decorator, or a fixture in
+:data:`PROCESS_FIXTURES`.
 """
 
 from __future__ import annotations
@@ -17,12 +17,23 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-PROCESS_FIXTURES: Final = frozenset({"sandbox", "built", "dists", "venv_bin"})
+PROCESS_FIXTURES: Final = frozenset(
+    {
+        "sandbox",
+        "built",
+        "dists",
+        "venv_bin",
+        # MCP peers (tests/mcp/conftest.py); the session-scoped ones start in whichever test
+        # uses them first, so every user is marked.
+        "http_peer",
+        "sse_peer",
+        "guarded_http_peer",
+        "everything",
+        # Chromium, started through a small Python shim (tests/browser.py).
+        "browser",
+    }
+)
 """Fixtures that start processes themselves: a test using one is marked ``process``."""
-
-CHECKED: Final = ("tests/server/", "tests/conformance/", "tests/test_")
-"""Where the check fails an unmarked test (module path prefixes); elsewhere the marks were set
-from one run's listing (:data:`LIST_VARIABLE`) and are not yet enforced."""
 
 INTERPRETERS: Final = ("python", "node", "npx", "npm", "uv", "uvx", "acp-sidecar")
 """Names (or name prefixes, as ``python3.11``) of executables that start an interpreter."""

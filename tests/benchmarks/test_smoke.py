@@ -20,6 +20,8 @@ import pytest
 
 from tests.isolation import isolated_environment
 
+pytestmark = pytest.mark.process  # every test here runs a benchmark script
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

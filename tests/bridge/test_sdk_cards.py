@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import acp
+import pytest
 from acp.schema import ClientCapabilities
 
 from tests.fakes import AnsweringEditor
@@ -70,6 +71,7 @@ def cards(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [u for u in updates if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
 
 
+@pytest.mark.process
 async def test_diff_card_and_the_permission_round_trip() -> None:
     editor = AnsweringEditor("allow_once", "allow_always", "reject_once")
     async with sidecar(editor, terminal=False, subprocess=True) as (connection, recorder, session):

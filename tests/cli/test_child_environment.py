@@ -16,6 +16,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, tool_call
 from tests.in_process import serving
 from tests.server.wire import WireClient, spawned
@@ -64,6 +66,7 @@ def card_output(wire: WireClient) -> str:
     return "\n".join(texts)
 
 
+@pytest.mark.process
 async def test_a_command_never_sees_the_sidecars_api_key(tmp_path: Path) -> None:
     key = f"sk-test-{secrets.token_hex(16)}"
     received, output = await run_console(tmp_path, key, subprocess=True)

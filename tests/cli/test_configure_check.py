@@ -15,11 +15,14 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from acp_sidecar.agent.model.probe import TOOL_NAME
 from acp_sidecar.settings import ConfigLocation, read_settings
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, listed, tool_call
 from tests.cli.test_configure_terminal import finish, spawn
+
+pytestmark = pytest.mark.process  # every test here starts an interpreter
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-configure-check-5c2e81d0"

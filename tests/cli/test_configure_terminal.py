@@ -13,8 +13,11 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from acp_sidecar.settings import ConfigLocation, read_settings
+
+pytestmark = pytest.mark.process  # every test here starts an interpreter
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 30

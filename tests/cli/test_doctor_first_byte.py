@@ -1,17 +1,20 @@
 """``doctor`` judges how long the model's answer took to begin against the first-byte
 timeout the sidecar would give it, and suggests a longer one when it came close (a local
 server that loads the model on first use). In process, against the scripted endpoint; the
-answer is held for a moment by the test, and only the judgement is asserted."""
+probe's clock is the test's, moved on by ``held`` seconds while the answer is held, so the
+judgement is exact and never depends on the machine's speed."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import attrs
 import pytest
 
+from acp_sidecar.agent.model import probe
 from acp_sidecar.checks import Check
 from acp_sidecar.cli import build_parser, with_config_file
 from acp_sidecar.doctor import diagnose
@@ -26,9 +29,13 @@ def clean(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-async def first_byte_finding(tmp_path: Path, waited: float, held: float) -> Check:
+async def first_byte_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, waited: float, held: float
+) -> Check:
     """Doctor's finding on the first byte, for a model whose answer is held ``held`` seconds
-    by the test and a sidecar that would wait ``waited`` seconds for it."""
+    (of the probe's clock) and a sidecar that would wait ``waited`` seconds for it."""
+    clock = SimpleNamespace(now=0.0)
+    monkeypatch.setattr(probe, "time", SimpleNamespace(perf_counter=lambda: clock.now))
     async with ScriptedOpenAI() as endpoint:
         endpoint.models = listed("test-model")
         pause = Pause()
@@ -40,7 +47,7 @@ async def first_byte_finding(tmp_path: Path, waited: float, held: float) -> Chec
 
         async def release() -> None:
             await pause.reached.wait()
-            await asyncio.sleep(held)
+            clock.now += held
             pause.release.set()
 
         releasing = asyncio.ensure_future(release())
@@ -56,28 +63,26 @@ async def first_byte_finding(tmp_path: Path, waited: float, held: float) -> Chec
 
 
 async def test_an_answer_slow_to_begin_gets_a_longer_first_byte_timeout_suggested(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    finding = await first_byte_finding(tmp_path, waited=0.2, held=0.15)
+    finding = await first_byte_finding(tmp_path, monkeypatch, waited=600, held=400)
 
     assert finding.status == "warning"
-    assert finding.detail.startswith("The answer took ")
-    assert finding.detail.endswith(
-        " s to begin: acp-sidecar gives up on an answer that has not begun after 0.2 s "
-        "(the first-byte timeout)."
+    assert finding.detail == (
+        "The answer took 400.0 s to begin: acp-sidecar gives up on an answer that has not "
+        "begun after 600 s (the first-byte timeout)."
     )
     assert finding.fix == (
-        "Give it longer: first_byte_timeout = 30 in the config file, --first-byte-timeout 30 "
-        "or ACP_SIDECAR_FIRST_BYTE_TIMEOUT=30. A local server that loads the model on first "
+        "Give it longer: first_byte_timeout = 1200 in the config file, --first-byte-timeout "
+        "1200 or ACP_SIDECAR_FIRST_BYTE_TIMEOUT=1200. A local server that loads the model on first "
         "use is slow to begin until the model is loaded."
     )
 
 
 async def test_an_answer_quick_to_begin_is_within_the_first_byte_timeout(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    finding = await first_byte_finding(tmp_path, waited=600, held=0)
+    finding = await first_byte_finding(tmp_path, monkeypatch, waited=600, held=200)
 
     assert finding.status == "ok"
-    assert finding.detail.startswith("The answer began after ")
-    assert finding.detail.endswith(" s; acp-sidecar waits up to 600 s.")
+    assert finding.detail == "The answer began after 200.0 s; acp-sidecar waits up to 600 s."

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, think, tool_call
 from tests.in_process import run_cli, serving
 from tests.server.wire import WireClient, start_sidecar
@@ -27,6 +29,7 @@ async def stop(wire: WireClient, process: asyncio.subprocess.Process) -> None:
     assert await asyncio.wait_for(process.wait(), 10) == 0
 
 
+@pytest.mark.process
 async def test_a_model_turn_with_a_tool_call_and_history_on_the_next_turn(tmp_path: Path) -> None:
     async with ScriptedOpenAI() as endpoint:
         endpoint.script(

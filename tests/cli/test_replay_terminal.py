@@ -127,6 +127,7 @@ def test_a_file_that_is_not_regular_is_named_as_one(
     assert err == f"acp-sidecar: {os.devnull} is not a regular file, not a session log\n"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("form", [["--json"], []], ids=["json", "terminal"])
 def test_a_reader_that_goes_away_ends_the_replay_quietly(tmp_path: Path, form: list[str]) -> None:
     """``replay … | head -1``: the first line read, the pipe closed. Status 1 (not all of it

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from tests.in_process import run_cli
 
@@ -33,6 +34,7 @@ def test_serve_help_documents_its_options() -> None:
         assert option in done.stdout
 
 
+@pytest.mark.process
 def test_the_command_line_module_imports_nothing_heavy() -> None:
     code = (
         "import sys; import acp_sidecar.cli; "
@@ -43,6 +45,7 @@ def test_the_command_line_module_imports_nothing_heavy() -> None:
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.process
 def test_log_file_and_level(tmp_path: Path) -> None:
     log = tmp_path / "sidecar.log"
     done = run("serve", "--log-level", "info", "--log-file", str(log))
@@ -84,6 +87,7 @@ def test_started_from_a_terminal_it_says_on_stderr_what_it_waits_for_and_keeps_s
     assert "waiting for an editor" not in (child.before or "")
 
 
+@pytest.mark.process
 def test_started_by_a_client_it_writes_nothing_to_stderr() -> None:
     done = run()  # stdin is /dev/null, not a terminal
     assert done.returncode == 0

@@ -119,6 +119,7 @@ def test_replay_of_an_unknown_session_is_a_clear_error(tmp_path: Path) -> None:
     assert done.stdout == ""
 
 
+@pytest.mark.process
 def test_demo_runs_a_scripted_session_kept_in_the_store(tmp_path: Path) -> None:
     done = cli("demo", store=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -210,6 +211,7 @@ def test_a_tool_module_that_fails_to_load_is_reported_skipped_and_fails_the_list
     assert "read" in {tool["name"] for tool in json.loads(done.stdout)}
 
 
+@pytest.mark.process
 def test_a_tool_module_in_the_current_directory_loads(tmp_path: Path) -> None:
     (tmp_path / "my_tools.py").write_text(
         "from acp_sidecar.tools import define_tool\n"

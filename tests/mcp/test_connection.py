@@ -37,6 +37,7 @@ async def cancel_marker(state: Path) -> str:
     return marker.read_text()
 
 
+@pytest.mark.process
 async def test_mcp_server_time_lists_its_tools_and_answers_a_call(problems: Problems) -> None:
     servers = await McpServers.start(
         [reference_server("mcp-server-time")], hooks=HOOKS, on_problem=problems
@@ -52,6 +53,7 @@ async def test_mcp_server_time_lists_its_tools_and_answers_a_call(problems: Prob
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_mcp_server_git_reads_a_temporary_repository(
     problems: Problems, git_repo: Path
 ) -> None:
@@ -67,6 +69,7 @@ async def test_mcp_server_git_reads_a_temporary_repository(
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_a_server_error_answer_is_an_mcp_call_error(problems: Problems) -> None:
     servers = await McpServers.start(
         [reference_server("mcp-server-time")], hooks=HOOKS, on_problem=problems
@@ -83,6 +86,7 @@ async def test_a_server_error_answer_is_an_mcp_call_error(problems: Problems) ->
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_progress_reaches_the_callback_in_order(problems: Problems) -> None:
     servers = await McpServers.start([peer("p", "serve")], hooks=HOOKS, on_problem=problems)
     seen: list[tuple[float, float | None, str | None]] = []
@@ -98,6 +102,7 @@ async def test_progress_reaches_the_callback_in_order(problems: Problems) -> Non
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_cancelling_the_awaiting_task_sends_notifications_cancelled(
     problems: Problems, tmp_path: Path
 ) -> None:
@@ -124,6 +129,7 @@ async def test_cancelling_the_awaiting_task_sends_notifications_cancelled(
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_a_server_that_dies_mid_call_raises_gone_and_is_reported(problems: Problems) -> None:
     changed: list[str] = []
     servers = await McpServers.start(
@@ -152,6 +158,7 @@ async def test_a_server_that_dies_mid_call_raises_gone_and_is_reported(problems:
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_tools_list_is_read_across_pages_and_odd_schemas_are_judged_not_dropped(
     problems: Problems,
 ) -> None:
@@ -169,6 +176,7 @@ async def test_tools_list_is_read_across_pages_and_odd_schemas_are_judged_not_dr
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_a_tools_list_that_is_not_mcp_fails_that_server_only(problems: Problems) -> None:
     servers = await McpServers.start(
         [listing_peer("bad", "broken"), peer("good", "serve")], hooks=HOOKS, on_problem=problems
@@ -180,6 +188,7 @@ async def test_a_tools_list_that_is_not_mcp_fails_that_server_only(problems: Pro
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_list_changed_relists_then_calls_on_tools_changed(problems: Problems) -> None:
     changed: list[str] = []
     servers = await McpServers.start(
@@ -200,6 +209,7 @@ async def test_list_changed_relists_then_calls_on_tools_changed(problems: Proble
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_a_stdio_server_gets_the_editors_env_over_a_minimal_base(
     problems: Problems, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -239,6 +249,7 @@ def test_server_environment_is_the_base_by_name_then_the_editors_entries() -> No
     }
 
 
+@pytest.mark.process
 async def test_a_servers_stderr_goes_to_the_log(
     problems: Problems, caplog: pytest.LogCaptureFixture
 ) -> None:

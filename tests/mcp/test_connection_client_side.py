@@ -20,6 +20,7 @@ from tests.mcp.conftest import Problems, peer
 from tests.mcp.test_connection import text_of
 
 
+@pytest.mark.process
 async def test_roots_list_answers_the_sessions_directories_now_as_file_uris(
     problems: Problems,
 ) -> None:
@@ -45,6 +46,7 @@ def test_roots_result_names_each_root() -> None:
     assert [(str(r.uri), r.name) for r in result.roots] == [("file:///a/b", "b"), ("file:///", "/")]
 
 
+@pytest.mark.process
 async def test_an_elicitation_goes_to_the_hook(problems: Problems) -> None:
     asked: list[ElicitationRequest] = []
 
@@ -64,6 +66,7 @@ async def test_an_elicitation_goes_to_the_hook(problems: Problems) -> None:
     assert "name" in asked[0].requested_schema["properties"]
 
 
+@pytest.mark.process
 async def test_without_a_hook_or_with_a_failing_one_elicitation_is_declined(
     problems: Problems,
 ) -> None:
@@ -85,6 +88,7 @@ async def test_without_a_hook_or_with_a_failing_one_elicitation_is_declined(
             await servers.aclose()
 
 
+@pytest.mark.process
 async def test_sampling_is_refused_with_a_clear_error(problems: Problems) -> None:
     servers = await McpServers.start(
         [peer("p", "serve")], hooks=ClientSideHooks(roots=list), on_problem=problems
@@ -101,6 +105,7 @@ async def test_sampling_is_refused_with_a_clear_error(problems: Problems) -> Non
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_roots_and_elicitation_are_advertised_sampling_is_not(problems: Problems) -> None:
     servers = await McpServers.start(
         [peer("p", "serve")], hooks=ClientSideHooks(roots=list), on_problem=problems

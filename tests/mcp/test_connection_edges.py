@@ -45,6 +45,7 @@ def test_a_server_error_text_becomes_one_short_line() -> None:
     assert line.endswith("(code 7)")
 
 
+@pytest.mark.process
 async def test_a_call_error_from_the_server_is_one_short_line(problems: Problems) -> None:
     servers = await McpServers.start([peer("p", "serve")], hooks=HOOKS, on_problem=problems)
     try:
@@ -60,6 +61,7 @@ async def test_a_call_error_from_the_server_is_one_short_line(problems: Problems
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_cancelling_a_task_awaiting_aclose_cancels_it_and_aclose_can_be_awaited_again(
     problems: Problems, tmp_path: Path
 ) -> None:
@@ -86,6 +88,7 @@ async def test_cancelling_a_task_awaiting_aclose_cancels_it_and_aclose_can_be_aw
     await connection.aclose()
 
 
+@pytest.mark.process
 async def test_list_changed_that_changes_nothing_does_not_call_on_tools_changed(
     problems: Problems,
 ) -> None:

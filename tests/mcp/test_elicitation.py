@@ -24,6 +24,8 @@ from acp_sidecar.mcp.servers import McpServers
 from tests.mcp.conftest import Problems, asking_peer
 from tests.mcp.test_connection import text_of
 
+pytestmark = pytest.mark.process  # every test here starts an interpreter
+
 FORM: dict[str, Any] = {
     "mode": "form",
     "message": "Your name?",

@@ -9,10 +9,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.server.app import AcpServer
 from tests.mcp.conftest import asking_peer
 from tests.server.wire import served
+
+pytestmark = pytest.mark.process  # every test here starts an interpreter
 
 LEGACY = {
     "mode": "form",

@@ -21,6 +21,7 @@ from tests.mcp.conftest import HOOKS, PEERS, Problems, peer
 from tests.mcp.over_acp import alive
 
 
+@pytest.mark.process
 async def test_started_servers_are_taken_by_their_connections(problems: Problems) -> None:
     configs = [peer("a", "serve"), StdioServerConfig(name="missing", command="/nonexistent/x")]
     launched = await launch_all(configs)
@@ -37,6 +38,7 @@ async def test_started_servers_are_taken_by_their_connections(problems: Problems
     assert group_members(first.pid) == []
 
 
+@pytest.mark.process
 async def test_what_no_connection_took_is_stopped_with_its_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "g.pid"
     launched = await launch_all([peer("fam", "family", str(pidfile))])
@@ -51,6 +53,7 @@ async def test_what_no_connection_took_is_stopped_with_its_group(tmp_path: Path)
     assert group_members(process.pid) == []
 
 
+@pytest.mark.process
 async def test_a_hurried_stop_of_a_stubborn_server_keeps_to_its_grace(tmp_path: Path) -> None:
     pidfile = tmp_path / "g.pid"
     process = await launch(peer("stubborn", "stubborn", str(pidfile)))
@@ -80,6 +83,7 @@ async def test_each_stdout_line_is_validated_with_the_sdks_own_model() -> None:
     }
 
 
+@pytest.mark.process
 def test_a_stop_cut_short_by_the_programs_exit_still_kills_the_group(tmp_path: Path) -> None:
     """The program exits while a server's gentle stop is still waiting (asyncio cancels the
     stop's task): the server's whole group is SIGKILLed, not its leader alone."""
@@ -135,6 +139,7 @@ def _result_line(n: int, size: int) -> str:
     return f"""b'{{"jsonrpc": "2.0", "id": {n}, "result": {{"text": "' + b'x' * {size} + b'"}}}}'"""
 
 
+@pytest.mark.process
 async def test_a_32_mb_line_arrives_whole() -> None:
     size = 32 * 1024 * 1024
     script = (
@@ -148,6 +153,7 @@ async def test_a_32_mb_line_arrives_whole() -> None:
     assert len(first.result["text"]) == size
 
 
+@pytest.mark.process
 async def test_a_line_over_the_limit_is_an_error_and_the_next_one_arrives(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -19,6 +19,8 @@ from acp_sidecar.mcp.tools import mcp_tool_definitions
 from tests.mcp.conftest import HOOKS, Problems, crowd_peer
 from tests.mcp.test_connection import text_of
 
+pytestmark = pytest.mark.process  # every test here starts an interpreter
+
 
 async def stats(servers: McpServers) -> dict[str, Any]:
     result = await servers.connections["crowd"].call_tool("stats", {})

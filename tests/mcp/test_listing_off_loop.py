@@ -22,6 +22,8 @@ from acp_sidecar.mcp.servers import McpServers
 from tests.mcp.conftest import HOOKS, Problems, crowd_peer
 from tests.server.wire import WireClient, served
 
+pytestmark = pytest.mark.process  # every test here starts an interpreter
+
 CROWD = Path(__file__).parent / "peers" / "crowd_peer.py"
 GATE_TIMEOUT = 10.0
 

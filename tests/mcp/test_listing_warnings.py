@@ -20,6 +20,8 @@ from acp_sidecar.server.mcp_session import TOLD_PER_SERVER
 from tests.mcp.test_listing_off_loop import crowd
 from tests.server.wire import WireClient, served
 
+pytestmark = pytest.mark.process  # every test here starts an interpreter
+
 
 def warnings_told(client: WireClient) -> list[str]:
     return [

@@ -8,9 +8,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, tool_call
 from tests.in_process import serving
 from tests.mcp.over_acp import PEER
+
+pytestmark = pytest.mark.process  # every test here starts an interpreter
 
 
 async def test_the_model_is_offered_and_calls_the_sessions_mcp_tools(tmp_path: Path) -> None:

@@ -19,6 +19,8 @@ import pytest
 
 from tests.mcp.over_acp import alive, bare_sidecar, descendants
 
+pytestmark = pytest.mark.process  # every test here starts an interpreter
+
 STUBBORN = Path(__file__).parent / "peers" / "stdio_peer.py"
 
 

@@ -42,6 +42,7 @@ def test_the_scan_finds_the_sdk_where_it_is_imported() -> None:
     assert any(hit.endswith(" mcp_types") for hit in sdk_imports(PACKAGE / "mcp" / "stdio.py"))
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "module", ["config", "launch", "client_side", "callbacks", "processes", "elicitation"]
 )

@@ -35,6 +35,7 @@ async def pid_in(path: Path) -> int:
     raise AssertionError(f"{path.name} was never written")
 
 
+@pytest.mark.process
 async def test_failures_are_reported_in_config_order_and_the_rest_start(
     problems: Problems, tmp_path: Path
 ) -> None:
@@ -60,6 +61,7 @@ async def test_failures_are_reported_in_config_order_and_the_rest_start(
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_hung_servers_cost_their_timeout_once_not_each(
     problems: Problems, tmp_path: Path
 ) -> None:
@@ -109,6 +111,7 @@ def _servers_running(tmp_path: Path) -> set[tuple[str, int]]:
     return running
 
 
+@pytest.mark.process
 async def test_aclose_ends_the_whole_process_group_grandchildren_included(
     problems: Problems, tmp_path: Path
 ) -> None:
@@ -131,6 +134,7 @@ async def test_aclose_ends_the_whole_process_group_grandchildren_included(
     assert problems == []  # a stop we asked for is no problem
 
 
+@pytest.mark.process
 async def test_a_server_killed_later_is_reported_removed_and_its_group_ended(
     problems: Problems, tmp_path: Path
 ) -> None:
@@ -165,6 +169,7 @@ async def test_a_server_killed_later_is_reported_removed_and_its_group_ended(
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_cancelling_the_start_stops_what_it_started(
     problems: Problems, tmp_path: Path
 ) -> None:
@@ -179,6 +184,7 @@ async def test_cancelling_the_start_stops_what_it_started(
     assert gone(pid)
 
 
+@pytest.mark.process
 async def test_callbacks_that_raise_do_not_break_anything() -> None:
     def bad(_: str) -> None:
         raise RuntimeError("boom")
@@ -204,6 +210,7 @@ async def test_no_servers_is_fine() -> None:
     await servers.aclose()
 
 
+@pytest.mark.process
 async def test_nothing_a_server_does_reaches_our_stdout(
     problems: Problems, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -218,6 +225,7 @@ async def test_nothing_a_server_does_reaches_our_stdout(
     assert out == ""
 
 
+@pytest.mark.process
 def test_the_package_does_not_import_the_sdk_at_start() -> None:
     import subprocess
 
@@ -226,6 +234,7 @@ def test_the_package_does_not_import_the_sdk_at_start() -> None:
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.process
 async def test_configs_with_a_taken_name_start_only_the_first(problems: Problems) -> None:
     servers = await McpServers.start(
         [peer("p", "serve"), peer("p", "exit")], hooks=HOOKS, on_problem=problems
@@ -237,6 +246,7 @@ async def test_configs_with_a_taken_name_start_only_the_first(problems: Problems
         await servers.aclose()
 
 
+@pytest.mark.process
 async def test_a_server_that_ignores_eof_and_sigterm_is_killed_with_its_group(
     problems: Problems, tmp_path: Path
 ) -> None:
@@ -253,6 +263,7 @@ async def test_a_server_that_ignores_eof_and_sigterm_is_killed_with_its_group(
     assert group_members(leader) == []
 
 
+@pytest.mark.process
 async def test_starting_and_stopping_leaks_no_file_descriptor(problems: Problems) -> None:
     def open_fds() -> int:
         return len(os.listdir("/proc/self/fd"))
@@ -275,6 +286,7 @@ async def test_starting_and_stopping_leaks_no_file_descriptor(problems: Problems
     assert open_fds() == before
 
 
+@pytest.mark.process
 async def test_a_stdio_server_is_our_child_leading_its_own_session(problems: Problems) -> None:
     servers = await McpServers.start([peer("own", "serve")], hooks=HOOKS, on_problem=problems)
     try:

@@ -30,6 +30,7 @@ async def nothing(_text: str) -> None:
     return None
 
 
+@pytest.mark.process
 async def test_a_cancelled_bash_call_and_the_orphan_sweep_spare_a_running_mcp_server(
     problems: Problems, tmp_path: Path
 ) -> None:

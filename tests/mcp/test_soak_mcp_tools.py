@@ -10,6 +10,8 @@ import pytest
 
 from tests.server.wire import ROOT
 
+pytestmark = pytest.mark.process  # every test here starts an interpreter
+
 
 @pytest.mark.timeout(240)  # seven sidecars, one after the other
 def test_the_tool_list_soak_runs_at_a_smoke_size() -> None:

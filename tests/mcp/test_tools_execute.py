@@ -181,7 +181,7 @@ async def test_cancel_cancels_the_request_at_once_and_the_card_fails(
     source = FakeSource("s", (tool("sleep"),), hang)
     registry, scope, editor = session(source)
     running = asyncio.create_task(run_call(registry, scope, "c1", "mcp__s__sleep", {}))
-    await asyncio.wait_for(source.started.wait(), 5)
+    await asyncio.wait_for(source.started.wait(), 30)  # a hang guard
     scope.signal.cancel("the user cancelled the turn")
     result = await asyncio.wait_for(running, 60)  # a hang guard
     (call,) = source.calls
@@ -210,7 +210,7 @@ async def test_a_timeout_cancels_the_request_too() -> None:
         asker=editor,
         signal=CancelSignal(),
     )
-    result = await asyncio.wait_for(run_call(registry, scope, "c1", "mcp__s__sleep", {}), 5)
+    result = await asyncio.wait_for(run_call(registry, scope, "c1", "mcp__s__sleep", {}), 30)
     assert result.error is not None and result.error.code == "TIMEOUT"
     assert source.calls[0].cancelled
     assert not scope.signal.cancelled  # a timeout never cancels the turn

@@ -71,9 +71,9 @@ async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path
         turn = asyncio.create_task(
             connection.prompt(session_id=session.session_id, prompt=[acp.text_block("wait")])
         )
-        await asyncio.wait_for(client.started.wait(), 5)
+        await asyncio.wait_for(client.started.wait(), 60)  # hang guards
         await connection.cancel(session_id=session.session_id)
-        done = await asyncio.wait_for(turn, 5)
+        done = await asyncio.wait_for(turn, 60)
         assert done.stop_reason == "cancelled"
     assert process.returncode == 0
     assert observer.checked >= 12

@@ -198,9 +198,9 @@ async def served(server: AcpServer | None = None) -> AsyncIterator[tuple[WireCli
         yield client, server
     finally:
         client.close()
-        status = await asyncio.wait_for(task, 3)
+        status = await asyncio.wait_for(task, 30)  # hang guards
         assert status == 0
-        rest = await asyncio.wait_for(reader.read(), 3)
+        rest = await asyncio.wait_for(reader.read(), 30)
         for line in rest.splitlines():
             client.check(json.loads(line))
 

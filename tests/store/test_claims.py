@@ -60,6 +60,7 @@ def prompted(store: SessionStore, claim: object = None) -> None:
         log.user_message([{"type": "text", "text": "hi"}])
 
 
+@pytest.mark.process
 def test_a_claim_outlives_the_log_it_was_written_under(store: SessionStore) -> None:
     claim = store.claim("s1")
     prompted(store, claim)  # the writer is closed: its flock is gone, the claim is not
@@ -76,6 +77,7 @@ def test_a_claim_outlives_the_log_it_was_written_under(store: SessionStore) -> N
     assert (store.directory / LOCK_FILE).stat().st_size == 0
 
 
+@pytest.mark.process
 def test_a_writer_without_a_claim_holds_its_own_until_it_closes(store: SessionStore) -> None:
     with store.create("s1", CWD):
         assert other_process(store, "delete").startswith("locked:")
@@ -97,6 +99,7 @@ def test_a_second_claim_in_this_process_is_refused_too(store: SessionStore) -> N
     twin.delete("s1")
 
 
+@pytest.mark.process
 def test_a_process_that_dies_drops_its_claims(store: SessionStore) -> None:
     prompted(store)
     assert other_process(store, "claim-and-die") == ""
@@ -122,6 +125,7 @@ def test_a_link_at_the_lock_files_name_is_refused(store: SessionStore, tmp_path:
     assert not target.exists() and not store.exists("s1")
 
 
+@pytest.mark.process
 def test_record_locks_where_there_are_no_description_locks(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -185,6 +185,7 @@ with store.create("victim", "/work/project") as writer:
 """
 
 
+@pytest.mark.process
 def test_sigkill_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", _KILLED_WRITER, str(tmp_path)],
@@ -195,8 +196,9 @@ def test_sigkill_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
     assert child.stdout is not None
     assert child.stdout.readline() == b"ready\n"
     path = tmp_path / "victim.jsonl"
-    deadline = time.monotonic() + 10
-    while path.stat().st_size < 2_000_000 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 60  # a hang guard
+    while path.stat().st_size < 2_000_000:
+        assert time.monotonic() < deadline, "the writer never wrote 2 MB"
         time.sleep(0.01)
     child.send_signal(signal.SIGKILL)
     assert child.wait() == -signal.SIGKILL

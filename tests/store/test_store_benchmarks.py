@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.timeout(300)  # each spawns several sidecars, on a shared machine
+pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]  # each spawns several sidecars
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -273,6 +273,7 @@ def _second_process(directory: Path) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.process
 def test_a_second_process_cannot_write_while_the_first_holds_the_log(
     store: SessionStore,
 ) -> None:

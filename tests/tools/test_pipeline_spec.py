@@ -130,11 +130,11 @@ async def test_a_listener_added_mid_chain_waits_for_the_next_call(
     add(registry, seam, holder)
     add(registry, seam, log.tagged("tail"))
     first = asyncio.create_task(registry.execute(call(call_id="c1")))
-    await asyncio.wait_for(inside.wait(), 5)
+    await asyncio.wait_for(inside.wait(), 30)  # hang guards
     add(registry, seam, log.tagged("front"), prepend=True)
     add(registry, seam, log.tagged("back"))
     release.set()
-    assert not (await asyncio.wait_for(first, 5)).is_error
+    assert not (await asyncio.wait_for(first, 30)).is_error
     assert log.of("c1") == ["holder", "tail"]  # nothing twice, nothing new
     assert not (await registry.execute(call(call_id="c2"))).is_error
     assert log.of("c2") == ["front", "holder", "tail", "back"]  # each exactly once

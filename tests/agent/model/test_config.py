@@ -171,6 +171,7 @@ def test_nonsense_is_refused(bad: dict[str, object]) -> None:
         ModelConfig(**bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.process
 def test_importing_the_driver_does_not_import_openai() -> None:
     code = (
         "import sys, acp_sidecar.agent.model as m; "

@@ -211,10 +211,11 @@ async def test_a_failed_listing_keeps_the_configured_models_and_is_logged(
 async def test_a_slow_listing_is_given_up_after_the_timeout(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    catalog = ModelCatalog(CONFIG, FakeLister([ListedModel("late")], delay=30), timeout=0.2)
-    started = asyncio.get_running_loop().time()
+    # Had the timeout not fired, "late" would be listed (after 30 s, inside the suite's hang guard).
+    lister = FakeLister([ListedModel("late")], delay=30)
+    catalog = ModelCatalog(CONFIG, lister, timeout=0.2)
     await catalog.list_models()
-    assert asyncio.get_running_loop().time() - started < 2
+    assert lister.calls == [0.2]
     assert catalog.names() == ("main", "small", "wide")
     assert "did not list its models within 0.2 s" in caplog.text
 
@@ -241,10 +242,8 @@ async def test_a_listing_slower_than_its_timeout_leaves_the_configured_models(
     endpoint.models = Listing([{"id": "late"}], delay=5)
     driver = make_driver()
     driver.catalog = ModelCatalog(driver.config, driver._list_models, timeout=0.3)
-    started = asyncio.get_running_loop().time()
     await driver.catalog.list_models()
-    assert asyncio.get_running_loop().time() - started < 3
-    assert driver.catalog.names() == ("test-model",)
+    assert driver.catalog.names() == ("test-model",)  # not "late": the timeout fired
 
 
 async def test_a_listing_the_endpoint_refuses_is_logged_without_the_key(

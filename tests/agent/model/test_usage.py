@@ -188,6 +188,7 @@ class MeterEditor(AllowingEditor):
         self.updates.append(update)
 
 
+@pytest.mark.process
 async def test_the_sdk_client_reads_the_meter_and_the_cost(tmp_path: Path) -> None:
     async with ScriptedOpenAI() as endpoint:
         endpoint.script(with_usage(answer("One."), 1000, 100), with_usage(answer("Two."), 2500, 50))

@@ -71,6 +71,7 @@ def swapping(directory: Path, outside: Path) -> Iterator[None]:
         thread.join(10)
 
 
+@pytest.mark.process
 async def test_a_swap_race_never_escapes_the_workspace(tmp_path: Path) -> None:
     workspace, outside = tmp_path / "ws", tmp_path / "outside"
     (workspace / "d").mkdir(parents=True)

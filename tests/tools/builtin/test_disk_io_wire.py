@@ -2,7 +2,7 @@
 writers, killed and failed writes, Latin-1 files, and the boundary on the editor's route.
 
 Each test drives a sidecar in auto mode with slash commands: a subprocess where the test is
-about the process (its peak memory and CPU, a SIGKILL, a file-size limit), else in process.
+about the process (its peak memory, a SIGKILL, a file-size limit), else in process.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from acp_sidecar.tools.builtin.files import leftovers
-from tests.procfs import cpu_seconds, peak_rss
+from tests.procfs import peak_rss
 
 from .sidecar import auto_served, auto_sidecar, call, card_title, command
 
@@ -75,6 +77,7 @@ async def test_writing_or_editing_a_hard_link_replaces_only_that_name(tmp_path: 
 # --- memory per line and cancel in read (item 7) ----------------------------------------------
 
 
+@pytest.mark.process
 async def test_a_64_mib_line_is_read_with_bounded_memory(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -100,19 +103,17 @@ async def test_a_cancelled_read_stops_working_at_once(tmp_path: Path) -> None:
     with open(workspace / "many.txt", "wb") as f:
         for _ in range(128):
             f.write(b"x\n" * (MiB // 2))  # 64 Mi short lines
-    async with auto_sidecar(workspace) as sidecar:
+    async with auto_served(workspace) as sidecar:
         client = sidecar.client
         msg_id = await client.start_prompt(
             sidecar.session, command("read", path="many.txt", offset=10**9)
         )
         await asyncio.sleep(0.3)
         await client.notify("session/cancel", {"sessionId": sidecar.session})
-        response = await client.next_response(msg_id, 10)
+        response = await client.next_response(msg_id, 60)
         assert response["result"]["stopReason"] in ("cancelled", "end_turn")
-        spent = cpu_seconds(sidecar.process.pid)
-        await asyncio.sleep(1.5)
-        busy = cpu_seconds(sidecar.process.pid) - spent
-    assert busy < 0.3, f"the sidecar used {busy:.2f} s of CPU in the 1.5 s after the turn ended"
+    # That the reading thread stops at its next chunk is pinned in process (test_read.py,
+    # test_a_cancel_stops_the_reading_thread_at_its_next_chunk).
 
 
 # --- concurrent writers and edit (item 18) ----------------------------------------------------
@@ -130,6 +131,7 @@ for i in range(int(sys.argv[2])):
 """
 
 
+@pytest.mark.process
 async def test_edits_never_lose_lines_another_process_appends(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -186,6 +188,7 @@ async def _kill_mid_write(workspace: Path) -> bool:
     return bool(temporaries(workspace)) and not (workspace / "big.txt").exists()
 
 
+@pytest.mark.process
 async def test_a_killed_write_leaves_a_temporary_that_the_next_write_removes(
     tmp_path: Path,
 ) -> None:
@@ -254,6 +257,7 @@ def _limit_file_size() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (MiB, MiB))
 
 
+@pytest.mark.process
 async def test_a_failed_write_into_new_directories_removes_them(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()

@@ -12,6 +12,7 @@ async def test_the_one_line_edit_case_runs(capsys: pytest.CaptureFixture[str]) -
     assert "ratio:" in capsys.readouterr().out
 
 
+@pytest.mark.process
 async def test_the_replace_all_case_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """Each round's child replaces every occurrence (the bench checks the file after it)."""
     await bench_edit.main(["--replace-all", "--size-mb", "0.05", "--rounds", "1"])

@@ -7,6 +7,7 @@ import codecs
 import random
 import re
 import shutil
+import threading
 from typing import Any
 
 import pytest
@@ -356,6 +357,33 @@ async def test_a_line_the_pattern_is_too_slow_on_is_skipped_and_named(
         "[Not searched, the pattern took over 0.5 s on each (it backtracks catastrophically; "
         "simplify it): bad.txt:2.]"
     )
+
+
+async def test_a_cancel_stops_a_slow_search_at_the_next_line(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search thread itself stops (not only the turn): the cancel, arriving while the
+    first bad line is given up on, leaves the other three untried."""
+    monkeypatch.setattr(grep_module, "ripgrep", lambda: None)
+    workspace.put("bad.txt", ("a" * 30 + "!\n") * 4)
+    signal = CancelSignal()
+    seen = threading.Event()
+    signal.add_callback(lambda _reason: seen.set())
+    loop = asyncio.get_running_loop()
+    slow = search_module._Scan._slow
+    given_up: list[int] = []
+
+    def cancelled_on_the_first(scan: Any, line: int) -> None:
+        given_up.append(line)
+        if len(given_up) == 1:  # cancel on the loop, as session/cancel does, and wait for it
+            loop.call_soon_threadsafe(signal.cancel, "session/cancel")
+            assert seen.wait(30), "the cancel never arrived"
+        slow(scan, line)
+
+    monkeypatch.setattr(search_module._Scan, "_slow", cancelled_on_the_first)
+    result = await run(registry, workspace, "grep", {"pattern": "(a|a)+$"}, signal=signal)
+    assert failure(result)[0] == "CANCELLED"
+    assert given_up == [1]
 
 
 async def test_a_line_over_the_cap_is_searched_in_its_start_and_counted(

@@ -1,9 +1,9 @@
 """``grep``'s Python engine under hostile input, driven as found: a sidecar subprocess where
-its CPU and memory are measured, else in process.
+its memory is measured, else in process.
 
 - A catastrophically backtracking pattern froze every session (``re`` holds the GIL) and
   ``session/cancel`` waited for it. Now other sessions are served at once, cancel ends the
-  turn at once, and the search stops burning CPU within about a second.
+  turn at once (the search thread stops at its next line: tests/tools/builtin/test_grep.py).
 - A file with one line of 48 MiB was read whole, in a loop that copied it again per block.
   Now the line is searched in its first ``MAX_LINE_BYTES`` (8 MiB), in bounded memory.
 
@@ -16,7 +16,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from tests.procfs import cpu_seconds, peak_rss
+import pytest
+
+from tests.procfs import peak_rss
 from tests.server.wire import WireClient
 from tests.tools.builtin.sidecar import open_session, run, served_sidecar, sidecar, text_of
 
@@ -40,7 +42,7 @@ async def test_a_redos_grep_freezes_no_other_session_and_cancel_stops_it(tmp_pat
     workspace.mkdir()
     # Four bad lines: the new engine spends 2 s on them (0.5 s each) before it finishes.
     (workspace / "bad.txt").write_text(("a" * REDOS_LENGTH + "!\n") * 4)
-    async with sidecar(tmp_path) as (wire, process):
+    async with served_sidecar(tmp_path) as (wire, _server):
         slow = await open_session(wire, workspace)
         other = await open_session(wire, workspace)
         msg_id = await start_turn_and_wait_for_card(
@@ -58,12 +60,8 @@ async def test_a_redos_grep_freezes_no_other_session_and_cancel_stops_it(tmp_pat
         await wire.notify("session/cancel", {"sessionId": slow})
         response = await wire.next_response(msg_id, timeout=60)
         assert response["result"]["stopReason"] == "cancelled", response
-        # ...and the search itself stops: the sidecar goes idle (a thread that went on
-        # matching would burn a whole core).
-        await asyncio.sleep(1.5)
-        before = cpu_seconds(process.pid)
-        await asyncio.sleep(1.0)
-        assert cpu_seconds(process.pid) - before < 0.4
+        # (That the search thread itself stops at the next line is pinned in process:
+        # test_grep.py, test_a_cancel_stops_a_slow_search_at_the_next_line.)
         # The server goes on serving the session that was cancelled.
         card = await run(wire, slow, '/glob {"pattern": "*.txt"}')
         assert text_of(card) == "bad.txt"
@@ -87,6 +85,7 @@ async def test_a_pattern_too_slow_on_every_line_gives_up_with_a_clear_error(
 LONG_LINE_BYTES = 48 * 1024 * 1024
 
 
+@pytest.mark.process
 async def test_a_48_mib_line_is_searched_in_bounded_memory(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()

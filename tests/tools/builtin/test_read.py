@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import codecs
+import threading
+from typing import Any
 
 import pytest
 
-from acp_sidecar.tools import FileLocation, GenericCallView, GenericResultView, ToolRegistry
+from acp_sidecar.tools import (
+    CancelSignal,
+    FileLocation,
+    GenericCallView,
+    GenericResultView,
+    ToolRegistry,
+)
+from acp_sidecar.tools.builtin import read as read_module
 from acp_sidecar.tools.builtin.files import line_window
 from acp_sidecar.tools.builtin.files.line_window import MAX_BYTES
 from acp_sidecar.tools.builtin.files.paths import WorkspacePath
@@ -292,3 +302,32 @@ def test_the_disk_reader_checks_cancellation_inside_its_loop(workspace: Workspac
     with pytest.raises(ToolCancelledError):
         line_window.read_disk(target, 1, 10, cancelled)
     assert len(polls) == 4
+
+
+async def test_a_cancel_stops_the_reading_thread_at_its_next_chunk(
+    workspace: Workspace, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's cancel reaches the thread (not only the turn): the read ends cancelled
+    at the poll after it, with the other chunks of many short lines unread."""
+    workspace.put("many.txt", b"x\n" * (4 * line_window.CHUNK_BYTES))
+    signal = CancelSignal()
+    seen = threading.Event()
+    signal.add_callback(lambda _reason: seen.set())
+    loop = asyncio.get_running_loop()
+    real = read_module.read_disk
+    polls: list[bool] = []
+
+    def reading(target: WorkspacePath, start: int, limit: int, cancelled: Any) -> Any:
+        def polled() -> bool:
+            if not polls:  # cancel on the loop, as session/cancel does, and wait for it
+                loop.call_soon_threadsafe(signal.cancel, "session/cancel")
+                assert seen.wait(30), "the cancel never arrived"
+            polls.append(cancelled())
+            return polls[-1]
+
+        return real(target, start, limit, polled)
+
+    monkeypatch.setattr(read_module, "read_disk", reading)
+    result = await run(registry, workspace, "read", {"path": "many.txt"}, signal=signal)
+    assert failure(result)[0] == "CANCELLED"
+    assert polls == [True]
