@@ -12,12 +12,14 @@ driver serves every server test:
   chunk ``quiet``;
 - ``permission``: ask ``session/request_permission`` and report the outcome as a chunk;
 - ``read PATH`` / ``write PATH TEXT``: go through the client's file system and report;
+- ``gc``: one chunk saying whether the cyclic collector runs and objects are frozen;
 - anything else: ``end_turn`` with no update.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import subprocess
 import sys
@@ -63,6 +65,8 @@ class ScriptDriver(DriverBase):
             send = turn.send
             for _ in range(int(rest)):
                 await send(update)
+        elif command == "gc":
+            await turn.send(chunk(f"enabled={gc.isenabled()} frozen={gc.get_freeze_count() > 0}"))
         elif command == "noise":
             make_noise()
             await turn.send(chunk("quiet"))

@@ -4,6 +4,7 @@ heavy at module level: the server, drivers and tools are imported when ``serve``
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import TYPE_CHECKING
 
@@ -74,8 +75,19 @@ def run_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     # Built once the wire is taken: what user modules (--driver, --tools) print at import
     # goes to stderr, never onto the wire.
     return run_stdio(
-        lambda: build_server(parser, args), log_level=args.log_level, log_file=args.log_file
+        lambda: collecting_again(build_server(parser, args)),
+        log_level=args.log_level,
+        log_file=args.log_file,
     )
+
+
+def collecting_again(server: AcpServer) -> AcpServer:
+    """``server``, with the cyclic collector resumed (``cli.main`` paused it for the start)
+    and what the start made frozen out of its reach: it lasts as long as the process, and
+    every full collection would rescan it."""
+    gc.freeze()
+    gc.enable()
+    return server
 
 
 def build_server(parser: argparse.ArgumentParser, args: argparse.Namespace) -> AcpServer:

@@ -299,7 +299,7 @@ def layered_leniently(
 
 def wants_model(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
     """Whether the layered settings or the environment name a model (else the console)."""
-    from acp_sidecar.agent.model.config import MODEL_ENV, MODEL_INFO_ENV, MODELS_ENV
+    from acp_sidecar.agent.model.variables import MODEL_ENV, MODEL_INFO_ENV, MODELS_ENV
     from acp_sidecar.settings.layering import no_model
 
     if no_model(args):

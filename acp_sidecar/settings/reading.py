@@ -10,7 +10,6 @@ import math
 import os
 import re
 import stat
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -133,6 +132,8 @@ def read_settings(location: ConfigLocation) -> FileSettings:
         raise ConfigError(
             (Problem(shown, None, None, f"cannot be read: {exc.strerror}"),)
         ) from None
+    import tomllib  # only when there is a file: tomllib is a tenth of the settings' import
+
     try:
         text = data.decode("utf-8")
         document = tomllib.loads(text)
@@ -172,6 +173,8 @@ def dotted(*parts: str) -> str:
 
 def _unquote(part: str) -> str:
     if part.startswith('"'):
+        import tomllib
+
         try:
             return str(tomllib.loads(f"k = {part}")["k"])
         except tomllib.TOMLDecodeError:  # a line inside a multi-line string: not a key

@@ -3,9 +3,12 @@ mistyped flag or subcommand meant, and a key never taken from the command line."
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from acp_sidecar.cli import build_parser
+from tests.in_process import run_cli
 
 SECRET = "sk-never-echoed-5c2e9a"
 
@@ -137,3 +140,11 @@ def test_an_unknown_key_flag_does_not_echo_its_value(capsys: pytest.CaptureFixtu
     said = refused(capsys, "doctor", f"--openai-key={SECRET}")
     assert "unrecognized arguments: --openai-key" in said
     assert SECRET not in said
+
+
+@pytest.mark.parametrize("argv", [["tools"], ["--version"], ["sessions", "--bad-flag"]])
+def test_the_command_line_leaves_the_collector_running(argv: list[str]) -> None:
+    # main pauses the cyclic collector for the start; every way out resumes it.
+    done = run_cli(*argv)
+    assert done.returncode in (0, 2)
+    assert gc.isenabled()

@@ -45,6 +45,42 @@ def test_the_command_line_module_imports_nothing_heavy() -> None:
     assert done.stdout.strip() == "[]"
 
 
+NOT_AT_START = (
+    "tomllib",  # only when there is a config file
+    "secrets",  # at a tool's first shell call
+    "acp_sidecar.agent.model.config",  # only when a model is named
+    "acp_sidecar.store",  # after session/new is answered
+    "acp_sidecar.tools.registry",  # the tools: with the first commands, after the answer
+    "acp_sidecar.mcp",
+    "importlib.metadata",
+    "openai",
+    "httpx",
+    "rich",
+    "msgspec",
+    "orjson",
+    "regex",
+    "pathspec",
+)
+"""Modules a first ``session/new`` does not need, so the start must not import them."""
+
+
+@pytest.mark.process
+def test_serves_start_leaves_what_a_first_session_does_not_need_unimported() -> None:
+    # The start as ``serve`` runs it (parse, config file, hardening, the server built), in a
+    # process of its own: what it imports is a property of the process.
+    code = (
+        "import sys\n"
+        "from acp_sidecar.cli import build_parser, build_server, with_config_file\n"
+        "import acp_sidecar.server.hardening, acp_sidecar.server.stdio\n"
+        "parser = build_parser()\n"
+        "build_server(parser, with_config_file(parser.parse_args(['serve'])))\n"
+        f"print(sorted(m for m in {NOT_AT_START!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 @pytest.mark.process
 def test_log_file_and_level(tmp_path: Path) -> None:
     log = tmp_path / "sidecar.log"

@@ -161,3 +161,15 @@ async def test_requests_from_a_regular_file_are_answered(tmp_path: Path) -> None
     assert "sessionId" in messages[1]["result"]
     # The console advertises the tools right after the session/new answer.
     assert messages[2]["params"]["update"]["sessionUpdate"] == "available_commands_update"
+
+
+async def test_serving_collects_cycles_with_the_start_ups_objects_frozen() -> None:
+    # cli.main pauses the collector for the start; serve must resume it once built.
+    async with sidecar() as (client, process):
+        await client.initialize()
+        session = await client.new_session()
+        await client.next_response(await client.start_prompt(session, "gc"))
+        assert client.texts() == ["enabled=True frozen=True"]
+        client.close()
+        status, _ = await finish(client, process)
+    assert status == 0

@@ -7,20 +7,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from acp_sidecar.agent.model.config import ModelConfig
-
 if TYPE_CHECKING:
+    from acp_sidecar.agent.model.config import ModelConfig
     from acp_sidecar.agent.model.driver import ModelDriver
 
 
 def __getattr__(name: str) -> Any:
-    # The driver loads on first use: the settings read ``.config`` at every start.
-    if name != "ModelDriver":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from acp_sidecar.agent.model.driver import ModelDriver
+    # Both load on first use: a start without a model reads only ``.variables``.
+    value: Any
+    if name == "ModelDriver":
+        from acp_sidecar.agent.model.driver import ModelDriver
 
-    globals()["ModelDriver"] = ModelDriver
-    return ModelDriver
+        value = ModelDriver
+    elif name == "ModelConfig":
+        from acp_sidecar.agent.model.config import ModelConfig
+
+        value = ModelConfig
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 __all__ = ["ModelConfig", "ModelDriver"]

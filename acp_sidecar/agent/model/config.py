@@ -13,19 +13,17 @@ from typing import Any, Final
 
 import attrs
 
+from acp_sidecar.agent.model.variables import MODEL_ENV as MODEL_ENV
+from acp_sidecar.agent.model.variables import MODEL_INFO_ENV as MODEL_INFO_ENV
+from acp_sidecar.agent.model.variables import MODELS_ENV as MODELS_ENV
 from acp_sidecar.text import shown_url
 
-MODEL_ENV: Final = "ACP_SIDECAR_MODEL"
 BASE_URL_ENV: Final = "OPENAI_BASE_URL"
 API_KEY_ENV: Final = "OPENAI_API_KEY"
 MAX_TURN_REQUESTS_ENV: Final = "ACP_SIDECAR_MAX_TURN_REQUESTS"
 MAX_PARALLEL_TOOLS_ENV: Final = "ACP_SIDECAR_MAX_PARALLEL_TOOLS"
 MAX_TOKENS_ENV: Final = "ACP_SIDECAR_MAX_TOKENS"
 FIRST_BYTE_TIMEOUT_ENV: Final = "ACP_SIDECAR_FIRST_BYTE_TIMEOUT"
-MODELS_ENV: Final = "ACP_SIDECAR_MODELS"
-"""The models offered in the picker, names separated by commas (as ``--models``)."""
-MODEL_INFO_ENV: Final = "ACP_SIDECAR_MODEL_INFO"
-"""What is known of each model, one ``--model-info`` value each, separated by semicolons."""
 MODEL_INFO_SETTINGS: Final = (
     "context=TOKENS, images, reasoning, input=PRICE, output=PRICE, currency=CODE"
 )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 import signal as signals
 import threading
 import time
@@ -284,6 +283,8 @@ class CallProcesses:
     """The processes of one call: its environment tag, and ending them (module invariants)."""
 
     def __init__(self) -> None:
+        import secrets  # at the first call: the reaper is imported at start-up
+
         self.token = secrets.token_hex(16)
         self._entry = f"{CALL_VARIABLE}={self.token}".encode()
         self.leader: int | None = None
