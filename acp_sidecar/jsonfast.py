@@ -65,7 +65,10 @@ def stdlib_bytes(value: object) -> bytes | None:
         data = _fast_dumps(value, option=_OPTIONS)
     except orjson.JSONEncodeError:
         return None
-    if b"null" in data or b"0.0000" in data or (b"e-" in data and _SHORT_EXPONENT.search(data)):
+    if b"null" in data or b"0.0000" in data:
+        return None
+    # ``-`` first: one byte is found fastest, and most messages have none.
+    if b"-" in data and b"e-" in data and _SHORT_EXPONENT.search(data):
         return None
     return data
 
