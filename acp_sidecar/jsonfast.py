@@ -5,11 +5,13 @@ Invariant: what :func:`dumps` and :func:`loads` return or raise is what the stdl
 (``allow_nan=False``, compact separators; NaN and Infinity refused when read), but for a
 float's text (``1e-07`` may be ``1e-7``: the same number) and enum members and UUIDs (written
 as their values; the stdlib refuses them). A fast path hands over what it cannot stand for.
+:func:`stdlib_bytes` gives the stdlib's own bytes, floats and all, or ``None``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final, NoReturn
 
 import msgspec
@@ -43,8 +45,31 @@ def dumps(value: object, *, ascii: bool = False) -> bytes:
         data = _fast_dumps(value, option=_OPTIONS)
     except orjson.JSONEncodeError:  # beyond 64 bits, a lone surrogate, a key not a str, …
         return _std_dumps(value, ascii=ascii)
-    if b"null" in data or (ascii and not data.isascii()):
-        return _std_dumps(value, ascii=ascii)  # orjson writes NaN as null, and has no ASCII
+    if b"null" in data or (ascii and (not data.isascii() or b"\x7f" in data)):
+        # orjson writes NaN as null, and has no ASCII (the stdlib's escapes DEL too)
+        return _std_dumps(value, ascii=ascii)
+    return data
+
+
+_SHORT_EXPONENT: Final = re.compile(rb"[0-9]e-[0-9](?![0-9])")
+"""A float orjson writes as ``1e-7`` where the stdlib writes ``1e-07`` (exponents -6 to -9;
+at -5 orjson writes ``0.00001``, found by ``0.0000``); elsewhere their float texts are one."""
+
+
+def stdlib_bytes(value: object) -> bytes | None:
+    """The stdlib's compact UTF-8 text of ``value`` (``ensure_ascii=False``), written by
+    orjson; ``None`` wherever orjson's bytes might not be those (a ``null`` that may be a NaN,
+    a float in exponents -5 to -9, anything orjson refuses): the caller writes it the stdlib's
+    way. Enum members and UUIDs are written as their values, as by :func:`dumps`."""
+    try:
+        data = _fast_dumps(value, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        return None
+    if b"null" in data or b"0.0000" in data:
+        return None
+    # ``-`` first: one byte is found fastest, and most messages have none.
+    if b"-" in data and b"e-" in data and _SHORT_EXPONENT.search(data):
+        return None
     return data
 
 

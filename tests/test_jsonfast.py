@@ -308,3 +308,73 @@ def test_enum_members_and_uuids_are_written_as_their_values() -> None:
     assert jsonfast.dumps([Colour.RED]) == b'["red"]'
     ident = uuid.UUID(int=1)
     assert jsonfast.dumps(ident) == b'"00000000-0000-0000-0000-000000000001"'
+
+
+def std_utf8(value: object) -> bytes | None:
+    """The stdlib's compact UTF-8 text of ``value``, or ``None`` where it has none."""
+    try:
+        return std_dumps(value, ascii=False)
+    except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError: a lone surrogate
+        return None
+
+
+small_floats = st.floats(min_value=1e-10, max_value=2e-4) | st.floats(
+    min_value=-2e-4, max_value=-1e-10
+)
+"""Where orjson's float text is not the stdlib's (``1e-7``, ``0.00001``)."""
+
+
+@settings(max_examples=600, deadline=None)
+@given(value=json_values | st.lists(small_floats | json_scalars, max_size=4))
+def test_stdlib_bytes_are_the_stdlibs_or_none(value: Any) -> None:
+    written = jsonfast.stdlib_bytes(value)
+    if written is not None:
+        assert written == std_utf8(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [1e-5, 3.865571047614699e-05, 1e-7, -6.485064180992564e-06, 7.1850441006303285e-09],
+    ids=repr,
+)
+def test_the_floats_orjson_writes_otherwise_are_left_to_the_stdlib(value: float) -> None:
+    assert json.dumps(value) != orjson_text(value)  # the case this guards is real
+    assert jsonfast.stdlib_bytes({"x": [value]}) is None
+
+
+def orjson_text(value: object) -> str:
+    import orjson
+
+    return orjson.dumps(value).decode()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        float("nan"),
+        {"a": [1, float("inf")]},
+        {"a": None},
+        2**64,
+        "a\ud800b",
+        {2: "a"},
+        Point(1),
+        datetime(2025, 1, 2, tzinfo=UTC),
+    ],
+    ids=repr,
+)
+def test_what_orjson_might_write_otherwise_or_refuses_is_left_to_the_stdlib(value: object) -> None:
+    assert jsonfast.stdlib_bytes(value) is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"text": 'héllo ✓ \u2028 \x7f \x00\x1f\b\f\n\r\t"\\ re-run e-9x'},
+        [0.0, -0.0, 1e-4, 0.5, 1e16, 1e22, 5e-324, 1e-10, 1.7976931348623157e308, 12345.678],
+        FrozenDict({"a": (1, 2, {"b": "c"})}),
+        [2**63 - 1, -(2**63), True, False, "", {}, []],
+    ],
+    ids=repr,
+)
+def test_common_values_are_written_by_orjson_as_the_stdlib_writes_them(value: object) -> None:
+    assert jsonfast.stdlib_bytes(value) == std_utf8(value)

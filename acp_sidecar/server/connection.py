@@ -211,7 +211,7 @@ class Connection(JsonRPCServer):
 
     async def send_update(self, session_id: str, update: SessionUpdate) -> None:
         """Emit one ``session/update``; waits while the client reads behind."""
-        self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
+        self.protocol.notify_update(session_id, to_wire(update))
         wire = self.protocol.wire
         if wire is not None:
             await wire.drain()

@@ -16,6 +16,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException
 
+from acp_sidecar.jsonfast import stdlib_bytes
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
 from acp_sidecar.protocol.methods import SESSION_UPDATE
 from acp_sidecar.text import shorten
@@ -121,7 +122,11 @@ def encode_message(message: dict[str, Any]) -> bytes:
 
 
 def encode_value(value: Any) -> bytes:
-    """``value`` as compact UTF-8 JSON (what :func:`encode_message` puts on a line)."""
+    """``value`` as compact UTF-8 JSON (what :func:`encode_message` puts on a line): the
+    stdlib's bytes, written by orjson where they are sure to be the same."""
+    data = stdlib_bytes(value)
+    if data is not None:
+        return data
     text = _encode(value)
     try:
         return text.encode("utf-8")

@@ -344,17 +344,21 @@ class AcpJsonRpcProtocol(PyglsProtocol):
             session_id = params.get("sessionId")
             update = params.get("update")
             if type(session_id) is str and type(update) is dict:  # streamed: the hot path
-                line = self._update_lines.line(session_id, update)
-                wire = self.wire
-                if wire is not None and self._loop_thread == threading.get_ident():
-                    wire.write(line)
-                else:
-                    self._write(line, now=False)
+                self.notify_update(session_id, update)
                 return
         message: dict[str, Any] = {"jsonrpc": JSONRPC, "method": method}
         if params is not None:
             message["params"] = params
         self.write_message(message)
+
+    def notify_update(self, session_id: str, update: dict[str, Any]) -> None:
+        """Send the ``session/update`` of ``update`` (its wire dict) to ``session_id``."""
+        line = self._update_lines.line(session_id, update)
+        wire = self.wire
+        if wire is not None and self._loop_thread == threading.get_ident():
+            wire.write(line)
+        else:
+            self._write(line, now=False)
 
     def send_request(
         self,

@@ -54,14 +54,22 @@ def freeze_parsed(value: Any) -> FrozenJson:
     if kind is dict:
         for item in value.values():
             if type(item) is dict or type(item) is list:
-                value = {key: freeze_parsed(item) for key, item in value.items()}
+                value = {
+                    key: freeze_parsed(item) if type(item) in _CONTAINERS else item
+                    for key, item in value.items()
+                }
                 break
         frozen = _new_frozen_dict(FrozenDict)
         _fill(frozen, value)  # a fresh json parse: lossless by construction
         return frozen
     if kind is list:
-        return tuple([freeze_parsed(item) for item in value])
+        return tuple([freeze_parsed(item) if type(item) in _CONTAINERS else item for item in value])
     return value  # type: ignore[no-any-return]
+
+
+_CONTAINERS: Final = frozenset({dict, list})
+"""What :func:`freeze_parsed` copies; anything else a parse makes is a scalar, kept as it is
+(tested inline: a call per scalar costs more than the test)."""
 
 
 def _str(data: dict[str, Any], key: str) -> str:

@@ -152,13 +152,27 @@ def define_tool(
     async def run(args: object, execution: ToolExecution) -> ToolReturn:
         return await execute(narrow(args), execution)
 
+    # A call's card and then its result card narrow the same stored arguments (on replay, one
+    # after the other): frozen arguments are narrowed once. Presenters are pure, so the two
+    # may share what narrowing made.
+    last: list[tuple[object, Any]] = [(object(), None)]  # nothing is that object
+
+    def narrow_once(args: object) -> Any:
+        seen, narrowed = last[0]
+        if seen is args:
+            return narrowed
+        narrowed = narrow(args)
+        if type(args) is FrozenDict:
+            last[0] = (args, narrowed)
+        return narrowed
+
     call_presenter: RawPresentCall | None = None
     if present_call is not None:
         typed_call = present_call
 
         def call_presenter(args: object) -> ToolCallView | None:
             try:
-                narrowed = narrow(args)
+                narrowed = narrow_once(args)
             except ToolArgsError:
                 return None
             return typed_call(narrowed)
@@ -169,7 +183,7 @@ def define_tool(
 
         def result_presenter(args: object, result: ToolResult) -> ToolResultView | None:
             try:
-                narrowed = narrow(args)
+                narrowed = narrow_once(args)
             except ToolArgsError:
                 return None
             return typed_result(narrowed, result)

@@ -13,6 +13,7 @@ import attrs
 
 from acp_sidecar.tools.content import CONTENT_BLOCK_TYPES, ContentBlock
 from acp_sidecar.tools.json_values import (
+    FrozenDict,
     FrozenJson,
     JsonValue,
     JsonValueError,
@@ -146,6 +147,8 @@ def _frozen(value: JsonValue) -> FrozenJson:
 
 
 def _lossless(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is FrozenDict:
+        return  # lossless by construction (a stored call's arguments, a stored result's meta)
     violations = json_violations(value)
     if violations:
         raise ValueError(

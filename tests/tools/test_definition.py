@@ -157,6 +157,43 @@ def test_presenters_receive_narrowed_arguments_and_fall_back_on_bad_ones() -> No
     assert READ.present_result({}, result) is None
 
 
+def test_a_calls_frozen_arguments_are_narrowed_once_for_both_presenters() -> None:
+    narrowed: list[object] = []
+
+    def count(path: str) -> str:
+        narrowed.append(path)
+        return path
+
+    @attrs.frozen
+    class Counted:
+        path: str = attrs.field(converter=count)
+
+    tool = define_tool(
+        name="counted",
+        description="x",
+        parameters=Counted,
+        execute=read_execute,
+        present_call=lambda args: GenericCallView(title=args.path),
+        present_result=lambda args, result: GenericResultView(title=args.path),
+    )
+    assert tool.present_call is not None and tool.present_result is not None
+    result = ToolResult(content=(), is_error=False)
+    stored = FrozenDict({"path": "a"})
+    assert tool.present_call(stored) == GenericCallView(title="a")
+    assert tool.present_result(stored, result) == GenericResultView(title="a")
+    assert narrowed == ["a"]
+    other = FrozenDict({"path": "a"})  # equal, but another call's: narrowed anew
+    tool.present_result(other, result)
+    assert narrowed == ["a", "a"]
+    mutable = {"path": "b"}  # could change between the two: narrowed each time
+    tool.present_call(mutable)
+    mutable["path"] = "c"
+    assert tool.present_result(mutable, result) == GenericResultView(title="c")
+    assert narrowed == ["a", "a", "b", "c"]
+    assert tool.present_call({"path": 3}) is None  # refused arguments are not kept
+    assert tool.present_result(FrozenDict({"path": 3}), result) is None
+
+
 def test_a_malformed_spec_is_refused_when_the_tool_is_defined() -> None:
     async def execute(args: FrozenDict, execution: ToolExecution) -> str:
         return ""
