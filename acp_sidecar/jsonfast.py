@@ -10,18 +10,18 @@ as their values; the stdlib refuses them). A fast path hands over what it cannot
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Final, NoReturn
 
-import msgspec
 import orjson
 
 _OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 """Dataclasses and times are not JSON: refused (by the stdlib), not written the orjson way."""
 
 _fast_dumps: Final = orjson.dumps
-_fast_loads: Final = msgspec.json.Decoder().decode
 _UTF8: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _ASCII: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
@@ -82,6 +82,15 @@ def _std_dumps(value: object, *, ascii: bool) -> bytes:
     return _ASCII.encode(value).encode("ascii")
 
 
+@functools.cache
+def _decoder() -> Callable[[bytes | str], Any]:
+    """msgspec's decoder, imported at the first read: the wire writes from its first message,
+    but a first ``session/new`` reads nothing, and msgspec is a tenth of a cold start."""
+    import msgspec
+
+    return msgspec.json.Decoder().decode
+
+
 def loads(data: bytes | str) -> Any:
     """The value of one JSON text (``bytes``: UTF-8).
 
@@ -90,7 +99,7 @@ def loads(data: bytes | str) -> Any:
         RecursionError: nested deeper than the interpreter goes.
     """
     try:
-        return _fast_loads(data)
+        return _decoder()(data)
     except (ValueError, RecursionError):  # msgspec.DecodeError, or a str UTF-8 cannot carry
         pass  # a lone surrogate, a number beyond a double, or damage: worded the stdlib's way
     text = data.decode("utf-8") if isinstance(data, bytes) else data

@@ -56,8 +56,7 @@ NOT_AT_START = (
     "openai",
     "httpx",
     "rich",
-    "msgspec",
-    "orjson",
+    "msgspec",  # the store's reads (orjson writes the wire from its first message)
     "regex",
     "pathspec",
 )
