@@ -414,9 +414,11 @@ class Browser:
 
     # -- pages -------------------------------------------------------------------------
 
-    def new_page(self) -> Page:
-        """A new tab with the Page, Runtime, Log and Network domains on."""
-        target_id = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    def new_page(self, *, background: bool = False) -> Page:
+        """A new tab with the Page, Runtime, Log and Network domains on; in front of the
+        others unless ``background`` (a tab behind another gets no animation frames)."""
+        created = self.send("Target.createTarget", {"url": "about:blank", "background": background})
+        target_id = created["targetId"]
         session_id = self.send("Target.attachToTarget", {"targetId": target_id, "flatten": True})[
             "sessionId"
         ]
@@ -429,8 +431,8 @@ class Browser:
     def distinct_colours(self, png: bytes, *, limit: int = 2) -> int:
         """How many distinct colours the PNG holds, counted up to ``limit``: decoded and
         drawn on a canvas in a blank tab of this browser (never the page under test)."""
-        if self._blank is None:
-            self._blank = self.new_page()
+        if self._blank is None:  # behind the page under test, which must keep its frames
+            self._blank = self.new_page(background=True)
         encoded = base64.b64encode(png).decode()
         count = self._blank.evaluate(
             f"""(async () => {{
