@@ -40,14 +40,21 @@ def pytest_configure(config: pytest.Config) -> None:
     spawns.watch()
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The marks that follow from where a test is and what it uses (see :mod:`tests.spawns`)."""
+    """The marks that follow from where a test is and what it uses (see :mod:`tests.spawns`),
+    and the group each runs in under ``-n`` (``--dist loadgroup``): a module's tests share one
+    worker, so its module-scoped sidecars start once; the packaging tests share one too, so the
+    wheel is built once."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
+        module = item.nodeid.split("::")[0]
         if "browser" in fixtures:
             item.add_marker(pytest.mark.browser)
-        if "packaging" in item.nodeid.split("::")[0].split("/"):
+        if "packaging" in module.split("/"):
             item.add_marker(pytest.mark.packaging)
+            module = "packaging"
+        item.add_marker(pytest.mark.xdist_group(module))
         if fixtures & spawns.PROCESS_FIXTURES:
             item.add_marker(pytest.mark.process)
 

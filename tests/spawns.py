@@ -13,6 +13,8 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -41,6 +43,10 @@ INTERPRETERS: Final = ("python", "node", "npx", "npm", "uv", "uvx", "acp-sidecar
 LIST_VARIABLE: Final = "ACP_TESTS_LIST_SPAWNS"  # not ACP_SIDECAR_*: the isolation drops those
 """Names a file: an unmarked test that starts an interpreter is listed there instead of failing
 (to find the tests a change must mark)."""
+
+background: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+"""Threads a fixture of marked tests runs beside the tests (the packaging venv's install): what
+they start belongs to that fixture, not to whichever test runs meanwhile on the same worker."""
 
 started: list[str] = []
 """The interpreter commands started since the current test began (reset by the conftest)."""
@@ -86,7 +92,9 @@ def watch() -> None:
             4
         ]  # _execute_child(args, executable, preexec_fn, close_fds, pass_fds, cwd, env, …)
         path = (env if isinstance(env, dict) else os.environ).get("PATH")
-        if is_interpreter(_program(args, executable), path):
+        if threading.current_thread() not in background and is_interpreter(
+            _program(args, executable), path
+        ):
             started.append(_command(args))
         return original(self, args, executable, *rest)
 

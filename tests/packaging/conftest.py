@@ -23,6 +23,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from tests import spawns
 from tests.isolation import PLACES, isolated_environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +101,7 @@ class BackgroundVenv:
         self.closed = False
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._install, name="venv install", daemon=True)
+        spawns.background.add(self.thread)
         self.thread.start()
 
     def install_wheel(self, wheel: Path) -> None:
