@@ -19,7 +19,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line
+from acp_sidecar import jsonfast
+from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line, decode_record
 from acp_sidecar.store.errors import (
     CorruptLogError,
     SessionLogUnsafeError,
@@ -268,6 +269,7 @@ class SessionLog:
         damaged: tuple[int, str] | None = None  # reported once we know whether it was last
         calls: set[str] = set()
         answered: set[str] = set()
+        fast_loads = jsonfast.fast_loads()  # decode_line's first reader, bound for the loop
         for line in self._file:
             number += 1
             if damaged is not None:
@@ -279,7 +281,12 @@ class SessionLog:
                 damaged = (number, "no newline")
                 break
             try:
-                record = decode_line(line)
+                try:
+                    data = fast_loads(line)
+                except (ValueError, RecursionError):  # decode_line words it the stdlib's way
+                    record = decode_line(line)
+                else:
+                    record = decode_record(data)
             except NewerVersion as exc:
                 raise UnsupportedVersionError(path, exc.found, SCHEMA_VERSION, number) from None
             except RecordDecodeError as exc:
