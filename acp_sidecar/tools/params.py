@@ -93,14 +93,17 @@ def structure_attrs_args(cls: type[T], args: object) -> T:
 
 def attrs_args_narrower(cls: type[T]) -> Callable[[object], T]:
     """:func:`structure_attrs_args` for ``cls``, with its compiled schema and its structuring
-    hook looked up once: a tool's arguments are narrowed at every call and replayed card."""
+    hook looked up once: a tool's arguments are narrowed at every call and replayed card.
+    The hook is made at the first narrowing (a tool never called costs no hook)."""
     validate = _class_info(cls, ()).compiled.validate
-    hook = _converter.get_structure_hook(cls)
+    hooks: list[Callable[[Any, type[T]], T]] = []
 
     def narrow(args: object) -> T:
         value = validate(args)
+        if not hooks:
+            hooks.append(_converter.get_structure_hook(cls))
         try:
-            return hook(value, cls)  # type: ignore[no-any-return]
+            return hooks[0](value, cls)
         except (ValueError, TypeError) as exc:
             raise ToolArgsError([f"/: {exc}"]) from exc
 
