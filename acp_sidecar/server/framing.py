@@ -360,21 +360,6 @@ class WireWriter:
         if self._gathered_bytes >= WRITE_BATCH:
             self._write_gathered()
 
-    def write_pieces(self, pieces: tuple[bytes, ...]) -> None:
-        """:meth:`write` of ``b"".join(pieces)``, without joining them first: they are joined
-        once, with the other lines gathered in this turn of the loop."""
-        gathered = self._gathered
-        if not gathered:
-            if self.closed:
-                logger.debug("wire closed; dropped a message of %d bytes", sum(map(len, pieces)))
-                return
-            asyncio.get_running_loop().call_soon(self._write_gathered)
-        gathered.extend(pieces)
-        for piece in pieces:
-            self._gathered_bytes += len(piece)
-        if self._gathered_bytes >= WRITE_BATCH:
-            self._write_gathered()
-
     def write_now(self, line: bytes) -> None:
         """Write one whole message now, after those gathered before it (an answer, which
         the client waits for: it would otherwise wait for the end of the loop's turn)."""

@@ -151,10 +151,6 @@ class UpdateLines:
 
     def line(self, session_id: str, update: dict[str, Any]) -> bytes:
         """The NDJSON line of ``{"sessionId": session_id, "update": update}``'s notification."""
-        return b"".join(self.pieces(session_id, update))
-
-    def pieces(self, session_id: str, update: dict[str, Any]) -> tuple[bytes, bytes, bytes]:
-        """:meth:`line` in three pieces, not joined: the writer joins many lines at once."""
         prefix = self._prefixes.get(session_id)
         if prefix is None:
             if len(self._prefixes) >= self.BOUND:
@@ -165,7 +161,7 @@ class UpdateLines:
                 encode_value(session_id),
             )
             self._prefixes[session_id] = prefix
-        return prefix, encode_value(update), b"}}\n"
+        return b"".join((prefix, encode_value(update), b"}}\n"))
 
 
 def error_object(exc: BaseException) -> dict[str, Any]:

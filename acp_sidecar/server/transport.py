@@ -353,11 +353,12 @@ class AcpJsonRpcProtocol(PyglsProtocol):
 
     def notify_update(self, session_id: str, update: dict[str, Any]) -> None:
         """Send the ``session/update`` of ``update`` (its wire dict) to ``session_id``."""
+        line = self._update_lines.line(session_id, update)
         wire = self.wire
         if wire is not None and self._loop_thread == threading.get_ident():
-            wire.write_pieces(self._update_lines.pieces(session_id, update))
+            wire.write(line)
         else:
-            self._write(self._update_lines.line(session_id, update), now=False)
+            self._write(line, now=False)
 
     def send_request(
         self,
