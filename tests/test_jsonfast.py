@@ -342,6 +342,16 @@ def test_the_floats_orjson_writes_otherwise_are_left_to_the_stdlib(value: float)
     assert jsonfast.stdlib_bytes({"x": [value]}) is None
 
 
+@pytest.mark.parametrize("dashes", [0, 1, 7, 8, 9, 40])
+def test_a_short_exponent_is_found_behind_any_number_of_dashes(dashes: int) -> None:
+    # The first few '-' are looked at one by one, the rest searched: both must find it.
+    value = {"id": "call-" * dashes, "x": [1e-7]}
+    assert json.dumps(value, separators=(",", ":")) != orjson_text(value)  # a real case
+    assert jsonfast.stdlib_bytes(value) is None
+    plain = {"id": "call-" * dashes, "x": [1e-4], "t": "e-9x re-run 1e-"}
+    assert jsonfast.stdlib_bytes(plain) == std_utf8(plain)
+
+
 def orjson_text(value: object) -> str:
     import orjson
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pygls.server import JsonRPCServer
@@ -215,6 +215,16 @@ class Connection(JsonRPCServer):
         wire = self.protocol.wire
         if wire is not None:
             await wire.drain()
+
+    async def send_updates(self, session_id: str, updates: Iterable[SessionUpdate]) -> None:
+        """Emit ``updates`` in order, as :meth:`send_update` one by one would (a replay):
+        without a coroutine per update, awaiting only where the wire makes them wait."""
+        notify = self.protocol.notify_update
+        for update in updates:
+            notify(session_id, to_wire(update))
+            wire = self.protocol.wire
+            if wire is not None and wire.must_drain():
+                await wire.drain()
 
     def tell(self, session_id: str, *messages: UserMessage, keep: bool = False) -> None:
         """Tell the user of ``session_id`` something that is not for the model, now: as

@@ -383,6 +383,18 @@ class WireWriter:
         except OSError as exc:
             logger.warning("writing to the wire failed: %s", exc)
 
+    def must_drain(self) -> bool:
+        """Whether :meth:`drain` would wait or yield now; when it would not, the message is
+        counted as :meth:`drain` counts it, so a sender of many messages awaits ``drain``
+        only when this says so and behaves as one that awaits it after every message."""
+        protocol = self._protocol
+        if protocol is not None and protocol.paused and not protocol.lost:
+            return True
+        if self._since_yield + 1 >= YIELD_EVERY:
+            return True
+        self._since_yield += 1
+        return False
+
     async def drain(self) -> None:
         """Wait while the reader is behind; yield to the loop now and then regardless."""
         protocol = self._protocol

@@ -192,8 +192,8 @@ async def _attach(
                     ctx = server.card_context(header.cwd)
                     lookup = (session.tools or server.tools.registry).get
                     client = server.client_capabilities
-                    for update in replay_updates(header, records, lookup, ctx, client):
-                        await server.send_update(session_id, update)
+                    replayed = replay_updates(header, records, lookup, ctx, client)
+                    await server.send_updates(session_id, replayed)
                 else:
                     await asyncio.to_thread(_read_through, records)  # for the state it leaves
                 summary = await asyncio.to_thread(store.summary, session_id)

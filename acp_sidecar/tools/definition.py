@@ -130,19 +130,16 @@ def define_tool(
     # registry) must not pay for them.
     from acp_sidecar.tools.args import compile_spec
     from acp_sidecar.tools.params import (
+        attrs_args_narrower,
         attrs_json_schema,
         is_attrs_parameters,
-        structure_attrs_args,
     )
     from acp_sidecar.tools.schema import coerce_spec
 
     narrow: Callable[[object], Any]
     if is_attrs_parameters(parameters):
         json_schema = attrs_json_schema(parameters)
-        cls = parameters
-
-        def narrow(args: object) -> Any:
-            return structure_attrs_args(cls, args)
+        narrow = attrs_args_narrower(parameters)
 
     else:
         compiled = compile_spec(coerce_spec(parameters))

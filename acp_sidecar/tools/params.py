@@ -33,6 +33,7 @@ from acp_sidecar.tools.json_values import ImmutableDict, JsonValue, json_violati
 from acp_sidecar.tools.schema import NO_DEFAULT, NoDefault, SchemaProp, SchemaSpecError
 
 __all__ = [
+    "attrs_args_narrower",
     "attrs_json_schema",
     "is_attrs_parameters",
     "structure_attrs_args",
@@ -88,6 +89,25 @@ def structure_attrs_args(cls: type[T], args: object) -> T:
         return _converter.structure(value, cls)
     except (ValueError, TypeError) as exc:
         raise ToolArgsError([f"/: {exc}"]) from exc
+
+
+def attrs_args_narrower(cls: type[T]) -> Callable[[object], T]:
+    """:func:`structure_attrs_args` for ``cls``, with its compiled schema and its structuring
+    hook looked up once: a tool's arguments are narrowed at every call and replayed card.
+    The hook is made at the first narrowing (a tool never called costs no hook)."""
+    validate = _class_info(cls, ()).compiled.validate
+    hooks: list[Callable[[Any, type[T]], T]] = []
+
+    def narrow(args: object) -> T:
+        value = validate(args)
+        if not hooks:
+            hooks.append(_converter.get_structure_hook(cls))
+        try:
+            return hooks[0](value, cls)
+        except (ValueError, TypeError) as exc:
+            raise ToolArgsError([f"/: {exc}"]) from exc
+
+    return narrow
 
 
 # --- translation ---------------------------------------------------------------------------

@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 from acp_sidecar.server.framing import (
     PIPE_SIZE,
     WRITE_BATCH,
+    YIELD_EVERY,
     LineSplitter,
     WireWriter,
+    _PipeWriteProtocol,
     grow_pipe,
 )
 from acp_sidecar.server.messages import UpdateLines, encode_message
@@ -224,6 +226,21 @@ async def test_a_batch_is_written_early_once_it_is_large() -> None:
     assert transport.writes == [line * (WRITE_BATCH // len(line))]
     await asyncio.sleep(0)
     assert b"".join(transport.writes) == line * (WRITE_BATCH // len(line) + 1)
+
+
+async def test_must_drain_says_when_drain_would_yield_and_counts_as_drain_does() -> None:
+    protocol = _PipeWriteProtocol(lambda: None)
+    wire = WireWriter(_CountingTransport(), protocol)
+    # A sender awaiting drain only when told yields on the same message as one awaiting it
+    # after every message: the YIELD_EVERY-th.
+    said = [wire.must_drain() for _ in range(YIELD_EVERY)]
+    assert said == [False] * (YIELD_EVERY - 1) + [True]
+    await wire.drain()  # the yield, which starts the count again
+    assert not wire.must_drain()
+    protocol.pause_writing()  # the client is behind: every message must wait
+    assert wire.must_drain() and wire.must_drain()
+    protocol.resume_writing()
+    assert not wire.must_drain()
 
 
 async def test_close_writes_what_is_gathered_in_order() -> None:
