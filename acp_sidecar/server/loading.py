@@ -13,7 +13,6 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from acp_sidecar.bridge.meter import usage_update
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.bridge.notices import UserMessage
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND, AcpError
@@ -25,7 +24,6 @@ from acp_sidecar.protocol.session import (
     LoadSessionResponse,
     SessionInfo,
 )
-from acp_sidecar.protocol.updates import UsageUpdate
 from acp_sidecar.server.config_options import remember_choices, restore_choices
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.refresh import refresh_settings, tell_settings
@@ -33,6 +31,7 @@ from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_commands, announce_state, session_state
 
 if TYPE_CHECKING:
+    from acp_sidecar.protocol.updates import UsageUpdate
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.store import HeaderRecord, Record, SessionClaim, SessionStore, SessionWriter
@@ -79,6 +78,7 @@ class StoredState:
 
     def watch(self, records: Iterable[Record]) -> Iterator[Record]:
         """``records``, passed through, noting each change on the way."""
+        from acp_sidecar.bridge.meter import usage_update
         from acp_sidecar.store import DirectoriesChangeRecord, ModeChangeRecord, UsageRecord
 
         for record in records:
