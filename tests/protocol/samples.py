@@ -300,6 +300,7 @@ AGENT_RESULTS: list[Sample] = [
                     additional_directories=p.SessionAdditionalDirectoriesCapabilities(meta=META),
                     meta=META,
                 ),
+                auth=p.AgentAuthCapabilities(logout=p.LogoutCapabilities(meta=META), meta=META),
                 meta=META,
             ),
             auth_methods=[
@@ -325,6 +326,8 @@ AGENT_RESULTS: list[Sample] = [
     ),
     Sample("authenticate", p.AuthenticateResponse(), "agent_result", p.AUTHENTICATE),
     Sample("authenticate/meta", p.AuthenticateResponse(meta=META), "agent_result", p.AUTHENTICATE),
+    Sample("logout", p.LogoutResponse(), "agent_result", p.LOGOUT),
+    Sample("logout/meta", p.LogoutResponse(meta=META), "agent_result", p.LOGOUT),
     Sample("session/new", p.NewSessionResponse(session_id="sess-1"), "agent_result", p.SESSION_NEW),
     Sample(
         "session/new/modes",
@@ -536,6 +539,8 @@ CLIENT_MESSAGES: list[Sample] = [
         "client_request",
         p.AUTHENTICATE,
     ),
+    Sample("logout", p.LogoutRequest(), "client_request", p.LOGOUT),
+    Sample("logout/meta", p.LogoutRequest(meta=META), "client_request", p.LOGOUT),
     Sample("session/new", p.NewSessionRequest(cwd="/w"), "client_request", p.SESSION_NEW),
     Sample(
         "session/new/full",
