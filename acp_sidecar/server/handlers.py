@@ -214,10 +214,11 @@ async def session_set_mode(
 async def session_set_config_option(
     server: Connection, params: SetSessionConfigOptionRequest
 ) -> SetSessionConfigOptionResponse:
-    """Set one config option (mode, model, reasoning effort); answers with all of them (see
+    """Set one config option (mode, model, reasoning effort, working outside the workspace);
+    answers with all of them (see
     :mod:`acp_sidecar.server.config_options` for who else is told)."""
     session = server.session(params.session_id)
-    await options.set_config_option(server, session, params.config_id, params.value)
+    await options.set_config_option(server, session, params.config_id, params.value, params.type)
     return SetSessionConfigOptionResponse(config_options=options.config_options(server, session))
 
 

@@ -10,7 +10,7 @@ import logging
 import attrs
 
 from acp_sidecar.bridge.modes import mode_state
-from acp_sidecar.protocol.session import SessionConfigOption, SessionModeState
+from acp_sidecar.protocol.session import ConfigOption, SessionModeState
 from acp_sidecar.protocol.updates import CurrentModeUpdate, UsageUpdate
 from acp_sidecar.server.config_options import config_options
 from acp_sidecar.server.connection import Connection
@@ -25,7 +25,7 @@ class SessionState:
 
     modes: SessionModeState
     """The modes and the current one."""
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[ConfigOption] | None = None
     """The session's configuration options; ``None``: the agent offers none."""
 
 

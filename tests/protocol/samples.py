@@ -137,6 +137,15 @@ CONFIG_OPTIONS = [
         meta=META,
     ),
 ]
+BOOLEAN_OPTION = p.SessionConfigBooleanOption(
+    id="allow_outside_workspace",
+    name="Work outside the workspace",
+    current_value=False,
+    description="Let tools work outside the session's directories",
+    category="_workspace",
+    meta=META,
+)
+"""A boolean option: only for clients that set ``session.configOptions.boolean``."""
 TOOL_CALL_UPDATE = p.ToolCallUpdate(
     tool_call_id="call-1",
     title="Edit main.py",
@@ -393,6 +402,12 @@ AGENT_RESULTS: list[Sample] = [
         "agent_result",
         "session/set_config_option",
     ),
+    Sample(
+        "session/set_config_option/boolean",
+        p.SetSessionConfigOptionResponse(config_options=[*CONFIG_OPTIONS, BOOLEAN_OPTION]),
+        "agent_result",
+        "session/set_config_option",
+    ),
     *[
         Sample(
             f"session/prompt/{reason}",
@@ -590,6 +605,22 @@ CLIENT_MESSAGES: list[Sample] = [
         "session/set_config_option",
         p.SetSessionConfigOptionRequest(
             session_id="sess-1", config_id="model", value="gpt-x", meta=META
+        ),
+        "client_request",
+        "session/set_config_option",
+    ),
+    Sample(
+        "session/set_config_option/boolean",
+        p.SetSessionConfigOptionRequest(
+            session_id="sess-1", config_id="allow_outside_workspace", value=True, type="boolean"
+        ),
+        "client_request",
+        "session/set_config_option",
+    ),
+    Sample(
+        "session/set_config_option/id",
+        p.SetSessionConfigOptionRequest(
+            session_id="sess-1", config_id="mode", value="auto", type="id"
         ),
         "client_request",
         "session/set_config_option",

@@ -182,6 +182,7 @@ def test_every_schema_meta_has_a_meta_field() -> None:
         p.AvailableCommandInput: "UnstructuredCommandInput",
         p.CancelledPermissionOutcome: None,
         p.NoticeUpdate: "Notice",
+        p.SessionConfigBooleanOption: "SessionConfigOption",
     }
     checked = 0
     for value in vars(p).values():
