@@ -173,6 +173,24 @@ class SessionCapabilities(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
+class LogoutCapabilities(WireType):
+    """Presence means the agent handles ``logout``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class AgentAuthCapabilities(WireType):
+    """The agent's authentication-related capabilities."""
+
+    logout: LogoutCapabilities | None = None
+    """Set when the agent handles ``logout`` (omitted: clients must not call it)."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
 class AgentCapabilities(WireType):
     """What the agent supports."""
 
@@ -184,6 +202,8 @@ class AgentCapabilities(WireType):
     """MCP transports supported."""
     session_capabilities: SessionCapabilities = attrs.Factory(SessionCapabilities)
     """Optional session methods supported."""
+    auth: AgentAuthCapabilities = attrs.Factory(AgentAuthCapabilities)
+    """Authentication-related capabilities (``logout``)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 
@@ -290,3 +310,19 @@ class AuthenticateResponse(WireType):
 
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class LogoutRequest(WireType):
+    """Params of ``logout``: end the current authenticated state."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class LogoutResponse(WireType):
+    """Result of ``logout``."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``): what was forgotten, said for the user."""

@@ -23,6 +23,8 @@ from acp_sidecar.protocol.initialize import (
     AuthenticateResponse,
     InitializeRequest,
     InitializeResponse,
+    LogoutRequest,
+    LogoutResponse,
 )
 from acp_sidecar.protocol.session import (
     CancelNotification,
@@ -53,6 +55,8 @@ INITIALIZE: Final = "initialize"
 """Negotiate the protocol version and exchange capabilities."""
 AUTHENTICATE: Final = "authenticate"
 """Authenticate with one of the methods advertised in ``initialize``."""
+LOGOUT: Final = "logout"
+"""End the current authenticated state (advertised as ``agentCapabilities.auth.logout``)."""
 SESSION_NEW: Final = "session/new"
 """Create a session."""
 SESSION_LOAD: Final = "session/load"
@@ -112,6 +116,7 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     # Client → agent requests.
     INITIALIZE: MethodTypes(InitializeRequest, InitializeResponse),
     AUTHENTICATE: MethodTypes(AuthenticateRequest, AuthenticateResponse),
+    LOGOUT: MethodTypes(LogoutRequest, LogoutResponse),
     SESSION_NEW: MethodTypes(NewSessionRequest, NewSessionResponse),
     SESSION_LOAD: MethodTypes(LoadSessionRequest, LoadSessionResponse),
     SESSION_LIST: MethodTypes(ListSessionsRequest, ListSessionsResponse),

@@ -65,9 +65,11 @@ class SessionConfigSelectOption(WireType):
 
 @attrs.frozen(repr=False, eq=False)
 class SessionConfigOption(WireType):
-    """A session config option (a single-value selector, ``type: "select"``) and its current
-    value. Boolean options are not offered (they need the client's ``configOptions.boolean``)."""
+    """A session config option that selects one value (``type: "select"``), and its current
+    value."""
 
+    type: Literal["select"] = attrs.field(default="select", kw_only=True)
+    """The tag, always ``"select"``."""
     id: str
     """The option's id."""
     name: str
@@ -76,14 +78,37 @@ class SessionConfigOption(WireType):
     """The id of the value now selected (one of :attr:`options`)."""
     options: list[SessionConfigSelectOption]
     """The values to choose from (ungrouped)."""
-    type: Literal["select"] = "select"
-    """The option's kind: always ``"select"`` here."""
     description: str | None = None
     """Optional description."""
     category: SessionConfigOptionCategory | None = None
     """Optional semantic category (``mode``, ``model``, ``thought_level``, …)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SessionConfigBooleanOption(WireType):
+    """A session config option that is on or off (``type: "boolean"``): sent only to clients
+    that set ``clientCapabilities.session.configOptions.boolean`` (the schema's rule)."""
+
+    type: Literal["boolean"] = attrs.field(default="boolean", kw_only=True)
+    """The tag, always ``"boolean"``."""
+    id: str
+    """The option's id."""
+    name: str
+    """Human-readable label."""
+    current_value: bool
+    """Whether it is on."""
+    description: str | None = None
+    """Optional description."""
+    category: SessionConfigOptionCategory | None = None
+    """Optional semantic category."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+ConfigOption: TypeAlias = SessionConfigOption | SessionConfigBooleanOption
+"""A session config option of either kind (closed: one class per ``type``)."""
 
 
 @attrs.frozen(repr=False, eq=False)
@@ -108,7 +133,7 @@ class NewSessionResponse(WireType):
     """The new session's id."""
     modes: SessionModeState | None = None
     """The session's modes, if the agent has modes."""
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[ConfigOption] | None = None
     """The session's config options and their current values, if the agent has any."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
@@ -136,7 +161,7 @@ class LoadSessionResponse(WireType):
 
     modes: SessionModeState | None = None
     """The session's modes, if the agent has modes."""
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[ConfigOption] | None = None
     """The session's config options and their current values, if the agent has any."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
@@ -164,7 +189,7 @@ class ResumeSessionResponse(WireType):
 
     modes: SessionModeState | None = None
     """The session's modes, if the agent has modes."""
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[ConfigOption] | None = None
     """The session's config options and their current values, if the agent has any."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
@@ -208,14 +233,17 @@ class DeleteSessionResponse(WireType):
 
 @attrs.frozen(repr=False, eq=False)
 class SetSessionConfigOptionRequest(WireType):
-    """Params of ``session/set_config_option`` (the value-id form: ``type`` absent)."""
+    """Params of ``session/set_config_option``: a value id (``type`` absent, ``"id"`` or
+    another), or a boolean (``type: "boolean"``)."""
 
     session_id: str
     """The session whose option is set."""
     config_id: str
     """The option's id."""
-    value: str
-    """The id of the value to select."""
+    value: str | bool
+    """The id of the value to select, or (with ``type: "boolean"``) whether to turn it on."""
+    type: str | None = None
+    """The value's shape: ``"boolean"``, or a value id (``"id"``, absent, anything else)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 
@@ -224,7 +252,7 @@ class SetSessionConfigOptionRequest(WireType):
 class SetSessionConfigOptionResponse(WireType):
     """Result of ``session/set_config_option``: every option with its current value."""
 
-    config_options: list[SessionConfigOption]
+    config_options: list[ConfigOption]
     """All the session's config options, after the change."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""

@@ -10,7 +10,7 @@ import attrs
 
 from acp_sidecar.protocol._base import WireType
 from acp_sidecar.protocol.content import ContentBlock
-from acp_sidecar.protocol.session import SessionConfigOption
+from acp_sidecar.protocol.session import ConfigOption
 from acp_sidecar.protocol.tool_call import ToolCallProgress, ToolCallStart
 
 PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"]
@@ -161,7 +161,7 @@ class ConfigOptionUpdate(WireType):
         default="config_option_update", kw_only=True
     )
     """The tag, always ``"config_option_update"``."""
-    config_options: list[SessionConfigOption]
+    config_options: list[ConfigOption]
     """Every config option of the session, with its current value."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""

@@ -1,5 +1,7 @@
 """A session's config options: ``mode`` always; ``model`` and ``reasoning_effort`` with a
-driver that has a model catalog. What setting one does, and who is told.
+driver that has a model catalog; the boolean ``allow_outside_workspace`` only for clients that
+set ``session.configOptions.boolean`` (never a boolean to others: the schema's rule, acp-tck's
+CONFIG-003). What setting one does, and who is told.
 
 Invariants:
 - Modes and the ``mode`` option are two views of one state: a change through one is announced
@@ -7,8 +9,9 @@ Invariants:
   to the sessions whose options changed; nothing is announced when nothing changed, and an
   announcement goes out after the answer of the request that caused it.
 - ``session/new`` never waits for ``GET /models`` (the listing starts in the background).
-- A model or effort change is recorded and restored on load or resume; an unknown option or
-  value is ``-32602`` and changes nothing.
+- A model, effort or workspace change is recorded and restored on load or resume (the
+  workspace one only for a client that sees the option); an unknown option or value is
+  ``-32602`` and changes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ from typing import TYPE_CHECKING, Final
 
 from acp_sidecar.bridge.modes import MODE_IDS, MODES, ModeId
 from acp_sidecar.protocol.errors import AcpError
-from acp_sidecar.protocol.session import SessionConfigOption, SessionConfigSelectOption
+from acp_sidecar.protocol.initialize import ClientCapabilities
+from acp_sidecar.protocol.session import (
+    ConfigOption,
+    SessionConfigBooleanOption,
+    SessionConfigOption,
+    SessionConfigSelectOption,
+)
 from acp_sidecar.protocol.updates import ConfigOptionUpdate, CurrentModeUpdate, SessionUpdate
 from acp_sidecar.server.session import Session
 
@@ -36,6 +45,10 @@ MODEL: Final = "model"
 """The id of the model option."""
 REASONING_EFFORT: Final = "reasoning_effort"
 """The id of the reasoning-effort option (named after the request field it sets)."""
+OUTSIDE_WORKSPACE: Final = "allow_outside_workspace"
+"""The id of the boolean option (named after the setting whose value is its default)."""
+ON, OFF = "true", "false"
+"""How the log records the boolean option's values."""
 DEFAULT_EFFORT: Final = "default"
 """The effort value that sends no ``reasoning_effort``."""
 
@@ -59,12 +72,19 @@ def catalog_of(server: Connection) -> ModelCatalog | None:
     return server.driver.catalog
 
 
-def config_options(server: Connection, session: Session) -> list[SessionConfigOption]:
+def takes_booleans(capabilities: ClientCapabilities) -> bool:
+    """Whether the client set ``session.configOptions.boolean`` (``null`` at any level, or
+    anything but an object, is no opt-in)."""
+    extensions = None if capabilities.session is None else capabilities.session.config_options
+    return isinstance(extensions, dict) and isinstance(extensions.get("boolean"), dict)
+
+
+def config_options(server: Connection, session: Session) -> list[ConfigOption]:
     """Every config option of ``session`` with its current value (see the module docstring).
 
     With a model driver, the first call also starts listing the endpoint's models, in the
     background; the sessions are told when the list changes what is offered."""
-    options = [mode_option(session.policy.mode)]
+    options: list[ConfigOption] = [mode_option(session.policy.mode)]
     catalog = catalog_of(server)
     if catalog is not None:
         start_listing(server, catalog)
@@ -72,7 +92,26 @@ def config_options(server: Connection, session: Session) -> list[SessionConfigOp
         options.append(model_option(catalog, model))
         if catalog.profile(model).reasoning_effort:
             options.append(effort_option(session.reasoning_effort))
+    if takes_booleans(server.client_capabilities):
+        options.append(outside_option(outside_workspace(server, session)))
     return options
+
+
+def outside_workspace(server: Connection, session: Session) -> bool:
+    """Whether ``session``'s tools may work outside its directories now."""
+    chosen = session.allow_outside_workspace
+    return server.allow_outside_workspace if chosen is None else chosen
+
+
+def outside_option(allowed: bool) -> SessionConfigBooleanOption:
+    """The boolean ``allow_outside_workspace`` option, on when ``allowed``."""
+    return SessionConfigBooleanOption(
+        id=OUTSIDE_WORKSPACE,
+        name="Work outside the workspace",
+        description="Let tools read and write paths outside the session's directories "
+        "(default: the allow_outside_workspace setting). Asking in the ask mode still applies.",
+        current_value=allowed,
+    )
 
 
 def mode_option(mode: ModeId) -> SessionConfigOption:
@@ -126,10 +165,24 @@ def effort_option(effort: str | None) -> SessionConfigOption:
 
 
 async def set_config_option(
-    server: Connection, session: Session, config_id: str, value: str
+    server: Connection, session: Session, config_id: str, value: str | bool, kind: str | None
 ) -> None:
-    """Set one option of ``session`` (``session/set_config_option``), announcing and
-    recording it as the module docstring says; ``-32602`` for an unknown option or value."""
+    """Set one option of ``session`` (``session/set_config_option``; ``kind``: the request's
+    ``type``), announcing and recording it as the module docstring says; ``-32602`` for an
+    unknown option or value, or a value of the wrong shape."""
+    if config_id == OUTSIDE_WORKSPACE and takes_booleans(server.client_capabilities):
+        if kind != "boolean" or not isinstance(value, bool):
+            raise AcpError.invalid_params(
+                f"Invalid params: value: config option {config_id!r} is a boolean: send "
+                '`"type": "boolean"` with `true` or `false`'
+            )
+        choose_outside(server, session, value)
+        return
+    if isinstance(value, bool) or kind == "boolean":
+        raise AcpError.invalid_params(
+            f"Invalid params: value: config option {config_id!r} takes a value id (a string), "
+            "not a boolean"
+        )
     catalog = catalog_of(server)
     if config_id == MODE:
         mode = next((m for m in MODE_IDS if m == value), None)
@@ -199,6 +252,15 @@ def choose_effort(session: Session, effort: str) -> None:
     _record(session, REASONING_EFFORT, effort)
 
 
+def choose_outside(server: Connection, session: Session, allowed: bool) -> None:
+    """Let ``session``'s tools work outside its directories (or not) from its next call, and
+    record it (a value equal to the setting's is kept too: the setting may change)."""
+    if session.allow_outside_workspace == allowed:
+        return
+    session.allow_outside_workspace = allowed
+    _record(session, OUTSIDE_WORKSPACE, ON if allowed else OFF)
+
+
 def _record(session: Session, config_id: str, value: str) -> None:
     if session.recorder is not None:
         session.recorder.config_change(config_id, value)
@@ -230,9 +292,7 @@ def announce(
     server.after_answer(send())
 
 
-def announce_changed_options(
-    server: Connection, before: Mapping[str, list[SessionConfigOption]]
-) -> None:
+def announce_changed_options(server: Connection, before: Mapping[str, list[ConfigOption]]) -> None:
     """Send each open session of ``before`` (its options then) its options now where they
     differ, after the answer being written; the options sent are read when sent."""
     for session_id, options in before.items():
@@ -284,7 +344,13 @@ async def restore_choices(server: Connection, session: Session, choices: Mapping
 
     A model that is not among those configured waits for the endpoint's list (bounded); one
     no longer offered at all falls back to the default, with a warning in the log. An effort
-    is restored only for a model that accepts one. Nothing is recorded: the log has it."""
+    is restored only for a model that accepts one; the workspace choice only for a client
+    that sees its option (others get the setting's). Nothing is recorded: the log has it."""
+    outside = choices.get(OUTSIDE_WORKSPACE)
+    if outside in (ON, OFF) and takes_booleans(server.client_capabilities):
+        session.allow_outside_workspace = outside == ON
+    else:
+        session.allow_outside_workspace = None
     catalog = catalog_of(server)
     if catalog is None:
         return

@@ -173,7 +173,9 @@ class Connection(JsonRPCServer):
             send=send,
             asker=self.client,
             signal=signal,
-            allow_outside_workspace=self.allow_outside_workspace,
+            allow_outside_workspace=self.allow_outside_workspace
+            if session.allow_outside_workspace is None
+            else session.allow_outside_workspace,
             roots=session.roots,
             files=ClientFiles(self.client, session.session_id, signal),
             decisions=session.recorder,

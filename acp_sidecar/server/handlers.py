@@ -1,5 +1,6 @@
 """The ACP handlers and :data:`HANDLERS`, the table naming each method's handler (load and list:
-:mod:`.loading`; resume, close and delete: :mod:`.lifecycle`); :mod:`.app` registers it.
+:mod:`.loading`; resume, close and delete: :mod:`.lifecycle`; logout: :mod:`.logout`);
+:mod:`.app` registers it.
 
 :data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, each annotated
 with its params and result types; only what is implemented is advertised. ``session/new`` is
@@ -26,12 +27,14 @@ from acp_sidecar.protocol.content import (
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.initialize import (
     PROTOCOL_VERSION,
+    AgentAuthCapabilities,
     AgentCapabilities,
     AuthenticateRequest,
     AuthenticateResponse,
     Implementation,
     InitializeRequest,
     InitializeResponse,
+    LogoutCapabilities,
     McpCapabilities,
     PromptCapabilities,
     SessionAdditionalDirectoriesCapabilities,
@@ -44,6 +47,7 @@ from acp_sidecar.protocol.initialize import (
 from acp_sidecar.protocol.methods import (
     AUTHENTICATE,
     INITIALIZE,
+    LOGOUT,
     SESSION_CANCEL,
     SESSION_CLOSE,
     SESSION_DELETE,
@@ -71,6 +75,7 @@ from acp_sidecar.server import config_options as options
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
 from acp_sidecar.server.loading import session_list, session_load
+from acp_sidecar.server.logout import logout
 from acp_sidecar.server.refresh import refresh_settings, tell_settings
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_commands, session_state
@@ -115,6 +120,10 @@ async def initialize(server: Connection, params: InitializeRequest) -> Initializ
                 close=SessionCloseCapabilities(),
                 delete=SessionDeleteCapabilities() if stored else None,
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
+            ),
+            # A stored key to forget lives in the config file: only with settings.
+            auth=AgentAuthCapabilities(
+                logout=LogoutCapabilities() if server.settings is not None else None
             ),
         ),
         auth_methods=auth.auth_methods(
@@ -205,10 +214,11 @@ async def session_set_mode(
 async def session_set_config_option(
     server: Connection, params: SetSessionConfigOptionRequest
 ) -> SetSessionConfigOptionResponse:
-    """Set one config option (mode, model, reasoning effort); answers with all of them (see
+    """Set one config option (mode, model, reasoning effort, working outside the workspace);
+    answers with all of them (see
     :mod:`acp_sidecar.server.config_options` for who else is told)."""
     session = server.session(params.session_id)
-    await options.set_config_option(server, session, params.config_id, params.value)
+    await options.set_config_option(server, session, params.config_id, params.value, params.type)
     return SetSessionConfigOptionResponse(config_options=options.config_options(server, session))
 
 
@@ -277,6 +287,7 @@ def check_prompt_content(prompt: list[ContentBlock], accepted: PromptCapabilitie
 HANDLERS: dict[str, Callable[..., Any]] = {
     INITIALIZE: initialize,
     AUTHENTICATE: authenticate,
+    LOGOUT: logout,
     SESSION_NEW: session_new,
     SESSION_LOAD: session_load,
     SESSION_LIST: session_list,

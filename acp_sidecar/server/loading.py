@@ -3,6 +3,7 @@
 Every check that can fail (the log, its versions, its cwd, the claim, the lock) is made before
 the first update is sent; a failure gives back the claim, the lock and the MCP servers started.
 The history replays before ``session/load`` answers; mode, roots, model and effort are restored.
+A resume, which replays nothing, sends the context meter the log left after its answer.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_commands, announce_state, session_state
 
 if TYPE_CHECKING:
+    from acp_sidecar.protocol.updates import UsageUpdate
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.store import HeaderRecord, Record, SessionClaim, SessionStore, SessionWriter
@@ -66,21 +68,26 @@ async def session_load(server: Connection, params: LoadSessionRequest) -> LoadSe
 
 class StoredState:
     """What a stored session's records leave in force: its mode and extra roots (the last
-    change of each, else the header's). Fed the records as they are read."""
+    change of each, else the header's) and its context meter (the last usage record with a
+    window: the last ``usage_update`` sent live, and replayed). Fed the records as read."""
 
     def __init__(self, header: HeaderRecord) -> None:
         self.mode = header.mode
         self.additional_directories = header.additional_directories
+        self.meter: UsageUpdate | None = None
 
     def watch(self, records: Iterable[Record]) -> Iterator[Record]:
         """``records``, passed through, noting each change on the way."""
-        from acp_sidecar.store import DirectoriesChangeRecord, ModeChangeRecord
+        from acp_sidecar.bridge.meter import usage_update
+        from acp_sidecar.store import DirectoriesChangeRecord, ModeChangeRecord, UsageRecord
 
         for record in records:
             if isinstance(record, ModeChangeRecord):
                 self.mode = record.mode
             elif isinstance(record, DirectoriesChangeRecord):
                 self.additional_directories = record.additional_directories
+            elif isinstance(record, UsageRecord) and record.context_window is not None:
+                self.meter = usage_update(record, record.context_window)
             yield record
 
 
@@ -104,7 +111,7 @@ async def attach(
     # A second attach of one session waits for the first; at once they are bounded (two fds
     # each). Close and delete take the same per-session turn.
     async with server.held_logs.loading(session_id), server.held_logs.replaying():
-        session, servers, choices = await _attach(
+        session, servers, choices, meter = await _attach(
             server, store, session_id, cwd, mcp_servers, replay=replay
         )
         await restore_choices(server, session, choices)
@@ -118,7 +125,7 @@ async def attach(
     tell_settings(server, session_id)  # as after session/new: a broken config file is seen
     announce_commands(server, session_id)  # an attached session keeps its slash commands
     if not replay:
-        announce_state(server, session_id)  # a replay ended with the mode already
+        announce_state(server, session_id, meter)  # a replay ended with them already
     if servers is not None:
         servers.release()  # problems starting them, told after the answer and commands
     return session
@@ -132,9 +139,9 @@ async def _attach(
     mcp_servers: list[dict[str, Any]],
     *,
     replay: bool,
-) -> tuple[Session, SessionServers | None, dict[str, str]]:
-    """The session attached, the MCP servers this request started for it, and the config
-    choices (model, effort) its log recorded."""
+) -> tuple[Session, SessionServers | None, dict[str, str], UsageUpdate | None]:
+    """The session attached, the MCP servers this request started for it, the config
+    choices (model, effort) its log recorded, and the context meter it left."""
     from acp_sidecar.bridge.replay import known_mode, replay_updates, session_info
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import (
@@ -248,7 +255,7 @@ async def _attach(
                 if loaded is not None:
                     loaded.tools = None
                 await servers.aclose()
-    return loaded, servers, choices
+    return loaded, servers, choices, stored.meter
 
 
 def _read_through(records: Iterable[Record]) -> None:

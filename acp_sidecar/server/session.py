@@ -111,6 +111,9 @@ class Session:
     reasoning_effort: str | None = None
     """The reasoning effort the session chose; ``None``: the endpoint's default (not sent).
     Set only while the chosen model accepts one (:mod:`acp_sidecar.server.config_options`)."""
+    allow_outside_workspace: bool | None = None
+    """Whether its tools may work outside its directories, as the session chose (its boolean
+    ``allow_outside_workspace`` option); ``None``: the setting's value."""
     title: str | None = None
     """The session's title, from its first prompt (``None``: no prompt yet, or one with no
     text to make a title of)."""

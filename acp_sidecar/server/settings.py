@@ -5,8 +5,9 @@
 its stamp changed, layered under the same command line and the current environment. What needs a
 restart (:data:`RESTART_KEYS`) is logged once per value. A file that cannot be used changes
 nothing (the last good settings stay); its problems are shown after every session until fixed.
-No message or log line holds a key's value. Nothing here imports more than the settings
-package and the model's configuration.
+No message or log line holds a key's value. After :meth:`ServeSettings.log_out` no model is
+configured until a re-read finds the endpoint a key. Nothing here imports more than the
+settings package and the model's configuration.
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from acp_sidecar.settings.reading import (
     file_stamp,
     read_settings,
 )
+from acp_sidecar.text import shown_url
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.driver import DriverFactory
     from acp_sidecar.agent.model.config import ModelConfig
     from acp_sidecar.agent.toolset import ToolsProvider
+    from acp_sidecar.settings.layering import EndpointKey
     from acp_sidecar.tools.environment import ChildEnvironment
 
 logger = logging.getLogger(__name__)
@@ -44,6 +47,11 @@ Stamp = tuple[int, int, int, int] | None
 
 RESTART_KEYS: Final = ("tools", "store", "fsync", "log_level", "log_file", "pass_env")
 """Keys read once, at start: a change in the file takes effect at the next start."""
+
+UNREAD: Final = (-1, -1, -1, -1)
+"""A stamp no file has: the next :meth:`ServeSettings.refresh` reads the file whatever it is."""
+OPENAI_API: Final = "OpenAI's API"
+"""The endpoint named when no base URL is configured."""
 
 MODEL_PROBLEM: Final = "acp-sidecar cannot use the configured model: "
 """How a model configuration that cannot work starts (every prompt answers with it too)."""
@@ -119,6 +127,9 @@ class ServeSettings:
         """Whether the settings in force came from the file (not only from the start)."""
         self._told_restart: dict[str, object] = {}
         self._secrets: set[str] = set()
+        self.logged_out = False
+        """A ``logout`` removed the stored key and no key has been found since (the console
+        answers meanwhile, whatever model is configured)."""
         layered = self._layer()
         self._started = {key: getattr(layered, key, None) for key in RESTART_KEYS}
         self.pass_env: tuple[str, ...] = tuple(getattr(layered, "pass_env", None) or ())
@@ -144,7 +155,18 @@ class ServeSettings:
         settle :attr:`live`, :attr:`warnings` and :attr:`setting_problems` from it."""
         env = self._environ()
         layered, problems = layered_leniently(self._command_line, self._file, env)
-        self.live = live_settings(layered, env)
+        key: EndpointKey | None = getattr(layered, "endpoint_key", None)
+        self.endpoint_key = key
+        """The endpoint's key in force and where it comes from (never shown)."""
+        base_url = getattr(layered, "base_url", None)
+        self.endpoint = shown_url(base_url) if base_url else OPENAI_API
+        """The configured endpoint, as the user is shown it (without credentials)."""
+        live = live_settings(layered, env)
+        if self.logged_out and key is not None and key.value is not None:
+            self.logged_out = False  # a key again: configured, or from the environment
+        if self.logged_out:
+            live = attrs.evolve(live, model=None, model_problem=None)
+        self.live = live
         if self.live.secret_variable is not None:
             self._secrets.add(self.live.secret_variable)
         self.setting_problems = problems
@@ -210,6 +232,12 @@ class ServeSettings:
         for message in (*self.problems(), *self.warning_messages()):
             level = logging.ERROR if message.severity == "error" else logging.WARNING
             logger.log(level, "%s", message.text)
+
+    def log_out(self) -> None:
+        """The stored key was removed: serve the console until a key is found, from the next
+        :meth:`refresh` on (which reads the file again)."""
+        self.logged_out = True
+        self._stamp = UNREAD
 
     # ---- re-reading ----
 

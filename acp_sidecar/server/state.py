@@ -1,6 +1,6 @@
 """What the editor is told of a session's state: the answers of ``session/new``, ``load`` and
 ``resume`` (:func:`session_state`, the one place they are built), and the updates that follow
-an answer (commands, a resumed session's mode), read when they are sent.
+an answer (commands, a resumed session's mode and context meter), read when they are sent.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import logging
 import attrs
 
 from acp_sidecar.bridge.modes import mode_state
-from acp_sidecar.protocol.session import SessionConfigOption, SessionModeState
-from acp_sidecar.protocol.updates import CurrentModeUpdate
+from acp_sidecar.protocol.session import ConfigOption, SessionModeState
+from acp_sidecar.protocol.updates import CurrentModeUpdate, UsageUpdate
 from acp_sidecar.server.config_options import config_options
 from acp_sidecar.server.connection import Connection
 from acp_sidecar.server.session import Session
@@ -25,7 +25,7 @@ class SessionState:
 
     modes: SessionModeState
     """The modes and the current one."""
-    config_options: list[SessionConfigOption] | None = None
+    config_options: list[ConfigOption] | None = None
     """The session's configuration options; ``None``: the agent offers none."""
 
 
@@ -58,8 +58,9 @@ def announce_commands(connection: Connection, session_id: str) -> None:
     connection.after_answer(send())
 
 
-def announce_state(connection: Connection, session_id: str) -> None:
-    """Send the session's current mode after the answer (a resume replays nothing)."""
+def announce_state(connection: Connection, session_id: str, meter: UsageUpdate | None) -> None:
+    """Send the session's current mode after the answer (a resume replays nothing), then
+    ``meter``: the context meter its log left (the last ``usage_update`` a load replays)."""
 
     async def send() -> None:
         session = connection.sessions.get(session_id)
@@ -68,6 +69,8 @@ def announce_state(connection: Connection, session_id: str) -> None:
         try:
             update = CurrentModeUpdate(current_mode_id=session.policy.mode)
             await connection.send_update(session_id, update)
+            if meter is not None:
+                await connection.send_update(session_id, meter)
         except Exception:
             logger.exception("sending the session state failed")
 

@@ -107,21 +107,16 @@ async def test_an_unknown_session_is_resource_not_found(agent: Agent, workspace:
         check_error_response(await agent.response_to(msg_id), msg_id, RESOURCE_NOT_FOUND)
 
 
-UNOFFERED = ["logout"]
-"""Methods of the v1 schema this agent does not advertise."""
-
-
-async def test_methods_the_agent_does_not_offer_are_method_not_found(
-    agent: Agent, workspace: Path
-) -> None:
-    """JSON-RPC 2.0 / schema ``ErrorCode``: -32601 — "The method does not exist or is not
-    available". Methods of the v1 schema the agent does not advertise (``logout``) are
-    answered with it, whatever their params."""
-    session = await agent.new_session(workspace, mode=None)
-    params = {"sessionId": session, "cwd": str(workspace), "mcpServers": []}
-    for method in UNOFFERED:
-        msg_id = await agent.wire.send_request(method, params)
-        check_error_response(await agent.response_to(msg_id), msg_id, METHOD_NOT_FOUND)
+async def test_logout_is_advertised_and_answers_a_logout_response() -> None:
+    """Authentication, "Logging Out": a Client calls ``logout`` only after the Agent advertised
+    ``agentCapabilities.auth.logout`` (``{}``); "On success, the Agent returns an empty
+    result" (a ``LogoutResponse``: ``_meta`` at most). Every v1 method the schema gives the
+    agent is now offered, so none is left to answer -32601 for being unoffered."""
+    async with sidecar(*TOOLS) as agent:
+        initialized = await agent.initialize()
+        assert initialized["agentCapabilities"]["auth"] == {"logout": {}}
+        result = await agent.result("logout", {})  # validated as a LogoutResponse on the way
+        assert set(result) <= {"_meta"}
 
 
 @pytest.mark.parametrize("msg_id", [0, 9007199254740993, -7, "", "id-✓"], ids=repr)

@@ -137,6 +137,15 @@ CONFIG_OPTIONS = [
         meta=META,
     ),
 ]
+BOOLEAN_OPTION = p.SessionConfigBooleanOption(
+    id="allow_outside_workspace",
+    name="Work outside the workspace",
+    current_value=False,
+    description="Let tools work outside the session's directories",
+    category="_workspace",
+    meta=META,
+)
+"""A boolean option: only for clients that set ``session.configOptions.boolean``."""
 TOOL_CALL_UPDATE = p.ToolCallUpdate(
     tool_call_id="call-1",
     title="Edit main.py",
@@ -300,6 +309,7 @@ AGENT_RESULTS: list[Sample] = [
                     additional_directories=p.SessionAdditionalDirectoriesCapabilities(meta=META),
                     meta=META,
                 ),
+                auth=p.AgentAuthCapabilities(logout=p.LogoutCapabilities(meta=META), meta=META),
                 meta=META,
             ),
             auth_methods=[
@@ -325,6 +335,8 @@ AGENT_RESULTS: list[Sample] = [
     ),
     Sample("authenticate", p.AuthenticateResponse(), "agent_result", p.AUTHENTICATE),
     Sample("authenticate/meta", p.AuthenticateResponse(meta=META), "agent_result", p.AUTHENTICATE),
+    Sample("logout", p.LogoutResponse(), "agent_result", p.LOGOUT),
+    Sample("logout/meta", p.LogoutResponse(meta=META), "agent_result", p.LOGOUT),
     Sample("session/new", p.NewSessionResponse(session_id="sess-1"), "agent_result", p.SESSION_NEW),
     Sample(
         "session/new/modes",
@@ -387,6 +399,12 @@ AGENT_RESULTS: list[Sample] = [
     Sample(
         "session/set_config_option",
         p.SetSessionConfigOptionResponse(config_options=CONFIG_OPTIONS, meta=META),
+        "agent_result",
+        "session/set_config_option",
+    ),
+    Sample(
+        "session/set_config_option/boolean",
+        p.SetSessionConfigOptionResponse(config_options=[*CONFIG_OPTIONS, BOOLEAN_OPTION]),
         "agent_result",
         "session/set_config_option",
     ),
@@ -536,6 +554,8 @@ CLIENT_MESSAGES: list[Sample] = [
         "client_request",
         p.AUTHENTICATE,
     ),
+    Sample("logout", p.LogoutRequest(), "client_request", p.LOGOUT),
+    Sample("logout/meta", p.LogoutRequest(meta=META), "client_request", p.LOGOUT),
     Sample("session/new", p.NewSessionRequest(cwd="/w"), "client_request", p.SESSION_NEW),
     Sample(
         "session/new/full",
@@ -585,6 +605,22 @@ CLIENT_MESSAGES: list[Sample] = [
         "session/set_config_option",
         p.SetSessionConfigOptionRequest(
             session_id="sess-1", config_id="model", value="gpt-x", meta=META
+        ),
+        "client_request",
+        "session/set_config_option",
+    ),
+    Sample(
+        "session/set_config_option/boolean",
+        p.SetSessionConfigOptionRequest(
+            session_id="sess-1", config_id="allow_outside_workspace", value=True, type="boolean"
+        ),
+        "client_request",
+        "session/set_config_option",
+    ),
+    Sample(
+        "session/set_config_option/id",
+        p.SetSessionConfigOptionRequest(
+            session_id="sess-1", config_id="mode", value="auto", type="id"
         ),
         "client_request",
         "session/set_config_option",

@@ -79,6 +79,7 @@ def test_method_constants_are_the_schema_methods() -> None:
     agent_handles = {
         methods.INITIALIZE,
         methods.AUTHENTICATE,
+        methods.LOGOUT,
         methods.SESSION_NEW,
         methods.SESSION_LOAD,
         methods.SESSION_LIST,
@@ -105,9 +106,7 @@ def test_method_constants_are_the_schema_methods() -> None:
 def test_schema_methods_not_modelled_are_the_known_ones() -> None:
     """What ACP v1 defines that the sidecar deliberately does not model (yet)."""
     modelled = set(methods.METHOD_TO_TYPES)
-    assert schema_methods("agent", "Request") - modelled == {
-        "logout",
-    }
+    assert schema_methods("agent", "Request") - modelled == set()
     assert schema_methods("client", "Request") - modelled == {
         "terminal/create",
         "terminal/kill",
@@ -183,6 +182,7 @@ def test_every_schema_meta_has_a_meta_field() -> None:
         p.AvailableCommandInput: "UnstructuredCommandInput",
         p.CancelledPermissionOutcome: None,
         p.NoticeUpdate: "Notice",
+        p.SessionConfigBooleanOption: "SessionConfigOption",
     }
     checked = 0
     for value in vars(p).values():

@@ -24,7 +24,11 @@ SDK_LACKS = {
         for status in ("in_progress", "completed", "failed", "cancelled", "full")
     },
     "compaction_summary_chunk": "the SDK predates compaction updates",
-    "session/set_config_option/request": "the SDK has no SetSessionConfigOptionRequest model",
+    **{
+        f"session/set_config_option{form}/request": "the SDK has no "
+        "SetSessionConfigOptionRequest model"
+        for form in ("", "/boolean", "/id")
+    },
 }
 """Samples the SDK refuses outright: pinned, so an entry goes once the SDK catches up."""
 
@@ -33,6 +37,7 @@ SDK_DIFFERS = {
     "tool_call/full": "the SDK predates ToolCall.name and drops it",
     "tool_call_update/full": "the SDK predates ToolCallUpdate.name and drops it",
     "cancel_request/null_id": "exclude_none drops the required null requestId",
+    "session/set_config_option/boolean": "the SDK's boolean option drops its category",
 }
 
 

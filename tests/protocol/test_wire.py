@@ -103,6 +103,7 @@ def test_defaults_with_a_value_are_always_sent() -> None:
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
             "mcpCapabilities": {"http": False, "sse": False},
             "sessionCapabilities": {},
+            "auth": {},  # the schema's default, as the SDK sends it
         },
         "authMethods": [],
     }

@@ -14,6 +14,7 @@ from tests.protocol.samples import SESSION_UPDATES, Sample, sample_id
 CLIENT_TO_AGENT = {
     methods.INITIALIZE,
     methods.AUTHENTICATE,
+    methods.LOGOUT,
     methods.SESSION_NEW,
     methods.SESSION_LOAD,
     methods.SESSION_LIST,

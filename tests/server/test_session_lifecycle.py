@@ -16,7 +16,7 @@ import pytest
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
 from acp_sidecar.server.app import AcpServer
-from acp_sidecar.store import LOCK_FILE, SCHEMA_VERSION, SessionStore
+from acp_sidecar.store import LOCK_FILE, SCHEMA_VERSION, SessionStore, UsageRecord
 from tests.server.test_sessions import record_a_session, server
 from tests.server.wire import WireClient, served
 
@@ -159,6 +159,70 @@ async def test_resume_reattaches_without_replaying_and_the_log_goes_on(
         await wire.result("session/load", attach_params(session, cwd))
         assert prompts_of(wire.updates)[-1] == "/look after.md"
         assert len(prompts_of(wire.updates)) == 5
+
+
+def meters(wire: WireClient) -> list[dict[str, Any]]:
+    return [
+        m["params"]["update"]
+        for m in wire.updates
+        if m["params"]["update"]["sessionUpdate"] == "usage_update"
+    ]
+
+
+def stored_with_usage(store: Path, cwd: str, *usage: UsageRecord) -> str:
+    """A stored session whose one turn recorded ``usage`` (as a model turn keeps it)."""
+    with SessionStore(store, fsync="never").create("metered", cwd, mode="auto") as writer:
+        writer.user_message([{"type": "text", "text": "hi"}])
+        writer.agent_text("Hello.")
+        writer.end_message()
+        for record in usage:
+            writer.append(record)
+        writer.end_turn("end_turn")
+    return "metered"
+
+
+async def test_resume_sends_the_context_meter_the_log_left_as_a_load_ends_with(
+    tmp_path: Path, cwd: str
+) -> None:
+    session = stored_with_usage(
+        tmp_path,
+        cwd,
+        UsageRecord("m", 1000, 100, context_window=8000, cost=0.003, currency="USD"),
+        UsageRecord("m", 2000, 200, context_window=8000, cost=0.009, currency="USD"),
+        # a summary's request: it counts toward the cost, but is no reading of the meter
+        UsageRecord("m", 500, 50, cost=0.01, currency="USD"),
+    )
+    async with served(server(tmp_path)) as (wire, _server):
+        await wire.initialize()
+        await wire.result("session/load", attach_params(session, cwd))
+        loaded = meters(wire)[-1]
+    async with served(server(tmp_path)) as (wire, _server):
+        await wire.initialize()
+        await wire.result("session/resume", attach_params(session, cwd))
+        assert wire.updates == []  # nothing before the answer
+        meter = await update_of_kind(wire, "usage_update")  # validated by the wire client
+        kinds = [m["params"]["update"]["sessionUpdate"] for m in wire.updates]
+    expected = {
+        "sessionUpdate": "usage_update",
+        "used": 2200,
+        "size": 8000,
+        "cost": {"amount": 0.009, "currency": "USD"},
+    }
+    assert meter == loaded == expected
+    assert kinds == ["available_commands_update", "current_mode_update", "usage_update"]
+
+
+async def test_resume_sends_no_meter_when_no_response_read_one(tmp_path: Path, cwd: str) -> None:
+    # a model without a known window: usage kept, no meter live, none on resume either
+    session = stored_with_usage(tmp_path, cwd, UsageRecord("m", 100, 5))
+    async with served(server(tmp_path)) as (wire, _server):
+        await wire.initialize()
+        await wire.result("session/resume", attach_params(session, cwd))
+        await update_of_kind(wire, "current_mode_update")
+        # the next message is the prompt's own traffic: no meter came in between
+        done = await wire.next_response(await wire.start_prompt(session, "/look x"))
+        assert done["result"] == {"stopReason": "end_turn"}
+        assert meters(wire) == []
 
 
 @pytest.mark.process  # a log held by another process
