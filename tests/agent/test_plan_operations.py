@@ -12,6 +12,7 @@ against the vendored stable one. Where the stabilized page and the unstable sche
 from __future__ import annotations
 
 import functools
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -259,3 +260,41 @@ async def test_plans_replay_on_load_as_they_were_sent(tmp_path: Path) -> None:
                 assert shown[1] == [
                     {"type": "content", "content": {"type": "text", "text": DOCUMENT}}
                 ]
+
+
+async def test_the_export_shows_the_checklist_and_the_markdown_plan(tmp_path: Path) -> None:
+    """The log keeps the tool's values whatever the client was, so a session a legacy client
+    drove exports both plans as plans (HTML and Markdown), the Markdown one with its file."""
+    from acp_sidecar.agent.toolset import ToolsProvider
+    from acp_sidecar.export.html import write_html
+    from acp_sidecar.export.markdown import write_markdown
+    from acp_sidecar.export.source import StoredSession
+    from acp_sidecar.store import SessionStore
+
+    store = tmp_path / ".store"
+    path = str(tmp_path / "PLAN.md")
+    with kept_process_state():
+        async with served(cli_server("--store", str(store))) as (client, _server):
+            await client.initialize()
+            session = await client.new_session(str(tmp_path))
+            await _plan(client, session, entries=ENTRIES)
+            await _plan(client, session, markdown=DOCUMENT, path=path)
+    log = SessionStore(store, fsync="never").path_of(session)
+    lookup = ToolsProvider(()).registry.get
+    pages = {}
+    for name, write in (("html", write_html), ("md", write_markdown)):
+        out = io.StringIO()
+        with StoredSession(log, lookup) as stored:
+            write(stored, out, generator="test")
+        pages[name] = out.getvalue()
+    html = pages["html"]
+    assert '<section class="plan"><h2>Plan</h2><ol><li class="plan-completed">' in html
+    start = html.index('<section class="plan plan-markdown">')
+    section = html[start : html.index("</section>", start)]
+    assert f'<p class="plan-path"><code>{path}</code></p>' in section
+    assert "<h1>Plan</h1>" in section and "<li>Fix the off-by-one.</li>" in section
+    markdown = pages["md"]
+    assert "- [x] Read the failing test\n- [ ] Fix the parser *(in progress)*\n" in markdown
+    assert f"**Plan** (`{path}`)\n\n# Plan\n\n1. Read the parser.\n" in markdown
+    # Once in the prompt that sent it (the console's ``/plan``), once as the plan; not in its card.
+    assert markdown.count("Fix the off-by-one.") == 2
