@@ -298,3 +298,15 @@ async def test_the_export_shows_the_checklist_and_the_markdown_plan(tmp_path: Pa
     assert f"**Plan** (`{path}`)\n\n# Plan\n\n1. Read the parser.\n" in markdown
     # Once in the prompt that sent it (the console's ``/plan``), once as the plan; not in its card.
     assert markdown.count("Fix the off-by-one.") == 2
+
+
+def test_the_plan_operation_types_carry_meta_as_the_unstable_schema_does() -> None:
+    """What ``tests/protocol/test_schema.py`` checks for stable types, for these four."""
+    import attrs
+
+    from acp_sidecar import protocol as p
+
+    defs = unstable_schema()["$defs"]
+    for cls in (p.PlanItems, p.PlanMarkdown, p.PlanUpdate, p.PlanRemoved):
+        has_meta = any(a.name == "meta" for a in attrs.fields(cls))
+        assert has_meta and "_meta" in defs[cls.__name__]["properties"], cls
