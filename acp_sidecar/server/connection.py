@@ -154,8 +154,13 @@ class Connection(JsonRPCServer):
 
     def card_context(self, cwd: str) -> CardContext:
         """The card context of a session working in ``cwd`` for this client."""
-        meta = self.client_capabilities.meta or {}
-        return CardContext(cwd=cwd, terminal_output=meta.get("terminal_output") is True)
+        capabilities = self.client_capabilities
+        meta = capabilities.meta or {}
+        return CardContext(
+            cwd=cwd,
+            terminal_output=meta.get("terminal_output") is True,
+            plan_operations=capabilities.takes_plan_operations,
+        )
 
     def call_scope(
         self,

@@ -190,6 +190,8 @@ def test_every_schema_meta_has_a_meta_field() -> None:
             continue
         if value is p.WireType:
             continue
+        if value in (p.PlanItems, p.PlanMarkdown, p.PlanUpdate, p.PlanRemoved):
+            continue  # unstable-schema types: tests/agent/test_plan_operations.py checks them
         name = schema_names.get(value, value.__name__)
         if name is None:
             assert not hasattr(value, "meta")
