@@ -10,20 +10,22 @@ log keeps each message's id with its record; a record written before ids were re
 
 from __future__ import annotations
 
-import hashlib
-import secrets
+import os
 
 from acp_sidecar.protocol.updates import AgentMessageChunk, AgentThoughtChunk, SessionUpdate
 
 
 def new_message_id() -> str:
-    """A fresh opaque id (64 random bits: unique within any session)."""
-    return secrets.token_hex(8)
+    """A fresh opaque id (64 random bits: unique within any session; ``os.urandom``, not
+    ``secrets``, which a first session must not import)."""
+    return os.urandom(8).hex()
 
 
 def derived_message_id(session_id: str, position: int) -> str:
     """The id of a stored message that has none: from its session and its record's position
     in the log (so two loads of one log give the same ids, and no two records the same)."""
+    import hashlib  # replay only: not at start
+
     key = f"{session_id}\0{position}".encode()
     return hashlib.blake2b(key, digest_size=8).hexdigest()
 
