@@ -1,6 +1,7 @@
 """Message ids and tool names over the wire: the official ACP SDK client drives the model
 driver (the scripted endpoint) in process; every message it reads is checked against the
-stable schema (``messageId`` and the tool call's ``name`` are stable fields)."""
+stable schema (``messageId`` and the tool call's ``name`` are stable fields), and against the
+unstable one too where it says so."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from acp.connection import StreamDirection, StreamEvent
+
 from acp_sidecar.store import SessionStore
+from tests.acp_schema import validate_agent_message
 from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer, say, stop, think
 from tests.agent.model.fake_openai import tool_call as model_call
 from tests.fakes import AllowingEditor
@@ -16,6 +20,19 @@ from tests.in_process import sdk_served, serving
 from tests.sdk import new_session, prompt
 
 CHUNKS = ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+
+
+class Unstable:
+    """Checks every update the sidecar sends against the unstable schema as well."""
+
+    def __init__(self) -> None:
+        self.checked = 0
+
+    def __call__(self, event: StreamEvent) -> None:
+        message = event.message
+        if event.direction is StreamDirection.INCOMING and message.get("method"):
+            validate_agent_message(message, unstable=True)
+            self.checked += 1
 
 
 def model(endpoint: ScriptedOpenAI) -> tuple[str, ...]:
@@ -54,13 +71,14 @@ async def test_ids_are_per_message_live_stored_and_replayed_unchanged(tmp_path: 
             ),
             answer("It says ", "hello."),
         )
-        async with sdk_served(AllowingEditor(), *model(endpoint), store=store, env=env) as (
-            connection,
-            wire,
-        ):
+        unstable = Unstable()
+        async with sdk_served(
+            AllowingEditor(), *model(endpoint), store=store, env=env, observers=[unstable]
+        ) as (connection, wire):
             session = await new_session(connection, tmp_path)
             assert await prompt(connection, session, "read a.txt") == "end_turn"
             live = list(wire.updates)
+        assert unstable.checked >= len(live)
 
     said = messages(live)
     assert [(kind, text) for kind, _, text in said] == [
