@@ -179,9 +179,15 @@ def console_block(output: str, exit_code: int | None = None, signal: str | None 
 
 
 def call_start(
-    call_id: str, view: ToolCallView, ctx: CardContext, arguments: FrozenJson = None
+    call_id: str,
+    view: ToolCallView,
+    ctx: CardContext,
+    arguments: FrozenJson = None,
+    *,
+    name: str | None = None,
 ) -> ToolCallStart:
-    """The ``tool_call`` that opens a card (status ``pending``).
+    """The ``tool_call`` that opens a card (status ``pending``), carrying ``name``: the tool's
+    registry name (``read``, ``mcp__time__get_current_time``), live and on replay alike.
 
     Every card carries the call's input as ``rawInput``: a generic view's own ``raw_input``
     when it gives one, else ``arguments`` (the call's arguments as the tool received them).
@@ -193,6 +199,7 @@ def call_start(
             paths = [loc.path for loc in view.locations]
             return ToolCallStart(
                 tool_call_id=call_id,
+                name=name,
                 title=visible_line(relative_title(view.title, paths, ctx.cwd)),
                 kind=view.kind or "other",
                 status="pending",
@@ -205,6 +212,7 @@ def call_start(
             paths = [d.path for d in view.diffs] + [loc.path for loc in locations]
             return ToolCallStart(
                 tool_call_id=call_id,
+                name=name,
                 title=visible_line(relative_title(view.title, paths, ctx.cwd)),
                 kind="edit",
                 status="pending",
@@ -222,6 +230,7 @@ def call_start(
                 meta = {"terminal_info": {"terminal_id": tid, "cwd": cwd}}
             return ToolCallStart(
                 tool_call_id=call_id,
+                name=name,
                 title=visible_line(view.title),
                 kind="execute",
                 status="pending",

@@ -143,16 +143,16 @@ def translate_call(
     preview that cannot be drawn leaves the card to the pure presenter)."""
     if preview is not None:
         try:
-            return call_start(call.call_id, preview, ctx, call.arguments), preview
+            return call_start(call.call_id, preview, ctx, call.arguments, name=call.name), preview
         except Exception:
             logger.exception("the preview of %s could not be drawn; drawing its card", call.name)
     view = present_call(lookup(call.name), call)
     try:
-        return call_start(call.call_id, view, ctx, call.arguments), view
+        return call_start(call.call_id, view, ctx, call.arguments, name=call.name), view
     except Exception:
         logger.exception("the %s card could not be drawn; showing a generic card", call.name)
         view = fallback_call_view(call.name, call.arguments)
-        return call_start(call.call_id, view, ctx, call.arguments), view
+        return call_start(call.call_id, view, ctx, call.arguments, name=call.name), view
 
 
 def translate_result(
