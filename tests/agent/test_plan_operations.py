@@ -4,38 +4,25 @@ with a ``planId`` (the checklist, or a Markdown plan with an optional absolute `
 
 Driven on the raw wire (``tests.server.wire``) with the sidecar in process (the console, where
 ``/plan {json}`` calls the tool). Every message is validated: plan operations against the
-unstable schema the TS SDK 2.4.0 ships (loaded by :func:`unstable_schema`), everything else
-against the vendored stable one. Where the stabilized page and the unstable schema differ
+unstable schema the TS SDK 2.4.0 ships (vendored beside the stable one), everything else
+against the stable one. Where the stabilized page and the unstable schema differ
 (the page's Markdown ``path``), the test follows the page and pins the difference.
 """
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
 
-from tests.acp_schema import validate_agent_message
+from tests.acp_schema import load_schema, validate_agent_message, validate_instance
 from tests.in_process import cli_server, kept_process_state
 from tests.protocol.samples import PLAN_OPERATIONS
 from tests.sdk import command
 from tests.server.wire import WireClient, served
-
-_HERE = Path(__file__).resolve().parents[1]
-UNSTABLE_SCHEMAS = (
-    _HERE / "fixtures" / "acp" / "v1" / "schema.unstable.json",
-    Path(
-        "/tmp/acp-sidecar-bench-ts-sdk-2.4.0/node_modules/@agentclientprotocol/sdk/schema/v1"
-        "/schema.unstable.json"
-    ),
-)
-"""Where the unstable schema is looked for: vendored beside the stable one, else the TS SDK
-2.4.0 the benchmarks install."""
 
 PLAN_OPERATION_TAGS = frozenset({"plan_update", "plan_removed"})
 ENTRIES = [
@@ -45,21 +32,14 @@ ENTRIES = [
 DOCUMENT = "# Plan\n\n1. Read the parser.\n2. Fix the off-by-one.\n"
 
 
-@functools.cache
 def unstable_schema() -> dict[str, Any]:
-    """The TS SDK 2.4.0 ``schema/v1/schema.unstable.json``, or the test is skipped saying why."""
-    for path in UNSTABLE_SCHEMAS:
-        if path.is_file():
-            schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-            return schema
-    pytest.skip(f"no unstable ACP schema at {' or '.join(map(str, UNSTABLE_SCHEMAS))}")
+    """The vendored unstable schema (``tests/fixtures/acp/v1/schema.unstable.json``)."""
+    return load_schema(unstable=True)
 
 
 def validate_unstable(instance: Any, def_name: str) -> None:
     """Validate ``instance`` against one ``$defs`` type of the unstable schema."""
-    root = unstable_schema()
-    schema = {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": f"#/$defs/{def_name}"}
-    Draft202012Validator(schema).validate(instance)
+    validate_instance(instance, def_name, unstable=True)
 
 
 def check_message(message: Any) -> None:
