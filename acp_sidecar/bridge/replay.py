@@ -4,8 +4,9 @@
 Invariants: every tool card goes through the translator with the stored values, so a replayed
 card is the one drawn live; records are consumed as they are read (memory does not grow with
 the log); a call the log holds no result for ends as interrupted, never left spinning; every
-message chunk carries the id stored with its record, or one derived from the record's
-position (:mod:`acp_sidecar.bridge.message_ids`).
+message chunk carries the id stored with its record; a record written before ids takes the id
+of the record just before it when both drew the same kind of chunk (one message live), else
+one derived from its position (:mod:`acp_sidecar.bridge.message_ids`).
 """
 
 from __future__ import annotations
@@ -109,6 +110,21 @@ def replay_updates(
     paragraphs = Paragraphs()
     """The sidecar's own texts stand in paragraphs of their own, as they did live."""
     compactions = 0
+    run: tuple[type[SessionUpdate], int, str] | None = None
+    """The last message chunk drawn: its kind, its record's position and its id."""
+
+    def message_id_of(kind: type[SessionUpdate], position: int, stored: str | None) -> str:
+        # A record written before ids joins the message of the record just before it when
+        # that one drew the same kind of chunk: live, that text was one message.
+        nonlocal run
+        if stored:
+            found = stored
+        elif run is not None and run[0] is kind and run[1] == position - 1:
+            found = run[2]
+        else:
+            found = derived_message_id(session_id, position)
+        run = (kind, position, found)
+        return found
 
     def interrupt_open_calls() -> Iterator[SessionUpdate]:
         for call, view in open_calls.values():
@@ -139,29 +155,30 @@ def replay_updates(
                     except ProtocolParamsError as exc:
                         logger.warning("skipped a stored prompt block: %s", exc)
             case AgentMessageRecord(text=text, message_id=message_id):
-                message_id = message_id or derived_message_id(session_id, position)
+                message_id = message_id_of(AgentMessageChunk, position, message_id)
                 chunk = AgentMessageChunk(
                     content=TextContentBlock(text=text), message_id=message_id
                 )
                 yield paragraphs.shown(chunk)
             case NoticeRecord(text=text, severity=severity, message_id=message_id):
-                message_id = message_id or derived_message_id(session_id, position)
                 if severity is None:  # told in the agent's voice, to every client alike
+                    message_id = message_id_of(AgentMessageChunk, position, message_id)
                     shown = paragraphs.notice(text)
                     yield AgentMessageChunk(
                         content=TextContentBlock(text=shown), message_id=message_id
                     )
                 else:
+                    message_id = message_id or derived_message_id(session_id, position)
                     told_id = told_id if told else message_id
                     told.append(UserMessage(known_severity(severity), text))
             case AgentThoughtRecord(text=text, message_id=message_id):
-                message_id = message_id or derived_message_id(session_id, position)
+                message_id = message_id_of(AgentThoughtChunk, position, message_id)
                 yield AgentThoughtChunk(content=TextContentBlock(text=text), message_id=message_id)
             case GapRecord(reason=reason):
                 shown = paragraphs.notice(gap_text(reason))
                 yield AgentMessageChunk(
                     content=TextContentBlock(text=shown),
-                    message_id=derived_message_id(session_id, position),
+                    message_id=message_id_of(AgentMessageChunk, position, None),
                 )
             case ModeChangeRecord(mode=changed):
                 mode = known_mode(changed)

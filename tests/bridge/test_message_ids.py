@@ -72,3 +72,47 @@ def test_derived_ids_depend_on_the_session_and_the_position_only() -> None:
         len({derived_message_id("s", 3), derived_message_id("s", 4), derived_message_id("t", 3)})
         == 3
     )
+
+
+def test_records_written_before_ids_replay_as_the_messages_they_were_live() -> None:
+    from datetime import UTC, datetime
+
+    from acp_sidecar.bridge.context import CardContext
+    from acp_sidecar.bridge.replay import replay_updates
+    from acp_sidecar.store import (
+        AgentMessageRecord,
+        AgentThoughtRecord,
+        GapRecord,
+        HeaderRecord,
+        NoticeRecord,
+        ToolCallRecord,
+        UserMessageRecord,
+    )
+    from acp_sidecar.tools.json_values import FrozenDict
+
+    header = HeaderRecord(session_id="s", cwd="/w", created_at=datetime.now(UTC))
+    records = [
+        UserMessageRecord(content=(FrozenDict({"type": "text", "text": "go"}),)),
+        AgentThoughtRecord(text="thinking"),
+        AgentMessageRecord(text="first"),
+        NoticeRecord(text="the request was retried"),  # in the agent's voice: the same message
+        GapRecord(reason="lost"),
+        ToolCallRecord(call_id="c1", name="unknown", arguments=FrozenDict({})),
+        AgentMessageRecord(text="after the call"),
+        AgentThoughtRecord(text="again"),
+    ]
+
+    def chunk_ids() -> list[str | None]:
+        updates = replay_updates(header, records, lambda _name: None, CardContext(cwd="/w"))
+        return [
+            update.message_id
+            for update in updates
+            if isinstance(update, AgentMessageChunk | AgentThoughtChunk)
+        ]
+
+    thought_id, first, notice, gap, after, again = chunk_ids()
+    assert first == notice == gap == derived_message_id("s", 3)
+    assert thought_id == derived_message_id("s", 2)
+    assert after == derived_message_id("s", 7) and again == derived_message_id("s", 8)
+    assert len({thought_id, first, after, again}) == 4
+    assert chunk_ids() == [thought_id, first, notice, gap, after, again]  # every load alike

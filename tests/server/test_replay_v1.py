@@ -45,6 +45,17 @@ def test_the_fixture_is_a_version_1_log() -> None:
 _CHUNKS = ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
 
 
+def _chunk_kind(record: object) -> str | None:
+    """The chunk a record draws on the agent's side, if it draws one in the conversation."""
+    if isinstance(record, AgentThoughtRecord):
+        return "thought"
+    if isinstance(record, AgentMessageRecord | GapRecord):
+        return "message"
+    if isinstance(record, NoticeRecord) and record.severity is None:
+        return "message"
+    return None
+
+
 def test_a_version_1_log_replays_to_the_updates_version_1_drew(tmp_path: Path) -> None:
     """What version 1 drew, plus what ACP added since: each chunk's ``messageId`` (derived
     from the record's position: the log has none) and each card's tool ``name``."""
@@ -56,15 +67,19 @@ def test_a_version_1_log_replays_to_the_updates_version_1_drew(tmp_path: Path) -
         updates = list(load_notifications(SESSION, log.header, log, registry().get, CTX))
     with store.open_log(SESSION) as log:
         records = list(log)
-    ids: list[str] = []  # each chunk's: its record's, one per prompt block
+    ids: list[str] = []  # each chunk's, one per prompt block
+    run: tuple[str, int] | None = None  # the kind and position of the last agent-side chunk
     for position, record in enumerate(records, 1):
-        drawn_as = len(record.content) if isinstance(record, UserMessageRecord) else 1
-        if isinstance(
-            record, UserMessageRecord | AgentMessageRecord | AgentThoughtRecord | GapRecord
-        ):
-            ids += [derived_message_id(SESSION, position)] * drawn_as
+        own = derived_message_id(SESSION, position)
+        kind = _chunk_kind(record)
+        if isinstance(record, UserMessageRecord):
+            ids += [own] * len(record.content)
+        elif kind is not None:  # text that followed text of its kind was one message
+            joins = run is not None and run[0] == kind and run[1] == position - 1
+            ids.append(ids[-1] if joins else own)
+            run = (kind, position)
         elif isinstance(record, NoticeRecord):
-            ids.append(derived_message_id(SESSION, position))
+            ids.append(own)
     chunk_ids = iter(ids)
     names = iter(record.name for record in records if isinstance(record, ToolCallRecord))
     expected = copy.deepcopy(drawn)
