@@ -171,7 +171,8 @@ async def run_sidecar(megabytes: float) -> dict[str, float]:
         update = message.get("params", {}).get("update", {})
         if update.get("status") == "in_progress":
             in_progress_at = time.monotonic()
-        for block in update.get("content") or []:
+        cards = update.get("sessionUpdate") in ("tool_call", "tool_call_update")
+        for block in (update.get("content") or []) if cards else []:
             text = block.get("content", {}).get("text", "")
             if text.startswith("T0="):
                 t0 = float(text[3:])
