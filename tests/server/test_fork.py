@@ -369,6 +369,24 @@ def _call_of(record: dict[str, Any]) -> str | None:
     return call_id if isinstance(call_id, str) else None
 
 
+async def test_a_session_held_elsewhere_forks_and_stays_held(tmp_path: Path, cwd: str) -> None:
+    async with fork_served(step_server(tmp_path, Script())) as (wire, _server):
+        await wire.initialize()
+        parent = await wire.new_session(cwd)
+        await say(wire, parent, "say hello")
+        await wire.result("session/close", {"sessionId": parent})
+        before = log_of(tmp_path, parent)
+        with SessionStore(tmp_path).claim(parent) as claim:  # as another sidecar holds it
+            child = await forked(wire, parent, cwd)
+            assert not claim.released
+            error = await wire.error(
+                "session/load", {"sessionId": parent, "cwd": cwd, "mcpServers": []}
+            )
+            assert "another" in error["message"], error
+        assert log_of(tmp_path, parent) == before
+        await say(wire, child, "say more")
+
+
 async def test_a_fork_of_an_unknown_session_is_invalid_params(tmp_path: Path, cwd: str) -> None:
     async with fork_served(step_server(tmp_path, Script())) as (wire, _server):
         await wire.initialize()
