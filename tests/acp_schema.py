@@ -1,7 +1,9 @@
 """Validate ACP v1 JSON-RPC messages against the vendored official schema.
 
 The schema (``tests/fixtures/acp/v1/schema.json``, see ``SOURCE.md`` there) is the judge of
-what the agent writes. Use :func:`validate_agent_message` on every message the agent emits:
+what the agent writes; its unstable sibling (``schema.unstable.json``, from the same package)
+judges the features ACP has not stabilized yet (``unstable=True`` on every function here).
+Use :func:`validate_agent_message` on every message the agent emits:
 
     validate_agent_message({"jsonrpc": "2.0", "method": "session/update", "params": {...}})
     validate_agent_message(response, request_method="session/prompt")
@@ -32,6 +34,8 @@ from jsonschema.validators import validator_for
 
 SCHEMA_PATH = Path(__file__).parent / "fixtures" / "acp" / "v1" / "schema.json"
 """The vendored ``@agentclientprotocol/sdk`` 2.4.0 ``schema/v1/schema.json``."""
+UNSTABLE_SCHEMA_PATH = SCHEMA_PATH.with_name("schema.unstable.json")
+"""The vendored ``@agentclientprotocol/sdk`` 2.4.0 ``schema/v1/schema.unstable.json``."""
 
 Side = Literal["agent", "client"]
 _ENVELOPE_KEYS = frozenset({"jsonrpc", "id", "method", "params", "result", "error"})
@@ -43,16 +47,17 @@ class SchemaViolation(AssertionError):
 
 
 @functools.cache
-def load_schema() -> dict[str, Any]:
-    """The vendored schema, parsed."""
-    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+def load_schema(unstable: bool = False) -> dict[str, Any]:
+    """The vendored schema (the unstable one when ``unstable``), parsed."""
+    path = UNSTABLE_SCHEMA_PATH if unstable else SCHEMA_PATH
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return schema
 
 
 @functools.cache
-def _validator(*def_names: str) -> Draft202012Validator:
+def _validator(unstable: bool, *def_names: str) -> Draft202012Validator:
     """A validator for one ``$defs`` type, or for any of several."""
-    root = load_schema()
+    root = load_schema(unstable)
     refs = [{"$ref": f"#/$defs/{name}"} for name in def_names]
     body: dict[str, Any] = refs[0] if len(refs) == 1 else {"anyOf": refs}
     schema = {"$schema": root["$schema"], "$defs": root["$defs"], **body}
@@ -62,14 +67,14 @@ def _validator(*def_names: str) -> Draft202012Validator:
 
 
 @functools.cache
-def _method_defs() -> dict[tuple[str, str, str], str]:
+def _method_defs(unstable: bool = False) -> dict[tuple[str, str, str], str]:
     """``(x-side, method, "Request" | "Response" | "Notification")`` → ``$defs`` name.
 
     ``x-side`` is the side that *handles* the method: ``agent`` for ``session/prompt``,
     ``client`` for ``session/update``, ``protocol`` for ``$/cancel_request``.
     """
     table: dict[tuple[str, str, str], str] = {}
-    for name, definition in load_schema()["$defs"].items():
+    for name, definition in load_schema(unstable)["$defs"].items():
         method, side = definition.get("x-method"), definition.get("x-side")
         if method is None or side is None:
             continue
@@ -79,17 +84,17 @@ def _method_defs() -> dict[tuple[str, str, str], str]:
     return table
 
 
-def schema_def_for(side: str, method: str, kind: str) -> str | None:
+def schema_def_for(side: str, method: str, kind: str, *, unstable: bool = False) -> str | None:
     """The ``$defs`` name of a method's ``Request``/``Response``/``Notification`` type.
 
     ``side`` is the side that handles the method (``"agent"``, ``"client"``, ``"protocol"``).
     """
-    return _method_defs().get((side, method, kind))
+    return _method_defs(unstable).get((side, method, kind))
 
 
-def schema_methods(side: str, kind: str) -> frozenset[str]:
+def schema_methods(side: str, kind: str, *, unstable: bool = False) -> frozenset[str]:
     """Every method the schema defines for ``side`` (the handler) and ``kind``."""
-    return frozenset(m for (s, m, k) in _method_defs() if s == side and k == kind)
+    return frozenset(m for (s, m, k) in _method_defs(unstable) if s == side and k == kind)
 
 
 def _describe(instance: Any) -> str:
@@ -117,13 +122,15 @@ def _most_specific(error: ValidationError) -> ValidationError:
     return error
 
 
-def validate_instance(instance: Any, *def_names: str, context: str = "value") -> None:
+def validate_instance(
+    instance: Any, *def_names: str, context: str = "value", unstable: bool = False
+) -> None:
     """Validate ``instance`` against the schema's ``$defs`` type (or any of several).
 
     Raises :class:`SchemaViolation` naming the failing location, the schema's complaint
     and the offending value.
     """
-    error = best_match(_validator(*def_names).iter_errors(instance))
+    error = best_match(_validator(unstable, *def_names).iter_errors(instance))
     if error is not None:
         error = _most_specific(error)
         where = error.json_path
@@ -145,7 +152,9 @@ def _check_id(message: dict[str, Any], *, allow_null: bool) -> None:
         _fail(message, f"invalid JSON-RPC id {msg_id!r}: must be a string or an integer")
 
 
-def _validate_message(message: Any, sender: Side, request_method: str | None) -> None:
+def _validate_message(
+    message: Any, sender: Side, request_method: str | None, unstable: bool
+) -> None:
     receiver = _OTHER[sender]
     if not isinstance(message, dict):
         _fail(message, "a JSON-RPC message must be an object")
@@ -165,17 +174,21 @@ def _validate_message(message: Any, sender: Side, request_method: str | None) ->
         kind = "Request" if "id" in message else "Notification"
         if kind == "Request":
             _check_id(message, allow_null=False)
-        validate_instance(message, f"{envelope_def}{kind}", context=f"{sender} {kind.lower()}")
+        validate_instance(
+            message, f"{envelope_def}{kind}", context=f"{sender} {kind.lower()}", unstable=unstable
+        )
         if method.startswith("_"):
             return  # Extension method: any params.
-        def_name = schema_def_for(receiver, method, kind)
+        def_name = schema_def_for(receiver, method, kind, unstable=unstable)
         if def_name is None and kind == "Notification":
-            def_name = schema_def_for("protocol", method, kind)
+            def_name = schema_def_for("protocol", method, kind, unstable=unstable)
         if def_name is None:
             _fail(message, f"{method!r} is not a {kind.lower()} the {sender} may send (ACP v1)")
         if "params" not in message:
             _fail(message, f"{method!r} requires params ({def_name})")
-        validate_instance(message["params"], def_name, context=f"params of {method!r}")
+        validate_instance(
+            message["params"], def_name, context=f"params of {method!r}", unstable=unstable
+        )
         return
 
     if "id" not in message:
@@ -183,42 +196,50 @@ def _validate_message(message: Any, sender: Side, request_method: str | None) ->
     if ("result" in message) == ("error" in message):
         _fail(message, "a response must carry exactly one of result and error")
     _check_id(message, allow_null="error" in message)
-    validate_instance(message, f"{envelope_def}Response", context=f"{sender} response")
+    validate_instance(
+        message, f"{envelope_def}Response", context=f"{sender} response", unstable=unstable
+    )
     if "error" in message:
-        validate_instance(message["error"], "Error", context="error")
+        validate_instance(message["error"], "Error", context="error", unstable=unstable)
         return
     if request_method is None:
         # Every non-extension response type (the union's Ext branch accepts anything).
         names = sorted(
             name
-            for (side, _, kind), name in _method_defs().items()
+            for (side, _, kind), name in _method_defs(unstable).items()
             if side == sender and kind == "Response"
         )
-        validate_instance(message["result"], *names, context="result")
+        validate_instance(message["result"], *names, context="result", unstable=unstable)
         return
     if request_method.startswith("_"):
         return
-    def_name = schema_def_for(sender, request_method, "Response")
+    def_name = schema_def_for(sender, request_method, "Response", unstable=unstable)
     if def_name is None:
         raise ValueError(f"{request_method!r} is not a method the {sender} answers (ACP v1)")
-    validate_instance(message["result"], def_name, context=f"result of {request_method!r}")
+    validate_instance(
+        message["result"], def_name, context=f"result of {request_method!r}", unstable=unstable
+    )
 
 
-def validate_agent_message(message: dict[str, Any], *, request_method: str | None = None) -> None:
+def validate_agent_message(
+    message: dict[str, Any], *, request_method: str | None = None, unstable: bool = False
+) -> None:
     """Validate one JSON-RPC message the **agent** writes.
 
     A response is checked against the result type of ``request_method`` (the method of the
     request it answers) when given, else against every agent result type. Raises
     :class:`SchemaViolation`; :class:`ValueError` if ``request_method`` is not one the agent
-    answers.
+    answers. ``unstable``: judge by the unstable schema (features not stabilized yet).
     """
-    _validate_message(message, "agent", request_method)
+    _validate_message(message, "agent", request_method, unstable)
 
 
-def validate_client_message(message: dict[str, Any], *, request_method: str | None = None) -> None:
+def validate_client_message(
+    message: dict[str, Any], *, request_method: str | None = None, unstable: bool = False
+) -> None:
     """Validate one JSON-RPC message the **client** writes (test fixtures, fakes).
 
     Mirror of :func:`validate_agent_message`: ``request_method`` is the method of the agent's
     request a response answers (``session/request_permission``, ``fs/read_text_file``).
     """
-    _validate_message(message, "client", request_method)
+    _validate_message(message, "client", request_method, unstable)

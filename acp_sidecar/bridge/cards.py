@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, assert_never
+from typing import Any, TypeAlias, assert_never
 
 from acp_sidecar.bridge.context import CardContext, absolute, relative_title
 from acp_sidecar.protocol import (
@@ -23,6 +23,10 @@ from acp_sidecar.protocol import (
     ImageContentBlock,
     Plan,
     PlanEntry,
+    PlanItems,
+    PlanMarkdown,
+    PlanRemoved,
+    PlanUpdate,
     ResourceLinkContentBlock,
     TextContentBlock,
     TextResourceContents,
@@ -65,6 +69,9 @@ from acp_sidecar.tools.presentation import (
 )
 
 _BACKTICKS = re.compile(r"`+")
+
+PlanSessionUpdate: TypeAlias = Plan | PlanUpdate | PlanRemoved
+"""What a plan result sends after its card."""
 
 
 def wire_block(block: ContentBlock) -> WireContentBlock:
@@ -172,9 +179,15 @@ def console_block(output: str, exit_code: int | None = None, signal: str | None 
 
 
 def call_start(
-    call_id: str, view: ToolCallView, ctx: CardContext, arguments: FrozenJson = None
+    call_id: str,
+    view: ToolCallView,
+    ctx: CardContext,
+    arguments: FrozenJson = None,
+    *,
+    name: str | None = None,
 ) -> ToolCallStart:
-    """The ``tool_call`` that opens a card (status ``pending``).
+    """The ``tool_call`` that opens a card (status ``pending``), carrying ``name``: the tool's
+    registry name (``read``, ``mcp__time__get_current_time``), live and on replay alike.
 
     Every card carries the call's input as ``rawInput``: a generic view's own ``raw_input``
     when it gives one, else ``arguments`` (the call's arguments as the tool received them).
@@ -186,6 +199,7 @@ def call_start(
             paths = [loc.path for loc in view.locations]
             return ToolCallStart(
                 tool_call_id=call_id,
+                name=name,
                 title=visible_line(relative_title(view.title, paths, ctx.cwd)),
                 kind=view.kind or "other",
                 status="pending",
@@ -198,6 +212,7 @@ def call_start(
             paths = [d.path for d in view.diffs] + [loc.path for loc in locations]
             return ToolCallStart(
                 tool_call_id=call_id,
+                name=name,
                 title=visible_line(relative_title(view.title, paths, ctx.cwd)),
                 kind="edit",
                 status="pending",
@@ -215,6 +230,7 @@ def call_start(
                 meta = {"terminal_info": {"terminal_id": tid, "cwd": cwd}}
             return ToolCallStart(
                 tool_call_id=call_id,
+                name=name,
                 title=visible_line(view.title),
                 kind="execute",
                 status="pending",
@@ -273,13 +289,18 @@ def result_update(
                 locations=_locations([FileLocation(p) for p in paths], ctx) or None,
             )
         case PlanResultView():
-            # The plan itself goes out as its own ``plan`` update (:func:`plan_update`); the
-            # card only marks where it changed, with a title and nothing to expand.
+            # The plan itself goes out as its own update (:func:`plan_updates`); the card only
+            # marks where it changed. A client without plan operations has no place for a
+            # Markdown plan but the card, which then shows the document.
+            document = result_view.markdown
+            in_card = bool(document and document.strip()) and not ctx.plan_operations
             return ToolCallProgress(
                 tool_call_id=call_id,
                 status=status,
                 title=_result_title(result_view.title, call_view, ctx),
-                content=[],
+                content=[ToolCallContentBlock(content=TextContentBlock(text=document or ""))]
+                if in_card
+                else [],
             )
         case TerminalResultView():
             if not command_succeeded(result_view):
@@ -289,14 +310,41 @@ def result_update(
             assert_never(result_view)
 
 
+CHECKLIST_PLAN_ID = "checklist"
+"""The ``planId`` of the checklist (``plan`` with ``entries``)."""
+
+MARKDOWN_PLAN_ID = "markdown"
+"""The ``planId`` of the Markdown plan (``plan`` with ``markdown``); beside the checklist."""
+
+
+def _entries(view: PlanResultView) -> list[PlanEntry]:
+    return [
+        PlanEntry(content=item.content, priority=item.priority, status=item.status)
+        for item in view.entries
+    ]
+
+
 def plan_update(view: PlanResultView) -> Plan:
-    """The ``plan`` session update that replaces the client's whole plan with the view's."""
-    return Plan(
-        entries=[
-            PlanEntry(content=item.content, priority=item.priority, status=item.status)
-            for item in view.entries
-        ]
-    )
+    """The legacy ``plan`` session update that replaces the client's whole plan with the view's."""
+    return Plan(entries=_entries(view))
+
+
+def plan_updates(view: PlanResultView, ctx: CardContext) -> list[PlanSessionUpdate]:
+    """What a plan result sends after its card: for a client with plan operations, the
+    ``plan_update`` of its plan (``plan_removed`` for an empty one); else the legacy ``plan``
+    for a checklist, and nothing for a Markdown plan (its card shows it)."""
+    if view.markdown is None:
+        if not ctx.plan_operations:
+            return [plan_update(view)]
+        if not view.entries:
+            return [PlanRemoved(plan_id=CHECKLIST_PLAN_ID)]
+        return [PlanUpdate(plan=PlanItems(plan_id=CHECKLIST_PLAN_ID, entries=_entries(view)))]
+    if not ctx.plan_operations:
+        return []
+    if not view.markdown.strip():
+        return [PlanRemoved(plan_id=MARKDOWN_PLAN_ID)]
+    document = PlanMarkdown(plan_id=MARKDOWN_PLAN_ID, content=view.markdown, path=view.path)
+    return [PlanUpdate(plan=document)]
 
 
 def command_succeeded(view: TerminalResultView) -> bool:

@@ -16,6 +16,9 @@ class CardContext:
     """The session's absolute working directory; relative paths resolve against it."""
     terminal_output: bool = False
     """The client advertised ``clientCapabilities._meta.terminal_output: true``."""
+    plan_operations: bool = False
+    """The client advertised ``clientCapabilities.plan``: plans go out as ``plan_update`` /
+    ``plan_removed`` (with ids), not the legacy ``plan``."""
 
 
 _POSIX = os.path is posixpath

@@ -105,9 +105,11 @@ def user_updates(
     capabilities: ClientCapabilities,
     messages: Sequence[UserMessage],
     paragraphs: Paragraphs | None = None,
+    message_id: str | None = None,
 ) -> list[NoticeUpdate | AgentMessageChunk]:
     """The updates that tell the user ``messages``: a notice each, or one agent message (a
-    paragraph of its own in the message ``paragraphs`` follows, when given)."""
+    paragraph of its own in the message ``paragraphs`` follows, when given; in the message
+    ``message_id``)."""
     if not messages:
         return []
     if shows_notices(capabilities):
@@ -118,4 +120,4 @@ def user_updates(
     text = "\n\n".join(m.text for m in messages)  # a paragraph each, as Markdown shows them
     if paragraphs is not None:
         text = paragraphs.notice(text)
-    return [AgentMessageChunk(content=TextContentBlock(text=text))]
+    return [AgentMessageChunk(content=TextContentBlock(text=text), message_id=message_id)]

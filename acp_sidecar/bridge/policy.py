@@ -246,7 +246,9 @@ def asked_card(
     call_id = execution.call_id
     if preview is not None:
         try:
-            return call_start(call_id, preview, scope.cards, execution.arguments)
+            return call_start(
+                call_id, preview, scope.cards, execution.arguments, name=execution.name
+            )
         except Exception:
             logger.exception("the preview of call %s could not be drawn", call_id)
     opened = scope.pending.get(call_id)

@@ -3,7 +3,10 @@
 
 Invariants: every tool card goes through the translator with the stored values, so a replayed
 card is the one drawn live; records are consumed as they are read (memory does not grow with
-the log); a call the log holds no result for ends as interrupted, never left spinning.
+the log); a call the log holds no result for ends as interrupted, never left spinning; every
+message chunk carries the id stored with its record; a record written before ids takes the id
+of the record just before it when both drew the same kind of chunk (one message live), else
+one derived from its position (:mod:`acp_sidecar.bridge.message_ids`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from datetime import datetime
 from typing import Any, assert_never, get_args
 
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.message_ids import derived_message_id
 from acp_sidecar.bridge.meter import usage_update
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
 from acp_sidecar.bridge.notices import Paragraphs, UserMessage, user_updates
@@ -100,18 +104,36 @@ def replay_updates(
     open_calls: dict[str, tuple[ToolCallRecord, ToolCallView]] = {}
     told: list[UserMessage] = []
     """Notices told outside the conversation, held until another record: told together."""
+    told_id = ""
+    """The message id the notices held were told under (the first one's)."""
+    session_id = header.session_id
     paragraphs = Paragraphs()
     """The sidecar's own texts stand in paragraphs of their own, as they did live."""
     compactions = 0
+    run: tuple[type[SessionUpdate], int, str] | None = None
+    """The last message chunk drawn: its kind, its record's position and its id."""
+
+    def message_id_of(kind: type[SessionUpdate], position: int, stored: str | None) -> str:
+        # A record written before ids joins the message of the record just before it when
+        # that one drew the same kind of chunk: live, that text was one message.
+        nonlocal run
+        if stored:
+            found = stored
+        elif run is not None and run[0] is kind and run[1] == position - 1:
+            found = run[2]
+        else:
+            found = derived_message_id(session_id, position)
+        run = (kind, position, found)
+        return found
 
     def interrupt_open_calls() -> Iterator[SessionUpdate]:
         for call, view in open_calls.values():
             yield from translate_result(lookup, call, view, interrupted_result(call.call_id), ctx)
         open_calls.clear()
 
-    for record in records:
+    for position, record in enumerate(records, 1):
         if told and not (isinstance(record, NoticeRecord) and record.severity is not None):
-            yield from user_updates(capabilities, told, paragraphs)
+            yield from user_updates(capabilities, told, paragraphs, told_id)
             told.clear()
         match record:  # the commonest records first: a case costs a class test
             case ToolCallRecord(call_id=call_id):
@@ -123,27 +145,41 @@ def replay_updates(
                 if opened is not None:
                     call, view = opened
                     yield from translate_result(lookup, call, view, result, ctx)
-            case UserMessageRecord(content=content):
+            case UserMessageRecord(content=content, message_id=message_id):
                 paragraphs.new_message()
+                message_id = message_id or derived_message_id(session_id, position)
                 for block in content:
                     try:
                         decoded: ContentBlock = from_wire(thaw(block), ContentBlock)  # type: ignore[arg-type]
-                        yield UserMessageChunk(content=decoded)
+                        yield UserMessageChunk(content=decoded, message_id=message_id)
                     except ProtocolParamsError as exc:
                         logger.warning("skipped a stored prompt block: %s", exc)
-            case AgentMessageRecord(text=text):
-                yield paragraphs.shown(AgentMessageChunk(content=TextContentBlock(text=text)))
-            case NoticeRecord(text=text, severity=severity):
+            case AgentMessageRecord(text=text, message_id=message_id):
+                message_id = message_id_of(AgentMessageChunk, position, message_id)
+                chunk = AgentMessageChunk(
+                    content=TextContentBlock(text=text), message_id=message_id
+                )
+                yield paragraphs.shown(chunk)
+            case NoticeRecord(text=text, severity=severity, message_id=message_id):
                 if severity is None:  # told in the agent's voice, to every client alike
+                    message_id = message_id_of(AgentMessageChunk, position, message_id)
                     shown = paragraphs.notice(text)
-                    yield AgentMessageChunk(content=TextContentBlock(text=shown))
+                    yield AgentMessageChunk(
+                        content=TextContentBlock(text=shown), message_id=message_id
+                    )
                 else:
+                    message_id = message_id or derived_message_id(session_id, position)
+                    told_id = told_id if told else message_id
                     told.append(UserMessage(known_severity(severity), text))
-            case AgentThoughtRecord(text=text):
-                yield AgentThoughtChunk(content=TextContentBlock(text=text))
+            case AgentThoughtRecord(text=text, message_id=message_id):
+                message_id = message_id_of(AgentThoughtChunk, position, message_id)
+                yield AgentThoughtChunk(content=TextContentBlock(text=text), message_id=message_id)
             case GapRecord(reason=reason):
                 shown = paragraphs.notice(gap_text(reason))
-                yield AgentMessageChunk(content=TextContentBlock(text=shown))
+                yield AgentMessageChunk(
+                    content=TextContentBlock(text=shown),
+                    message_id=message_id_of(AgentMessageChunk, position, None),
+                )
             case ModeChangeRecord(mode=changed):
                 mode = known_mode(changed)
             case ConfigChangeRecord():
@@ -171,7 +207,7 @@ def replay_updates(
                 pass  # session state, or decisions that were a request and its answer live
             case _:
                 assert_never(record)
-    yield from user_updates(capabilities, told, paragraphs)
+    yield from user_updates(capabilities, told, paragraphs, told_id)
     yield from interrupt_open_calls()
     yield CurrentModeUpdate(current_mode_id=mode)
 

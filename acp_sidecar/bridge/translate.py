@@ -12,9 +12,9 @@ import logging
 from collections.abc import Callable
 from typing import Final, get_args
 
-from acp_sidecar.bridge.cards import call_start, plan_update, result_update
+from acp_sidecar.bridge.cards import call_start, plan_updates, result_update
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.protocol import Plan, ToolCallProgress, ToolCallStart
+from acp_sidecar.protocol import Plan, PlanRemoved, PlanUpdate, ToolCallProgress, ToolCallStart
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.execution import ToolCallRecord
 from acp_sidecar.tools.json_values import FrozenJson
@@ -49,9 +49,10 @@ or that never returned (``INTERRUPTED``: the sidecar stopped while they ran): th
 show the error text, not the tool's result presenter, which would have nothing of the tool's
 to show."""
 
-ResultUpdate = ToolCallProgress | Plan
+ResultUpdate = ToolCallProgress | Plan | PlanUpdate | PlanRemoved
 """What completing a call sends: its card's ``tool_call_update``, then, for a call whose
-result replaces the session's plan, the ``plan`` update."""
+result replaces one of the session's plans, the plan's update (``plan`` for a client without
+plan operations, else ``plan_update`` / ``plan_removed``)."""
 
 _KINDS: Final[tuple[ToolCallKind, ...]] = get_args(ToolCallKind)
 
@@ -142,16 +143,16 @@ def translate_call(
     preview that cannot be drawn leaves the card to the pure presenter)."""
     if preview is not None:
         try:
-            return call_start(call.call_id, preview, ctx, call.arguments), preview
+            return call_start(call.call_id, preview, ctx, call.arguments, name=call.name), preview
         except Exception:
             logger.exception("the preview of %s could not be drawn; drawing its card", call.name)
     view = present_call(lookup(call.name), call)
     try:
-        return call_start(call.call_id, view, ctx, call.arguments), view
+        return call_start(call.call_id, view, ctx, call.arguments, name=call.name), view
     except Exception:
         logger.exception("the %s card could not be drawn; showing a generic card", call.name)
         view = fallback_call_view(call.name, call.arguments)
-        return call_start(call.call_id, view, ctx, call.arguments), view
+        return call_start(call.call_id, view, ctx, call.arguments, name=call.name), view
 
 
 def translate_result(
@@ -163,8 +164,8 @@ def translate_result(
     *,
     streamed: int = 0,
 ) -> list[ResultUpdate]:
-    """The ``tool_call_update`` that completes a call's card, followed by the ``plan`` update
-    when the call's result view is a plan (replay sends the same pair, so the plan replays)."""
+    """The ``tool_call_update`` that completes a call's card, followed by the plan's update
+    when the call's result view is a plan (replay sends the same, so the plan replays)."""
     outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
     view = present_result(lookup(call.name), call, result, outcome)
     try:
@@ -173,5 +174,5 @@ def translate_result(
         logger.exception("the %s result card could not be drawn; showing raw", call.name)
         return [result_update(call.call_id, call_view, None, outcome, ctx)]
     if isinstance(view, PlanResultView):
-        return [card, plan_update(view)]
+        return [card, *plan_updates(view, ctx)]
     return [card]

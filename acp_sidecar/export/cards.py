@@ -308,6 +308,14 @@ def plan_html(entries: Iterable[Mapping[str, Any]]) -> str:
     return f'<section class="plan"><h2>Plan</h2><ol>{"".join(items)}</ol></section>'
 
 
+def markdown_plan_html(document: str, path: str | None) -> str:
+    """A Markdown plan: ``<section class="plan plan-markdown">``, the document rendered safely,
+    its file named when it has one (removed: a note)."""
+    where = f'<p class="plan-path"><code>{escape.text(path)}</code></p>' if path else ""
+    body = markdown_html(document) if document.strip() else _note("(removed)")
+    return f'<section class="plan plan-markdown"><h2>Plan</h2>{where}{body}</section>'
+
+
 NOTICE_SEVERITIES: Final = frozenset({"info", "warning", "error"})
 COMPACTION_STATUSES: Final = frozenset({"in_progress", "completed", "failed", "cancelled"})
 

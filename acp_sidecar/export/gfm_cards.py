@@ -227,6 +227,14 @@ def plan_markdown(entries: Iterable[Mapping[str, Any]]) -> str:
     return "".join(lines)
 
 
+def markdown_plan_markdown(document: str, path: str | None) -> str:
+    """A Markdown plan: a bold heading, its file when it has one, the document made safe."""
+    head = "**Plan**" + (f" ({inline_code(path)})" if path else "") + "\n\n"
+    if not document.strip():
+        return head + note("(removed)")
+    return head + safe_markdown(clip_message(document))
+
+
 _NOTICE_LABELS: Final = {"info": "Notice", "warning": "Warning", "error": "Error"}
 
 

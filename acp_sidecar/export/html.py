@@ -11,6 +11,7 @@ from acp_sidecar.export.cards import (
     card_html,
     compaction_html,
     icon_sprites,
+    markdown_plan_html,
     message_html,
     notice_html,
     plan_html,
@@ -88,6 +89,8 @@ def block_html(block: Block, cwd: str | None) -> str:
             return thought_html(block.blocks)
         case CardBlock():
             return card_html(block.card, cwd)
+        case PlanBlock(markdown=str(document)):
+            return markdown_plan_html(document, block.path)
         case PlanBlock():
             return plan_html(block.entries)
         case ModeBlock(mode_id=mode):

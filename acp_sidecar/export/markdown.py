@@ -21,6 +21,7 @@ from acp_sidecar.export.gfm import escape_text, inline_code
 from acp_sidecar.export.gfm_cards import (
     card_markdown,
     compaction_markdown,
+    markdown_plan_markdown,
     message_markdown,
     notice_markdown,
     plan_markdown,
@@ -72,6 +73,8 @@ def block_markdown(block: Block, cwd: str | None) -> str:
             return message_markdown(role, block.blocks)
         case CardBlock():
             return card_markdown(block.card, cwd)
+        case PlanBlock(markdown=str(document)):
+            return markdown_plan_markdown(document, block.path)
         case PlanBlock():
             return plan_markdown(block.entries)
         case ModeBlock(mode_id=mode):

@@ -154,7 +154,10 @@ class StoredSession:
         )
         self.facts = SessionFacts(mode=known_mode(header.mode))
         self._lookup = lookup
-        self._ctx = CardContext(cwd=header.cwd, terminal_output=terminal_output)
+        # As a client with plan operations: a Markdown plan is drawn as the plan, not in its card.
+        self._ctx = CardContext(
+            cwd=header.cwd, terminal_output=terminal_output, plan_operations=True
+        )
         self._client = replay_client(notices=notices, compaction=compaction)
 
     def __enter__(self) -> StoredSession:

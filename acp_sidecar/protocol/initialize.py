@@ -79,8 +79,16 @@ class ClientCapabilities(WireType):
     """Session extensions the client supports (notices, compaction, …); ``None``: none."""
     auth: AuthCapabilities = attrs.Factory(AuthCapabilities)
     """Which authentication method types the agent may offer beyond ``agent``."""
+    plan: dict[str, Any] | None = None
+    """Present (``{}``): the client takes ``plan_update`` / ``plan_removed`` instead of the
+    legacy ``plan``; ``None``: it does not."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), e.g. ``{"terminal_output": true}``; verbatim."""
+
+    @property
+    def takes_plan_operations(self) -> bool:
+        """Whether the client advertised ``plan`` (``{}``)."""
+        return self.plan is not None
 
     @property
     def shows_compaction(self) -> bool:

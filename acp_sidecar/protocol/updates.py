@@ -101,6 +101,66 @@ class Plan(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
+class PlanItems(WireType):
+    """A checklist plan of ``plan_update``: every entry, replacing the plan with that id."""
+
+    type: Literal["items"] = attrs.field(default="items", kw_only=True)
+    """The tag, always ``"items"``."""
+    plan_id: str
+    """The plan this replaces (session-scoped)."""
+    entries: list[PlanEntry]
+    """Every entry of the plan."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class PlanMarkdown(WireType):
+    """A Markdown plan of ``plan_update``: the whole document, replacing the plan with that id."""
+
+    type: Literal["markdown"] = attrs.field(default="markdown", kw_only=True)
+    """The tag, always ``"markdown"``."""
+    plan_id: str
+    """The plan this replaces (session-scoped)."""
+    content: str
+    """The complete document (what the client shows, with or without ``path``)."""
+    path: str | None = None
+    """The absolute path of the file that holds the plan, if it has one (stable v1 page; the
+    unstable schema has no such field)."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+PlanContent: TypeAlias = PlanItems | PlanMarkdown
+"""What a ``plan_update`` carries, tagged by ``type`` (no ``file`` plans: the stable page has
+none)."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class PlanUpdate(WireType):
+    """Session update ``plan_update`` (clients with ``clientCapabilities.plan`` only)."""
+
+    session_update: Literal["plan_update"] = attrs.field(default="plan_update", kw_only=True)
+    """The tag, always ``"plan_update"``."""
+    plan: PlanContent
+    """The plan's whole new content."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class PlanRemoved(WireType):
+    """Session update ``plan_removed``: the plan with that id is gone (opted-in clients only)."""
+
+    session_update: Literal["plan_removed"] = attrs.field(default="plan_removed", kw_only=True)
+    """The tag, always ``"plan_removed"``."""
+    plan_id: str
+    """The plan to remove."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
 class AvailableCommandInput(WireType):
     """Free-text input to a command: everything typed after its name."""
 
@@ -274,6 +334,8 @@ SessionUpdate: TypeAlias = (
     | ToolCallStart
     | ToolCallProgress
     | Plan
+    | PlanUpdate
+    | PlanRemoved
     | AvailableCommandsUpdate
     | CurrentModeUpdate
     | ConfigOptionUpdate

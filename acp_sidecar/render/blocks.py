@@ -97,10 +97,13 @@ class CardBlock:
 
 @attrs.define
 class PlanBlock:
-    """The agent's plan (consecutive plan updates replace it)."""
+    """The agent's plan (consecutive updates of the same plan replace it): a checklist, or a
+    Markdown plan when ``markdown`` is set (``""``: it was removed)."""
 
     entries: list[Mapping[str, Any]]
     at: datetime | None = None
+    markdown: str | None = None
+    path: str | None = None
 
 
 @attrs.frozen
@@ -203,6 +206,7 @@ class BlockFold:
         self._released_cards: set[str] = set()
         self._open_compactions: dict[str, CompactionBlock] = {}
         self._released_compactions: set[str] = set()
+        self._markdown_plans: set[str] = set()
 
     def feed(self, params: Mapping[str, Any], at: datetime | None = None) -> list[Block]:
         """Take one ``session/update`` notification's params (or a bare update)."""
@@ -218,17 +222,21 @@ class BlockFold:
         elif tag in ("tool_call", "tool_call_update"):
             self._tool(tag, update, at)
         elif tag == "plan":
-            entries = update.get("entries")
-            items = (
-                [e for e in entries if isinstance(e, Mapping)] if isinstance(entries, list) else []
-            )
-            tail = self._queue[-1] if self._queue else None
-            if isinstance(tail, PlanBlock):
-                tail.entries = items
+            self._plan(PlanBlock(_entries(update), at))
+        elif tag == "plan_update":
+            plan = as_mapping(update.get("plan")) or {}
+            plan_id = as_str(plan.get("planId")) or ""
+            if plan.get("type") == "markdown":
+                self._markdown_plans.add(plan_id)
+                document = as_str(plan.get("content")) or ""
+                self._plan(PlanBlock([], at, markdown=document, path=as_str(plan.get("path"))))
             else:
-                if isinstance(tail, CardBlock) and _waits_for_plan(tail):
-                    tail.card.shows_plan = True
-                self._queue.append(PlanBlock(items, at))
+                self._markdown_plans.discard(plan_id)
+                self._plan(PlanBlock(_entries(plan), at))
+        elif tag == "plan_removed":
+            removed = as_str(update.get("planId")) or ""
+            gone = "" if removed in self._markdown_plans else None
+            self._plan(PlanBlock([], at, markdown=gone))
         elif tag == "available_commands_update":
             commands = update.get("availableCommands")
             listed = commands if isinstance(commands, list) else []
@@ -290,6 +298,16 @@ class BlockFold:
             tail.blocks.append(content)
         else:
             self._queue.append(MessageBlock(role, message_id, [content], at))
+
+    def _plan(self, block: PlanBlock) -> None:
+        """A plan replaces the one right before it when both are checklists or both Markdown."""
+        tail = self._queue[-1] if self._queue else None
+        if isinstance(tail, PlanBlock) and (tail.markdown is None) == (block.markdown is None):
+            tail.entries, tail.markdown, tail.path = block.entries, block.markdown, block.path
+            return
+        if isinstance(tail, CardBlock) and _waits_for_plan(tail):
+            tail.card.shows_plan = True
+        self._queue.append(block)
 
     def _tool(self, tag: str, update: Mapping[str, Any], at: datetime | None) -> None:
         call_id = as_str(update.get("toolCallId"))
@@ -358,6 +376,11 @@ class BlockFold:
             self._release(block)
             out.append(block)
         return out
+
+
+def _entries(update: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    entries = update.get("entries")
+    return [e for e in entries if isinstance(e, Mapping)] if isinstance(entries, list) else []
 
 
 def _waits_for_plan(block: CardBlock) -> bool:

@@ -302,6 +302,14 @@ def draw_plan(entries: Iterable[Mapping[str, Any]]) -> RenderableType:
     return Group(*lines)
 
 
+def draw_markdown_plan(document: str, path: str | None) -> RenderableType:
+    """A Markdown plan: its heading (and file), then the document as written."""
+    head = Text("Plan", style="bold")
+    if path:
+        head.append(f"  {path}", style="dim")
+    return Group(head, Text(document) if document.strip() else note("(removed)"))
+
+
 def draw_commands(names: Iterable[str]) -> RenderableType:
     """The available slash commands, briefly."""
     shown = [f"/{name}" for name in names if name]

@@ -34,6 +34,7 @@ from acp_sidecar.render.draw import (
     draw_card,
     draw_commands,
     draw_compaction,
+    draw_markdown_plan,
     draw_mode,
     draw_notice,
     draw_plan,
@@ -100,6 +101,8 @@ class TranscriptRenderer:
                 return draw_thought(block.blocks)
             case CardBlock():
                 return draw_card(block.card, self.cwd)
+            case PlanBlock(markdown=str(document)):
+                return draw_markdown_plan(document, block.path)
             case PlanBlock():
                 return draw_plan(block.entries)
             case ModeBlock():

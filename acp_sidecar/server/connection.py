@@ -17,6 +17,7 @@ from pygls.server import JsonRPCServer
 
 from acp_sidecar.agent.driver import Driver, DriverFactory
 from acp_sidecar.bridge.context import CardContext
+from acp_sidecar.bridge.message_ids import new_message_id
 from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
 from acp_sidecar.bridge.notices import UserMessage, user_updates
 from acp_sidecar.protocol.converter import converter, to_wire
@@ -154,8 +155,13 @@ class Connection(JsonRPCServer):
 
     def card_context(self, cwd: str) -> CardContext:
         """The card context of a session working in ``cwd`` for this client."""
-        meta = self.client_capabilities.meta or {}
-        return CardContext(cwd=cwd, terminal_output=meta.get("terminal_output") is True)
+        capabilities = self.client_capabilities
+        meta = capabilities.meta or {}
+        return CardContext(
+            cwd=cwd,
+            terminal_output=meta.get("terminal_output") is True,
+            plan_operations=capabilities.takes_plan_operations,
+        )
 
     def call_scope(
         self,
@@ -236,10 +242,11 @@ class Connection(JsonRPCServer):
         """
         session = self.sessions.get(session_id)
         shown = None if session is None else session.paragraphs
-        updates = user_updates(self.client_capabilities, messages, shown)
+        message_id = new_message_id() if session is None else session.message_ids.agent_text()
+        updates = user_updates(self.client_capabilities, messages, shown, message_id)
         if keep and session is not None and session.recorder is not None:
             for message in messages:
-                session.recorder.notice(message.text, message.severity)
+                session.recorder.notice(message.text, message.severity, message_id)
         for update in updates:
             self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
 

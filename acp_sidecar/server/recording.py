@@ -174,25 +174,28 @@ class SessionRecorder:
             logger.exception("could not read the history of session %s", self._session_id)
             return ()
 
-    def prompt(self, blocks: Sequence[ContentBlock]) -> None:
-        """Record the user's prompt as the ACP content-block JSON it arrived as."""
+    def prompt(self, blocks: Sequence[ContentBlock], message_id: str | None = None) -> None:
+        """Record the user's prompt as the ACP content-block JSON it arrived as, under the
+        message id the agent gave it."""
         self._turn = True
-        self._write(lambda w: w.user_message([to_wire(block) for block in blocks]))
+        self._write(lambda w: w.user_message([to_wire(block) for block in blocks], message_id))
 
     def update(self, update: SessionUpdate) -> None:
-        """Record what an update adds to the conversation (agent text and thoughts)."""
+        """Record what an update adds to the conversation (agent text and thoughts, with the
+        id of the message they are part of)."""
         match update:
-            case AgentMessageChunk(content=TextContentBlock(text=text)):
-                self._write(lambda w: w.agent_text(text))
-            case AgentThoughtChunk(content=TextContentBlock(text=text)):
-                self._write(lambda w: w.agent_thought(text))
+            case AgentMessageChunk(content=TextContentBlock(text=text), message_id=message_id):
+                self._write(lambda w: w.agent_text(text, message_id))
+            case AgentThoughtChunk(content=TextContentBlock(text=text), message_id=message_id):
+                self._write(lambda w: w.agent_thought(text, message_id))
             case _:
                 pass  # tool cards are recorded as calls and results
 
-    def notice(self, text: str, severity: str | None = None) -> None:
+    def notice(self, text: str, severity: str | None = None, message_id: str | None = None) -> None:
         """Record a notice, never sent to a model as something it said: told in the agent's
-        voice, or (``severity``) outside the conversation (see ``NoticeRecord.severity``)."""
-        self._write(lambda w: w.notice(text, severity))
+        voice, or (``severity``) outside the conversation (see ``NoticeRecord.severity``);
+        ``message_id``: the agent message it was told in."""
+        self._write(lambda w: w.notice(text, severity, message_id))
 
     async def record_call_event(
         self, call: ToolCallRecord, result: ToolExecutionResult | None

@@ -21,13 +21,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 
 from acp_sidecar.agent.driver import ClientRequests, Driver, Turn, TurnDriver
+from acp_sidecar.bridge.message_ids import MessageIds
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.bridge.notices import Paragraphs
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import to_wire
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.protocol.updates import AgentMessageChunk, SessionInfoUpdate, SessionUpdate
+from acp_sidecar.protocol.updates import (
+    AgentMessageChunk,
+    SessionInfoUpdate,
+    SessionUpdate,
+    UserMessageChunk,
+)
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
@@ -121,6 +127,8 @@ class Session:
     """Whether the session had its first prompt (the one its title comes from)."""
     paragraphs: Paragraphs = attrs.field(factory=Paragraphs)
     """Where the agent message shown ends (the sidecar's own texts get paragraphs)."""
+    message_ids: MessageIds = attrs.field(factory=MessageIds)
+    """Which message the session's updates are in (every chunk carries its id)."""
 
     def fix_roots(self) -> None:
         """Resolve the session's roots now, as they are on disk (at ``new``, ``load`` and
@@ -155,24 +163,29 @@ class Session:
         session_id = self.session_id
         recorder = self.recorder
         history: tuple[HistoryItem, ...] = ()
+        ids = self.message_ids
+        prompt_id = ids.user_message()  # the client's own messageId, if any, is not ours
         if recorder is not None:
             if driver.wants_history:
                 history = recorder.history()
-            recorder.prompt(prompt)
+            recorder.prompt(prompt, prompt_id)
         titled = None if self.prompted else self._title_from(prompt)
         paragraphs = self.paragraphs
         paragraphs.new_message()
 
         async def send_update(update: SessionUpdate) -> None:
+            update = ids.stamp(update)
             if recorder is not None:
                 recorder.update(update)
             await send(session_id, paragraphs.shown(update))
 
         async def send_notice(text: str) -> None:
+            message_id = ids.agent_text()
             if recorder is not None:
-                recorder.notice(text)  # not as agent text: the model must not read it as its own
+                # Not as agent text: the model must not read it as its own.
+                recorder.notice(text, message_id=message_id)
             shown = TextContentBlock(text=paragraphs.notice(text))
-            await send(session_id, AgentMessageChunk(content=shown))
+            await send(session_id, AgentMessageChunk(content=shown, message_id=message_id))
 
         turn = Turn(
             session_id=session_id,
@@ -196,6 +209,8 @@ class Session:
         self.idle.clear()
         ended = "error"  # what the log says if the driver fails
         try:
+            for block in prompt:  # the prompt echoed, under the id the agent gave it
+                await send(session_id, UserMessageChunk(content=block, message_id=prompt_id))
             stop_reason = await drive(driver, turn, grace)
             ended = stop_reason
         except asyncio.CancelledError:
@@ -203,6 +218,7 @@ class Session:
             raise
         finally:
             self.running = None
+            ids.end()
             if recorder is not None:
                 recorder.end_turn(ended)
             self.idle.set()

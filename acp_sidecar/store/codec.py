@@ -55,10 +55,11 @@ class NewerVersion(Exception):
 #
 #     header         {"sessionId", "cwd", "created": ISO 8601 UTC, "mode"?: str,
 #                     "additionalDirectories"?: [str, …]}
-#     user_message   {"content": [ACP content block JSON, …]}
-#     agent_message  {"text": str}
-#     agent_thought  {"text": str}
-#     notice         {"text": str, "severity"?: str}
+#     user_message   {"content": [ACP content block JSON, …], "id"?: str}
+#     agent_message  {"text": str, "id"?: str}
+#     agent_thought  {"text": str, "id"?: str}
+#     notice         {"text": str, "severity"?: str, "id"?: str}
+# ("id": the message id, written when the record has one.)
 #     gap            {"reason": str}
 #     tool_call      {"callId", "name", "arguments": JSON, "title"?: str, "kind"?: str}
 #     tool_result    {"result": result_to_json(result)}
@@ -90,14 +91,18 @@ def _record_json(record: Record) -> dict[str, Any]:
                 data["title"] = record.title
             return data
         case UserMessageRecord():
-            return {"v": SCHEMA_VERSION, "type": "user_message", "content": record.content}
+            data = {"v": SCHEMA_VERSION, "type": "user_message", "content": record.content}
+            return _with_id(data, record.message_id)
         case AgentMessageRecord():
-            return {"v": SCHEMA_VERSION, "type": "agent_message", "text": record.text}
+            data = {"v": SCHEMA_VERSION, "type": "agent_message", "text": record.text}
+            return _with_id(data, record.message_id)
         case AgentThoughtRecord():
-            return {"v": SCHEMA_VERSION, "type": "agent_thought", "text": record.text}
+            data = {"v": SCHEMA_VERSION, "type": "agent_thought", "text": record.text}
+            return _with_id(data, record.message_id)
         case NoticeRecord(severity=severity):
             told = {} if severity is None else {"severity": severity}
-            return {"v": SCHEMA_VERSION, "type": "notice", "text": record.text, **told}
+            data = {"v": SCHEMA_VERSION, "type": "notice", "text": record.text, **told}
+            return _with_id(data, record.message_id)
         case GapRecord():
             return {"v": SCHEMA_VERSION, "type": "gap", "reason": record.reason}
         case ToolCallRecord(title=title, kind=kind):
@@ -168,6 +173,12 @@ def _record_json(record: Record) -> dict[str, Any]:
             }
         case _:
             assert_never(record)
+
+
+def _with_id(data: dict[str, Any], message_id: str | None) -> dict[str, Any]:
+    if message_id is not None:
+        data["id"] = message_id
+    return data
 
 
 def _usage_json(record: UsageRecord) -> dict[str, Any]:

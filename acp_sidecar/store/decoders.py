@@ -114,7 +114,10 @@ def _user_message(data: dict[str, Any]) -> UserMessageRecord:
     content = data.get("content")
     if type(content) is not list or any(type(block) is not dict for block in content):
         raise RecordDecodeError("'content' must be a list of objects")
-    return UserMessageRecord(content=freeze_parsed(content))  # type: ignore[arg-type]
+    return UserMessageRecord(
+        content=freeze_parsed(content),  # type: ignore[arg-type]
+        message_id=_optional(data, "id"),
+    )
 
 
 def _tool_call(data: dict[str, Any]) -> ToolCallRecord:
@@ -207,10 +210,16 @@ def _compaction(data: dict[str, Any]) -> CompactionRecord:
 DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "header": _header,
     "user_message": _user_message,
-    "agent_message": lambda data: AgentMessageRecord(text=_str(data, "text")),
-    "agent_thought": lambda data: AgentThoughtRecord(text=_str(data, "text")),
+    "agent_message": lambda data: AgentMessageRecord(
+        text=_str(data, "text"), message_id=_optional(data, "id")
+    ),
+    "agent_thought": lambda data: AgentThoughtRecord(
+        text=_str(data, "text"), message_id=_optional(data, "id")
+    ),
     "notice": lambda data: NoticeRecord(
-        text=_str(data, "text"), severity=_optional(data, "severity")
+        text=_str(data, "text"),
+        severity=_optional(data, "severity"),
+        message_id=_optional(data, "id"),
     ),
     "gap": lambda data: GapRecord(reason=_str(data, "reason")),
     "tool_call": _tool_call,

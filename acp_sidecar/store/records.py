@@ -3,7 +3,8 @@
 :data:`Record` is closed (consumers ``match`` it with ``assert_never``); records hold plain,
 deep-frozen data, no ACP types. A log is one :class:`HeaderRecord`, then the rest in order.
 Every record carries its time (:attr:`Stamped.at`, ``None`` before version 2), which is not part
-of its equality: two prompts of the same text are the same prompt made twice.
+of its equality: two prompts of the same text are the same prompt made twice. So is the
+``message_id`` of the records of messages (:class:`Said`), which older logs do not have.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ SCHEMA_VERSION = 2
 """The version written into every record (``"v"``); logs with a newer one are refused.
 
 Version 2 added the time of every record (``"t"``) and the permission records; a version-1
-log reads as it always did (its records have no time)."""
+log reads as it always did (its records have no time). The message id of a message's record
+(``"id"``) is an optional member of version 2: a reader that does not know it ignores it, and
+a record without it replays under an id derived from where it stands in its log."""
 
 
 def version_named(version: object) -> float:
@@ -50,6 +53,14 @@ class Stamped:
 
 
 @attrs.frozen
+class Said(Stamped):
+    """What the records of messages add: the id of the message they are (part of)."""
+
+    message_id: str | None = attrs.field(default=None, kw_only=True, eq=False)
+    """The ``messageId`` the message was sent under (``None``: a log written before ids)."""
+
+
+@attrs.frozen
 class HeaderRecord(Stamped):
     """The first record of every log: which session, where, since when, in which mode."""
 
@@ -70,7 +81,7 @@ class HeaderRecord(Stamped):
 
 
 @attrs.frozen
-class UserMessageRecord(Stamped):
+class UserMessageRecord(Said):
     """A prompt: the user's content blocks, as ACP content-block JSON objects."""
 
     content: tuple[FrozenDict, ...]
@@ -78,7 +89,7 @@ class UserMessageRecord(Stamped):
 
 
 @attrs.frozen
-class AgentMessageRecord(Stamped):
+class AgentMessageRecord(Said):
     """One whole agent message (its streamed chunks coalesced)."""
 
     text: str
@@ -86,7 +97,7 @@ class AgentMessageRecord(Stamped):
 
 
 @attrs.frozen
-class AgentThoughtRecord(Stamped):
+class AgentThoughtRecord(Said):
     """One whole agent thought (its streamed chunks coalesced)."""
 
     text: str
@@ -94,7 +105,7 @@ class AgentThoughtRecord(Stamped):
 
 
 @attrs.frozen
-class NoticeRecord(Stamped):
+class NoticeRecord(Said):
     """Something the sidecar itself told the user, never part of the conversation a model is
     sent (the model did not say it): in the agent's voice during a turn (why a model request
     failed, that an answer was cut off), or outside the conversation (an MCP server that did

@@ -133,6 +133,8 @@ class SessionWriter:
         sync (an empty turn is not synced at its end: :data:`_NOT_WORK`)."""
         self._pending_kind: type[AgentMessageRecord] | type[AgentThoughtRecord] | None = None
         self._pending: list[str] = []
+        self._pending_id: str | None = None
+        """The message id of the pending text (a new id ends the message before it)."""
         self._claim: SessionClaim | None = None
 
     @classmethod
@@ -222,8 +224,10 @@ class SessionWriter:
 
     # -- records -------------------------------------------------------------------------
 
-    def user_message(self, content: Sequence[Mapping[str, Any]]) -> None:
-        """Append a prompt: its ACP content blocks as JSON objects.
+    def user_message(
+        self, content: Sequence[Mapping[str, Any]], message_id: str | None = None
+    ) -> None:
+        """Append a prompt: its ACP content blocks as JSON objects, and its message id.
 
         Raises:
             JsonValueError: a block is not lossless JSON (nothing is written).
@@ -233,15 +237,15 @@ class SessionWriter:
         blocks = tuple(block for block in frozen if isinstance(block, FrozenDict))
         if len(blocks) != len(frozen):
             raise ValueError("every content block must be a JSON object")
-        self.append(UserMessageRecord(content=blocks))
+        self.append(UserMessageRecord(content=blocks, message_id=message_id))
 
-    def agent_text(self, chunk: str) -> None:
-        """Add a chunk of the agent's current message (coalesced until the message ends)."""
-        self._buffer(AgentMessageRecord, chunk)
+    def agent_text(self, chunk: str, message_id: str | None = None) -> None:
+        """Add a chunk of the agent's message ``message_id`` (coalesced until it ends)."""
+        self._buffer(AgentMessageRecord, chunk, message_id)
 
-    def agent_thought(self, chunk: str) -> None:
-        """Add a chunk of the agent's current thought (coalesced until the thought ends)."""
-        self._buffer(AgentThoughtRecord, chunk)
+    def agent_thought(self, chunk: str, message_id: str | None = None) -> None:
+        """Add a chunk of the agent's thought ``message_id`` (coalesced until it ends)."""
+        self._buffer(AgentThoughtRecord, chunk, message_id)
 
     def end_message(self) -> None:
         """Write the pending agent message or thought now, as one record (if any text)."""
@@ -252,13 +256,13 @@ class SessionWriter:
         text = "".join(self._pending)
         self._pending.clear()
         if kind is not None and text:
-            self._append(kind(text=text))
+            self._append(kind(text=text, message_id=self._pending_id))
 
-    def notice(self, text: str, severity: str | None = None) -> None:
+    def notice(self, text: str, severity: str | None = None, message_id: str | None = None) -> None:
         """Append a notice: the sidecar's own word to the user, kept out of the model's
         history (the agent message being streamed is written first); ``severity``: see
-        :attr:`NoticeRecord.severity`."""
-        self.append(NoticeRecord(text=text, severity=severity))
+        :attr:`NoticeRecord.severity`; ``message_id``: the message it was told in."""
+        self.append(NoticeRecord(text=text, severity=severity, message_id=message_id))
 
     def gap(self, reason: str) -> None:
         """Append a gap marker: records were lost before this point (``reason``: why)."""
@@ -379,12 +383,16 @@ class SessionWriter:
         return self._fd
 
     def _buffer(
-        self, kind: type[AgentMessageRecord] | type[AgentThoughtRecord], chunk: str
+        self,
+        kind: type[AgentMessageRecord] | type[AgentThoughtRecord],
+        chunk: str,
+        message_id: str | None,
     ) -> None:
         self._check_open()
-        if self._pending_kind is not kind:
+        if self._pending_kind is not kind or self._pending_id != message_id:
             self.end_message()
             self._pending_kind = kind
+            self._pending_id = message_id
         if chunk:
             self._pending.append(chunk)
 

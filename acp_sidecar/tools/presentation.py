@@ -329,7 +329,8 @@ class DiffResultView:
 @final
 @attrs.frozen(kw_only=True)
 class PlanResultView:
-    """A completed call that replaces the session's whole plan with ``entries``.
+    """A completed call that replaces one of the session's plans whole: the checklist
+    (``entries``) or, when ``markdown`` is set, the Markdown plan.
 
     The UI shows the plan in its own place (a panel, a checklist), not inside the card; the
     card keeps a short title and no content of its own.
@@ -339,9 +340,14 @@ class PlanResultView:
     title: str | None = attrs.field(default=None, validator=_optional_str)
     """A replacement title for the card; ``None`` keeps the pending one."""
     entries: tuple[PlanItem, ...] = attrs.field(
-        converter=_plan_items, validator=_tuple_of(PlanItem, item="PlanItem")
+        default=(), converter=_plan_items, validator=_tuple_of(PlanItem, item="PlanItem")
     )
-    """The new plan, in order (empty: the plan is cleared)."""
+    """The new checklist, in order (empty: the checklist is cleared)."""
+    markdown: str | None = attrs.field(default=None, validator=_optional_str)
+    """A Markdown plan instead of a checklist: the whole document (blank: it is removed);
+    ``None``: this view is the checklist. The two are separate plans, each replaced whole."""
+    path: str | None = attrs.field(default=None, validator=_optional_str)
+    """The absolute path of the file holding the Markdown plan, if it names one."""
 
 
 ToolResultView: TypeAlias = GenericResultView | TerminalResultView | DiffResultView | PlanResultView

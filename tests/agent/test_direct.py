@@ -42,8 +42,10 @@ async def prompt(wire: WireClient, session: str, text: str) -> tuple[str, list[d
     wire.updates.clear()
     response = await wire.next_response(await wire.start_prompt(session, text))
     updates = [u["params"]["update"] for u in wire.updates]
+    echo = updates[0]  # every turn begins with the prompt, echoed under an id of its own
+    assert echo["sessionUpdate"] == "user_message_chunk" and echo["messageId"]
     assert updates[-1]["sessionUpdate"] == "session_info_update"  # every turn ends with one
-    return response["result"]["stopReason"], updates[:-1]
+    return response["result"]["stopReason"], updates[1:-1]
 
 
 async def set_mode(wire: WireClient, session: str, mode: str) -> None:
@@ -71,6 +73,7 @@ async def test_a_read_call_draws_a_generic_card(console: WireClient) -> None:
     assert ("tool_call_update", "in_progress") in kinds
     assert kinds[-1] == ("tool_call_update", "completed")
     assert updates[0]["title"] == "Look at src/a.py"
+    assert updates[0]["name"] == "look"  # the tool's registry name
     assert updates[-1]["content"][0]["content"]["text"] == "looked at src/a.py"
 
 
@@ -160,7 +163,7 @@ async def test_broken_presenters_fall_back_to_a_generic_card(console: WireClient
     session = await open_session(console)
     await set_mode(console, session, "auto")
     _stop, updates = await prompt(console, session, "/fragile")
-    assert updates[0]["title"] == "fragile"
+    assert updates[0]["title"] == "fragile" and updates[0]["name"] == "fragile"
     assert updates[0]["rawInput"] == {}
     assert updates[-1]["status"] == "completed"
     assert updates[-1]["content"][0]["content"]["text"] == "worked anyway"

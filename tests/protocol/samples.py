@@ -737,6 +737,32 @@ UNSTABLE_TYPES: frozenset[type] = frozenset(
 """Wire types only the unstable schema defines."""
 
 AGENT_SAMPLES = SESSION_UPDATES + AGENT_RESULTS + AGENT_REQUESTS
+
+PLAN_OPERATIONS = [
+    _update(
+        "plan_update/items",
+        p.PlanUpdate(
+            plan=p.PlanItems(
+                plan_id="checklist",
+                entries=[p.PlanEntry(content="Fix it", priority="high", status="pending")],
+                meta=META,
+            ),
+            meta=META,
+        ),
+    ),
+    _update(
+        "plan_update/markdown",
+        p.PlanUpdate(plan=p.PlanMarkdown(plan_id="markdown", content="# Plan\n", meta=META)),
+    ),
+    _update(
+        "plan_update/markdown-path",
+        p.PlanUpdate(plan=p.PlanMarkdown(plan_id="m", content="# P", path="/w/PLAN.md")),
+    ),
+    _update("plan_removed", p.PlanRemoved(plan_id="checklist", meta=META)),
+]
+"""Updates only the unstable schema (and the stable page) define: kept out of the samples
+checked against the vendored stable schema and the SDK (``tests/agent/test_plan_operations.py``
+checks them against the unstable one)."""
 ALL_SAMPLES = AGENT_SAMPLES + CLIENT_MESSAGES + UNSTABLE_SAMPLES
 
 

@@ -193,8 +193,12 @@ def test_every_schema_meta_has_a_meta_field() -> None:
     for value in vars(p).values():
         if not (isinstance(value, type) and issubclass(value, p.WireType)):
             continue
-        if value is p.WireType or value in UNSTABLE_TYPES:
-            continue  # checked against the unstable schema (tests/server/test_fork.py)
+        if value is p.WireType:
+            continue
+        if value in (p.PlanItems, p.PlanMarkdown, p.PlanUpdate, p.PlanRemoved):
+            continue  # unstable-schema types: tests/agent/test_plan_operations.py checks them
+        if value in UNSTABLE_TYPES:
+            continue  # unstable-schema types: tests/server/test_fork.py checks them
         name = schema_names.get(value, value.__name__)
         if name is None:
             assert not hasattr(value, "meta")
@@ -324,3 +328,28 @@ def test_helper_checks_the_client_direction_too() -> None:
         validate_client_message(
             {"jsonrpc": "2.0", "id": 0, "method": "fs/read_text_file", "params": {}}
         )
+
+
+def test_the_unstable_schema_judges_what_the_stable_one_does_not_define() -> None:
+    plan_update = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "plan_removed",
+                "planId": "p1",
+            },
+        },
+    }
+    validate_agent_message(plan_update, unstable=True)
+    with pytest.raises(SchemaViolation):
+        validate_agent_message(plan_update)
+    assert "session/fork" in schema_methods("agent", "Request", unstable=True)
+    assert "session/fork" not in schema_methods("agent", "Request")
+    broken = {
+        **plan_update,
+        "params": {"sessionId": "s", "update": {"sessionUpdate": "plan_removed"}},
+    }
+    with pytest.raises(SchemaViolation, match="planId"):
+        validate_agent_message(broken, unstable=True)

@@ -197,3 +197,29 @@ def test_a_plan_cards_raw_input_is_not_repeated_above_the_plan() -> None:
     )
     assert isinstance(other[0], CardBlock) and not other[0].card.shows_plan
     assert raw_input_line(other[0].card) == '{"q": "needle"}'
+
+
+def test_plan_operations_fold_like_plans_and_a_markdown_plan_is_its_own_block() -> None:
+    entries = [{"content": "a", "status": "pending"}]
+    items = {"type": "items", "planId": "checklist", "entries": entries}
+    document = {"type": "markdown", "planId": "markdown", "content": "# P", "path": "/w/P.md"}
+    blocks = list(
+        fold_blocks(
+            [
+                {"sessionUpdate": "plan_update", "plan": {**items, "entries": [{"content": "x"}]}},
+                {"sessionUpdate": "plan_update", "plan": items},  # same plan: replaces it
+                {"sessionUpdate": "plan_update", "plan": document},  # another plan: a new block
+                {"sessionUpdate": "plan_update", "plan": {**document, "content": "# Q"}},
+                {"sessionUpdate": "current_mode_update", "currentModeId": "code"},
+                {"sessionUpdate": "plan_removed", "planId": "markdown"},
+                {"sessionUpdate": "plan_removed", "planId": "checklist"},
+            ]
+        )
+    )
+    assert blocks == [
+        PlanBlock(entries),
+        PlanBlock([], markdown="# Q", path="/w/P.md"),
+        ModeBlock("code"),
+        PlanBlock([], markdown=""),
+        PlanBlock([]),
+    ]

@@ -4,7 +4,6 @@ log against its parent's, the fork used as any session, a fork taken mid-turn.""
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,7 +12,6 @@ from typing import Any
 
 import attrs
 import pytest
-from jsonschema import Draft202012Validator
 
 from acp_sidecar.agent.driver import DriverBase, Turn
 from acp_sidecar.protocol import (
@@ -37,44 +35,15 @@ from acp_sidecar.store import (
 from acp_sidecar.tools.content import TextContent
 from acp_sidecar.tools.json_values import freeze_json
 from acp_sidecar.tools.result import ToolExecutionResult
-from tests.acp_schema import load_schema
+from tests.acp_schema import load_schema, validate_agent_message, validate_instance
 from tests.drivers import chunk
 from tests.protocol.samples import UNSTABLE_SAMPLES, UNSTABLE_TYPES, Sample, sample_id
-from tests.server.wire import ROOT, WireClient, served
-
-TS_SDK_UNSTABLE = Path(
-    "/tmp/acp-sidecar-bench-ts-sdk-2.4.0/node_modules/@agentclientprotocol/sdk/schema/v1/"
-    "schema.unstable.json"
-)
-
-
-def unstable_schema_path() -> Path | None:
-    """The unstable schema: vendored beside the stable one if it is, else the TS SDK 2.4.0's
-    copy the benchmarks install; ``None`` when neither is there."""
-    vendored = ROOT / "tests" / "fixtures" / "acp" / "v1" / "schema.unstable.json"
-    for path in (vendored, TS_SDK_UNSTABLE):
-        if path.is_file():
-            return path
-    return None
-
-
-@functools.cache
-def _unstable_validator(name: str) -> Draft202012Validator:
-    path = unstable_schema_path()
-    if path is None:
-        pytest.skip(
-            "no unstable ACP schema: neither tests/fixtures/acp/v1/schema.unstable.json nor "
-            f"{TS_SDK_UNSTABLE} (npm pack @agentclientprotocol/sdk@2.4.0)"
-        )
-    root = json.loads(path.read_text(encoding="utf-8"))
-    return Draft202012Validator(
-        {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": f"#/$defs/{name}"}
-    )
+from tests.server.wire import WireClient, served
 
 
 def validate_unstable(instance: Any, name: str) -> None:
-    """Raise unless ``instance`` is a valid ``name`` of the unstable schema."""
-    _unstable_validator(name).validate(instance)
+    """Raise unless ``instance`` is a valid ``name`` of the vendored unstable schema."""
+    validate_instance(instance, name, unstable=True)
 
 
 @asynccontextmanager
@@ -86,8 +55,8 @@ async def fork_served(server: AcpServer) -> AsyncIterator[tuple[WireClient, AcpS
 
         def check(message: Any) -> None:
             method = wire.sent_methods.get(message.get("id")) if "method" not in message else None
-            if method in UNSTABLE_METHODS and "result" in message:
-                validate_unstable(message["result"], "ForkSessionResponse")
+            if method in UNSTABLE_METHODS:
+                validate_agent_message(message, request_method=method, unstable=True)
             else:
                 stable(message)
 
@@ -103,10 +72,7 @@ def test_unstable_samples_validate_against_the_unstable_schema(sample: Sample) -
 
 
 def test_unstable_types_carry_meta_as_the_unstable_schema_says() -> None:
-    path = unstable_schema_path()
-    if path is None:
-        pytest.skip("no unstable ACP schema (see unstable_schema_path)")
-    defs = json.loads(path.read_text(encoding="utf-8"))["$defs"]
+    defs = load_schema(unstable=True)["$defs"]
     for cl in UNSTABLE_TYPES:
         has_meta = any(a.name == "meta" for a in attrs.fields(cl))
         assert ("_meta" in defs[cl.__name__]["properties"]) == has_meta, cl

@@ -44,6 +44,7 @@ async def test_a_malformed_response_with_the_clients_own_id_is_not_answered(line
             {"sessionId": session, "prompt": [{"type": "text", "text": "wait"}]},
             msg_id=5,
         )
+        await client.next_echo(session, "wait")
         assert (await client.next_update())["params"]["update"]["content"]["text"] == "started"
         await client.send_line(line)
         # The server is still reading: a request after the line gets its answer, and by then
@@ -157,7 +158,7 @@ async def back_up_output(client: WireClient, server: AcpServer, session: str) ->
     """Stop reading, start a flood in ``session`` and wait until over 1 MiB of the sidecar's
     output waits for the client; the flood's request id."""
     client.reader._transport.pause_reading()  # type: ignore[attr-defined]
-    flood_turn = await client.start_prompt(session, "flood 200000")
+    flood_turn = await client.start_prompt(session, "flood 200000", echoed=False)
     wire = server.protocol.wire
     assert wire is not None
     loop = asyncio.get_running_loop()

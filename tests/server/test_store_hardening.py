@@ -82,6 +82,15 @@ def texts_of(updates: list[dict[str, Any]]) -> str:
     )
 
 
+def message_ids(updates: list[dict[str, Any]]) -> set[str]:
+    """The ids of the agent messages among ``updates``."""
+    return {
+        u["params"]["update"]["messageId"]
+        for u in updates
+        if u["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    }
+
+
 def records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_bytes().splitlines()]
 
@@ -384,10 +393,14 @@ async def test_a_message_streamed_while_logs_are_released_replays_whole(tmp_path
     async with sidecar(*script, "--store", str(store), preexec=nofile) as (wire, process):
         await wire.initialize()
         sessions = [await wire.new_session(str(tmp_path)) for _ in range(10)]
-        pending = {await wire.start_prompt(session, "flood 2000") for session in sessions}
+        pending = {
+            await wire.start_prompt(session, "flood 2000", echoed=False) for session in sessions
+        }
         await all_results(wire, pending, timeout=60)
         live = texts_of(session_updates(wire, sessions[0]))
         assert live.count("chunk") == 2000
+        live_ids = {s: message_ids(session_updates(wire, s)) for s in sessions}
+        assert all(len(ids) == 1 for ids in live_ids.values())  # one message each
         await finish(wire, process)
     async with cli_served(*script, "--store", str(store)) as (wire, _server):
         await wire.initialize()
@@ -395,6 +408,8 @@ async def test_a_message_streamed_while_logs_are_released_replays_whole(tmp_path
             wire.updates.clear()
             assert "result" in await load(wire, session, str(tmp_path))
             assert texts_of(session_updates(wire, session)) == live, session
+            # Every piece comes back under the message's one id.
+            assert message_ids(session_updates(wire, session)) == live_ids[session], session
 
 
 @pytest.mark.process  # a limit set in the sidecar process

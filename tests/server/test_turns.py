@@ -13,12 +13,20 @@ async def test_a_turn_streams_updates_then_answers_its_stop_reason(ready: WireCl
     response = await ready.next_response(await ready.start_prompt(session, "echo hello there"))
     assert response["result"] == {"stopReason": "end_turn"}
     assert ready.texts() == ["hello there"]
-    update = ready.updates[0]["params"]
-    assert update["sessionId"] == session
+    echo, update = (u["params"] for u in ready.updates[:2])
+    assert echo["sessionId"] == update["sessionId"] == session
+    prompt_id, reply_id = echo["update"]["messageId"], update["update"]["messageId"]
+    assert echo["update"] == {
+        "sessionUpdate": "user_message_chunk",
+        "content": {"type": "text", "text": "echo hello there"},
+        "messageId": prompt_id,
+    }
     assert update["update"] == {
         "sessionUpdate": "agent_message_chunk",
         "content": {"type": "text", "text": "hello there"},
+        "messageId": reply_id,
     }
+    assert prompt_id != reply_id
 
 
 async def test_many_updates_all_arrive_in_order_before_the_answer(ready: WireClient) -> None:
@@ -59,8 +67,8 @@ async def test_a_driver_that_ignores_cancellation_is_stopped_after_the_grace(
 async def test_session_cancel_touches_only_its_own_session(ready: WireClient) -> None:
     first, second = await ready.new_session(), await ready.new_session()
     one = await ready.start_prompt(first, "wait")
-    two = await ready.start_prompt(second, "wait")
     await ready.next_update()
+    two = await ready.start_prompt(second, "wait")
     await ready.next_update()
     await ready.notify("session/cancel", {"sessionId": second})
     assert (await ready.next_response(two))["result"] == {"stopReason": "cancelled"}
@@ -116,8 +124,8 @@ async def test_concurrent_turns_never_interleave_bytes(ready: WireClient) -> Non
     await ready.next_response(one)
     await ready.next_response(two)
     by_session = [u["params"]["sessionId"] for u in ready.updates]
-    # Each session's flood, then the session info its turn ends with.
-    assert by_session.count(first) == by_session.count(second) == 10001
+    # Each session's prompt echoed, its flood, then the session info its turn ends with.
+    assert by_session.count(first) == by_session.count(second) == 10002
 
 
 async def test_a_driver_streaming_without_pause_still_hears_session_cancel(

@@ -150,11 +150,31 @@ class WireClient:
         session_id: str = result["sessionId"]
         return session_id
 
-    async def start_prompt(self, session_id: str, text: str) -> Any:
-        return await self.send_request(
+    async def start_prompt(self, session_id: str, text: str, *, echoed: bool = True) -> Any:
+        """Send a prompt; its request id. ``echoed``: read up to the echo an accepted prompt
+        is answered with before its turn's updates (a ``user_message_chunk`` of its text under
+        a ``messageId`` of its own) and check it; updates sent before it (the session's
+        commands and options, a notice, another session's turn) are kept in :attr:`updates`."""
+        msg_id = await self.send_request(
             "session/prompt",
             {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
         )
+        if echoed:
+            await self.next_echo(session_id, text)
+        return msg_id
+
+    async def next_echo(self, session_id: str, text: str) -> str:
+        """Read up to the echo of the prompt ``text`` in ``session_id`` (see
+        :meth:`start_prompt`), check it, and return its ``messageId``."""
+        while True:
+            echo = (await self.next_update())["params"]
+            update = echo["update"]
+            if echo["sessionId"] != session_id or update["sessionUpdate"] != "user_message_chunk":
+                continue  # sent before the turn (what a session says when opened, a notice)
+            assert update["content"] == {"type": "text", "text": text}, update
+            message_id = update["messageId"]
+            assert isinstance(message_id, str) and message_id, update
+            return message_id
 
     def texts(self) -> list[str]:
         """The text of every agent message chunk received so far."""

@@ -325,3 +325,25 @@ def test_decoded_payloads_are_deep_frozen(arguments: object, meta: object) -> No
 def test_session_log_requires_a_file(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         SessionLog(tmp_path / "missing.jsonl")
+
+
+SAID = [
+    UserMessageRecord(content=(), message_id="m1"),
+    AgentMessageRecord(text="hi", message_id="m2"),
+    AgentThoughtRecord(text="hm", message_id="m3"),
+    NoticeRecord(text="told", severity="warning", message_id="m4"),
+]
+
+
+@pytest.mark.parametrize("record", SAID, ids=lambda r: type(r).__name__)
+def test_a_messages_id_round_trips_and_a_record_without_one_reads_as_none(
+    record: Record,
+) -> None:
+    line = encode_record(record)
+    assert json.loads(line)["id"] == record.message_id  # type: ignore[union-attr]
+    assert decode_line(line).message_id == record.message_id  # type: ignore[union-attr]
+    old = json.loads(line)
+    del old["id"]  # as written before ids were
+    assert decode_line(json.dumps(old).encode()).message_id is None  # type: ignore[union-attr]
+    with pytest.raises(RecordDecodeError, match="'id' must be a string"):
+        decode_line(json.dumps({**old, "id": 7}).encode())

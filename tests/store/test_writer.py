@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -384,3 +385,29 @@ def test_a_log_read_by_path_equals_one_read_by_id(store: SessionStore) -> None:
         assert list(log) == [ModeChangeRecord("m")]
     with pytest.raises(SessionNotFoundError):
         store.locate("nope")
+
+
+def test_each_message_keeps_its_id_and_a_new_id_ends_the_text_before_it(
+    store: SessionStore,
+) -> None:
+    with store.create("s1", CWD) as writer:
+        writer.user_message([{"type": "text", "text": "hi"}], "u1")
+        writer.agent_thought("think", "t1")
+        writer.agent_text("Hel", "a1")
+        writer.agent_text("lo", "a1")
+        writer.agent_text("Next", "a2")  # the same kind, another message: another record
+        writer.notice("told", None, "a2")
+        writer.agent_text("old way")  # no id: as written before ids were
+        writer.end_turn("end_turn")
+    said = [r for r in _records(store) if not isinstance(r, TurnEndRecord)]
+    assert [(type(r).__name__, getattr(r, "text", None), r.message_id) for r in said] == [  # type: ignore[union-attr]
+        ("UserMessageRecord", None, "u1"),
+        ("AgentThoughtRecord", "think", "t1"),
+        ("AgentMessageRecord", "Hello", "a1"),
+        ("AgentMessageRecord", "Next", "a2"),
+        ("NoticeRecord", "told", "a2"),
+        ("AgentMessageRecord", "old way", None),
+    ]
+    lines = [json.loads(line) for line in store.path_of("s1").read_bytes().splitlines()]
+    assert [line.get("id") for line in lines[1:-1]] == ["u1", "t1", "a1", "a2", "a2", None]
+    assert "id" not in lines[-2]  # a record without an id is written as before ids were

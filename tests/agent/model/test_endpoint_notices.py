@@ -284,3 +284,31 @@ async def test_another_client_is_told_once_when_the_wait_begins_and_nothing_is_k
         {"role": "assistant", "content": "Hello."},
         {"role": "user", "content": "more"},
     ]
+
+
+async def test_notices_told_as_agent_text_are_part_of_the_reply_live_and_replayed(
+    serve: Callable[..., Any], endpoint: ScriptedOpenAI, tmp_path: Path
+) -> None:
+    endpoint.script(unavailable(), answer("Hel", "lo."))
+
+    def said(wire: WireClient) -> list[tuple[str, str]]:
+        chunks = [u["params"]["update"] for u in wire.updates]
+        return [
+            (u["messageId"], u["content"]["text"])
+            for u in chunks
+            if u["sessionUpdate"] == "agent_message_chunk"
+        ]
+
+    async with serve() as (wire, _server):
+        await wire.initialize()
+        session = await wire.new_session(str(tmp_path))
+        await wire.next_response(await wire.start_prompt(session, "hi"))
+        live = said(wire)
+        wire.updates.clear()
+        load = {"sessionId": session, "cwd": str(tmp_path), "mcpServers": []}
+        await wire.next_response(await wire.send_request("session/load", load))
+        replayed = said(wire)
+    (reply_id,) = {message_id for message_id, _ in live}  # one agent message shown
+    assert "".join(text for _, text in live).endswith("\n\nHello.")
+    # The retry was told, not kept: the reply replays alone, under the id it was shown with.
+    assert replayed == [(reply_id, "Hello.")]

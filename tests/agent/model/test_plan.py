@@ -15,6 +15,7 @@ from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import ModeId, SessionPolicy
 from acp_sidecar.bridge.policy import install_policy
 from acp_sidecar.bridge.replay import replay_updates
+from acp_sidecar.protocol import SessionNotification, SessionUpdate, to_wire
 from acp_sidecar.store import SessionStore
 from acp_sidecar.tools.builtin import plan_tool
 from acp_sidecar.tools.registry import ToolRegistry
@@ -95,3 +96,35 @@ async def test_the_plan_runs_without_asking_in_ask_and_read_only_modes(
     assert (
         endpoint.requests[-1].messages[-1]["content"] == "Plan updated: 2 entries, 1 in progress."
     )
+
+
+async def test_the_model_writes_a_markdown_plan_in_read_only_mode(
+    driver: ModelDriver, endpoint: ScriptedOpenAI
+) -> None:
+    """No new mode: ``read-only`` lets the model plan, and a client with plan operations gets
+    the document as a ``plan_update`` (checked against the unstable schema)."""
+    from tests.agent.test_plan_operations import check_message
+
+    document, path = "# Plan\n\n- find the bug\n", f"{CWD}/PLAN.md"
+    arguments = json.dumps({"markdown": document, "path": path})
+    endpoint.script(calling(tool_call(0, "call_p", "plan", arguments)), answer("ok"))
+    sent: list[dict[str, object]] = []
+
+    async def send(update: SessionUpdate) -> None:
+        params = to_wire(SessionNotification(session_id="s", update=update))
+        check_message({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        sent.append(params["update"])
+
+    editor = Editor()  # no answers: a permission dialog would fail the test
+    turn = make_turn(editor, "plan it", send=send)
+    cards = CardContext(cwd=CWD, plan_operations=True)
+    scope = attrs.evolve(turn.scope, policy=SessionPolicy(mode="read-only"), cards=cards)
+
+    assert await driver.run_turn(attrs.evolve(turn, scope=scope)) == "end_turn"
+
+    assert editor.asked == []
+    plan = {"type": "markdown", "planId": "markdown", "content": document, "path": path}
+    assert [u for u in sent if u["sessionUpdate"] == "plan_update"] == [
+        {"sessionUpdate": "plan_update", "plan": plan}
+    ]
+    assert endpoint.requests[-1].messages[-1]["content"] == "Plan updated: Markdown plan, 3 lines."

@@ -32,7 +32,8 @@ def test_the_tools_and_their_parameters(registry: ToolRegistry) -> None:
             ["pattern"],
         ),
         "glob": (["path", "pattern"], ["pattern"]),
-        "plan": (["entries"], ["entries"]),
+        # A checklist (entries) or a Markdown plan (markdown, path): the tool checks it is one.
+        "plan": (["entries", "markdown", "path"], []),
     }
     for name, schema in schemas.items():
         assert schema["additionalProperties"] is False
@@ -58,6 +59,7 @@ async def test_result_cards_are_the_same_after_a_round_trip_through_the_log(
         ("grep", {"pattern": "a"}),
         ("glob", {"pattern": "*.txt"}),
         ("plan", {"entries": [{"content": "c", "priority": "low", "status": "pending"}]}),
+        ("plan", {"markdown": "# Plan\n", "path": "/w/PLAN.md"}),
     ]
     for name, arguments in calls:
         result = await run(registry, workspace, name, arguments)
