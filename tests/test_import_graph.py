@@ -172,7 +172,7 @@ def test_lazy_and_type_only_imports_count(tmp_path: Path) -> None:
 def test_only_the_app_imports_the_handler_table_and_the_connection_knows_no_handler() -> None:
     graph = import_graph()
     table = {"acp_sidecar.server.handlers", "acp_sidecar.server.loading"}
-    table |= {"acp_sidecar.server.lifecycle"}
+    table |= {"acp_sidecar.server.lifecycle", "acp_sidecar.server.forking"}
     importers = {name for name, targets in graph.items() if targets & table} - table
     assert importers == {"acp_sidecar.server.app"}
     above_connection = table | {

@@ -139,6 +139,14 @@ class SessionResumeCapabilities(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
+class SessionForkCapabilities(WireType):
+    """Presence means the agent handles ``session/fork`` (unstable)."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
 class SessionCloseCapabilities(WireType):
     """Presence means the agent handles ``session/close``."""
 
@@ -176,6 +184,8 @@ class SessionCapabilities(WireType):
     """Set when the agent handles ``session/delete``."""
     additional_directories: SessionAdditionalDirectoriesCapabilities | None = None
     """Set when the agent honours ``additionalDirectories``."""
+    fork: SessionForkCapabilities | None = None
+    """Set when the agent handles ``session/fork`` (unstable schema)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 

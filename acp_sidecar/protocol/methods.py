@@ -33,6 +33,8 @@ from acp_sidecar.protocol.session import (
     CloseSessionResponse,
     DeleteSessionRequest,
     DeleteSessionResponse,
+    ForkSessionRequest,
+    ForkSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
     LoadSessionRequest,
@@ -69,6 +71,8 @@ SESSION_CLOSE: Final = "session/close"
 """Cancel a session's work and free what it holds (it stays stored)."""
 SESSION_DELETE: Final = "session/delete"
 """Remove a stored session (it leaves ``session/list``)."""
+SESSION_FORK: Final = "session/fork"
+"""Start a new session from a stored one's history (unstable schema)."""
 SESSION_PROMPT: Final = "session/prompt"
 """Run one prompt turn."""
 SESSION_SET_MODE: Final = "session/set_mode"
@@ -102,6 +106,9 @@ CLIENT_NOTIFICATIONS: Final = frozenset({SESSION_CANCEL, CANCEL_REQUEST})
 """What the client may send the agent as a notification (no ``id``); every other method the
 client sends is a request, and a request without an ``id`` is not run."""
 
+UNSTABLE_METHODS: Final = frozenset({SESSION_FORK})
+"""Methods the stable v1 schema does not define yet; the unstable schema does."""
+
 
 @attrs.frozen
 class MethodTypes:
@@ -123,6 +130,7 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     SESSION_RESUME: MethodTypes(ResumeSessionRequest, ResumeSessionResponse),
     SESSION_CLOSE: MethodTypes(CloseSessionRequest, CloseSessionResponse),
     SESSION_DELETE: MethodTypes(DeleteSessionRequest, DeleteSessionResponse),
+    SESSION_FORK: MethodTypes(ForkSessionRequest, ForkSessionResponse),
     SESSION_PROMPT: MethodTypes(PromptRequest, PromptResponse),
     SESSION_SET_MODE: MethodTypes(SetSessionModeRequest, SetSessionModeResponse),
     SESSION_SET_CONFIG_OPTION: MethodTypes(

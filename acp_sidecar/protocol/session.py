@@ -196,6 +196,39 @@ class ResumeSessionResponse(WireType):
 
 
 @attrs.frozen(repr=False, eq=False)
+class ForkSessionRequest(WireType):
+    """``session/fork`` (unstable): a new session from a stored one's whole history."""
+
+    session_id: str
+    """The session to fork (left untouched)."""
+    cwd: str
+    """The fork's absolute working directory (its MCP servers start there)."""
+    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    """The MCP servers to connect for the fork."""
+    additional_directories: list[str] | None = None
+    """The fork's whole list of extra roots (omitted or empty: none)."""
+    system_prompt: dict[str, Any] | None = None
+    """Client system instructions; only with ``sessionCapabilities.systemPrompt``, which this
+    agent does not advertise (a fork naming one is refused)."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ForkSessionResponse(WireType):
+    """The answer to ``session/fork``: the new session's id and state."""
+
+    session_id: str
+    """The fork's id."""
+    modes: SessionModeState | None = None
+    """The fork's modes."""
+    config_options: list[ConfigOption] | None = None
+    """The fork's config options."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
 class CloseSessionRequest(WireType):
     """Params of ``session/close``: cancel the session's work and free what it holds."""
 

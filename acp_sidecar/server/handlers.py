@@ -1,5 +1,6 @@
 """The ACP handlers and :data:`HANDLERS`, the table naming each method's handler (load and list:
-:mod:`.loading`; resume, close and delete: :mod:`.lifecycle`; logout: :mod:`.logout`);
+:mod:`.loading`; resume, close and delete: :mod:`.lifecycle`; fork: :mod:`.forking`; logout:
+:mod:`.logout`);
 :mod:`.app` registers it.
 
 :data:`HANDLERS` has exactly the client → agent methods of ``METHOD_TO_TYPES``, each annotated
@@ -41,6 +42,7 @@ from acp_sidecar.protocol.initialize import (
     SessionCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
+    SessionForkCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
 )
@@ -51,6 +53,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_CANCEL,
     SESSION_CLOSE,
     SESSION_DELETE,
+    SESSION_FORK,
     SESSION_LIST,
     SESSION_LOAD,
     SESSION_NEW,
@@ -73,6 +76,7 @@ from acp_sidecar.protocol.session import (
 from acp_sidecar.server import auth
 from acp_sidecar.server import config_options as options
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
+from acp_sidecar.server.forking import session_fork
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
 from acp_sidecar.server.loading import session_list, session_load
 from acp_sidecar.server.logout import logout
@@ -120,6 +124,7 @@ async def initialize(server: Connection, params: InitializeRequest) -> Initializ
                 close=SessionCloseCapabilities(),
                 delete=SessionDeleteCapabilities() if stored else None,
                 additional_directories=SessionAdditionalDirectoriesCapabilities(),
+                fork=SessionForkCapabilities() if stored else None,
             ),
             # A stored key to forget lives in the config file: only with settings.
             auth=AgentAuthCapabilities(
@@ -294,6 +299,7 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     SESSION_RESUME: session_resume,
     SESSION_CLOSE: session_close,
     SESSION_DELETE: session_delete,
+    SESSION_FORK: session_fork,
     SESSION_PROMPT: session_prompt,
     SESSION_SET_MODE: session_set_mode,
     SESSION_SET_CONFIG_OPTION: session_set_config_option,

@@ -87,6 +87,8 @@ def _record_json(record: Record) -> dict[str, Any]:
                 data["mode"] = record.mode
             if record.additional_directories:
                 data["additionalDirectories"] = list(record.additional_directories)
+            if record.title is not None:
+                data["title"] = record.title
             return data
         case UserMessageRecord():
             data = {"v": SCHEMA_VERSION, "type": "user_message", "content": record.content}

@@ -106,6 +106,7 @@ def _header(data: dict[str, Any]) -> HeaderRecord:
         created_at=created,
         mode=mode,
         additional_directories=_directories(data, required=False),
+        title=_optional(data, "title"),
     )
 
 

@@ -56,7 +56,8 @@ class SessionSummary:
     cwd: str
     """The session's absolute working directory (from the header)."""
     title: str | None
-    """The first user message's text, shortened; ``None`` before the first prompt."""
+    """The header's title if it has one (a fork's), else the first user message's text,
+    shortened; ``None`` before the first prompt."""
     created_at: datetime
     """When the session was created (UTC)."""
     updated_at: datetime
@@ -163,6 +164,8 @@ def summarise(
     already known (else read from the log's first records)."""
     prompted, title = _first_prompt(log) if head is None else head
     header = log.header
+    if header.title is not None:
+        title = header.title  # given at creation (a fork's)
     return SessionSummary(
         session_id=session_id,
         cwd=header.cwd,

@@ -74,6 +74,10 @@ class HeaderRecord(Stamped):
     """The session's mode id at creation, if the agent has modes."""
     additional_directories: tuple[str, ...] = ()
     """The session's extra workspace roots at creation (absolute), in the client's order."""
+    title: str | None = None
+    """A title given at creation (a fork's: its parent's, marked), listed instead of the first
+    prompt's. Optional and ignored by older readers, so no new version: a log with it reads by
+    their rules (titled by its first prompt)."""
 
 
 @attrs.frozen

@@ -24,6 +24,7 @@ from acp_sidecar.store.errors import (
     SessionLogUnsafeError,
     SessionNotFoundError,
 )
+from acp_sidecar.store.forking import write_fork
 from acp_sidecar.store.listing import DEFAULT_PAGE_SIZE, SessionPage, SessionSummary
 from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id, log_path, resolve_store_dir
 from acp_sidecar.store.reader import SessionLog, open_regular
@@ -184,6 +185,47 @@ class SessionStore:
             raise
         writer.release_on_close(own)
         return writer
+
+    def fork(
+        self,
+        parent_id: str,
+        fork_id: str,
+        cwd: str,
+        *,
+        additional_directories: tuple[str, ...] = (),
+        title: str | None = None,
+    ) -> None:
+        """Store ``fork_id``, a new session holding ``parent_id``'s records up to its last
+        completed step (:mod:`acp_sidecar.store.forking`); the parent is only read, whoever
+        holds it. Continue the fork with :meth:`reopen`.
+
+        Raises:
+            SessionNotFoundError: no session ``parent_id`` (or an invalid id).
+            InvalidSessionIdError: ``fork_id`` cannot name a log.
+            ValueError: ``cwd`` is not absolute.
+            SessionExistsError: ``fork_id`` already has a log.
+            SessionLockedError, LockFileError: as :meth:`claim`, for ``fork_id``.
+            SessionLogUnsafeError, CorruptLogError, UnsupportedVersionError: as
+                :meth:`open_log`, for the parent.
+        """
+        if not os.path.isabs(cwd):
+            raise ValueError(f"a session's cwd must be absolute, not {cwd!r}")
+        parent = self._existing(parent_id)
+        target = self.path_of(fork_id)
+        with self.claim(fork_id):
+            try:
+                write_fork(
+                    parent,
+                    parent_id,
+                    target,
+                    fork_id=fork_id,
+                    cwd=cwd,
+                    additional_directories=additional_directories,
+                    title=title,
+                    sync=self.fsync != "never",
+                )
+            except FileNotFoundError:
+                raise SessionNotFoundError(parent_id, parent) from None
 
     def open_log(self, session_id: str) -> SessionLog:
         """A stored session's log, opened for streaming (close it, or use ``with``).

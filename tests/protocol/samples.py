@@ -691,6 +691,51 @@ CLIENT_MESSAGES: list[Sample] = [
     ),
 ]
 
+UNSTABLE_SAMPLES: list[Sample] = [
+    # Only the unstable schema has these (tests/server/test_fork.py validates them there). No
+    # systemPrompt: the Python SDK 0.12.1 drops it (test_fork.py decodes it).
+    Sample(
+        "session/fork",
+        p.ForkSessionRequest(
+            session_id="sess-1",
+            cwd="/w",
+            mcp_servers=[],
+            additional_directories=["/lib"],
+            meta=META,
+        ),
+        "client_request",
+        "session/fork",
+    ),
+    Sample(
+        "session/fork", p.ForkSessionResponse(session_id="sess-2"), "agent_result", "session/fork"
+    ),
+    Sample(
+        "session/fork (all)",
+        p.ForkSessionResponse(
+            session_id="sess-2", modes=MODES, config_options=CONFIG_OPTIONS, meta=META
+        ),
+        "agent_result",
+        "session/fork",
+    ),
+    Sample(
+        "initialize (fork)",
+        p.InitializeResponse(
+            protocol_version=p.PROTOCOL_VERSION,
+            agent_capabilities=p.AgentCapabilities(
+                session_capabilities=p.SessionCapabilities(
+                    fork=p.SessionForkCapabilities(meta=META)
+                )
+            ),
+        ),
+        "agent_result",
+        p.INITIALIZE,
+    ),
+]
+UNSTABLE_TYPES: frozenset[type] = frozenset(
+    {p.ForkSessionRequest, p.ForkSessionResponse, p.SessionForkCapabilities}
+)
+"""Wire types only the unstable schema defines."""
+
 AGENT_SAMPLES = SESSION_UPDATES + AGENT_RESULTS + AGENT_REQUESTS
 
 PLAN_OPERATIONS = [
@@ -718,7 +763,7 @@ PLAN_OPERATIONS = [
 """Updates only the unstable schema (and the stable page) define: kept out of the samples
 checked against the vendored stable schema and the SDK (``tests/agent/test_plan_operations.py``
 checks them against the unstable one)."""
-ALL_SAMPLES = AGENT_SAMPLES + CLIENT_MESSAGES
+ALL_SAMPLES = AGENT_SAMPLES + CLIENT_MESSAGES + UNSTABLE_SAMPLES
 
 
 def sample_id(sample: Sample) -> str:

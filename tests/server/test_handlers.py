@@ -21,6 +21,7 @@ CLIENT_TO_AGENT = {
     methods.SESSION_RESUME,
     methods.SESSION_CLOSE,
     methods.SESSION_DELETE,
+    methods.SESSION_FORK,
     methods.SESSION_PROMPT,
     methods.SESSION_SET_MODE,
     methods.SESSION_SET_CONFIG_OPTION,
