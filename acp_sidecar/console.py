@@ -59,8 +59,10 @@ class Unpadded:
     def write(self, text: str) -> int:
         lines = (self._line + text).split("\n")
         self._line = lines.pop()
-        if lines:
-            self._target.write("".join(line.rstrip(" ") + "\n" for line in lines))
+        # Line by line, not joined: when a pipe's reader leaves during one large write,
+        # CPython can return as if all of it were written, and `replay | head` ended with 0.
+        for line in lines:
+            self._target.write(line.rstrip(" ") + "\n")
         return len(text)
 
     def flush(self) -> None:

@@ -47,3 +47,20 @@ def test_in_a_pipe_framed_output_is_wrapped_between_words_never_cut() -> None:
     lines = out.getvalue().splitlines()
     assert " ".join(line.strip() for line in lines) == LONG.strip()  # nothing cut, no word split
     assert all(len(line) <= 40 and line == line.rstrip(" ") for line in lines)
+
+
+def test_a_long_text_reaches_a_pipe_a_line_at_a_time() -> None:
+    # One large write that a pipe's leaving reader cuts short can pass for a whole one in
+    # CPython (`replay | head` then ended 0); line-sized writes each fail as they should.
+    class Recording(io.StringIO):
+        writes: list[str] = []
+
+        def write(self, text: str) -> int:
+            self.writes.append(text)
+            return super().write(text)
+
+    target = Recording()
+    console = output_console(target)
+    console.print("\n".join(f"line {n}  " for n in range(300)))
+    assert len(target.writes) == 300 and all(w.endswith("\n") for w in target.writes)
+    assert target.getvalue().splitlines()[:2] == ["line 0", "line 1"]
