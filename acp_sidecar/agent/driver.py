@@ -124,6 +124,13 @@ class Turn:
     """Appends to the session's log what a driver learned about its context (a response's
     usage and the cost so far, a compaction's summary), for later turns and reloads to read
     back in ``history``; ``None``: it is not kept."""
+    steered: Callable[[bool], Awaitable[tuple[tuple[ContentBlock, ...], ...]]] | None = None
+    """Takes the prompts the user steered into the turn since the last call, in order, each
+    echoed and logged as it is taken; a driver calls it at each step boundary (after a model
+    response or a tool batch, never inside one) and adds them to its context as user
+    messages. ``True``: the driver would end the turn, and with nothing taken no prompt joins
+    it after (a later one starts a turn of its own). ``None``: the driver's turns take no
+    steering (see :attr:`Driver.steers`)."""
 
 
 async def send_notice(turn: Turn, text: str) -> None:
@@ -163,6 +170,12 @@ class Driver(TurnDriver, Protocol):
         ...
 
     @property
+    def steers(self) -> bool:
+        """Whether its turns take prompts steered in while they run (``Turn.steered``);
+        ``False``: such a prompt runs as a turn of its own once the running one ends."""
+        ...
+
+    @property
     def catalog(self) -> ModelCatalog | None:
         """The models a session may choose from (``None``: the driver offers no choice)."""
         ...
@@ -182,6 +195,7 @@ class DriverBase:
     no model choice, no commands, nothing to close."""
 
     wants_history: bool = False
+    steers: bool = False
     catalog: ModelCatalog | None = None
 
     def commands_update(self, tools: ToolRegistry | None = None) -> AvailableCommandsUpdate | None:

@@ -7,6 +7,7 @@ from typing import Final
 
 import attrs
 
+from acp_sidecar.protocol import steering
 from acp_sidecar.protocol._base import WireType
 from acp_sidecar.protocol.client import (
     CreateElicitationRequest,
@@ -149,3 +150,12 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     CANCEL_REQUEST: MethodTypes(CancelRequestNotification, None),
 }
 """The params and result type of every ACP method this package speaks, by method name."""
+
+
+EXTENSION_TYPES: Final[Mapping[str, MethodTypes]] = {
+    steering.SESSION_STEERING: MethodTypes(
+        steering.SessionSteeringRequest, steering.SessionSteeringResponse
+    ),
+}
+"""The extension methods (``_``-prefixed, not in the schema) the agent serves, and their
+types: kept apart from :data:`METHOD_TO_TYPES`, which is exactly the schema's."""

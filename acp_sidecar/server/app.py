@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
 from acp_sidecar.protocol.converter import from_wire, to_wire
 from acp_sidecar.protocol.errors import AcpError, ProtocolParamsError
-from acp_sidecar.protocol.methods import INITIALIZE, METHOD_TO_TYPES
+from acp_sidecar.protocol.methods import EXTENSION_TYPES, INITIALIZE, METHOD_TO_TYPES
 from acp_sidecar.server.connection import DEFAULT_MCP_START_TIMEOUT, Connection
-from acp_sidecar.server.handlers import HANDLERS
+from acp_sidecar.server.handlers import EXTENSION_HANDLERS, HANDLERS
 from acp_sidecar.server.messages import throttled
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE
 from acp_sidecar.text import shorten
@@ -57,7 +57,9 @@ class AcpServer(Connection):
             settings=settings,
         )
         for method, handler in HANDLERS.items():
-            self._register(method, handler)
+            self._register(method, handler, METHOD_TO_TYPES[method].params)
+        for method, handler in EXTENSION_HANDLERS.items():
+            self._register(method, handler, EXTENSION_TYPES[method].params)
 
     def feature(self, *args: Any, **kwargs: Any) -> Any:
         """Refused: handlers are registered from :data:`~acp_sidecar.server.handlers.HANDLERS`
@@ -65,10 +67,9 @@ class AcpServer(Connection):
         decorator would register one without either."""
         raise TypeError("register a handler in acp_sidecar.server.handlers.HANDLERS")
 
-    def _register(self, method: str, handler: Callable[..., Any]) -> None:
+    def _register(self, method: str, handler: Callable[..., Any], params_type: type[Any]) -> None:
         """Register ``handler(connection, params)`` for ``method`` with pygls: a coroutine
         answers a request, a plain function handles a notification."""
-        params_type = METHOD_TO_TYPES[method].params
         gated = method != INITIALIZE
 
         if inspect.iscoroutinefunction(handler):

@@ -111,6 +111,8 @@ class Connection(JsonRPCServer):
         """The session logs held open (a bounded number; see :mod:`acp_sidecar.server.held`)."""
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
         self._background: set[asyncio.Task[None]] = set()
+        self._turns: set[asyncio.Task[None]] = set()
+        """Turns started by a steer (no request holds them): shutdown waits for them too."""
         self._tool_problems_told = 0
 
     @property
@@ -211,6 +213,13 @@ class Connection(JsonRPCServer):
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def spawn_turn(self, turn: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run a turn no request waits on (a steer started it), held until it ends."""
+        task = asyncio.get_running_loop().create_task(turn)
+        self._turns.add(task)
+        task.add_done_callback(self._turns.discard)
+        return task
+
     def after_answer(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` once the answer of the request being handled is written: scheduled
         with ``call_soon`` from inside a handler, it starts behind that answer on the wire
@@ -279,7 +288,7 @@ class Connection(JsonRPCServer):
         MCP servers, within ``grace`` seconds; then close the session logs and the drivers."""
         for session in self.sessions.values():
             session.cancel(SHUTDOWN)
-        pending = self.protocol.handler_tasks()
+        pending = [*self.protocol.handler_tasks(), *self._turns]
         # The servers stop alongside the turns: a call still running on one fails at once.
         # Each is SIGKILLed early enough to be gone within ``grace`` even if it ignores the
         # end of its stdin and SIGTERM.
@@ -301,6 +310,8 @@ class Connection(JsonRPCServer):
             elif not task.cancelled() and task.exception() is not None:
                 logger.error("stopping MCP servers failed", exc_info=task.exception())
         self.protocol.cancel_all_requests()
+        for turn in self._turns:
+            turn.cancel()
         leftover = [task for task in pending if not task.done()]
         if leftover:
             await asyncio.wait(leftover, timeout=0.2)

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from acp_sidecar import __version__
 from acp_sidecar.bridge.modes import MODE_IDS, SessionPolicy
-from acp_sidecar.bridge.notices import UserMessage, shows_notices
 from acp_sidecar.protocol.content import (
     AudioContentBlock,
     ContentBlock,
@@ -73,6 +72,12 @@ from acp_sidecar.protocol.session import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
+from acp_sidecar.protocol.steering import (
+    SESSION_STEERING,
+    STEERING_ADVERTISED,
+    SessionSteeringRequest,
+    SessionSteeringResponse,
+)
 from acp_sidecar.server import auth
 from acp_sidecar.server import config_options as options
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
@@ -83,7 +88,9 @@ from acp_sidecar.server.logout import logout
 from acp_sidecar.server.refresh import refresh_settings, tell_settings
 from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_commands, session_state
+from acp_sidecar.server.steering import steer
 from acp_sidecar.server.transport import cancelled_by_client
+from acp_sidecar.server.turns import run_prompt_turn
 from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
@@ -135,6 +142,7 @@ async def initialize(server: Connection, params: InitializeRequest) -> Initializ
             params.client_capabilities, auth.this_program(), _named_config(server)
         ),
         agent_info=AGENT_INFO,
+        meta=dict(STEERING_ADVERTISED),  # the de-facto extension (acp_sidecar.server.steering)
     )
 
 
@@ -238,22 +246,8 @@ async def session_prompt(server: Connection, params: PromptRequest) -> PromptRes
     """
     session = server.session(params.session_id)
     check_prompt_content(params.prompt, server.driver.prompt_capabilities)
-
-    def waiting(text: str, first: bool) -> None:  # a line, not a line every tick, as text
-        if first or shows_notices(server.client_capabilities):
-            server.tell(params.session_id, UserMessage("info", text))
-
     try:
-        stop_reason = await session.run_turn(
-            server.driver,
-            params.prompt,
-            server.send_update,
-            server.client,
-            server.call_scope,
-            grace=server.cancel_grace,
-            inform=lambda text: server.tell(params.session_id, UserMessage("info", text)),
-            waiting=waiting,
-        )
+        stop_reason = await run_prompt_turn(server, session, params.prompt)
     except asyncio.CancelledError as exc:
         if not cancelled_by_client(exc):
             raise
@@ -270,6 +264,21 @@ def session_cancel(server: Connection, params: CancelNotification) -> None:
     # yet, so its turn has not started: act one loop iteration later, after that task's first
     # step has started the turn.
     asyncio.get_running_loop().call_soon(server.cancel_turn, params.session_id)
+
+
+async def session_steering(
+    server: Connection, params: SessionSteeringRequest
+) -> SessionSteeringResponse:
+    """``_session/steering``: the prompt joins the running turn at its next step boundary, or
+    starts a turn of its own (see :mod:`acp_sidecar.server.steering`); an unknown session is
+    ``-32602``, as the extension's agents answer."""
+    session = server.sessions.get(params.session_id)
+    if session is None:
+        raise AcpError.invalid_params(
+            f"Invalid params: sessionId: no session {shorten(params.session_id, 80)!r}"
+        )
+    check_prompt_content(params.prompt, server.driver.prompt_capabilities)
+    return await steer(server, session, params)
 
 
 def check_prompt_content(prompt: list[ContentBlock], accepted: PromptCapabilities) -> None:
@@ -306,3 +315,6 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     SESSION_CANCEL: session_cancel,
 }
 """Each client → agent method's handler: the one place a handler is registered."""
+
+EXTENSION_HANDLERS: dict[str, Callable[..., Any]] = {SESSION_STEERING: session_steering}
+"""The handlers of the extension methods (``_``-prefixed, outside the schema) we serve."""

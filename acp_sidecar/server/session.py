@@ -6,6 +6,8 @@ Invariants:
   still running ``grace`` seconds later is stopped (:data:`SHUTDOWN_WIND_DOWN` at shutdown).
 - Every step of a driver runs in the one task made for it, never in the request's task:
   deadlines and task groups a driver enters bind to that task.
+- A prompt steered into a turn (:mod:`acp_sidecar.server.steering`) is echoed and logged
+  when the driver takes it, at a step boundary; one it never took, when the turn ends.
 - Every turn that ends (not one whose request was cancelled from under it) sends one
   ``session_info_update`` (``updatedAt``, and the title its first prompt gave) before
   ``session/prompt`` answers; neither is recorded.
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
@@ -34,6 +36,7 @@ from acp_sidecar.protocol.updates import (
     SessionUpdate,
     UserMessageChunk,
 )
+from acp_sidecar.server.inbox import SteeringInbox
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
@@ -129,6 +132,11 @@ class Session:
     """Where the agent message shown ends (the sidecar's own texts get paragraphs)."""
     message_ids: MessageIds = attrs.field(factory=MessageIds)
     """Which message the session's updates are in (every chunk carries its id)."""
+    inbox: SteeringInbox | None = None
+    """Where prompts steered into the running turn wait for its driver (``None``: no turn
+    runs, or its driver does not take steering)."""
+    steering: asyncio.Lock = attrs.field(factory=asyncio.Lock)
+    """Held by a steer that waits to start a turn of its own (one at a time, in order)."""
 
     def fix_roots(self) -> None:
         """Resolve the session's roots now, as they are on disk (at ``new``, ``load`` and
@@ -153,8 +161,11 @@ class Session:
         grace: float = DEFAULT_CANCEL_GRACE,
         inform: Callable[[str], None] | None = None,
         waiting: Callable[[str, bool], None] | None = None,
+        started: Callable[[], None] | None = None,
     ) -> StopReason:
-        """Run one prompt turn; refuses to start while another turn runs."""
+        """Run one prompt turn; refuses to start while another turn runs. ``started`` is
+        called once it runs; prompts steered into it are echoed and logged when the driver
+        takes them (what it never took, when it ends)."""
         if self.running is not None:
             raise AcpError.invalid_request(
                 f"Invalid request: session {self.session_id} is already running a prompt turn"
@@ -178,6 +189,26 @@ class Session:
             if recorder is not None:
                 recorder.update(update)
             await send(session_id, paragraphs.shown(update))
+
+        def log_prompt(blocks: Sequence[ContentBlock]) -> str:
+            message_id = ids.user_message()
+            if recorder is not None:
+                recorder.prompt(blocks, message_id)
+            paragraphs.new_message()
+            return message_id
+
+        async def echo(blocks: Sequence[ContentBlock], message_id: str) -> None:
+            for block in blocks:  # the prompt echoed, under the id the agent gave it
+                await send(session_id, UserMessageChunk(content=block, message_id=message_id))
+
+        inbox = SteeringInbox() if driver.steers else None
+
+        async def take_steered(last: bool) -> tuple[tuple[ContentBlock, ...], ...]:
+            assert inbox is not None
+            taken = inbox.take(last)
+            for blocks in taken:
+                await echo(blocks, log_prompt(blocks))
+            return taken
 
         async def send_notice(text: str) -> None:
             message_id = ids.agent_text()
@@ -204,20 +235,28 @@ class Session:
             inform=inform,
             waiting=waiting,
             keep=None if recorder is None else recorder.keep,
+            steered=None if inbox is None else take_steered,
         )
         self.running = signal
+        self.inbox = inbox
         self.idle.clear()
+        if started is not None:
+            started()
         ended = "error"  # what the log says if the driver fails
         try:
-            for block in prompt:  # the prompt echoed, under the id the agent gave it
-                await send(session_id, UserMessageChunk(content=block, message_id=prompt_id))
+            await echo(prompt, prompt_id)
             stop_reason = await drive(driver, turn, grace)
             ended = stop_reason
+            for blocks in () if inbox is None else inbox.close():
+                await echo(blocks, log_prompt(blocks))  # steered in, never taken
         except asyncio.CancelledError:
             ended = "cancelled"
             raise
         finally:
+            for blocks in () if inbox is None else inbox.close():
+                log_prompt(blocks)  # the turn was torn down: kept in the log all the same
             self.running = None
+            self.inbox = None
             ids.end()
             if recorder is not None:
                 recorder.end_turn(ended)

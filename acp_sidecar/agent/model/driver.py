@@ -26,6 +26,7 @@ from acp_sidecar.agent.model.mentioned import open_mentions
 from acp_sidecar.agent.model.messages import (
     Message,
     SentCall,
+    add_user_message,
     assistant_message,
     step_messages,
     system_message,
@@ -81,6 +82,8 @@ class ModelDriver(DriverBase):
 
     wants_history = True
     """The server reads the session's history from its log before each turn."""
+    steers = True
+    """A prompt steered in joins the turn at its next step boundary (:func:`join_steered`)."""
 
     def __init__(self, config: ModelConfig, registry: Callable[[], ToolRegistry]) -> None:
         self.config = config
@@ -175,6 +178,8 @@ class ModelDriver(DriverBase):
                 return stop
             assert isinstance(response, StreamAssembly)
             if not step.calls:
+                if await join_steered(turn, context, images, last=response.text):
+                    continue  # steered in after its last step: the turn goes on
                 return "end_turn"
             field = response.reasoning_field
             if field is not None:
@@ -187,6 +192,7 @@ class ModelDriver(DriverBase):
                 )
             )
             context.steps.extend(step_messages(results))
+            await join_steered(turn, context, images)
         return "max_turn_requests"
 
     async def _connect(self, turn: Turn) -> Endpoint | None:
@@ -282,6 +288,24 @@ class ModelDriver(DriverBase):
             else "Send it without the image."
         )
         return f"The model `{name}` does not accept images, so this prompt was not sent. {choice}"
+
+
+async def join_steered(
+    turn: Turn, context: TurnContext, images: bool, last: str | None = None
+) -> bool:
+    """Add the prompts steered in since the last boundary to the context as user messages;
+    whether there were any. ``last``: the text of a response that would end the turn, which
+    then goes into the context before them (with none, no prompt joins the turn after)."""
+    if turn.steered is None:
+        return False
+    taken = await turn.steered(last is not None)
+    if not taken:
+        return False
+    if last is not None:
+        context.steps.append(assistant_message(last))
+    for blocks in taken:
+        add_user_message(context.steps, user_message((to_wire(b) for b in blocks), images))
+    return True
 
 
 def stop_reason(turn: Turn, response: StreamAssembly | StopReason) -> StopReason | None:

@@ -1,0 +1,43 @@
+"""Running a prompt turn on a connection: what ``session/prompt`` and a turn a steer
+started share (the driver, the client, what the user is told while it runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from acp_sidecar.bridge.notices import UserMessage, shows_notices
+from acp_sidecar.protocol.content import ContentBlock
+from acp_sidecar.protocol.session import StopReason
+
+if TYPE_CHECKING:
+    from acp_sidecar.server.connection import Connection
+    from acp_sidecar.server.session import Session
+
+
+async def run_prompt_turn(
+    server: Connection,
+    session: Session,
+    prompt: list[ContentBlock],
+    *,
+    started: Callable[[], None] | None = None,
+) -> StopReason:
+    """Run one turn of ``session`` on ``prompt`` through the server's driver; ``started``
+    is called once the turn runs (the session refuses a second one from then on)."""
+    session_id = session.session_id
+
+    def waiting(text: str, first: bool) -> None:  # a line, not a line every tick, as text
+        if first or shows_notices(server.client_capabilities):
+            server.tell(session_id, UserMessage("info", text))
+
+    return await session.run_turn(
+        server.driver,
+        prompt,
+        server.send_update,
+        server.client,
+        server.call_scope,
+        grace=server.cancel_grace,
+        inform=lambda text: server.tell(session_id, UserMessage("info", text)),
+        waiting=waiting,
+        started=started,
+    )
