@@ -21,7 +21,7 @@ from acp_sidecar.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, AcpError
 from acp_sidecar.protocol.methods import SESSION_FORK
 from acp_sidecar.protocol.session import ForkSessionRequest, ForkSessionResponse
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
-from acp_sidecar.server.loading import attach, store_of
+from acp_sidecar.server.loading import attach, store_failure, store_of
 from acp_sidecar.server.state import session_state
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ async def _store_fork(
 ) -> None:
     """Write the fork's log (in a worker thread: the parent's is read whole), or raise the
     request's error."""
-    from acp_sidecar.store import SessionNotFoundError, StoreError, UnsupportedVersionError
+    from acp_sidecar.store import SessionNotFoundError, StoreError
     from acp_sidecar.store.forking import fork_title
 
     def fork() -> None:
@@ -86,13 +86,9 @@ async def _store_fork(
             f"Invalid params: sessionId: no session {parent_id} to fork",
             {"sessionId": parent_id},
         ) from None
-    except UnsupportedVersionError as exc:
-        raise AcpError(
-            INTERNAL_ERROR,
-            f"Cannot fork session {parent_id}: {exc}",
-            {"found": exc.found, "supported": exc.supported},
-        ) from None
-    except (StoreError, OSError) as exc:
+    except StoreError as exc:
+        raise store_failure("fork", parent_id, exc) from None
+    except OSError as exc:
         raise AcpError(INTERNAL_ERROR, f"Cannot fork session {parent_id}: {exc}") from None
 
 

@@ -34,7 +34,14 @@ if TYPE_CHECKING:
     from acp_sidecar.protocol.updates import UsageUpdate
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.mcp_session import SessionServers
-    from acp_sidecar.store import HeaderRecord, Record, SessionClaim, SessionStore, SessionWriter
+    from acp_sidecar.store import (
+        HeaderRecord,
+        Record,
+        SessionClaim,
+        SessionStore,
+        SessionWriter,
+        StoreError,
+    )
 
 
 def store_of(server: Connection, method: str) -> SessionStore:
@@ -42,6 +49,19 @@ def store_of(server: Connection, method: str) -> SessionStore:
     if server.store is None:
         raise AcpError.method_not_found(method)
     return server.store
+
+
+def store_failure(verb: str, session_id: str, exc: StoreError) -> AcpError:
+    """``-32603`` for a stored session the store could not serve (a newer version's log names
+    the versions found and supported)."""
+    from acp_sidecar.store import UnsupportedVersionError
+
+    data = (
+        {"found": exc.found, "supported": exc.supported}
+        if isinstance(exc, UnsupportedVersionError)
+        else None
+    )
+    return AcpError(INTERNAL_ERROR, f"Cannot {verb} session {session_id}: {exc}", data)
 
 
 def not_found(session_id: str) -> AcpError:
@@ -145,10 +165,8 @@ async def _attach(
     from acp_sidecar.bridge.replay import known_mode, replay_updates, session_info
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import (
-        SessionLockedError,
         SessionNotFoundError,
         StoreError,
-        UnsupportedVersionError,
     )
 
     verb = "load" if replay else "resume"
@@ -211,16 +229,8 @@ async def _attach(
                     )
         except SessionNotFoundError:
             raise not_found(session_id) from None
-        except SessionLockedError as exc:
-            raise AcpError(INTERNAL_ERROR, f"Cannot {verb} session {session_id}: {exc}") from None
-        except UnsupportedVersionError as exc:
-            raise AcpError(
-                INTERNAL_ERROR,
-                f"Cannot {verb} session {session_id}: {exc}",
-                {"found": exc.found, "supported": exc.supported},
-            ) from None
-        except StoreError as exc:
-            raise AcpError(INTERNAL_ERROR, f"Cannot {verb} session {session_id}: {exc}") from None
+        except StoreError as exc:  # the session locked, from a newer version, damaged
+            raise store_failure(verb, session_id, exc) from None
         except OSError as exc:
             raise AcpError(
                 INTERNAL_ERROR,
