@@ -40,23 +40,36 @@ def pytest_configure(config: pytest.Config) -> None:
     spawns.watch()
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The marks that follow from where a test is and what it uses (see :mod:`tests.spawns`),
-    and the group each runs in under ``-n`` (``--dist loadgroup``): a module's tests share one
-    worker, so its module-scoped sidecars start once; the packaging tests share one too, so the
-    wheel is built once."""
+    """The marks that follow from where a test is and what it uses (see :mod:`tests.spawns`)."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
-        module = item.nodeid.split("::")[0]
         if "browser" in fixtures:
             item.add_marker(pytest.mark.browser)
-        if "packaging" in module.split("/"):
+        if _PACKAGING in item.nodeid.split("::")[0].split("/"):
             item.add_marker(pytest.mark.packaging)
-            module = "packaging"
-        item.add_marker(pytest.mark.xdist_group(module))
         if fixtures & spawns.PROCESS_FIXTURES:
             item.add_marker(pytest.mark.process)
+
+
+_PACKAGING = "packaging"
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Under ``-n``, a module's tests run on one worker, so its module-scoped sidecars start
+    once, and all the packaging tests on one, so the wheel is built once.
+
+    A scheduler rather than ``xdist_group`` marks: pytest-xdist 3.8 names a test's group by
+    rewriting ``item._nodeid``, which pytest 9.2 no longer reads, so the marks grouped nothing."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByModule(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return _PACKAGING if _PACKAGING in module.split("/") else module
+
+    return ByModule(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
