@@ -226,6 +226,30 @@ def _validate_message(
     )
 
 
+def only_unstable(message: dict[str, Any], request_method: str | None = None) -> bool:
+    """Whether the agent's ``message`` is one the stable schema has no type for but the
+    unstable one may: the answer to a method only the unstable schema defines
+    (``session/fork``), or an update of a kind only it defines (``plan_update``,
+    ``plan_removed``). What the stable schema defines stays judged by it."""
+    if "method" not in message:
+        return (
+            request_method is not None
+            and not request_method.startswith("_")
+            and schema_def_for("agent", request_method, "Response") is None
+        )
+    if message["method"] != "session/update" or not isinstance(message.get("params"), dict):
+        return False
+    update = message["params"].get("update")
+    return isinstance(update, dict) and update.get("sessionUpdate") not in _update_kinds()
+
+
+@functools.cache
+def _update_kinds(unstable: bool = False) -> frozenset[str]:
+    """The ``sessionUpdate`` tags the schema's ``SessionUpdate`` union defines."""
+    variants = load_schema(unstable)["$defs"]["SessionUpdate"]["oneOf"]
+    return frozenset(v["properties"]["sessionUpdate"]["const"] for v in variants)
+
+
 def validate_agent_message(
     message: dict[str, Any], *, request_method: str | None = None, unstable: bool = False
 ) -> None:

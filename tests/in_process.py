@@ -109,8 +109,8 @@ async def sdk_served(
 ) -> AsyncIterator[tuple[Any, Wire]]:
     """:func:`tests.sdk.sdk_sidecar` with the sidecar in process: ``acp-sidecar ARGS``
     answered by the SDK client ``client``, initialized; the server must shut down cleanly
-    when the connection closes."""
-    wire = Wire()
+    when the connection closes (``unstable``: as there)."""
+    wire = Wire(unstable)
     options = (*args, *(("--store", str(store)) if store is not None else ()))
     with kept_process_state(env=env):
         async with served(cli_server(*options, stderr=stderr)) as (raw, _server):
@@ -129,6 +129,7 @@ async def sdk_served(
                 yield connection, wire
             finally:
                 await connection.close()
+    wire.check_clean()
 
 
 @attrs.frozen

@@ -19,18 +19,27 @@ import acp
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import ClientCapabilities
 
-from tests.acp_schema import validate_agent_message
+from tests.acp_schema import SchemaViolation, only_unstable, validate_agent_message
 from tests.isolation import child_variables
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 class SchemaObserver:
-    """Validates every message the sidecar writes (the SDK's incoming direction)."""
+    """Validates every message the sidecar writes (the SDK's incoming direction) against the
+    stable schema; with ``unstable``, what only the unstable schema defines (the answer to
+    ``session/fork``, plan operations: :func:`tests.acp_schema.only_unstable`) against that
+    one.
 
-    def __init__(self) -> None:
+    The SDK only logs what an observer raises: each violation is also kept in
+    :attr:`violations`, which :func:`sdk_sidecar` and :func:`tests.in_process.sdk_served`
+    check is empty when the connection ends (:meth:`check_clean`)."""
+
+    def __init__(self, unstable: bool = False) -> None:
         self.methods: dict[Any, str] = {}
         self.checked = 0
+        self.unstable = unstable
+        self.violations: list[str] = []
 
     def __call__(self, event: StreamEvent) -> None:
         message = event.message
@@ -40,15 +49,24 @@ class SchemaObserver:
             return
         is_response = "id" in message and "method" not in message
         method = self.methods.get(message["id"]) if is_response else None
-        validate_agent_message(message, request_method=method)
+        unstable = self.unstable and only_unstable(message, method)
+        try:
+            validate_agent_message(message, request_method=method, unstable=unstable)
+        except (SchemaViolation, ValueError) as violation:
+            self.violations.append(str(violation))
+            raise
         self.checked += 1
+
+    def check_clean(self, since: int = 0) -> None:
+        """Raise unless every message seen was valid (from violation ``since`` on)."""
+        assert not self.violations[since:], "\n".join(self.violations[since:])
 
 
 class Wire(SchemaObserver):
     """Also keeps each update and each permission request's card, as wire JSON."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, unstable: bool = False) -> None:
+        super().__init__(unstable)
         self.asked: list[dict[str, Any]] = []
         self.updates: list[dict[str, Any]] = []
         self.initialized: Any = None
@@ -71,6 +89,27 @@ class Wire(SchemaObserver):
         return taken
 
 
+class Transcript:
+    """An observer keeping every message the sidecar writes, in order, as wire JSON (the
+    :class:`Wire` checks them): what several sessions on one connection said, each update
+    with its session, and where the answers came among the updates."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def __call__(self, event: StreamEvent) -> None:
+        if event.direction is StreamDirection.INCOMING:
+            self.messages.append(event.message)
+
+    def updates(self, session: str, since: int = 0) -> list[dict[str, Any]]:
+        """The updates of ``session`` from message ``since`` on."""
+        return [
+            m["params"]["update"]
+            for m in self.messages[since:]
+            if m.get("method") == "session/update" and m["params"]["sessionId"] == session
+        ]
+
+
 @asynccontextmanager
 async def sdk_sidecar(
     client: Any,
@@ -84,9 +123,10 @@ async def sdk_sidecar(
     """``acp-sidecar ARGS`` spawned by the SDK with ``client`` answering it, initialized; the
     sidecar must exit cleanly when the connection closes. Sessions go to ``store`` (default:
     the suite's temporary store); ``observers`` see every message after the :class:`Wire`;
-    ``unstable`` lets the SDK handle the methods it calls unstable (``elicitation/create``);
-    ``env`` adds to the sidecar's environment."""
-    wire = Wire()
+    ``unstable`` lets the SDK handle the methods it calls unstable (``elicitation/create``,
+    ``session/fork``) and judges what only the unstable schema defines by it (see
+    :class:`SchemaObserver`); ``env`` adds to the sidecar's environment."""
+    wire = Wire(unstable)
     # The SDK passes on only HOME, PATH and a few more of ours: the isolation goes explicitly.
     env = (
         child_variables()
@@ -114,6 +154,7 @@ async def sdk_sidecar(
         )
         yield connection, wire
     assert process.returncode == 0
+    wire.check_clean()
 
 
 async def new_session(connection: Any, cwd: Path, mode: str | None = None) -> str:

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import acp
 import pytest
+from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     ClientCapabilities,
     FileSystemCapabilities,
 )
 
+from tests.acp_schema import SchemaViolation
 from tests.fakes import ScriptDriverEditor
 from tests.isolation import child_variables
 from tests.sdk import SchemaObserver
@@ -76,4 +78,24 @@ async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path
         done = await asyncio.wait_for(turn, 60)
         assert done.stop_reason == "cancelled"
     assert process.returncode == 0
+    observer.check_clean()
     assert observer.checked >= 12
+
+
+def test_a_message_off_the_schema_fails_the_test_though_the_sdk_only_logs_it() -> None:
+    removed = {"sessionId": "s", "update": {"sessionUpdate": "plan_removed", "planId": "p"}}
+    event = StreamEvent(
+        StreamDirection.INCOMING, {"jsonrpc": "2.0", "method": "session/update", "params": removed}
+    )
+    stable = SchemaObserver()
+    with pytest.raises(SchemaViolation):
+        stable(event)  # what the SDK catches and logs
+    with pytest.raises(AssertionError, match="plan_removed"):
+        stable.check_clean()  # what fails the test
+    stable.check_clean(since=1)
+    unstable = SchemaObserver(unstable=True)  # a plan operation: the unstable schema's
+    unstable(event)
+    unstable.check_clean()
+    broken = {"sessionId": "s", "update": {"sessionUpdate": "plan_removed"}}
+    with pytest.raises(SchemaViolation):
+        unstable(StreamEvent(event.direction, {**event.message, "params": broken}))
