@@ -235,6 +235,7 @@ async def test_export_writes_what_the_command_line_export_writes(
         answer_chunks = turn_of(wire.updates, typed)
     target = store / f"{session}{suffix}"
     check_link(link_of(answer_chunks), target, mime_type)
+    assert target.stat().st_mode & 0o777 == 0o600  # as private as the log beside it
     written = target.read_bytes()
     assert written == exported_at_the_command(store, session, typed, fmt)
     assert b"shared" in written and typed.encode() in written  # this turn's prompt too

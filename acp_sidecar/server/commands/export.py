@@ -5,7 +5,8 @@ Invariants:
   exactly as ``acp-sidecar replay SESSION --html`` (``--markdown``) draws the log as it stands
   when the command runs: every turn before this one, and this one's prompt.
 - It is replaced atomically (a second export overwrites the first whole); a failure leaves no
-  file behind, nor a partial one, and is the answer. Anything but a regular file at that name
+  file behind, nor a partial one, and is the answer. A file it creates is the owner's alone
+  (``0600``), as the log beside it is. Anything but a regular file at that name
   (a link, a directory) is left alone and refused.
 """
 
@@ -85,6 +86,6 @@ def _write(log: Path, target: Path, fmt: Format, tools: ToolsProvider) -> int:
     if mode is not None and not stat.S_ISREG(mode):
         raise OSError(f"{target} is there and is not a regular file")
     with StoredSession(log, tools.registry.get) as stored:
-        written = write_export(stored, fmt, str(target))
+        written = write_export(stored, fmt, str(target), private=True)
     assert written is not None
     return written.stat().st_size
