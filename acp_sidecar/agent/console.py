@@ -118,8 +118,13 @@ def _not_local(mention: Mention) -> BadCommand:
     return BadCommand(f"`{mention.uri}` is not a local file; only files can be opened here.")
 
 
-def parse_command(prompt: PromptLine | str, tools: Sequence[ToolDefinition]) -> Command:
-    """What the console should do with a prompt (see the module invariants)."""
+def parse_command(
+    prompt: PromptLine | str,
+    tools: Sequence[ToolDefinition],
+    session_commands: Sequence[AvailableCommand] = (),
+) -> Command:
+    """What the console should do with a prompt (see the module invariants);
+    ``session_commands``: the server's own, named when a command is unknown."""
     line = PromptLine((prompt,)) if isinstance(prompt, str) else prompt
     by_name = {tool.name: tool for tool in tools}
     mentions = line.mentions
@@ -149,7 +154,8 @@ def parse_command(prompt: PromptLine | str, tools: Sequence[ToolDefinition]) -> 
     rest = line.rest(len(first) - len(head) + 1 + len(name))
     tool = by_name.get(name)
     if tool is None:
-        known = ", ".join(f"/{n}" for n in sorted(by_name)) or "none"
+        names = {*by_name, *(command.name for command in session_commands)}
+        known = ", ".join(f"/{n}" for n in sorted(names)) or "none"
         return BadCommand(f"Unknown command `/{name}`. Available commands: {known}.")
     return _bind(tool, rest)
 
@@ -227,12 +233,18 @@ def available_commands(tools: Sequence[ToolDefinition]) -> list[AvailableCommand
     ]
 
 
-def help_text(tools: Sequence[ToolDefinition]) -> str:
-    """The console's answer to plain text: a short Markdown list of the commands."""
+def help_text(
+    tools: Sequence[ToolDefinition], session_commands: Sequence[AvailableCommand] = ()
+) -> str:
+    """The console's answer to plain text: a short Markdown list of the commands (the
+    tools', then ``session_commands``, which a tool of the same name cannot shadow)."""
     lines = ["No model is configured: this session is a console for the sidecar's tools.", ""]
-    lines += [f"- `/{tool.name}` {escape_markdown(summary(tool.description))}" for tool in tools]
-    if not tools:
+    taken = {command.name for command in session_commands}
+    shown = [tool for tool in tools if tool.name not in taken]
+    lines += [f"- `/{tool.name}` {escape_markdown(summary(tool.description))}" for tool in shown]
+    if not shown:
         lines.append("- (no tools are registered)")
+    lines += [f"- `/{c.name}` {escape_markdown(c.description)}" for c in session_commands]
     lines += [
         "",
         "`/NAME {json}` passes arguments, `/NAME text` the main one; `!command` runs a shell "

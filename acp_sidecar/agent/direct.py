@@ -57,10 +57,10 @@ class ConsoleDriver(DriverBase):
         registry = self.registry if turn.tools is None else turn.tools
         tools = registry.visible()
         line = await asyncio.to_thread(read_prompt, turn.prompt, turn.cwd)
-        command = parse_command(line, tools)
+        command = parse_command(line, tools, turn.commands)
         match command:
             case ShowHelp():
-                await say(turn, help_text(tools))
+                await say(turn, help_text(tools, turn.commands))
             case BadCommand(message=message):
                 await say(turn, message)
             case CallTool():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import attrs
@@ -21,7 +21,12 @@ import attrs
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.initialize import ClientCapabilities, PromptCapabilities
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.protocol.updates import AgentMessageChunk, AvailableCommandsUpdate, SessionUpdate
+from acp_sidecar.protocol.updates import (
+    AgentMessageChunk,
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    SessionUpdate,
+)
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
@@ -76,6 +81,13 @@ class ClientRequests(Protocol):
         ...
 
 
+class Notice(Protocol):
+    """Tells the user ``text`` in the agent's voice, followed in the same message by
+    ``blocks`` (a ``resource_link`` to a file written for them); logged as a notice."""
+
+    def __call__(self, text: str, blocks: Sequence[ContentBlock] = ()) -> Awaitable[None]: ...
+
+
 @attrs.frozen
 class Turn:
     """One prompt turn, as a driver sees it."""
@@ -99,7 +111,7 @@ class Turn:
     history: tuple[HistoryItem, ...] = ()
     """The session's conversation before this turn, from its log (user messages, agent
     messages, tool calls and their results, in order); the current prompt is not in it."""
-    notice: Callable[[str], Awaitable[None]] | None = None
+    notice: Notice | None = None
     """Shows the user a notice as an agent message and logs it as a notice (see
     :func:`send_notice`); ``None``: the notice is sent with ``send`` as agent text."""
     tools: ToolRegistry | None = None
@@ -124,6 +136,9 @@ class Turn:
     """Appends to the session's log what a driver learned about its context (a response's
     usage and the cost so far, a compaction's summary), for later turns and reloads to read
     back in ``history``; ``None``: it is not kept."""
+    commands: tuple[AvailableCommand, ...] = ()
+    """The session's own commands (run by the server before any driver sees a prompt), for
+    a driver's help to list beside its own."""
     steered: Callable[[bool], Awaitable[tuple[tuple[ContentBlock, ...], ...]]] | None = None
     """Takes the prompts the user steered into the turn since the last call, in order, each
     echoed and logged as it is taken; a driver calls it at each step boundary (after a model

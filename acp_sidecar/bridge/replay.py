@@ -167,6 +167,12 @@ def replay_updates(
                     yield AgentMessageChunk(
                         content=TextContentBlock(text=shown), message_id=message_id
                     )
+                    for block in record.content:  # what it links to, in the same message
+                        try:
+                            linked: ContentBlock = from_wire(thaw(block), ContentBlock)  # type: ignore[arg-type]
+                            yield AgentMessageChunk(content=linked, message_id=message_id)
+                        except ProtocolParamsError as exc:
+                            logger.warning("skipped a stored notice block: %s", exc)
                 else:
                     message_id = message_id or derived_message_id(session_id, position)
                     told_id = told_id if told else message_id

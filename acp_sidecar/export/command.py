@@ -47,9 +47,12 @@ def _umask() -> int:
     return mask
 
 
-def write_export(session: StoredSession, fmt: Format, out: str) -> Path | None:
+def write_export(
+    session: StoredSession, fmt: Format, out: str, *, private: bool = False
+) -> Path | None:
     """Write ``session`` as ``fmt`` to ``out`` (see the module invariants): the path written,
-    or ``None`` for stdout.
+    or ``None`` for stdout. ``private``: a file created is the owner's alone (``0600``, as
+    the session logs are), not the umask's.
 
     Raises:
         OSError: the file could not be written (nothing was left behind).
@@ -81,7 +84,8 @@ def write_export(session: StoredSession, fmt: Format, out: str) -> Path | None:
     try:
         with open(fd, "w", encoding="utf-8", errors="replace", newline="\n") as handle:
             write(session, handle)
-        os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+        created = 0o600 if private else 0o666 & ~_umask()
+        os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else created)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

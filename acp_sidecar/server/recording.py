@@ -174,11 +174,18 @@ class SessionRecorder:
             logger.exception("could not read the history of session %s", self._session_id)
             return ()
 
-    def prompt(self, blocks: Sequence[ContentBlock], message_id: str | None = None) -> None:
+    def prompt(
+        self,
+        blocks: Sequence[ContentBlock],
+        message_id: str | None = None,
+        command: str | None = None,
+    ) -> None:
         """Record the user's prompt as the ACP content-block JSON it arrived as, under the
-        message id the agent gave it."""
+        message id the agent gave it; ``command``: the session command it runs (its turn is
+        kept out of every model's history)."""
         self._turn = True
-        self._write(lambda w: w.user_message([to_wire(block) for block in blocks], message_id))
+        wire = [to_wire(block) for block in blocks]
+        self._write(lambda w: w.user_message(wire, message_id, command))
 
     def update(self, update: SessionUpdate) -> None:
         """Record what an update adds to the conversation (agent text and thoughts, with the
@@ -191,11 +198,18 @@ class SessionRecorder:
             case _:
                 pass  # tool cards are recorded as calls and results
 
-    def notice(self, text: str, severity: str | None = None, message_id: str | None = None) -> None:
+    def notice(
+        self,
+        text: str,
+        severity: str | None = None,
+        message_id: str | None = None,
+        blocks: Sequence[ContentBlock] = (),
+    ) -> None:
         """Record a notice, never sent to a model as something it said: told in the agent's
         voice, or (``severity``) outside the conversation (see ``NoticeRecord.severity``);
-        ``message_id``: the agent message it was told in."""
-        self._write(lambda w: w.notice(text, severity, message_id))
+        ``message_id``: the agent message it was told in; ``blocks``: shown after its text."""
+        wire = [to_wire(block) for block in blocks]
+        self._write(lambda w: w.notice(text, severity, message_id, wire))
 
     async def record_call_event(
         self, call: ToolCallRecord, result: ToolExecutionResult | None

@@ -32,6 +32,7 @@ from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.protocol.updates import (
     AgentMessageChunk,
+    AvailableCommand,
     SessionInfoUpdate,
     SessionUpdate,
     UserMessageChunk,
@@ -162,10 +163,14 @@ class Session:
         inform: Callable[[str], None] | None = None,
         waiting: Callable[[str, bool], None] | None = None,
         started: Callable[[], None] | None = None,
+        command: str | None = None,
+        commands: tuple[AvailableCommand, ...] = (),
     ) -> StopReason:
         """Run one prompt turn; refuses to start while another turn runs. ``started`` is
         called once it runs; prompts steered into it are echoed and logged when the driver
-        takes them (what it never took, when it ends)."""
+        takes them (what it never took, when it ends). ``command``: the session command the
+        prompt runs (``driver`` runs it), logged with the prompt so no model reads the turn;
+        ``commands``: the session's own commands, for the driver's help."""
         if self.running is not None:
             raise AcpError.invalid_request(
                 f"Invalid request: session {self.session_id} is already running a prompt turn"
@@ -179,7 +184,7 @@ class Session:
         if recorder is not None:
             if driver.wants_history:
                 history = recorder.history()
-            recorder.prompt(prompt, prompt_id)
+            recorder.prompt(prompt, prompt_id, command)
         titled = None if self.prompted else self._title_from(prompt)
         paragraphs = self.paragraphs
         paragraphs.new_message()
@@ -210,13 +215,15 @@ class Session:
                 await echo(blocks, log_prompt(blocks))
             return taken
 
-        async def send_notice(text: str) -> None:
+        async def send_notice(text: str, blocks: Sequence[ContentBlock] = ()) -> None:
             message_id = ids.agent_text()
             if recorder is not None:
                 # Not as agent text: the model must not read it as its own.
-                recorder.notice(text, message_id=message_id)
+                recorder.notice(text, message_id=message_id, blocks=blocks)
             shown = TextContentBlock(text=paragraphs.notice(text))
             await send(session_id, AgentMessageChunk(content=shown, message_id=message_id))
+            for block in blocks:
+                await send(session_id, AgentMessageChunk(content=block, message_id=message_id))
 
         turn = Turn(
             session_id=session_id,
@@ -235,6 +242,7 @@ class Session:
             inform=inform,
             waiting=waiting,
             keep=None if recorder is None else recorder.keep,
+            commands=commands,
             steered=None if inbox is None else take_steered,
         )
         self.running = signal

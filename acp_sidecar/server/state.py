@@ -12,6 +12,8 @@ import attrs
 from acp_sidecar.bridge.modes import mode_state
 from acp_sidecar.protocol.session import ConfigOption, SessionModeState
 from acp_sidecar.protocol.updates import CurrentModeUpdate, UsageUpdate
+from acp_sidecar.server.commands.base import advertised
+from acp_sidecar.server.commands.table import SESSION_COMMANDS
 from acp_sidecar.server.config_options import config_options
 from acp_sidecar.server.connection import Connection
 from acp_sidecar.server.session import Session
@@ -37,8 +39,9 @@ def session_state(connection: Connection, session: Session) -> SessionState:
 
 
 def announce_commands(connection: Connection, session_id: str) -> None:
-    """Send the driver's commands for a session (its own tools when it has them) after the
-    answer: after ``session/new`` or ``session/load``, and again when its tools change."""
+    """Send the session's commands after the answer: the driver's (a console's, for the
+    session's own tools when it has them) and the session's own; after ``session/new`` or
+    ``session/load``, and again when its tools change."""
     driver = connection.driver  # the one serving now, as the answer said
 
     async def send() -> None:
@@ -46,10 +49,8 @@ def announce_commands(connection: Connection, session_id: str) -> None:
         if session is None:
             return  # gone meanwhile (a failed load)
         try:
-            update = driver.commands_update(session.tools)
-            if update is None:
-                return  # a driver without commands
-            await connection.send_update(session_id, update)
+            own = driver.commands_update(session.tools)
+            await connection.send_update(session_id, advertised(SESSION_COMMANDS, own))
             # The tools were built for the commands: their problems are known now.
             connection.tell(session_id, *connection.untold_tool_problems())
         except Exception:

@@ -6,11 +6,12 @@ Invariants:
   response or the tool batch under way, never inside one), and only then is it echoed as a
   ``user_message_chunk`` under an id of its own and logged, so the log and the echo keep the
   order the model read things in. What the turn never took is echoed and logged when it ends.
-- Otherwise (no turn, a turn whose driver does not steer, or one already past its last
-  boundary) the prompt waits for the session to be idle, then starts a turn of its own,
-  answered ``startedNewTurn`` once it runs -- or ``promptRequired`` at once when idle if the
-  request's ``_meta.steering.idleBehavior`` asked for it. Steers of one session that start
-  turns are served one at a time, in arrival order (no two start rival turns).
+- Otherwise (no turn, a turn whose driver does not steer, one already past its last
+  boundary, or a prompt that runs a session command) the prompt waits for the session to be
+  idle, then starts a turn of its own, answered ``startedNewTurn`` once it runs -- or
+  ``promptRequired`` at once when idle if the request's ``_meta.steering.idleBehavior``
+  asked for it. Steers of one session that start turns are served one at a time, in arrival
+  order (no two start rival turns).
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ async def steer(
     server: Connection, session: Session, params: SessionSteeringRequest
 ) -> SessionSteeringResponse:
     """Serve one steer of ``session`` as the module docstring says."""
+    from acp_sidecar.server.turns import runs_command
+
     inbox = session.inbox
-    if inbox is not None and inbox.offer(params.prompt):
+    if inbox is not None and not runs_command(params.prompt) and inbox.offer(params.prompt):
         return SessionSteeringResponse(outcome="injected")
     async with session.steering:
         while session.running is not None:

@@ -1,5 +1,7 @@
 """Running a prompt turn on a connection: what ``session/prompt`` and a turn a steer
-started share (the driver, the client, what the user is told while it runs)."""
+started share (the driver, the client, what the user is told while it runs). A prompt that
+runs one of the session's own commands (:mod:`acp_sidecar.server.commands`) is that
+command's turn, whatever the driver: no driver sees it."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ from typing import TYPE_CHECKING
 from acp_sidecar.bridge.notices import UserMessage, shows_notices
 from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.session import StopReason
+from acp_sidecar.server.commands.base import CommandDriver, find_command
+from acp_sidecar.server.commands.table import SESSION_COMMANDS
 
 if TYPE_CHECKING:
+    from acp_sidecar.agent.driver import Driver
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
 
@@ -22,16 +27,22 @@ async def run_prompt_turn(
     *,
     started: Callable[[], None] | None = None,
 ) -> StopReason:
-    """Run one turn of ``session`` on ``prompt`` through the server's driver; ``started``
-    is called once the turn runs (the session refuses a second one from then on)."""
+    """Run one turn of ``session`` on ``prompt`` through the server's driver, or the session
+    command it names; ``started`` is called once the turn runs (the session refuses a second
+    one from then on)."""
     session_id = session.session_id
 
     def waiting(text: str, first: bool) -> None:  # a line, not a line every tick, as text
         if first or shows_notices(server.client_capabilities):
             server.tell(session_id, UserMessage("info", text))
 
+    driver: Driver = server.driver
+    found = find_command(prompt, SESSION_COMMANDS)
+    if found is not None:
+        command, argument = found
+        driver = CommandDriver(command, argument, session, server)
     return await session.run_turn(
-        server.driver,
+        driver,
         prompt,
         server.send_update,
         server.client,
@@ -40,4 +51,12 @@ async def run_prompt_turn(
         inform=lambda text: server.tell(session_id, UserMessage("info", text)),
         waiting=waiting,
         started=started,
+        command=None if found is None else found[0].name,
+        commands=tuple(command.advertised() for command in SESSION_COMMANDS),
     )
+
+
+def runs_command(prompt: list[ContentBlock]) -> bool:
+    """Whether ``prompt`` runs a session command (a steer of one is never injected into a
+    running turn: it waits and runs as a turn of its own)."""
+    return find_command(prompt, SESSION_COMMANDS) is not None

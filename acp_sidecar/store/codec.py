@@ -55,10 +55,11 @@ class NewerVersion(Exception):
 #
 #     header         {"sessionId", "cwd", "created": ISO 8601 UTC, "mode"?: str,
 #                     "additionalDirectories"?: [str, …]}
-#     user_message   {"content": [ACP content block JSON, …], "id"?: str}
+#     user_message   {"content": [ACP content block JSON, …], "id"?: str, "command"?: str}
 #     agent_message  {"text": str, "id"?: str}
 #     agent_thought  {"text": str, "id"?: str}
-#     notice         {"text": str, "severity"?: str, "id"?: str}
+#     notice         {"text": str, "severity"?: str, "id"?: str,
+#                     "content"?: [ACP content block JSON, …]}
 # ("id": the message id, written when the record has one.)
 #     gap            {"reason": str}
 #     tool_call      {"callId", "name", "arguments": JSON, "title"?: str, "kind"?: str}
@@ -92,6 +93,8 @@ def _record_json(record: Record) -> dict[str, Any]:
             return data
         case UserMessageRecord():
             data = {"v": SCHEMA_VERSION, "type": "user_message", "content": record.content}
+            if record.command is not None:
+                data["command"] = record.command
             return _with_id(data, record.message_id)
         case AgentMessageRecord():
             data = {"v": SCHEMA_VERSION, "type": "agent_message", "text": record.text}
@@ -102,6 +105,8 @@ def _record_json(record: Record) -> dict[str, Any]:
         case NoticeRecord(severity=severity):
             told = {} if severity is None else {"severity": severity}
             data = {"v": SCHEMA_VERSION, "type": "notice", "text": record.text, **told}
+            if record.content:
+                data["content"] = record.content
             return _with_id(data, record.message_id)
         case GapRecord():
             return {"v": SCHEMA_VERSION, "type": "gap", "reason": record.reason}

@@ -110,13 +110,20 @@ def _header(data: dict[str, Any]) -> HeaderRecord:
     )
 
 
-def _user_message(data: dict[str, Any]) -> UserMessageRecord:
+def _blocks(data: dict[str, Any], *, required: bool = True) -> tuple[FrozenDict, ...]:
     content = data.get("content")
+    if content is None and not required:
+        return ()
     if type(content) is not list or any(type(block) is not dict for block in content):
         raise RecordDecodeError("'content' must be a list of objects")
+    return freeze_parsed(content)  # type: ignore[return-value]
+
+
+def _user_message(data: dict[str, Any]) -> UserMessageRecord:
     return UserMessageRecord(
-        content=freeze_parsed(content),  # type: ignore[arg-type]
+        content=_blocks(data),
         message_id=_optional(data, "id"),
+        command=_optional(data, "command"),
     )
 
 
@@ -220,6 +227,7 @@ DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
         text=_str(data, "text"),
         severity=_optional(data, "severity"),
         message_id=_optional(data, "id"),
+        content=_blocks(data, required=False),
     ),
     "gap": lambda data: GapRecord(reason=_str(data, "reason")),
     "tool_call": _tool_call,

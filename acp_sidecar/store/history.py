@@ -1,9 +1,10 @@
 """A session's history as a model sees it: prompts, replies, tool calls and their results.
 
-Log order, without the sidecar's notices, gaps and permission decisions; thoughts (a provider
-may require them back), usage and compaction records are kept. Every tool call is answered by
-exactly one result before the next user message: a call left without one gets
-:func:`interrupted_result`. Memory holds only the calls still waiting for their result.
+Log order, without the sidecar's notices, gaps and permission decisions, and without the turns
+of session commands (from a prompt that ran one to its turn's end: the model never sees them);
+thoughts (a provider may require them back), usage and compaction records are kept. Every tool
+call is answered by exactly one result before the next user message: a call left without one
+gets :func:`interrupted_result`. Memory holds only the calls still waiting for their result.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class History:
 
     def __iter__(self) -> Iterator[HistoryItem]:
         open_calls: dict[str, ToolCallRecord] = {}
+        in_command = False
+        """Inside a session command's turn: nothing of it is the model's."""
 
         def close_open() -> Iterator[ToolResultRecord]:
             for call_id in list(open_calls):
@@ -81,7 +84,17 @@ class History:
                 yield ToolResultRecord(result=interrupted_result(call_id))
 
         for record in self._records:
+            if in_command:
+                if isinstance(record, TurnEndRecord):
+                    in_command = False
+                    continue
+                if not isinstance(record, UserMessageRecord) or record.command is not None:
+                    continue
+                in_command = False  # a torn log: the command's turn never ended
             match record:
+                case UserMessageRecord(command=command) if command is not None:
+                    yield from close_open()
+                    in_command = True
                 case UserMessageRecord():
                     yield from close_open()
                     yield record

@@ -27,6 +27,10 @@ STORE_ENV: Final = "ACP_SIDECAR_STORE"
 LOG_SUFFIX: Final = ".jsonl"
 """The extension of a session log (``<session id>.jsonl``)."""
 
+EXPORT_SUFFIXES: Final = (".html", ".md")
+"""The transcripts a session's ``/export`` writes beside its log (``<session id>.html``,
+``<session id>.md``), removed with the session."""
+
 _SESSION_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -61,3 +65,10 @@ def log_path(directory: Path, session_id: str) -> Path:
     if not is_session_id(session_id):
         raise InvalidSessionIdError(session_id)
     return directory / f"{session_id}{LOG_SUFFIX}"
+
+
+def export_path(directory: Path, session_id: str, suffix: str) -> Path:
+    """Where ``/export`` writes a session's transcript of ``suffix`` (one of
+    :data:`EXPORT_SUFFIXES`): beside its log; :class:`InvalidSessionIdError` as :func:`log_path`."""
+    assert suffix in EXPORT_SUFFIXES, suffix
+    return log_path(directory, session_id).with_suffix(suffix)

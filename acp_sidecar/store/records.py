@@ -86,6 +86,10 @@ class UserMessageRecord(Said):
 
     content: tuple[FrozenDict, ...]
     """The prompt's blocks (``{"type": "text", "text": …}``, images, resources, …)."""
+    command: str | None = attrs.field(default=None, kw_only=True)
+    """The name of the session command the prompt ran (``/export``: ``"export"``); such a
+    turn, up to its end, is never part of a model's history. ``None``: a prompt for the
+    driver. Optional and ignored by older readers, so no new version."""
 
 
 @attrs.frozen
@@ -118,6 +122,10 @@ class NoticeRecord(Said):
     Else how it was told outside the conversation (``info``, ``warning``, ``error``): replayed
     as a ``notice`` of that severity where the client shows notices, as an agent message
     elsewhere."""
+    content: tuple[FrozenDict, ...] = attrs.field(default=(), kw_only=True)
+    """ACP content blocks (JSON) shown after the text in the same agent message (the
+    ``resource_link`` to a file a command wrote); only with no ``severity``. Optional and
+    ignored by older readers (they show the text, which names the file too)."""
 
 
 @attrs.frozen

@@ -26,7 +26,13 @@ from acp_sidecar.store.errors import (
 )
 from acp_sidecar.store.forking import write_fork
 from acp_sidecar.store.listing import DEFAULT_PAGE_SIZE, SessionPage, SessionSummary
-from acp_sidecar.store.paths import LOG_SUFFIX, is_session_id, log_path, resolve_store_dir
+from acp_sidecar.store.paths import (
+    EXPORT_SUFFIXES,
+    LOG_SUFFIX,
+    is_session_id,
+    log_path,
+    resolve_store_dir,
+)
 from acp_sidecar.store.reader import SessionLog, open_regular
 from acp_sidecar.store.records import HeaderRecord, utc_now
 from acp_sidecar.store.writer import (
@@ -260,8 +266,9 @@ class SessionStore:
         """Remove a stored session's log: it leaves listings and can no longer be loaded.
 
         Nothing of the session is left behind (the store's lock file holds no session's
-        data). A session another process holds, its log open or not, is refused; so is a
-        link at the log's name (left alone).
+        data; the transcripts ``/export`` wrote beside the log go with it). A session
+        another process holds, its log open or not, is refused; so is a link at the log's
+        name (left alone).
 
         Raises:
             SessionNotFoundError: no such session (or an invalid id).
@@ -273,6 +280,7 @@ class SessionStore:
         try:
             with self.claim(session_id):
                 _remove_log(path, sync=self.fsync != "never")
+                _remove_exports(path)
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
 
@@ -316,6 +324,15 @@ def _remove_log(path: Path, *, sync: bool) -> None:
         os.close(fd)
     if sync:
         fsync_directory(path.parent)
+
+
+def _remove_exports(log: Path) -> None:
+    """Remove the transcripts exported beside ``log`` (regular files only: a link or a
+    directory at such a name is not the session's and is left alone)."""
+    for suffix in EXPORT_SUFFIXES:
+        export = log.with_suffix(suffix)
+        if _is_regular(export):
+            export.unlink(missing_ok=True)
 
 
 def _is_regular(path: Path) -> bool:

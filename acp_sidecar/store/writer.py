@@ -225,19 +225,19 @@ class SessionWriter:
     # -- records -------------------------------------------------------------------------
 
     def user_message(
-        self, content: Sequence[Mapping[str, Any]], message_id: str | None = None
+        self,
+        content: Sequence[Mapping[str, Any]],
+        message_id: str | None = None,
+        command: str | None = None,
     ) -> None:
-        """Append a prompt: its ACP content blocks as JSON objects, and its message id.
+        """Append a prompt: its ACP content blocks as JSON objects, and its message id;
+        ``command``: the session command it ran (see :attr:`UserMessageRecord.command`).
 
         Raises:
             JsonValueError: a block is not lossless JSON (nothing is written).
         """
-        frozen = freeze_json(list(content))
-        assert isinstance(frozen, tuple)
-        blocks = tuple(block for block in frozen if isinstance(block, FrozenDict))
-        if len(blocks) != len(frozen):
-            raise ValueError("every content block must be a JSON object")
-        self.append(UserMessageRecord(content=blocks, message_id=message_id))
+        blocks = _frozen_blocks(content)
+        self.append(UserMessageRecord(content=blocks, message_id=message_id, command=command))
 
     def agent_text(self, chunk: str, message_id: str | None = None) -> None:
         """Add a chunk of the agent's message ``message_id`` (coalesced until it ends)."""
@@ -258,11 +258,21 @@ class SessionWriter:
         if kind is not None and text:
             self._append(kind(text=text, message_id=self._pending_id))
 
-    def notice(self, text: str, severity: str | None = None, message_id: str | None = None) -> None:
+    def notice(
+        self,
+        text: str,
+        severity: str | None = None,
+        message_id: str | None = None,
+        content: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
         """Append a notice: the sidecar's own word to the user, kept out of the model's
         history (the agent message being streamed is written first); ``severity``: see
-        :attr:`NoticeRecord.severity`; ``message_id``: the message it was told in."""
-        self.append(NoticeRecord(text=text, severity=severity, message_id=message_id))
+        :attr:`NoticeRecord.severity`; ``message_id``: the message it was told in;
+        ``content``: the blocks shown after its text (:attr:`NoticeRecord.content`)."""
+        blocks = _frozen_blocks(content) if content else ()
+        self.append(
+            NoticeRecord(text=text, severity=severity, message_id=message_id, content=blocks)
+        )
 
     def gap(self, reason: str) -> None:
         """Append a gap marker: records were lost before this point (``reason``: why)."""
@@ -417,3 +427,14 @@ class SessionWriter:
                 logger.exception("session log %s: could not cut off a partial line", self.path)
             raise StoreWriteError(self.path, str(exc)) from exc
         self._size += len(line)
+
+
+def _frozen_blocks(content: Sequence[Mapping[str, Any]]) -> tuple[FrozenDict, ...]:
+    """ACP content blocks as a record holds them (raises ``JsonValueError`` for what is not
+    lossless JSON, ``ValueError`` for a block that is not an object)."""
+    frozen = freeze_json(list(content))
+    assert isinstance(frozen, tuple)
+    blocks = tuple(block for block in frozen if isinstance(block, FrozenDict))
+    if len(blocks) != len(frozen):
+        raise ValueError("every content block must be a JSON object")
+    return blocks

@@ -33,6 +33,7 @@ async def open_session(wire: WireClient, **capabilities: Any) -> str:
         "stream",
         "look",
         "fragile",
+        "export",  # the session's own, after the tools
     ]
     session_id: str = result["sessionId"]
     return session_id

@@ -57,7 +57,8 @@ async def test_commands_are_advertised_after_the_session_exists_and_can_be_run(
     for name in names:
         turn = await agent.prompt(session, f"/{name}")
         assert turn.stop_reason == "end_turn", name
-        said = " ".join(u["content"]["text"] for u in turn.of_kind("agent_message_chunk"))
+        chunks = turn.of_kind("agent_message_chunk")  # text, or a link (``/export``'s file)
+        said = " ".join(u["content"].get("text", "") for u in chunks)
         assert "Unknown command" not in said, said
 
 

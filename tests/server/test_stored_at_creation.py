@@ -33,7 +33,7 @@ async def sidecar(store: Path) -> AsyncIterator[tuple[Any, CommandsEditor]]:
         yield connection, client
 
 
-BUILTINS = ["read", "write", "edit", "bash", "grep", "glob", "plan"]
+BUILTINS = ["read", "write", "edit", "bash", "grep", "glob", "plan", "export"]
 
 
 async def test_a_session_never_prompted_loads_and_stays_unlisted_until_prompted(

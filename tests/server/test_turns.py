@@ -13,7 +13,8 @@ async def test_a_turn_streams_updates_then_answers_its_stop_reason(ready: WireCl
     response = await ready.next_response(await ready.start_prompt(session, "echo hello there"))
     assert response["result"] == {"stopReason": "end_turn"}
     assert ready.texts() == ["hello there"]
-    echo, update = (u["params"] for u in ready.updates[:2])
+    commands, echo, update = (u["params"] for u in ready.updates[:3])
+    assert commands["update"]["sessionUpdate"] == "available_commands_update"
     assert echo["sessionId"] == update["sessionId"] == session
     prompt_id, reply_id = echo["update"]["messageId"], update["update"]["messageId"]
     assert echo["update"] == {
@@ -125,7 +126,8 @@ async def test_concurrent_turns_never_interleave_bytes(ready: WireClient) -> Non
     await ready.next_response(two)
     by_session = [u["params"]["sessionId"] for u in ready.updates]
     # Each session's prompt echoed, its flood, then the session info its turn ends with.
-    assert by_session.count(first) == by_session.count(second) == 10002
+    # each session's commands, then each turn's echo, 10000 chunks and its info
+    assert by_session.count(first) == by_session.count(second) == 10003
 
 
 async def test_a_driver_streaming_without_pause_still_hears_session_cancel(

@@ -101,3 +101,28 @@ def test_the_interrupted_result_is_an_error_the_model_can_read() -> None:
     assert result.is_error and result.error is not None
     assert result.error.code == "INTERRUPTED"
     assert "interrupted" in result.content[0].text  # type: ignore[union-attr]
+
+
+def test_a_session_command_s_turn_is_never_part_of_the_history(store: SessionStore) -> None:
+    link = {"type": "resource_link", "name": "s1.html", "uri": "file:///store/s1.html"}
+    with store.create("s1", CWD, mode="default") as writer:
+        writer.user_message([{"type": "text", "text": "go"}])
+        writer.agent_text("Going.")
+        writer.end_turn("end_turn")
+        writer.user_message([{"type": "text", "text": "/export"}], "p2", command="export")
+        writer.tool_call("c1", "run", {"x": 1})  # a command may draw cards: not the model's
+        writer.tool_result(ok_result("c1"))
+        writer.notice("Exported.", message_id="a2", content=[link])
+        writer.end_turn("end_turn")
+        writer.user_message([{"type": "text", "text": "/export md"}], command="export")
+        writer.agent_text("torn: this command's turn never ended")
+        writer.user_message([{"type": "text", "text": "go"}])
+    with store.open_log("s1") as log:
+        records = list(log)
+    assert list(History(records)) == [PROMPT, AgentMessageRecord(text="Going."), PROMPT]
+    # Both members are kept by the log as written (and ignored by readers that do not know them).
+    command = records[3]
+    assert isinstance(command, UserMessageRecord) and command.command == "export"
+    notice = records[6]
+    assert isinstance(notice, NoticeRecord) and [dict(b) for b in notice.content] == [link]
+    assert command.message_id == "p2" and notice.message_id == "a2"

@@ -67,6 +67,16 @@ RECORDS: list[Record] = [
     DirectoriesChangeRecord(additional_directories=("/other",)),
     DirectoriesChangeRecord(additional_directories=()),
     ConfigChangeRecord(config_id="model", value="qwen3:8b"),
+    UserMessageRecord(
+        content=freeze_json([{"type": "text", "text": "/export md"}]),  # type: ignore[arg-type]
+        command="export",
+    ),
+    NoticeRecord(
+        text="Exported.",
+        content=freeze_json(  # type: ignore[arg-type]
+            [{"type": "resource_link", "name": "s1.md", "uri": "file:///store/s1.md"}]
+        ),
+    ),
 ]
 HEADER_WITH_ROOTS = HeaderRecord(
     session_id="s3", cwd=CWD, created_at=CREATED, additional_directories=("/lib", "/docs")
@@ -347,3 +357,17 @@ def test_a_messages_id_round_trips_and_a_record_without_one_reads_as_none(
     assert decode_line(json.dumps(old).encode()).message_id is None  # type: ignore[union-attr]
     with pytest.raises(RecordDecodeError, match="'id' must be a string"):
         decode_line(json.dumps({**old, "id": 7}).encode())
+
+
+def test_a_command_and_a_notice_s_blocks_are_optional_members() -> None:
+    prompt = json.loads(encode_record(UserMessageRecord(content=(), command="export")))
+    assert prompt["command"] == "export"
+    del prompt["command"]  # as written before session commands
+    assert decode_line(json.dumps(prompt).encode()) == UserMessageRecord(content=())
+    notice = {"v": 2, "type": "notice", "text": "told"}
+    assert decode_line(json.dumps(notice).encode()) == NoticeRecord(text="told")
+    assert "content" not in json.loads(encode_record(NoticeRecord(text="told")))
+    with pytest.raises(RecordDecodeError, match="'content' must be a list of objects"):
+        decode_line(json.dumps({**notice, "content": ["x"]}).encode())
+    with pytest.raises(RecordDecodeError, match="'command' must be a string"):
+        decode_line(json.dumps({**prompt, "command": 1}).encode())
