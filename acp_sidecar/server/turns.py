@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING
 from acp_sidecar.bridge.notices import UserMessage, shows_notices
 from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.session import StopReason
+from acp_sidecar.server.subagents import delegate_for
 
 if TYPE_CHECKING:
+    from acp_sidecar.agent.delegation import Delegate
+    from acp_sidecar.agent.driver import Turn
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
 
@@ -30,8 +33,13 @@ async def run_prompt_turn(
         if first or shows_notices(server.client_capabilities):
             server.tell(session_id, UserMessage("info", text))
 
+    driver = server.driver
+
+    def delegating(turn: Turn, links: dict[str, str]) -> Delegate | None:
+        return delegate_for(server, session, driver, turn, links)
+
     return await session.run_turn(
-        server.driver,
+        driver,
         prompt,
         server.send_update,
         server.client,
@@ -40,4 +48,5 @@ async def run_prompt_turn(
         inform=lambda text: server.tell(session_id, UserMessage("info", text)),
         waiting=waiting,
         started=started,
+        delegating=delegating,
     )

@@ -50,12 +50,22 @@ from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from acp_sidecar.agent.delegation import Delegate
     from acp_sidecar.agent.model.endpoint import Endpoint
 
 logger = logging.getLogger(__name__)
 
 CLOSE_GRACE_S: Final = 2.0
 """How long closing an abandoned HTTP response may take before the turn stops waiting."""
+
+
+def with_task(registry: ToolRegistry, delegate: Delegate) -> ToolRegistry:
+    """``registry`` with the ``task`` tool of a turn that can delegate (a tool of that name
+    already there stays)."""
+    from acp_sidecar.agent.model.task import task_tool
+    from acp_sidecar.agent.toolset import narrowed
+
+    return narrowed(registry, extra=(task_tool(delegate),))
 
 
 def _endpoint_class() -> type[Endpoint]:
@@ -136,6 +146,8 @@ class ModelDriver(DriverBase):
         if endpoint is None:
             return "end_turn"
         registry = self.registry if turn.tools is None else turn.tools
+        if turn.delegate is not None:
+            registry = with_task(registry, turn.delegate)
         tools = tool_specs(registry.schemas())
         instructions = await asyncio.to_thread(self._instructions.read, turn.cwd)
         context = TurnContext(
