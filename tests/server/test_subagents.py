@@ -7,17 +7,22 @@ Every message is judged by the unstable schema (``tests.server.subagent_harness`
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_sidecar.bridge.subagents import child_session_id
+from acp_sidecar.store import ChildRecord, SessionStore
 from tests.acp_schema import SchemaViolation, validate_instance
-from tests.agent.model.fake_openai import answer
+from tests.agent.model.fake_openai import Pause, Reply, answer, say, stop
+from tests.agent.model.fake_openai import tool_call as model_call
 from tests.server.subagent_harness import (
+    HANG_GUARD,
     SUBAGENTS,
     RoutedOpenAI,
+    answer_permissions,
     of_kind,
     session_links,
     sidecar,
@@ -134,3 +139,231 @@ def test_the_unstable_schema_has_no_session_content_the_page_defines() -> None:
     with pytest.raises(SchemaViolation):
         validate_instance(update, "SessionUpdate", unstable=True)
     validate_instance({**update, "content": []}, "SessionUpdate", unstable=True)
+
+
+async def test_a_client_without_subagents_sees_one_task_card_with_the_childs_step(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    endpoint = RoutedOpenAI()
+    job = "Report what a.txt says."
+    endpoint.route(PROMPT, tasks(task_call(0, "call_a", "Read a", job)), answer("It says one."))
+    endpoint.route(
+        job,
+        Reply([model_call(0, "call_r", "read", '{"path": "a.txt"}'), stop("tool_calls")]),
+        answer("a says one."),
+    )
+    store = tmp_path / "store"
+    async with endpoint, sidecar(endpoint, store) as (client, _server):
+        await client.initialize()
+        parent = await client.new_session(str(tmp_path))
+        response = await client.next_response(await client.start_prompt(parent, PROMPT))
+        assert response["result"]["stopReason"] == "end_turn"
+        live = updates_of(client)
+    assert {s for s, _ in live} == {parent}
+    kinds = {u["sessionUpdate"] for _, u in live}
+    assert not kinds & {"subagent_update", "session_message", "session_message_chunk"}
+    cards = [u for _, u in live if u.get("toolCallId") == "call_a"]
+    progress = [
+        item["content"]["text"]
+        for u in cards
+        if u.get("status") is None
+        for item in u.get("content") or ()
+    ]
+    assert any(text.startswith("Subagent: Read") for text in progress), progress
+    completed = [u for u in cards if u.get("status") == "completed"]
+    assert len(completed) == 1 and not session_links(completed[0])
+    assert "a says one." in completed[0]["content"][0]["content"]["text"]
+    # The child's own call never reached this client; it is in the parent's log, tagged.
+    assert not [u for _, u in live if u.get("toolCallId") == "call_r"]
+    child = child_session_id(parent, "call_a")
+    with SessionStore(store).open_log(parent) as log:
+        tagged = [r for r in log if isinstance(r, ChildRecord)]
+    assert {r.session_id for r in tagged} == {child}
+    assert [type(r.record).__name__ for r in tagged] == [
+        "UserMessageRecord",
+        "ToolCallRecord",
+        "ToolResultRecord",
+        "AgentMessageRecord",
+        "TurnEndRecord",
+    ]
+
+
+async def test_a_child_that_fails_is_a_failed_task_the_parent_reads(tmp_path: Path) -> None:
+    endpoint = RoutedOpenAI()
+    job = "Report what a.txt says."
+    endpoint.route(PROMPT, tasks(task_call(0, "call_a", "Read a", job)), answer("It failed."))
+    endpoint.route(job, Reply(status=400, body={"error": {"message": "no such model"}}))
+    async with endpoint, sidecar(endpoint, tmp_path / "store") as (client, _server):
+        await client.initialize(**SUBAGENTS)
+        parent = await client.new_session(str(tmp_path))
+        response = await client.next_response(await client.start_prompt(parent, PROMPT))
+        assert response["result"]["stopReason"] == "end_turn"
+        live = updates_of(client)
+    child = child_session_id(parent, "call_a")
+    failed = [u for s, u in live if u.get("toolCallId") == "call_a" and u.get("status")]
+    assert failed[-1]["status"] == "failed"
+    assert session_links(failed[-1]) == [{"type": "session", "sessionId": child}]
+    result = tool_results(endpoint)["call_a"]
+    assert "the subagent ended without an answer (end_turn)" in result and "400" in result
+    # The child told why in its own session, and no answer came back.
+    assert any(
+        u["sessionUpdate"] == "agent_message_chunk" and "400" in u["content"]["text"]
+        for s, u in live
+        if s == child
+    )
+    assert not [u for s, u in live if s == parent and u["sessionUpdate"] == "session_message"]
+    assert [u["state"] for s, u in live if u["sessionUpdate"] == "subagent_update"][-1] == {
+        "state": "idle",
+        "stopReason": "end_turn",
+    }
+
+
+def paused_script(endpoint: RoutedOpenAI, pause: Pause, then: str = "Went on.") -> None:
+    job = "Report what a.txt says."
+    endpoint.route(PROMPT, tasks(task_call(0, "call_a", "Read a", job)), answer(then))
+    endpoint.route(job, Reply([*say("Reading "), pause, *say("more."), stop()]))
+
+
+async def test_cancel_of_a_child_stops_it_alone(tmp_path: Path) -> None:
+    endpoint, pause = RoutedOpenAI(), Pause()
+    paused_script(endpoint, pause)
+    async with endpoint, sidecar(endpoint, tmp_path / "store") as (client, _server):
+        await client.initialize(**SUBAGENTS)
+        parent = await client.new_session(str(tmp_path))
+        child = child_session_id(parent, "call_a")
+        prompt_id = await client.start_prompt(parent, PROMPT)
+        await asyncio.wait_for(pause.reached.wait(), HANG_GUARD)
+        await client.notify("session/cancel", {"sessionId": child})
+        response = await client.next_response(prompt_id)
+        assert response["result"]["stopReason"] == "end_turn"  # the parent went on
+        live = updates_of(client)
+    states = [u["state"] for s, u in live if u["sessionUpdate"] == "subagent_update"]
+    assert states == [{"state": "running"}, {"state": "idle", "stopReason": "cancelled"}]
+    assert "cancelled" in tool_results(endpoint)["call_a"]
+    parent_text = [
+        u["content"]["text"]
+        for s, u in live
+        if s == parent and "content" in u and u["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert parent_text == ["Went on."]
+
+
+async def test_cancel_of_the_parent_stops_the_child_too(tmp_path: Path) -> None:
+    endpoint, pause = RoutedOpenAI(), Pause()
+    paused_script(endpoint, pause)
+    async with endpoint, sidecar(endpoint, tmp_path / "store") as (client, _server):
+        await client.initialize(**SUBAGENTS)
+        parent = await client.new_session(str(tmp_path))
+        prompt_id = await client.start_prompt(parent, PROMPT)
+        await asyncio.wait_for(pause.reached.wait(), HANG_GUARD)
+        await client.notify("session/cancel", {"sessionId": parent})
+        response = await client.next_response(prompt_id)
+        assert response["result"]["stopReason"] == "cancelled"
+        live = updates_of(client)
+    states = [u["state"] for s, u in live if u["sessionUpdate"] == "subagent_update"]
+    assert states[-1] == {"state": "idle", "stopReason": "cancelled"}
+    # The parent's model was never asked again.
+    assert endpoint.asked.count(PROMPT) == 1
+
+
+async def test_a_child_asks_permission_under_its_own_id(tmp_path: Path) -> None:
+    endpoint = RoutedOpenAI()
+    job = "Write done into out.txt."
+    endpoint.route(
+        PROMPT, tasks(task_call(0, "call_a", "Write out", job, write=True)), answer("Written.")
+    )
+    endpoint.route(
+        job,
+        Reply(
+            [
+                model_call(0, "call_w", "write", '{"path": "out.txt", "content": "done"}'),
+                stop("tool_calls"),
+            ]
+        ),
+        answer("Wrote it."),
+    )
+    async with endpoint, sidecar(endpoint, tmp_path / "store") as (client, _server):
+        await client.initialize(**SUBAGENTS)
+        parent = await client.new_session(str(tmp_path))
+        child = child_session_id(parent, "call_a")
+        prompt_id = await client.start_prompt(parent, PROMPT)
+        response = await answer_permissions(client, prompt_id, "allow_once")
+        assert response["result"]["stopReason"] == "end_turn"
+        live = updates_of(client)
+        received = list(client.received)
+    assert (tmp_path / "out.txt").read_text() == "done"
+    [asked] = client.agent_requests
+    assert asked["params"]["sessionId"] == child
+    assert asked["params"]["toolCall"]["title"].startswith("Subagent “Write out”: ")
+    # requires_action on the parent before the request, running again after its answer.
+    at = next(i for i, m in enumerate(received) if m.get("method") == "session/request_permission")
+    before = [m["params"]["update"] for m in received[:at] if m.get("method") == "session/update"]
+    after = [m["params"]["update"] for m in received[at:] if m.get("method") == "session/update"]
+    assert [u["state"] for u in before if u["sessionUpdate"] == "subagent_update"][-1] == {
+        "state": "requires_action"
+    }
+    assert [u["state"] for u in after if u["sessionUpdate"] == "subagent_update"] == [
+        {"state": "running"},
+        {"state": "idle", "stopReason": "end_turn"},
+    ]
+    assert [s for s, u in live if u.get("toolCallId") == "call_w"] == [child] * len(
+        [u for _, u in live if u.get("toolCallId") == "call_w"]
+    )
+
+
+async def test_a_child_is_read_only_unless_the_task_asks_and_the_mode_allows(
+    tmp_path: Path,
+) -> None:
+    endpoint = RoutedOpenAI()
+    job = "Write done into out.txt."
+    endpoint.route(PROMPT, tasks(task_call(0, "call_a", "Write out", job)), answer("No."))
+    endpoint.route(job, answer("I cannot write."))
+    async with endpoint, sidecar(endpoint, tmp_path / "store") as (client, _server):
+        await client.initialize(**SUBAGENTS)
+        parent = await client.new_session(str(tmp_path))
+        response = await client.next_response(await client.start_prompt(parent, PROMPT))
+        assert response["result"]["stopReason"] == "end_turn"
+    offered = {
+        r.messages[1]["content"]: sorted(t["function"]["name"] for t in r.body.get("tools", []))
+        for r in endpoint.requests
+    }
+    assert "task" in offered[PROMPT] and "write" in offered[PROMPT]
+    # The child: read-only tools, and no task of its own (the depth limit is 1).
+    assert "write" not in offered[job] and "bash" not in offered[job]
+    assert "read" in offered[job] and "task" not in offered[job]
+
+
+async def test_methods_restricted_on_a_child_are_refused_and_it_is_not_listed(
+    tmp_path: Path,
+) -> None:
+    endpoint, pause = RoutedOpenAI(), Pause()
+    paused_script(endpoint, pause)
+    async with endpoint, sidecar(endpoint, tmp_path / "store") as (client, _server):
+        await client.initialize(**SUBAGENTS)
+        parent = await client.new_session(str(tmp_path))
+        child = child_session_id(parent, "call_a")
+        prompt_id = await client.start_prompt(parent, PROMPT)
+        await asyncio.wait_for(pause.reached.wait(), HANG_GUARD)
+        cwd = str(tmp_path)
+        refused = {
+            "session/prompt": {"sessionId": child, "prompt": [{"type": "text", "text": "hi"}]},
+            "session/set_config_option": {"sessionId": child, "configId": "mode", "value": "auto"},
+            "session/set_mode": {"sessionId": child, "modeId": "auto"},
+            "session/close": {"sessionId": child},
+            "session/delete": {"sessionId": child},
+            "session/load": {"sessionId": child, "cwd": cwd, "mcpServers": []},
+            "session/resume": {"sessionId": child, "cwd": cwd, "mcpServers": []},
+            "session/fork": {"sessionId": child, "cwd": cwd, "mcpServers": []},
+        }
+        for method, params in refused.items():
+            error = await client.error(method, params)
+            assert error["code"] == -32600, (method, error)
+            assert "subagent session" in error["message"] and parent in error["message"]
+        listed = await client.result("session/list", {})
+        assert [s["sessionId"] for s in listed["sessions"]] == [parent]
+        pause.release.set()
+        response = await client.next_response(prompt_id)
+        assert response["result"]["stopReason"] == "end_turn"
+        listed = await client.result("session/list", {})
+        assert [s["sessionId"] for s in listed["sessions"]] == [parent]
