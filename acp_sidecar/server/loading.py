@@ -164,6 +164,7 @@ async def _attach(
 ) -> tuple[Session, SessionServers | None, dict[str, str], UsageUpdate | None]:
     """The session attached, the MCP servers this request started for it, the config
     choices (model, effort) its log recorded, and the context meter it left."""
+    from acp_sidecar.agent.model.task import with_task_cards
     from acp_sidecar.bridge.replay import (
         known_mode,
         replay_sessions,
@@ -222,7 +223,7 @@ async def _attach(
                 records = remember_choices(stored.watch(log), choices)  # model, effort chosen
                 if replay:
                     ctx = server.card_context(header.cwd)
-                    lookup = (session.tools or server.tools.registry).get
+                    lookup = with_task_cards((session.tools or server.tools.registry).get)
                     client = server.client_capabilities
                     if client.takes_subagents:
                         sessions = replay_sessions(header, records, lookup, ctx, client)

@@ -25,9 +25,9 @@ SUBAGENTS = {"subagents": {}}
 """The client capability that opts in to child sessions."""
 
 
-def first_prompt(request: Request) -> str:
-    """The text of the first user message of a request: which conversation asks."""
-    for message in request.messages:
+def last_prompt(request: Request) -> str:
+    """The text of the last user message of a request: which conversation (and turn) asks."""
+    for message in reversed(request.messages):
         if message["role"] == "user":
             content = message["content"]
             if isinstance(content, str):
@@ -37,7 +37,7 @@ def first_prompt(request: Request) -> str:
 
 
 class RoutedOpenAI(ScriptedOpenAI):
-    """Answers each conversation (by its first prompt) from its own script, in order."""
+    """Answers each conversation (by its latest prompt) from its own script, in order."""
 
     def __init__(self) -> None:
         super().__init__(strict=True)
@@ -49,7 +49,7 @@ class RoutedOpenAI(ScriptedOpenAI):
         self.routes[prompt].extend(replies)
 
     def reply_to(self, request: Request) -> Reply:
-        key = first_prompt(request)
+        key = last_prompt(request)
         self.asked.append(key)
         queue = self.routes.get(key)
         if queue:
@@ -156,3 +156,53 @@ async def wait_for(condition: Any, timeout: float = HANG_GUARD) -> None:
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(poll(), timeout)
+
+
+LIVE_ONLY = frozenset(
+    {
+        "usage_update",
+        "session_info_update",
+        "current_mode_update",
+        "available_commands_update",
+        "config_option_update",
+    }
+)
+CHUNK_KINDS = ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+
+
+def threads(pairs: Iterable[tuple[str, dict[str, Any]]]) -> dict[tuple[str, str], list[Any]]:
+    """The updates a session with children drew, as a load must draw them again: for each
+    session, its own updates, and on the parent each task's (its card, its child's states and
+    answer) apart, in order; a message's chunks joined (the log keeps a message whole), the
+    live-only meter, titles and ``in_progress`` marks left out."""
+    drawn: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    for session, update in pairs:
+        kind = update["sessionUpdate"]
+        if kind in LIVE_ONLY or (
+            kind == "tool_call_update" and set(update) == {"sessionUpdate", "toolCallId", "status"}
+        ):
+            continue
+        if kind == "subagent_update":
+            concern = update["sessionId"]
+        elif kind in ("session_message", "session_message_chunk"):
+            concern = update["messageId"].removesuffix("~answer")
+        else:
+            concern = update.get("toolCallId", "")
+        concern = concern.rpartition("~task~")[2]  # a child's: its task call's
+        key = (session, concern if session_is_parent(session) else "")
+        thread = drawn[key]
+        if (
+            kind in CHUNK_KINDS
+            and thread
+            and thread[-1]["sessionUpdate"] == kind
+            and (thread[-1]["messageId"] == update["messageId"])
+        ):
+            joined = thread[-1]["content"]["text"] + update["content"]["text"]
+            thread[-1] = {**update, "content": {"type": "text", "text": joined}}
+            continue
+        thread.append(update)
+    return dict(drawn)
+
+
+def session_is_parent(session: str) -> bool:
+    return "~task~" not in session

@@ -23,13 +23,17 @@ from tests.server.subagent_harness import (
     SUBAGENTS,
     RoutedOpenAI,
     answer_permissions,
+    last_prompt,
     of_kind,
     session_links,
     sidecar,
     task_call,
     tasks,
+    threads,
+    unstable_checked,
     updates_of,
 )
+from tests.server.wire import spawned
 
 PROMPT = "look into both"
 
@@ -49,7 +53,7 @@ def parallel_script(endpoint: RoutedOpenAI) -> None:
 
 def tool_results(endpoint: RoutedOpenAI) -> dict[str, str]:
     """The tool results the parent's model read back, by call id."""
-    last = [r for r in endpoint.requests if r.messages[1]["content"] == PROMPT][-1]
+    last = [r for r in endpoint.requests if last_prompt(r) == PROMPT][-1]
     return {m["tool_call_id"]: m["content"] for m in last.messages if m["role"] == "tool"}
 
 
@@ -325,7 +329,7 @@ async def test_a_child_is_read_only_unless_the_task_asks_and_the_mode_allows(
         response = await client.next_response(await client.start_prompt(parent, PROMPT))
         assert response["result"]["stopReason"] == "end_turn"
     offered = {
-        r.messages[1]["content"]: sorted(t["function"]["name"] for t in r.body.get("tools", []))
+        last_prompt(r): sorted(t["function"]["name"] for t in r.body.get("tools", []))
         for r in endpoint.requests
     }
     assert "task" in offered[PROMPT] and "write" in offered[PROMPT]
@@ -367,3 +371,143 @@ async def test_methods_restricted_on_a_child_are_refused_and_it_is_not_listed(
         assert response["result"]["stopReason"] == "end_turn"
         listed = await client.result("session/list", {})
         assert [s["sessionId"] for s in listed["sessions"]] == [parent]
+
+
+async def load_updates(
+    endpoint: RoutedOpenAI, store: Path, cwd: Path, session: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """What ``session/load`` draws for an opted-in client of a fresh server."""
+    async with sidecar(endpoint, store) as (client, _server):
+        await client.initialize(**SUBAGENTS)
+        await client.result(
+            "session/load", {"sessionId": session, "cwd": str(cwd), "mcpServers": []}
+        )
+        return updates_of(client)
+
+
+async def test_a_load_draws_the_children_as_they_were_drawn_live(tmp_path: Path) -> None:
+    endpoint = RoutedOpenAI()
+    parallel_script(endpoint)
+    store = tmp_path / "store"
+    async with endpoint:
+        async with sidecar(endpoint, store) as (client, _server):
+            await client.initialize(**SUBAGENTS)
+            parent = await client.new_session(str(tmp_path))
+            await client.next_response(await client.start_prompt(parent, PROMPT))
+            live = updates_of(client)
+        loaded = await load_updates(endpoint, store, tmp_path, parent)
+    drawn = threads(live)
+    assert threads(loaded) == drawn
+    child_a = child_session_id(parent, "call_a")
+    assert [u["sessionUpdate"] for u in drawn[(parent, "call_a")]] == [
+        "tool_call",
+        "subagent_update",  # running
+        "tool_call_update",  # the link
+        "subagent_update",  # idle
+        "session_message",  # the answer, from the child
+        "session_message_chunk",
+        "tool_call_update",  # completed, still linked
+    ]
+    assert [u["sessionUpdate"] for u in drawn[(child_a, "")]] == [
+        "session_message",  # the job, from the parent
+        "session_message_chunk",
+        "agent_message_chunk",
+    ]
+    assert {s for s, _ in loaded} == {
+        parent,
+        *(child_session_id(parent, c) for c in ("call_a", "call_b")),
+    }
+
+
+async def test_a_load_without_subagents_draws_only_the_task_cards(tmp_path: Path) -> None:
+    endpoint = RoutedOpenAI()
+    parallel_script(endpoint)
+    store = tmp_path / "store"
+    async with endpoint:
+        async with sidecar(endpoint, store) as (client, _server):
+            await client.initialize()
+            parent = await client.new_session(str(tmp_path))
+            await client.next_response(await client.start_prompt(parent, PROMPT))
+            live = updates_of(client)
+        async with sidecar(endpoint, store) as (client, _server):
+            await client.initialize()
+            await client.result(
+                "session/load", {"sessionId": parent, "cwd": str(tmp_path), "mcpServers": []}
+            )
+            loaded = updates_of(client)
+    assert {s for s, _ in loaded} == {parent}
+    completed = lambda pairs: [  # noqa: E731
+        u
+        for _, u in pairs
+        if u.get("status") == "completed" and u.get("toolCallId") in ("call_a", "call_b")
+    ]
+    assert completed(loaded) == completed(live)
+    assert [
+        u["content"]["text"] for _, u in loaded if u["sessionUpdate"] == "agent_message_chunk"
+    ] == ["Both read."]
+
+
+@pytest.mark.process  # a fresh sidecar loads what the in-process one stored
+async def test_a_fresh_process_loads_children_as_they_were_drawn_live(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    endpoint = RoutedOpenAI()
+    read_a, read_b, write = "Report what a.txt says.", "Say hello.", "Write done into out.txt."
+    endpoint.route(
+        PROMPT,
+        tasks(task_call(0, "call_a", "Read a", read_a), task_call(1, "call_b", "Greet", read_b)),
+        answer("Both done."),
+    )
+    endpoint.route(
+        read_a,
+        Reply([model_call(0, "call_r", "read", '{"path": "a.txt"}'), stop("tool_calls")]),
+        answer("a says one."),
+    )
+    endpoint.route(read_b, answer("hello"))
+    endpoint.route(
+        "now write",
+        tasks(task_call(0, "call_c", "Write out", write, write=True)),
+        answer("Written."),
+    )
+    endpoint.route(
+        write,
+        Reply(
+            [
+                model_call(0, "call_w", "write", '{"path": "out.txt", "content": "done"}'),
+                stop("tool_calls"),
+            ]
+        ),
+        answer("Wrote it."),
+    )
+    store = tmp_path / "store"
+    async with endpoint, sidecar(endpoint, store) as (client, _server):
+        await client.initialize(**SUBAGENTS)
+        parent = await client.new_session(str(tmp_path))
+        await client.next_response(await client.start_prompt(parent, PROMPT))
+        answered = await answer_permissions(
+            client, await client.start_prompt(parent, "now write"), "allow_once"
+        )
+        assert answered["result"]["stopReason"] == "end_turn"
+        live = updates_of(client)
+    async with spawned("--store", str(store)) as (loader, _process):
+        unstable_checked(loader)
+        await loader.initialize(**SUBAGENTS)
+        await loader.result(
+            "session/load", {"sessionId": parent, "cwd": str(tmp_path), "mcpServers": []}
+        )
+        loaded = updates_of(loader)
+    drawn = threads(live)
+    assert threads(loaded) == drawn
+    states = [
+        u.get("state") for u in drawn[(parent, "call_c")] if u["sessionUpdate"] == "subagent_update"
+    ]
+    assert states == [
+        {"state": "running"},
+        {"state": "requires_action"},
+        {"state": "running"},
+        {"state": "idle", "stopReason": "end_turn"},
+    ]
+    child_a = child_session_id(parent, "call_a")
+    assert [u.get("toolCallId") for u in drawn[(child_a, "")] if "toolCallId" in u] == [
+        "call_r",
+        "call_r",
+    ]

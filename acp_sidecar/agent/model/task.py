@@ -8,11 +8,13 @@ by one, as the parent's are.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Annotated
 
 import attrs
 
-from acp_sidecar.agent.delegation import Delegate, Delegation
+from acp_sidecar.agent.delegation import Delegate, Delegated, Delegation
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.definition import ToolDefinition, define_tool
 from acp_sidecar.tools.errors import ToolCancelledError, ToolExecutionError
@@ -85,3 +87,28 @@ def task_tool(delegate: Delegate) -> ToolDefinition:
         present_call=present_task_call,
         read_only=True,
     )
+
+
+async def _not_delegating(job: Delegation) -> Delegated:
+    raise RuntimeError("a stored task call is drawn, never run")
+
+
+@functools.cache
+def stored_task_tool() -> ToolDefinition:
+    """The ``task`` tool as a stored session's cards are drawn with (its presenters only)."""
+    return task_tool(_not_delegating)
+
+
+def with_task_cards(
+    lookup: Callable[[str], ToolDefinition | None],
+) -> Callable[[str], ToolDefinition | None]:
+    """``lookup``, finding the ``task`` tool too (which no registry holds: each turn that can
+    delegate adds its own), so a replayed task card is the one drawn live."""
+
+    def find(name: str) -> ToolDefinition | None:
+        found = lookup(name)
+        if found is None and name == TASK_TOOL:
+            return stored_task_tool()
+        return found
+
+    return find
