@@ -11,6 +11,7 @@ from typing import TypeAlias
 import attrs
 
 from acp_sidecar.protocol.session import StopReason
+from acp_sidecar.store.records import UsageRecord
 from acp_sidecar.tools.cancel import CancelSignal
 
 
@@ -47,6 +48,8 @@ class Delegated:
     """Its final answer (the text of its last message), ``None`` when it gave none."""
     explained: str | None = None
     """What the sidecar last told about the child (why a request failed), if anything."""
+    usage: tuple[UsageRecord, ...] = ()
+    """What its model requests used, in order (the last one's cost is the child's total)."""
 
 
 Delegate: TypeAlias = Callable[[Delegation], Awaitable[Delegated]]

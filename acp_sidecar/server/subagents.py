@@ -31,6 +31,7 @@ from acp_sidecar.protocol.tool_call import ToolCallStart
 from acp_sidecar.protocol.updates import AgentMessageChunk, AgentThoughtChunk, SessionUpdate
 from acp_sidecar.server.children import ChildSession
 from acp_sidecar.server.recording import ChildRecorder
+from acp_sidecar.store.records import CompactionRecord, UsageRecord
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
@@ -117,6 +118,7 @@ async def run_child(
     ids = MessageIds()
     answer = _Answer()
     told: list[str] = []
+    used: list[UsageRecord] = []
     prompt = (TextContentBlock(text=job.prompt),)
     job_id = ids.user_message()
     if recorder is not None:
@@ -151,6 +153,13 @@ async def run_child(
         links[job.call_id] = child_id  # its later updates keep the link (not this one)
         for update in subagents.message(job_id, parent_id, child_id, prompt):
             await server.send_update(child_id, update)
+
+    def keep(record: UsageRecord | CompactionRecord) -> None:
+        if isinstance(record, UsageRecord):
+            used.append(record)
+        if recorder is not None:
+            recorder.keep(record)
+
     allowed = job.write and session.policy.mode != "read-only"
     registry = parent.tools if parent.tools is not None else server.tools.registry
     asker = _ChildAsker(server, parent.scope, child_id, job.description, opted)
@@ -178,7 +187,7 @@ async def run_child(
         model=parent.model,
         reasoning_effort=parent.reasoning_effort,
         inform=parent.inform,
-        keep=None if recorder is None else recorder.keep,
+        keep=keep,
     )
     child = attrs.evolve(child, delegate=delegate_for(server, session, driver, child, links, depth))
     stop: StopReason = "cancelled"
@@ -194,7 +203,8 @@ async def run_child(
             recorder.end(stop)
     if opted:
         await parent.send(subagents.state(child_id, "idle", stop))
-    return Delegated(child_id, stop, answer.text, told[-1] if told else None)
+    explained = told[-1] if told else None
+    return Delegated(child_id, stop, answer.text, explained, tuple(used))
 
 
 def child_tools(registry: ToolRegistry, write: bool) -> ToolRegistry:

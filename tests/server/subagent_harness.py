@@ -78,7 +78,7 @@ def session_links(update: dict[str, Any]) -> list[dict[str, Any]]:
 def check_message(message: dict[str, Any], request_method: str | None = None) -> None:
     """One message the sidecar wrote, judged by the unstable schema, where the stabilized
     page's ``session`` tool-call content (which that schema does not define yet) is checked
-    for its pinned shape, ``{type: "session", sessionId}``, and judged without it."""
+    for its pinned shape, ``{type: "session", sessionId, _meta?}``, and judged without it."""
     update = message.get("params", {}).get("update") if "method" in message else None
     if isinstance(update, dict) and update.get("sessionUpdate") in (
         "tool_call",
@@ -86,7 +86,8 @@ def check_message(message: dict[str, Any], request_method: str | None = None) ->
     ):
         links = session_links(update)
         for link in links:
-            assert set(link) == {"type", "sessionId"} and isinstance(link["sessionId"], str), link
+            assert {"type", "sessionId"} <= set(link) <= {"type", "sessionId", "_meta"}, link
+            assert isinstance(link["sessionId"], str) and link["sessionId"], link
         if links:
             content = [item for item in update["content"] if item.get("type") != "session"]
             message = {

@@ -11,18 +11,23 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
+import acp_sidecar.protocol as p
 from acp_sidecar.bridge.subagents import child_session_id
+from acp_sidecar.protocol import to_wire
 from acp_sidecar.store import ChildRecord, SessionStore
-from tests.acp_schema import SchemaViolation, validate_instance
-from tests.agent.model.fake_openai import Pause, Reply, answer, say, stop
+from tests.acp_schema import SchemaViolation, load_schema, validate_instance
+from tests.agent.model.fake_openai import Pause, Reply, answer, say, stop, usage
 from tests.agent.model.fake_openai import tool_call as model_call
+from tests.protocol.samples import SUBAGENT_UPDATES, sample_id
 from tests.server.subagent_harness import (
     HANG_GUARD,
     SUBAGENTS,
     RoutedOpenAI,
     answer_permissions,
+    check_message,
     last_prompt,
     of_kind,
     session_links,
@@ -511,3 +516,54 @@ async def test_a_fresh_process_loads_children_as_they_were_drawn_live(tmp_path: 
         "call_r",
         "call_r",
     ]
+
+
+def test_the_subagent_types_carry_meta_as_the_unstable_schema_does() -> None:
+    """Each modelled subagent type has ``meta`` exactly when its unstable schema type has
+    ``_meta`` (``ToolCallSession``, which no schema has yet, carries it as every content does)."""
+    defs = load_schema(unstable=True)["$defs"]
+    names = {
+        p.SubagentUpdate: "SubagentUpdate",
+        p.SubagentState: "RunningStateUpdate",
+        p.SubagentSessionCapabilities: "SubagentSessionCapabilities",
+        p.SessionCancelCapabilities: "SessionCancelCapabilities",
+        p.SessionMessage: "SessionMessage",
+        p.SessionMessageChunk: "SessionMessageChunk",
+    }
+    for cls, name in names.items():
+        has_meta = any(a.name == "meta" for a in attrs.fields(cls))
+        assert ("_meta" in defs[name]["properties"]) == has_meta, cls
+    assert "subagents" in defs["ClientCapabilities"]["properties"]
+
+
+@pytest.mark.parametrize("sample", SUBAGENT_UPDATES, ids=sample_id)
+def test_each_subagent_update_is_the_unstable_schemas(sample: Any) -> None:
+    check_message({"jsonrpc": "2.0", "method": "session/update", "params": to_wire(sample.value)})
+
+
+async def test_a_childs_spending_counts_toward_its_parents_cost(tmp_path: Path) -> None:
+    endpoint = RoutedOpenAI()
+    job = "Report what a.txt says."
+    endpoint.route(
+        PROMPT,
+        Reply([task_call(0, "call_a", "Read a", job), stop("tool_calls")], usage=usage(100, 5)),
+        Reply([*say("Done."), stop()], usage=usage(200, 3)),
+    )
+    endpoint.route(job, Reply([*say("a says 1."), stop()], usage=usage(10, 2)))
+    dollar_a_token = "test-model:context=8000,input=1000000,output=1000000,currency=USD"
+    async with (
+        endpoint,
+        sidecar(endpoint, tmp_path / "store", "--model-info", dollar_a_token) as (
+            client,
+            _server,
+        ),
+    ):
+        await client.initialize(**SUBAGENTS)
+        parent = await client.new_session(str(tmp_path))
+        await client.next_response(await client.start_prompt(parent, PROMPT))
+        live = updates_of(client)
+    child = child_session_id(parent, "call_a")
+    meters = [(s, u["cost"]["amount"]) for s, u in of_kind(live, "usage_update")]
+    # The parent's first response, the child's own meter, the parent's total with the
+    # child's spending, then the parent's last response on top.
+    assert meters == [(parent, 105.0), (child, 12.0), (parent, 117.0), (parent, 320.0)]

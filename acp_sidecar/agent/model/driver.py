@@ -50,7 +50,7 @@ from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from acp_sidecar.agent.delegation import Delegate
+    from acp_sidecar.agent.delegation import Delegate, Delegated, Delegation
     from acp_sidecar.agent.model.endpoint import Endpoint
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,17 @@ def with_task(registry: ToolRegistry, delegate: Delegate) -> ToolRegistry:
     from acp_sidecar.agent.toolset import narrowed
 
     return narrowed(registry, extra=(task_tool(delegate),))
+
+
+def counted(delegate: Delegate, context: TurnContext) -> Delegate:
+    """``delegate``, whose children's spending counts toward the turn's session."""
+
+    async def delegate_counted(job: Delegation) -> Delegated:
+        done = await delegate(job)
+        await context.account_child(done.usage)
+        return done
+
+    return delegate_counted
 
 
 def _endpoint_class() -> type[Endpoint]:
@@ -146,9 +157,6 @@ class ModelDriver(DriverBase):
         if endpoint is None:
             return "end_turn"
         registry = self.registry if turn.tools is None else turn.tools
-        if turn.delegate is not None:
-            registry = with_task(registry, turn.delegate)
-        tools = tool_specs(registry.schemas())
         instructions = await asyncio.to_thread(self._instructions.read, turn.cwd)
         context = TurnContext(
             turn,
@@ -160,6 +168,9 @@ class ModelDriver(DriverBase):
             on_retry=retry_teller(turn, endpoint),
             wait_sleep=self.wait_sleep,
         )
+        if turn.delegate is not None:
+            registry = with_task(registry, counted(turn.delegate, context))
+        tools = tool_specs(registry.schemas())
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
         named = {spec["function"]["name"] for spec in tools}
