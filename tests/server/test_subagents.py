@@ -8,6 +8,9 @@ Every message is judged by the unstable schema (``tests.server.subagent_harness`
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +21,13 @@ import acp_sidecar.protocol as p
 from acp_sidecar.bridge.subagents import child_session_id
 from acp_sidecar.protocol import to_wire
 from acp_sidecar.store import ChildRecord, SessionStore
+from benchmarks.ts_sdk import install_ts_sdk
 from tests.acp_schema import SchemaViolation, load_schema, validate_instance
 from tests.agent.model.fake_openai import Pause, Reply, answer, say, stop, usage
 from tests.agent.model.fake_openai import tool_call as model_call
 from tests.protocol.samples import SUBAGENT_UPDATES, sample_id
 from tests.server.subagent_harness import (
+    ENV,
     HANG_GUARD,
     SUBAGENTS,
     RoutedOpenAI,
@@ -38,7 +43,7 @@ from tests.server.subagent_harness import (
     unstable_checked,
     updates_of,
 )
-from tests.server.wire import spawned
+from tests.server.wire import ROOT, spawned
 
 PROMPT = "look into both"
 
@@ -567,3 +572,74 @@ async def test_a_childs_spending_counts_toward_its_parents_cost(tmp_path: Path) 
     # The parent's first response, the child's own meter, the parent's total with the
     # child's spending, then the parent's last response on top.
     assert meters == [(parent, 105.0), (child, 12.0), (parent, 117.0), (parent, 320.0)]
+
+
+TS_CLIENT = Path(__file__).with_name("ts_subagent_client.mjs")
+
+
+@pytest.mark.process  # node runs the official TypeScript SDK's client, which spawns the sidecar
+async def test_the_typescript_sdk_client_takes_the_children(tmp_path: Path) -> None:
+    """The official TS SDK 2.4.0 client (its unstable entrypoint, which knows subagents; the
+    Python SDK 0.12.1 does not) against a spawned sidecar: parallel children and a child's
+    permission request arrive as it parses them, and a prompt to a child is refused."""
+    installed = install_ts_sdk()
+    if isinstance(installed, str):
+        pytest.skip(f"the TypeScript SDK is not available: {installed}")
+    node, directory = installed
+    script = directory / TS_CLIENT.name
+    script.write_text(TS_CLIENT.read_text())
+    endpoint = RoutedOpenAI()
+    write = "Write done into out.txt."
+    endpoint.route(
+        PROMPT,
+        tasks(
+            task_call(0, "call_a", "Read a", "Report what a.txt says."),
+            task_call(1, "call_b", "Write out", write, write=True),
+        ),
+        answer("Both done."),
+    )
+    endpoint.route("Report what a.txt says.", answer("a says 1."))
+    endpoint.route(
+        write,
+        Reply(
+            [
+                model_call(0, "call_w", "write", '{"path": "out.txt", "content": "done"}'),
+                stop("tool_calls"),
+            ]
+        ),
+        answer("Wrote it."),
+    )
+    async with endpoint:
+        sidecar = [
+            sys.executable, "-m", "acp_sidecar", "--model", "test-model",
+            "--base-url", endpoint.base_url, "--store", str(tmp_path / "store"),
+        ]  # fmt: skip
+        env = {
+            **os.environ,
+            **ENV,
+            "PYTHONPATH": str(ROOT),
+            "SIDECAR_ARGV": json.dumps(sidecar),
+            "SESSION_CWD": str(tmp_path),
+            "PROMPT_TEXT": PROMPT,
+        }
+        process = await asyncio.create_subprocess_exec(
+            node, str(script), cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
+        )
+        out, _ = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0
+    seen = json.loads(out)
+    parent = seen["sessionId"]
+    assert seen["stopReason"] == "end_turn"
+    assert seen["refused"]["code"] == -32600 and "subagent session" in seen["refused"]["message"]
+    pairs = [(n["sessionId"], n["update"]) for n in seen["updates"]]
+    for notification in seen["updates"]:
+        check_message({"jsonrpc": "2.0", "method": "session/update", "params": notification})
+    children = {child_session_id(parent, c) for c in ("call_a", "call_b")}
+    assert {s for s, _ in pairs} == {parent, *children}
+    announced = [u["sessionId"] for s, u in pairs if u["sessionUpdate"] == "subagent_update"]
+    for child in children:
+        first = next(i for i, (s, _) in enumerate(pairs) if s == child)
+        assert child in announced[: first + 1]
+    [asked] = seen["permissions"]
+    assert asked["sessionId"] == child_session_id(parent, "call_b")
+    assert (tmp_path / "out.txt").read_text() == "done"
