@@ -85,6 +85,7 @@ WIRE_PEERS: dict[str, list[str]] = {
 """``acp-sidecar`` logs every turn and syncs the log at its end (the default, for
 durability); ``acp-sidecar-nosync`` is the same with ``--fsync never``, to show that cost."""
 
+
 def ts_sdk_agent() -> list[str] | None:
     """The command running the TypeScript SDK agent, installing the SDK first if needed;
     ``None`` (the reason printed) when node, npm or the registry is unavailable."""
