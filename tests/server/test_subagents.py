@@ -8,6 +8,7 @@ Every message is judged by the unstable schema (``tests.server.subagent_harness`
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import sys
@@ -18,7 +19,11 @@ import attrs
 import pytest
 
 import acp_sidecar.protocol as p
+from acp_sidecar.agent.model.task import with_task_cards
+from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.bridge.subagents import child_session_id
+from acp_sidecar.export.markdown import write_markdown
+from acp_sidecar.export.source import StoredSession
 from acp_sidecar.protocol import to_wire
 from acp_sidecar.store import ChildRecord, SessionStore
 from benchmarks.ts_sdk import install_ts_sdk
@@ -643,3 +648,32 @@ async def test_the_typescript_sdk_client_takes_the_children(tmp_path: Path) -> N
     [asked] = seen["permissions"]
     assert asked["sessionId"] == child_session_id(parent, "call_b")
     assert (tmp_path / "out.txt").read_text() == "done"
+
+
+async def test_the_export_draws_each_child_inside_its_task_card(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    endpoint = RoutedOpenAI()
+    job = "Report what a.txt says."
+    endpoint.route(PROMPT, tasks(task_call(0, "call_a", "Read a", job)), answer("It says one."))
+    endpoint.route(
+        job,
+        Reply([model_call(0, "call_r", "read", '{"path": "a.txt"}'), stop("tool_calls")]),
+        answer("a says one."),
+    )
+    store = tmp_path / "store"
+    async with endpoint, sidecar(endpoint, store) as (client, _server):
+        await client.initialize()
+        parent = await client.new_session(str(tmp_path))
+        await client.next_response(await client.start_prompt(parent, PROMPT))
+    out = io.StringIO()
+    lookup = with_task_cards(ToolsProvider().registry.get)
+    with StoredSession(SessionStore(store).locate(parent), lookup) as session:
+        write_markdown(session, out, generator="test")
+    text = out.getvalue()
+    card = text.index("Task: Read a")
+    transcript = text.index("Subagent's job:", card)
+    assert text.index("> Report what a.txt says.", transcript) < text.index(
+        "a says one.", transcript
+    )
+    assert "- Read a.txt (lines 1–1 of 1) (completed)" in text[transcript:]
+    assert text.count("Subagent's job:") == 1
