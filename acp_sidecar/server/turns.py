@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from acp_sidecar.bridge.notices import UserMessage, shows_notices
 from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.server.subagents import delegate_for
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.delegation import Delegate
@@ -36,6 +35,8 @@ async def run_prompt_turn(
     driver = server.driver
 
     def delegating(turn: Turn, links: dict[str, str]) -> Delegate | None:
+        from acp_sidecar.server.subagents import delegate_for  # the store: not at start
+
         return delegate_for(server, session, driver, turn, links)
 
     return await session.run_turn(
