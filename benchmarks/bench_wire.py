@@ -13,8 +13,9 @@ through plain pipes by the same minimal NDJSON client, alternating peer order ev
   ``--driver benchmarks.wire_peers:FloodDriver`` for the other figures);
 - ``sdk-agent``: a minimal agent on the official ACP Python SDK (``agent-client-protocol``);
 - ``ts-sdk-agent``: the same agent on the official TypeScript SDK (``@agentclientprotocol/sdk``
-  :data:`TS_SDK_VERSION`, installed with ``npm`` into :data:`TS_SDK_DIR` under the system's
-  temporary directory on first use, run by ``node``); left out, with the reason printed,
+  :data:`~benchmarks.ts_sdk.TS_SDK_VERSION`, installed with ``npm`` into
+  :data:`~benchmarks.ts_sdk.TS_SDK_DIR` under the system's temporary directory on first use,
+  run by ``node``); left out, with the reason printed,
   when ``node``/``npm`` or the registry is unavailable (``--no-ts-sdk`` leaves it out too);
 - ``bare``: ``python -c`` with ``asyncio`` + ``json`` answering NDJSON by hand;
 - ``pygls-floor``: ``bare`` that first imports ``pygls.server`` (cold start only): the floor.
@@ -44,7 +45,6 @@ import argparse
 import compileall
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -57,6 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.hermetic import isolate_benchmark  # noqa: E402
+from benchmarks.ts_sdk import install_ts_sdk  # noqa: E402
 from benchmarks.wire_peers import (  # noqa: E402
     BARE_RESPONDER,
     PYGLS_FLOOR,
@@ -84,34 +85,16 @@ WIRE_PEERS: dict[str, list[str]] = {
 """``acp-sidecar`` logs every turn and syncs the log at its end (the default, for
 durability); ``acp-sidecar-nosync`` is the same with ``--fsync never``, to show that cost."""
 
-TS_SDK_VERSION = "2.4.0"
-TS_SDK_DIR = Path(tempfile.gettempdir()) / f"acp-sidecar-bench-ts-sdk-{TS_SDK_VERSION}"
-"""Where the TypeScript SDK is installed (kept between runs: a cache, not a result)."""
-
 
 def ts_sdk_agent() -> list[str] | None:
     """The command running the TypeScript SDK agent, installing the SDK first if needed;
     ``None`` (the reason printed) when node, npm or the registry is unavailable."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        print("ts-sdk-agent: skipped, node or npm is not on PATH")
+    installed = install_ts_sdk()
+    if isinstance(installed, str):
+        print(f"ts-sdk-agent: skipped, {installed}")
         return None
-    package = TS_SDK_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
-    if not package.exists():
-        TS_SDK_DIR.mkdir(parents=True, exist_ok=True)
-        (TS_SDK_DIR / "package.json").write_text('{"private": true, "type": "module"}\n')
-        try:
-            subprocess.run(
-                [npm, "install", "--no-audit", "--no-fund", "--silent",
-                 f"@agentclientprotocol/sdk@{TS_SDK_VERSION}"],
-                cwd=TS_SDK_DIR, check=True, capture_output=True, timeout=300,
-            )  # fmt: skip
-        except (OSError, subprocess.SubprocessError) as exc:
-            detail = getattr(exc, "stderr", b"") or b""
-            reason = detail.decode(errors="replace").strip().splitlines()[-1:] or [str(exc)]
-            print(f"ts-sdk-agent: skipped, npm install failed: {reason[0]}")
-            return None
-    script = TS_SDK_DIR / "agent.mjs"
+    node, directory = installed
+    script = directory / "agent.mjs"
     script.write_text(TS_SDK_AGENT)
     return [node, str(script)]
 

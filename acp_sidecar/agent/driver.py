@@ -30,6 +30,7 @@ from acp_sidecar.protocol.updates import (
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
+    from acp_sidecar.agent.delegation import Delegate
     from acp_sidecar.agent.model.catalog import ModelCatalog
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.bridge.runner import EventSink
@@ -146,6 +147,10 @@ class Turn:
     messages. ``True``: the driver would end the turn, and with nothing taken no prompt joins
     it after (a later one starts a turn of its own). ``None``: the driver's turns take no
     steering (see :attr:`Driver.steers`)."""
+    delegate: Delegate | None = None
+    """Runs a job in a child conversation (a subagent) and returns how it ended; a driver
+    with tools offers it as the ``task`` tool. ``None``: the turn cannot delegate (no server
+    to run a child, or the child would be deeper than the depth limit)."""
 
 
 async def send_notice(turn: Turn, text: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -95,6 +95,24 @@ class ToolsProvider:
     def _problem(self, message: str) -> None:
         self.problems.append(message)
         logger.error("%s", message)
+
+
+def narrowed(
+    registry: ToolRegistry,
+    *,
+    keep: Callable[[ToolDefinition], bool] | None = None,
+    extra: Sequence[ToolDefinition] = (),
+) -> ToolRegistry:
+    """A registry of ``registry``'s tools that ``keep`` keeps (all without it), then those of
+    ``extra`` whose name is free, with the bridge's policy (``registry`` is not changed)."""
+    narrow = _policed_registry()
+    for definition in registry.visible():
+        if keep is None or keep(definition):
+            narrow.register(definition)  # registered once already: it cannot fail
+    for definition in extra:
+        if narrow.get(definition.name) is None:
+            narrow.register(definition)
+    return narrow
 
 
 def _policed_registry() -> ToolRegistry:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, assert_never, get_args
 
+from acp_sidecar.bridge import subagents
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.message_ids import derived_message_id
 from acp_sidecar.bridge.meter import usage_update
@@ -40,6 +41,7 @@ from acp_sidecar.protocol.updates import (
 from acp_sidecar.store import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ChildRecord,
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
@@ -58,7 +60,7 @@ from acp_sidecar.store import (
     UserMessageRecord,
     interrupted_result,
 )
-from acp_sidecar.tools.json_values import thaw
+from acp_sidecar.tools.json_values import FrozenDict, thaw
 from acp_sidecar.tools.presentation import ToolCallView
 
 logger = logging.getLogger(__name__)
@@ -88,81 +90,82 @@ def known_severity(severity: str) -> NoticeSeverity:
     return next((known for known in get_args(NoticeSeverity) if known == severity), "info")
 
 
-def replay_updates(
-    header: HeaderRecord,
-    records: Iterable[Record],
-    lookup: ToolLookup,
-    ctx: CardContext,
-    client: ClientCapabilities | None = None,
-) -> Iterator[SessionUpdate]:
-    """The updates that redraw a stored session, in order, ending with its mode, for a
-    client with the capabilities ``client`` (``None``: one that advertised no session
-    extension)."""
-    capabilities = ClientCapabilities() if client is None else client
-    compactions_shown = capabilities.shows_compaction
-    mode = known_mode(header.mode)
-    open_calls: dict[str, tuple[ToolCallRecord, ToolCallView]] = {}
-    told: list[UserMessage] = []
-    """Notices told outside the conversation, held until another record: told together."""
-    told_id = ""
-    """The message id the notices held were told under (the first one's)."""
-    session_id = header.session_id
-    paragraphs = Paragraphs()
-    """The sidecar's own texts stand in paragraphs of their own, as they did live."""
-    compactions = 0
-    run: tuple[type[SessionUpdate], int, str] | None = None
-    """The last message chunk drawn: its kind, its record's position and its id."""
+class _Transcript:
+    """What replaying one session's records keeps: its open calls, notices held, paragraphs,
+    compactions and the message chunk drawn last (the parent's, and each child's, apart)."""
 
-    def message_id_of(kind: type[SessionUpdate], position: int, stored: str | None) -> str:
+    def __init__(
+        self, session_id: str, lookup: ToolLookup, ctx: CardContext, client: ClientCapabilities
+    ) -> None:
+        self.session_id = session_id
+        self.lookup = lookup
+        self.ctx = ctx
+        self.capabilities = client
+        self.compactions_shown = client.shows_compaction
+        self.open_calls: dict[str, tuple[ToolCallRecord, ToolCallView]] = {}
+        self.told: list[UserMessage] = []
+        """Notices told outside the conversation, held until another record: told together."""
+        self.told_id = ""
+        """The message id the notices held were told under (the first one's)."""
+        self.paragraphs = Paragraphs()
+        """The sidecar's own texts stand in paragraphs of their own, as they did live."""
+        self.compactions = 0
+        self.run: tuple[type[SessionUpdate], int, str] | None = None
+        """The last message chunk drawn: its kind, its record's position and its id."""
+
+    def message_id_of(self, kind: type[SessionUpdate], position: int, stored: str | None) -> str:
         # A record written before ids joins the message of the record just before it when
         # that one drew the same kind of chunk: live, that text was one message.
-        nonlocal run
+        run = self.run
         if stored:
             found = stored
         elif run is not None and run[0] is kind and run[1] == position - 1:
             found = run[2]
         else:
-            found = derived_message_id(session_id, position)
-        run = (kind, position, found)
+            found = derived_message_id(self.session_id, position)
+        self.run = (kind, position, found)
         return found
 
-    def interrupt_open_calls() -> Iterator[SessionUpdate]:
-        for call, view in open_calls.values():
+    def interrupt_open_calls(self) -> Iterator[SessionUpdate]:
+        lookup, ctx = self.lookup, self.ctx
+        for call, view in self.open_calls.values():
             yield from translate_result(lookup, call, view, interrupted_result(call.call_id), ctx)
-        open_calls.clear()
+        self.open_calls.clear()
 
-    for position, record in enumerate(records, 1):
-        if told and not (isinstance(record, NoticeRecord) and record.severity is not None):
-            yield from user_updates(capabilities, told, paragraphs, told_id)
-            told.clear()
+    def flush_told(self) -> Iterator[SessionUpdate]:
+        if self.told:
+            yield from user_updates(self.capabilities, self.told, self.paragraphs, self.told_id)
+            self.told.clear()
+
+    def feed(self, position: int, record: Record) -> Iterator[SessionUpdate]:
+        """The updates ``record`` draws (session state changes are the caller's)."""
+        if self.told and not (isinstance(record, NoticeRecord) and record.severity is not None):
+            yield from self.flush_told()
+        lookup, ctx, paragraphs = self.lookup, self.ctx, self.paragraphs
         match record:  # the commonest records first: a case costs a class test
             case ToolCallRecord(call_id=call_id):
                 start, view = translate_call(lookup, record, ctx)
-                open_calls[call_id] = (record, view)
+                self.open_calls[call_id] = (record, view)
                 yield start
             case ToolResultRecord(result=result):
-                opened = open_calls.pop(result.call_id, None)
+                opened = self.open_calls.pop(result.call_id, None)
                 if opened is not None:
                     call, view = opened
                     yield from translate_result(lookup, call, view, result, ctx)
             case UserMessageRecord(content=content, message_id=message_id):
                 paragraphs.new_message()
-                message_id = message_id or derived_message_id(session_id, position)
-                for block in content:
-                    try:
-                        decoded: ContentBlock = from_wire(thaw(block), ContentBlock)  # type: ignore[arg-type]
-                        yield UserMessageChunk(content=decoded, message_id=message_id)
-                    except ProtocolParamsError as exc:
-                        logger.warning("skipped a stored prompt block: %s", exc)
+                message_id = message_id or derived_message_id(self.session_id, position)
+                for decoded in _prompt_blocks(content):
+                    yield UserMessageChunk(content=decoded, message_id=message_id)
             case AgentMessageRecord(text=text, message_id=message_id):
-                message_id = message_id_of(AgentMessageChunk, position, message_id)
+                message_id = self.message_id_of(AgentMessageChunk, position, message_id)
                 chunk = AgentMessageChunk(
                     content=TextContentBlock(text=text), message_id=message_id
                 )
                 yield paragraphs.shown(chunk)
             case NoticeRecord(text=text, severity=severity, message_id=message_id):
                 if severity is None:  # told in the agent's voice, to every client alike
-                    message_id = message_id_of(AgentMessageChunk, position, message_id)
+                    message_id = self.message_id_of(AgentMessageChunk, position, message_id)
                     shown = paragraphs.notice(text)
                     yield AgentMessageChunk(
                         content=TextContentBlock(text=shown), message_id=message_id
@@ -174,48 +177,173 @@ def replay_updates(
                         except ProtocolParamsError as exc:
                             logger.warning("skipped a stored notice block: %s", exc)
                 else:
-                    message_id = message_id or derived_message_id(session_id, position)
-                    told_id = told_id if told else message_id
-                    told.append(UserMessage(known_severity(severity), text))
+                    message_id = message_id or derived_message_id(self.session_id, position)
+                    self.told_id = self.told_id if self.told else message_id
+                    self.told.append(UserMessage(known_severity(severity), text))
             case AgentThoughtRecord(text=text, message_id=message_id):
-                message_id = message_id_of(AgentThoughtChunk, position, message_id)
+                message_id = self.message_id_of(AgentThoughtChunk, position, message_id)
                 yield AgentThoughtChunk(content=TextContentBlock(text=text), message_id=message_id)
             case GapRecord(reason=reason):
                 shown = paragraphs.notice(gap_text(reason))
                 yield AgentMessageChunk(
                     content=TextContentBlock(text=shown),
-                    message_id=message_id_of(AgentMessageChunk, position, None),
+                    message_id=self.message_id_of(AgentMessageChunk, position, None),
                 )
-            case ModeChangeRecord(mode=changed):
-                mode = known_mode(changed)
-            case ConfigChangeRecord():
-                pass  # restored into the session, not drawn (the load answer carries it)
             case TurnEndRecord():
-                yield from interrupt_open_calls()
+                yield from self.interrupt_open_calls()
             case UsageRecord(context_window=size) if size is not None:
                 yield usage_update(record, size)
             case CompactionRecord(summary=summary):
-                compactions += 1
-                if compactions_shown:
+                self.compactions += 1
+                if self.compactions_shown:
                     yield CompactionUpdate(
-                        compaction_id=f"compaction_replayed_{compactions}",
+                        compaction_id=f"compaction_replayed_{self.compactions}",
                         status="completed",
                         summary=[TextContentBlock(text=summary)],
                     )
             case (
                 HeaderRecord()
+                | ModeChangeRecord()
+                | ConfigChangeRecord()
                 | DirectoriesChangeRecord()
                 | UsageRecord()
                 | PermissionAskedRecord()
                 | PermissionAnswerRecord()
                 | PermissionRememberedRecord()
+                | ChildRecord()
             ):
-                pass  # session state, or decisions that were a request and its answer live
+                pass  # session state, decisions that were a request and its answer live, or a
+                # child's record (the caller's)
             case _:
                 assert_never(record)
-    yield from user_updates(capabilities, told, paragraphs, told_id)
-    yield from interrupt_open_calls()
+
+    def finish(self) -> Iterator[SessionUpdate]:
+        yield from user_updates(self.capabilities, self.told, self.paragraphs, self.told_id)
+        self.told.clear()
+        yield from self.interrupt_open_calls()
+
+
+def _prompt_blocks(content: Iterable[Any]) -> Iterator[ContentBlock]:
+    for block in content:
+        try:
+            decoded: ContentBlock = from_wire(thaw(block), ContentBlock)  # type: ignore[arg-type]
+        except ProtocolParamsError as exc:
+            logger.warning("skipped a stored prompt block: %s", exc)
+            continue
+        yield decoded
+
+
+def replay_updates(
+    header: HeaderRecord,
+    records: Iterable[Record],
+    lookup: ToolLookup,
+    ctx: CardContext,
+    client: ClientCapabilities | None = None,
+) -> Iterator[SessionUpdate]:
+    """The updates that redraw a stored session, in order, ending with its mode, for a
+    client with the capabilities ``client`` (``None``: one that advertised no session
+    extension); a child's records draw nothing here (see :func:`replay_sessions`)."""
+    capabilities = ClientCapabilities() if client is None else client
+    transcript = _Transcript(header.session_id, lookup, ctx, capabilities)
+    mode = known_mode(header.mode)
+    feed = transcript.feed
+    for position, record in enumerate(records, 1):
+        if type(record) is ModeChangeRecord:
+            mode = known_mode(record.mode)
+        yield from feed(position, record)
+    yield from transcript.finish()
     yield CurrentModeUpdate(current_mode_id=mode)
+
+
+def replay_sessions(
+    header: HeaderRecord,
+    records: Iterable[Record],
+    lookup: ToolLookup,
+    ctx: CardContext,
+    client: ClientCapabilities,
+) -> Iterator[tuple[str, SessionUpdate]]:
+    """As :func:`replay_updates`, each update with the session it is for, to a client that
+    takes subagents: a child's records redraw it under its own id, announced and linked to
+    its task card as they were live (:mod:`acp_sidecar.bridge.subagents`)."""
+    parent_id = header.session_id
+    parent = _Transcript(parent_id, lookup, ctx, client)
+    children: dict[str, _Transcript] = {}
+    by_call: dict[str, str] = {}
+    """The task calls with a child, and the child's id."""
+    mode = known_mode(header.mode)
+    for position, record in enumerate(records, 1):
+        if type(record) is ChildRecord:
+            yield from _child_record(parent, children, by_call, position, record)
+            continue
+        if type(record) is ModeChangeRecord:
+            mode = known_mode(record.mode)
+        if type(record) is ToolResultRecord and record.call_id in by_call:
+            child_id = by_call.pop(record.call_id)
+            for update in parent.feed(position, record):
+                for shown in subagents.task_card(update, parent_id, child_id):
+                    yield parent_id, shown
+            continue
+        for update in parent.feed(position, record):
+            yield parent_id, update
+    for child_id, child in children.items():
+        for update in child.finish():
+            yield child_id, update
+    for update in parent.finish():
+        yield parent_id, update
+    yield parent_id, CurrentModeUpdate(current_mode_id=mode)
+
+
+def _child_record(
+    parent: _Transcript,
+    children: dict[str, _Transcript],
+    by_call: dict[str, str],
+    position: int,
+    record: ChildRecord,
+) -> Iterator[tuple[str, SessionUpdate]]:
+    """The updates a child's record draws, the child announced first."""
+    parent_id, child_id, inner = parent.session_id, record.session_id, record.record
+    child = children.get(child_id)
+    if child is None:
+        call_id = next(
+            (c for c in parent.open_calls if subagents.child_session_id(parent_id, c) == child_id),
+            None,
+        )
+        title = "Subagent"
+        if call_id is not None:
+            by_call[call_id] = child_id
+            title = _task_title(parent.open_calls[call_id][0])
+        child = children[child_id] = _Transcript(
+            child_id, parent.lookup, parent.ctx, parent.capabilities
+        )
+        yield parent_id, subagents.announce(child_id, title)
+        if call_id is not None:
+            yield parent_id, subagents.link(call_id, child_id)
+    match inner:
+        case UserMessageRecord(content=content, message_id=message_id):
+            child.paragraphs.new_message()
+            message_id = message_id or derived_message_id(child_id, position)
+            for update in subagents.message(
+                message_id, parent_id, child_id, _prompt_blocks(content)
+            ):
+                yield child_id, update
+        case PermissionAskedRecord():
+            yield parent_id, subagents.state(child_id, "requires_action")
+        case PermissionAnswerRecord():
+            yield parent_id, subagents.state(child_id, "running")
+        case TurnEndRecord(stop_reason=stop_reason):
+            for update in child.finish():
+                yield child_id, update
+            yield parent_id, subagents.state(child_id, "idle", stop_reason)
+        case _:
+            for update in child.feed(position, inner):
+                yield child_id, update
+
+
+def _task_title(call: ToolCallRecord) -> str:
+    """The child's title: its task's description (the call's arguments)."""
+    arguments = call.arguments
+    described = arguments.get("description") if isinstance(arguments, FrozenDict) else None
+    return described if isinstance(described, str) and described else "Subagent"
 
 
 def session_info(title: str | None, updated_at: datetime) -> SessionInfoUpdate:
@@ -241,11 +369,16 @@ def load_notifications(
     from acp_sidecar.protocol.converter import to_wire
     from acp_sidecar.protocol.updates import SessionNotification
 
-    tail: tuple[SessionUpdate, ...] = () if info is None else (info,)
-    replayed = replay_updates(header, records, lookup, ctx, client)
-    for update in itertools.chain(replayed, tail):
+    tail: tuple[tuple[str, SessionUpdate], ...] = () if info is None else ((session_id, info),)
+    if client is not None and client.takes_subagents:
+        replayed: Iterable[tuple[str, SessionUpdate]] = replay_sessions(
+            header, records, lookup, ctx, client
+        )
+    else:
+        replayed = ((session_id, u) for u in replay_updates(header, records, lookup, ctx, client))
+    for sent_to, update in itertools.chain(replayed, tail):
         yield {
             "jsonrpc": "2.0",
             "method": "session/update",
-            "params": to_wire(SessionNotification(session_id=session_id, update=update)),
+            "params": to_wire(SessionNotification(session_id=sent_to, update=update)),
         }

@@ -101,12 +101,13 @@ def run_export(args: argparse.Namespace, store: SessionStore, lookup: ToolLookup
 
 def run_replay(args: argparse.Namespace) -> int:
     """``acp-sidecar replay``: a stored session as the editor drew it (or its NDJSON)."""
+    from acp_sidecar.agent.model.task import with_task_cards
     from acp_sidecar.console import output_console
     from acp_sidecar.export.replaying import replay_session
     from acp_sidecar.store import SessionStore, StoreError
 
     store = SessionStore(args.store)
-    lookup = tools_provider(args).registry.get
+    lookup = with_task_cards(tools_provider(args).registry.get)
     if args.html is not None or args.markdown is not None:
         return run_export(args, store, lookup)
     try:

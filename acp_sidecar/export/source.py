@@ -16,10 +16,18 @@ from typing import Any
 import attrs
 
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.bridge.replay import known_mode, replay_client, replay_updates
+from acp_sidecar.bridge.replay import known_mode, replay_client, replay_sessions
 from acp_sidecar.bridge.translate import ToolLookup
+from acp_sidecar.export.children import ChildTranscript, drawn_in_card
 from acp_sidecar.protocol.converter import to_wire
-from acp_sidecar.protocol.updates import CurrentModeUpdate, SessionInfoUpdate
+from acp_sidecar.protocol.tool_call import ToolCallProgress
+from acp_sidecar.protocol.updates import (
+    CurrentModeUpdate,
+    SessionInfoUpdate,
+    SessionMessage,
+    SessionMessageChunk,
+    SubagentUpdate,
+)
 from acp_sidecar.render.blocks import (
     Event,
     ModeSwitched,
@@ -158,7 +166,10 @@ class StoredSession:
         self._ctx = CardContext(
             cwd=header.cwd, terminal_output=terminal_output, plan_operations=True
         )
-        self._client = replay_client(notices=notices, compaction=compaction)
+        # As a client that takes subagents: a child is drawn inside its task card.
+        self._client = attrs.evolve(
+            replay_client(notices=notices, compaction=compaction), subagents={}
+        )
 
     def __enter__(self) -> StoredSession:
         return self
@@ -187,15 +198,27 @@ class StoredSession:
                     pending.append(Timed(record.at, event))
                 yield record
 
-        replayed = replay_updates(
+        parent = self._header.session_id
+        children: dict[str, ChildTranscript] = {}
+        replayed = replay_sessions(
             self._header, tap(self._log), self._lookup, self._ctx, self._client
         )
-        for update in replayed:
+        for session_id, update in replayed:
             # Events come from records that send no update, read before this update's own.
             while pending:
                 yield pending.popleft()
+            if session_id != parent:
+                children.setdefault(session_id, ChildTranscript()).hear(update)
+                continue  # drawn inside its task card
             if isinstance(update, CurrentModeUpdate | SessionInfoUpdate):
                 continue  # the session's state at the end: in the facts and heading
+            if isinstance(update, SubagentUpdate | SessionMessage | SessionMessageChunk):
+                continue  # a child's state, and its answer: the task card shows them
+            if isinstance(update, ToolCallProgress):
+                shown = drawn_in_card(update, children)
+                if shown is None:
+                    continue
+                update = shown
             wire = to_wire(update)
             assert isinstance(wire, dict)
             yield Timed(latest[0], wire)

@@ -82,6 +82,9 @@ class ClientCapabilities(WireType):
     plan: dict[str, Any] | None = None
     """Present (``{}``): the client takes ``plan_update`` / ``plan_removed`` instead of the
     legacy ``plan``; ``None``: it does not."""
+    subagents: dict[str, Any] | None = None
+    """Present (``{}``): the client takes child sessions (``subagent_update``,
+    ``session_message``, ``session`` card content); ``None``: it does not."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), e.g. ``{"terminal_output": true}``; verbatim."""
 
@@ -89,6 +92,11 @@ class ClientCapabilities(WireType):
     def takes_plan_operations(self) -> bool:
         """Whether the client advertised ``plan`` (``{}``)."""
         return self.plan is not None
+
+    @property
+    def takes_subagents(self) -> bool:
+        """Whether the client advertised ``subagents`` (``{}``)."""
+        return self.subagents is not None
 
     @property
     def shows_compaction(self) -> bool:

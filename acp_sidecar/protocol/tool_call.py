@@ -62,7 +62,23 @@ class ToolCallTerminal(WireType):
     """Extension metadata (``_meta``), passed through verbatim."""
 
 
-ToolCallContent: TypeAlias = ToolCallContentBlock | ToolCallDiff | ToolCallTerminal
+@attrs.frozen(repr=False, eq=False)
+class ToolCallSession(WireType):
+    """A link from the card to a session (a child the call delegated its work to): the
+    stable ``protocol/v1/subagents`` page's ``session`` content, which the unstable schema
+    does not define yet; sent only to clients that advertised ``subagents``."""
+
+    type: Literal["session"] = attrs.field(default="session", kw_only=True)
+    """The tag, always ``"session"``."""
+    session_id: str
+    """The linked session."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+ToolCallContent: TypeAlias = (
+    ToolCallContentBlock | ToolCallDiff | ToolCallTerminal | ToolCallSession
+)
 """The closed union of tool-call card content, tagged by ``type``."""
 
 

@@ -18,6 +18,7 @@ from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
 from acp_sidecar.protocol.converter import from_wire, to_wire
 from acp_sidecar.protocol.errors import AcpError, ProtocolParamsError
 from acp_sidecar.protocol.methods import EXTENSION_TYPES, INITIALIZE, METHOD_TO_TYPES
+from acp_sidecar.server.children import refuse_child
 from acp_sidecar.server.connection import DEFAULT_MCP_START_TIMEOUT, Connection
 from acp_sidecar.server.handlers import EXTENSION_HANDLERS, HANDLERS
 from acp_sidecar.server.messages import throttled
@@ -77,7 +78,9 @@ class AcpServer(Connection):
             async def run_request(server: AcpServer, raw: Any) -> Any:
                 if gated and not server.initialized:
                     raise AcpError.invalid_request(f"Invalid request: {method} before initialize")
-                result = await handler(server, decode_params(raw, params_type))
+                params = decode_params(raw, params_type)
+                refuse_child(server.children, method, getattr(params, "session_id", None))
+                result = await handler(server, params)
                 return None if result is None else to_wire(result)
 
             self.protocol.fm.feature(method)(run_request)

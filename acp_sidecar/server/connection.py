@@ -25,6 +25,7 @@ from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.initialize import ClientCapabilities
 from acp_sidecar.protocol.methods import SESSION_UPDATE
 from acp_sidecar.protocol.updates import SessionUpdate
+from acp_sidecar.server.children import ChildSession
 from acp_sidecar.server.client import ClientProxy
 from acp_sidecar.server.drivers import DriverSlot
 from acp_sidecar.server.files import ClientFiles
@@ -105,6 +106,8 @@ class Connection(JsonRPCServer):
         self.initialized = False
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, Session] = {}
+        self.children: dict[str, ChildSession] = {}
+        """The child sessions (subagents) the client was told of, by id."""
         self.starting_mcp: set[Stopping] = set()
         """Sessions' MCP servers still starting (a session may not be in ``sessions`` yet)."""
         self.held_logs = HeldLogs()
@@ -267,7 +270,13 @@ class Connection(JsonRPCServer):
         return [UserMessage("warning", f"Warning: {p}.") for p in problems]
 
     def cancel_turn(self, session_id: str) -> None:
-        """Cancel the running turn of ``session_id``, if there is one."""
+        """Cancel the running turn of ``session_id``, if there is one (of a child session: its
+        work alone)."""
+        child = self.children.get(session_id)
+        if child is not None:
+            if child.running is not None:
+                child.running.cancel("session/cancel of the subagent")
+            return
         session = self.sessions.get(session_id)
         if session is None:
             throttled(

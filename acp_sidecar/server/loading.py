@@ -9,6 +9,7 @@ A resume, which replays nothing, sends the context meter the log left after its 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from acp_sidecar.protocol.session import (
     LoadSessionResponse,
     SessionInfo,
 )
+from acp_sidecar.server.children import ChildSession
 from acp_sidecar.server.config_options import remember_choices, restore_choices
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.refresh import refresh_settings, tell_settings
@@ -31,7 +33,7 @@ from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_commands, announce_state, session_state
 
 if TYPE_CHECKING:
-    from acp_sidecar.protocol.updates import UsageUpdate
+    from acp_sidecar.protocol.updates import SessionUpdate, UsageUpdate
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.mcp_session import SessionServers
     from acp_sidecar.store import (
@@ -162,7 +164,13 @@ async def _attach(
 ) -> tuple[Session, SessionServers | None, dict[str, str], UsageUpdate | None]:
     """The session attached, the MCP servers this request started for it, the config
     choices (model, effort) its log recorded, and the context meter it left."""
-    from acp_sidecar.bridge.replay import known_mode, replay_updates, session_info
+    from acp_sidecar.agent.model.task import with_task_cards
+    from acp_sidecar.bridge.replay import (
+        known_mode,
+        replay_sessions,
+        replay_updates,
+        session_info,
+    )
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import (
         SessionNotFoundError,
@@ -215,10 +223,14 @@ async def _attach(
                 records = remember_choices(stored.watch(log), choices)  # model, effort chosen
                 if replay:
                     ctx = server.card_context(header.cwd)
-                    lookup = (session.tools or server.tools.registry).get
+                    lookup = with_task_cards((session.tools or server.tools.registry).get)
                     client = server.client_capabilities
-                    replayed = replay_updates(header, records, lookup, ctx, client)
-                    await server.send_updates(session_id, replayed)
+                    if client.takes_subagents:
+                        sessions = replay_sessions(header, records, lookup, ctx, client)
+                        await send_sessions(server, session_id, sessions)
+                    else:
+                        replayed = replay_updates(header, records, lookup, ctx, client)
+                        await server.send_updates(session_id, replayed)
                 else:
                     await asyncio.to_thread(_read_through, records)  # for the state it leaves
                 summary = await asyncio.to_thread(store.summary, session_id)
@@ -296,3 +308,15 @@ async def session_list(server: Connection, params: ListSessionsRequest) -> ListS
         ],
         next_cursor=page.next_cursor,
     )
+
+
+async def send_sessions(
+    server: Connection, parent_id: str, updates: Iterable[tuple[str, SessionUpdate]]
+) -> None:
+    """Send a replay that redraws a session and its children, each run of updates for one
+    session as :meth:`Connection.send_updates` sends it; each child is known to the
+    connection from then on (the methods restricted on a child are refused)."""
+    for session_id, run in itertools.groupby(updates, key=lambda pair: pair[0]):
+        if session_id != parent_id:
+            server.children.setdefault(session_id, ChildSession(parent_id))
+        await server.send_updates(session_id, (update for _, update in run))

@@ -26,10 +26,12 @@ from acp_sidecar.agent.driver import ClientRequests, Driver, Turn, TurnDriver
 from acp_sidecar.bridge.message_ids import MessageIds
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.bridge.notices import Paragraphs
+from acp_sidecar.bridge.subagents import task_card
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import to_wire
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.session import StopReason
+from acp_sidecar.protocol.tool_call import ToolCallProgress
 from acp_sidecar.protocol.updates import (
     AgentMessageChunk,
     AvailableCommand,
@@ -42,12 +44,17 @@ from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
 if TYPE_CHECKING:
+    from acp_sidecar.agent.delegation import Delegate
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import HistoryItem
     from acp_sidecar.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
+
+DelegateFactory = Callable[[Turn, dict[str, str]], "Delegate | None"]
+"""Makes a turn's :attr:`Turn.delegate`: ``(turn, links) -> Delegate`` (see
+:meth:`Session.run_turn`)."""
 
 ScopeFactory = Callable[
     ["Session", CancelSignal, Callable[[SessionUpdate], Awaitable[None]]], "CallScope"
@@ -165,12 +172,15 @@ class Session:
         started: Callable[[], None] | None = None,
         command: str | None = None,
         commands: tuple[AvailableCommand, ...] = (),
+        delegating: DelegateFactory | None = None,
     ) -> StopReason:
         """Run one prompt turn; refuses to start while another turn runs. ``started`` is
         called once it runs; prompts steered into it are echoed and logged when the driver
         takes them (what it never took, when it ends). ``command``: the session command the
         prompt runs (``driver`` runs it), logged with the prompt so no model reads the turn;
-        ``commands``: the session's own commands, for the driver's help."""
+        ``commands``: the session's own commands, for the driver's help. ``delegating`` makes
+        the turn's :attr:`Turn.delegate`, given the turn and where each task call's child id
+        goes (its card's later updates keep the link to the child)."""
         if self.running is not None:
             raise AcpError.invalid_request(
                 f"Invalid request: session {self.session_id} is already running a prompt turn"
@@ -189,10 +199,16 @@ class Session:
         paragraphs = self.paragraphs
         paragraphs.new_message()
 
+        links: dict[str, str] = {}
+
         async def send_update(update: SessionUpdate) -> None:
             update = ids.stamp(update)
             if recorder is not None:
                 recorder.update(update)
+            if links and type(update) is ToolCallProgress and update.tool_call_id in links:
+                for shown in task_card(update, session_id, links[update.tool_call_id]):
+                    await send(session_id, shown)
+                return
             await send(session_id, paragraphs.shown(update))
 
         def log_prompt(blocks: Sequence[ContentBlock]) -> str:
@@ -245,6 +261,8 @@ class Session:
             commands=commands,
             steered=None if inbox is None else take_steered,
         )
+        if delegating is not None:
+            turn = attrs.evolve(turn, delegate=delegating(turn, links))
         self.running = signal
         self.inbox = inbox
         self.idle.clear()

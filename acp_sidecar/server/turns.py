@@ -15,7 +15,8 @@ from acp_sidecar.server.commands.base import CommandDriver, find_command
 from acp_sidecar.server.commands.table import SESSION_COMMANDS
 
 if TYPE_CHECKING:
-    from acp_sidecar.agent.driver import Driver
+    from acp_sidecar.agent.delegation import Delegate
+    from acp_sidecar.agent.driver import Driver, Turn
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
 
@@ -36,7 +37,14 @@ async def run_prompt_turn(
         if first or shows_notices(server.client_capabilities):
             server.tell(session_id, UserMessage("info", text))
 
-    driver: Driver = server.driver
+    model_driver = server.driver
+
+    def delegating(turn: Turn, links: dict[str, str]) -> Delegate | None:
+        from acp_sidecar.server.subagents import delegate_for  # the store: not at start
+
+        return delegate_for(server, session, model_driver, turn, links)
+
+    driver: Driver = model_driver
     found = find_command(prompt, SESSION_COMMANDS)
     if found is not None:
         command, argument = found
@@ -53,6 +61,7 @@ async def run_prompt_turn(
         started=started,
         command=None if found is None else found[0].name,
         commands=tuple(command.advertised() for command in SESSION_COMMANDS),
+        delegating=None if found is not None else delegating,
     )
 
 

@@ -9,7 +9,7 @@ ignored.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Final, assert_never
+from typing import Any, Final, assert_never, get_args
 
 from acp_sidecar import jsonfast
 from acp_sidecar.store.decoders import DECODERS, RecordDecodeError
@@ -17,6 +17,8 @@ from acp_sidecar.store.records import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    ChildRecord,
+    ChildRecordable,
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
@@ -176,6 +178,10 @@ def _record_json(record: Record) -> dict[str, Any]:
                 "summary": record.summary,
                 "turns": record.turns,
             }
+        case ChildRecord(session_id=child, record=inner):
+            data = _record_json(inner)
+            data["s"] = child
+            return data
         case _:
             assert_never(record)
 
@@ -266,7 +272,14 @@ def decode_record(data: object) -> Record:
     moment = data.get("t")
     if moment is not None:
         _set_at(record, "at", _time(moment))
-    return record
+    child = data.get("s")
+    if child is None:
+        return record
+    if type(child) is not str or not child:
+        raise RecordDecodeError("'s' must be a non-empty string")
+    if not isinstance(record, get_args(ChildRecordable)):
+        raise RecordDecodeError(f"a {kind} record cannot belong to a child session")
+    return ChildRecord(child, record)
 
 
 _set_at: Final = object.__setattr__

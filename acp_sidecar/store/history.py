@@ -16,6 +16,7 @@ from typing import Final, TypeAlias, assert_never
 from acp_sidecar.store.records import (
     AgentMessageRecord,
     AgentThoughtRecord,
+    ChildRecord,
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
@@ -133,6 +134,8 @@ class History:
                     | PermissionRememberedRecord()
                 ):
                     pass  # the user's decisions, for later views; never the model's history
+                case ChildRecord():
+                    pass  # a child's own conversation: the parent's model read its answer
                 case _:
                     assert_never(record)
         yield from close_open()

@@ -269,6 +269,41 @@ PermissionRecord: TypeAlias = (
 )
 """The records of permission decisions (a closed union; see :func:`permission_records`)."""
 
+ChildRecordable: TypeAlias = (
+    UserMessageRecord
+    | AgentMessageRecord
+    | AgentThoughtRecord
+    | NoticeRecord
+    | ToolCallRecord
+    | ToolResultRecord
+    | PermissionAskedRecord
+    | PermissionAnswerRecord
+    | PermissionRememberedRecord
+    | UsageRecord
+    | TurnEndRecord
+)
+"""What a child conversation (a subagent the session delegated a job to) adds to its
+parent's log: its messages, calls, decisions and usage, never session state."""
+
+
+@attrs.frozen
+class ChildRecord:
+    """A record of a child conversation, kept in its parent's log in the order it happened:
+    ``record``, tagged with the child's session id. On disk it is the record's own line with
+    an optional ``"s"`` member (no new version: an older reader ignores the tag and reads the
+    child's records as the parent's)."""
+
+    session_id: str
+    """The child's session id."""
+    record: ChildRecordable
+    """What the child did."""
+
+    @property
+    def at(self) -> datetime | None:
+        """The inner record's time (every record answers it)."""
+        return self.record.at
+
+
 Record: TypeAlias = (
     HeaderRecord
     | UserMessageRecord
@@ -287,6 +322,7 @@ Record: TypeAlias = (
     | PermissionRememberedRecord
     | UsageRecord
     | CompactionRecord
+    | ChildRecord
 )
 """The closed union of everything a session log holds."""
 

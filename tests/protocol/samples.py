@@ -763,6 +763,48 @@ PLAN_OPERATIONS = [
 """Updates only the unstable schema (and the stable page) define: kept out of the samples
 checked against the vendored stable schema and the SDK (``tests/agent/test_plan_operations.py``
 checks them against the unstable one)."""
+SUBAGENT_UPDATES = [
+    _update(
+        "subagent_update/announce",
+        p.SubagentUpdate(
+            session_id="sess-1~task~call_1",
+            title="Read the parser",
+            capabilities=p.SubagentSessionCapabilities(
+                cancel=p.SessionCancelCapabilities(meta=META), meta=META
+            ),
+            state=p.SubagentState("running", meta=META),
+            meta=META,
+        ),
+    ),
+    _update(
+        "subagent_update/idle",
+        p.SubagentUpdate(
+            session_id="sess-1~task~call_1", state=p.SubagentState("idle", stop_reason="end_turn")
+        ),
+    ),
+    _update(
+        "session_message",
+        p.SessionMessage(
+            message_id="m1",
+            sender_session_id="sess-1",
+            recipient_session_id="sess-1~task~call_1",
+            meta=META,
+        ),
+    ),
+    _update(
+        "session_message_chunk",
+        p.SessionMessageChunk(message_id="m1", content=p.TextContentBlock(text="Go."), meta=META),
+    ),
+    _update(
+        "tool_call_update/session",
+        p.ToolCallProgress(
+            tool_call_id="call_1",
+            content=[p.ToolCallSession(session_id="sess-1~task~call_1", meta=META)],
+        ),
+    ),
+]
+"""Subagents' updates: in the unstable schema only, the page's ``session`` card content in
+neither (``tests/server/test_subagents.py`` checks them)."""
 ALL_SAMPLES = AGENT_SAMPLES + CLIENT_MESSAGES + UNSTABLE_SAMPLES
 
 

@@ -13,13 +13,14 @@ from acp_sidecar.protocol import from_wire, to_wire
 from tests.protocol.samples import (
     ALL_SAMPLES,
     PLAN_OPERATIONS,
+    SUBAGENT_UPDATES,
     Sample,
     sample_id,
     wire_types_in,
 )
 
 
-@pytest.mark.parametrize("sample", ALL_SAMPLES + PLAN_OPERATIONS, ids=sample_id)
+@pytest.mark.parametrize("sample", ALL_SAMPLES + PLAN_OPERATIONS + SUBAGENT_UPDATES, ids=sample_id)
 def test_every_sample_round_trips(sample: Sample) -> None:
     wire = to_wire(sample.value)
     assert json.loads(json.dumps(wire)) == wire  # Plain JSON, nothing Python-only inside.
@@ -33,7 +34,7 @@ def test_samples_cover_every_wire_type() -> None:
         if isinstance(value, type) and issubclass(value, p.WireType) and value is not p.WireType
     }
     covered: set[type] = set()
-    for sample in ALL_SAMPLES + PLAN_OPERATIONS:
+    for sample in ALL_SAMPLES + PLAN_OPERATIONS + SUBAGENT_UPDATES:
         covered |= wire_types_in(sample.value)
     assert exported - covered == set()
 

@@ -18,6 +18,8 @@ from acp_sidecar.store import (
     SCHEMA_VERSION,
     AgentMessageRecord,
     AgentThoughtRecord,
+    ChildRecord,
+    ChildRecordable,
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
@@ -126,6 +128,11 @@ RECORD_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         CompactionRecord, summary=st.text(), turns=st.integers(0, 10_000), at=times
     ),
 }
+RECORD_STRATEGIES[ChildRecord] = st.builds(
+    ChildRecord,
+    st.text(min_size=1, max_size=12),
+    st.one_of(*(RECORD_STRATEGIES[kind] for kind in get_args(ChildRecordable))),
+)
 any_record = st.one_of(*RECORD_STRATEGIES.values())
 
 
@@ -133,7 +140,9 @@ def test_the_round_trip_strategy_covers_every_record_type() -> None:
     assert set(RECORD_STRATEGIES) == set(get_args(Record))
 
 
-@pytest.mark.parametrize("kind", get_args(Record), ids=lambda kind: kind.__name__)
+@pytest.mark.parametrize(
+    "kind", [k for k in get_args(Record) if k is not ChildRecord], ids=lambda kind: kind.__name__
+)
 def test_every_record_type_has_the_time_field(kind: type[Any]) -> None:
     field = attrs.fields_dict(kind)["at"]
     assert field.default is None and field.kw_only and not field.eq
@@ -295,3 +304,21 @@ def test_permission_records_stay_out_of_the_history_and_are_read_back(
     ]
     with store.open_log("s1") as log:
         assert list(permission_records(log)) == decisions
+
+
+def test_a_child_record_is_its_records_line_tagged_with_the_child() -> None:
+    """A child's record is the record's own line plus ``"s"``, its time the inner one's; an
+    empty tag, or a tag on a record a child cannot have, is damage."""
+    inner = AgentMessageRecord(text="hi", message_id="m1", at=CREATED)
+    line = encode_record(ChildRecord("p~task~c1", inner))
+    data = json.loads(line)
+    assert data["s"] == "p~task~c1" and data["type"] == "agent_message" and data["id"] == "m1"
+    decoded = decode_line(line)
+    assert decoded == ChildRecord("p~task~c1", inner) and decoded.at == CREATED
+    for bad in (
+        {**data, "s": ""},
+        {**data, "s": 3},
+        {"v": 2, "type": "gap", "reason": "x", "s": "c"},
+    ):
+        with pytest.raises(RecordDecodeError):
+            decode_line(json.dumps(bad).encode())

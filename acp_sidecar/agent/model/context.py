@@ -39,8 +39,8 @@ from acp_sidecar.agent.model.usage import Usage, tally_from, usage_record
 from acp_sidecar.agent.model.waiting import Sleep, told_wait
 from acp_sidecar.bridge.meter import usage_update
 from acp_sidecar.protocol import TextContentBlock
-from acp_sidecar.protocol.updates import CompactionSummaryChunk, CompactionUpdate
-from acp_sidecar.store.records import CompactionRecord
+from acp_sidecar.protocol.updates import CompactionSummaryChunk, CompactionUpdate, UsageUpdate
+from acp_sidecar.store.records import CompactionRecord, UsageRecord
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.endpoint import Endpoint
@@ -142,6 +142,28 @@ class TurnContext:
         window = self.profile.context_window
         if window is not None:
             await self.turn.send(usage_update(record, window))
+
+    async def account_child(self, usage: Sequence[UsageRecord]) -> None:
+        """Take what a child conversation of this turn spent (its usage records, the last
+        with its total cost): counted toward the session's cost, logged as a request outside
+        the conversation, and the meter told the new cost."""
+        if not usage:
+            return
+        last = usage[-1]
+        self.tally = self.tally.spent(last.cost, last.currency)
+        cost = self.tally.cost
+        record = UsageRecord(
+            model=last.model,
+            prompt_tokens=sum(r.prompt_tokens for r in usage),
+            completion_tokens=sum(r.completion_tokens for r in usage),
+            cost=None if cost is None else cost.amount,
+            currency=None if cost is None else cost.currency,
+        )
+        if self.turn.keep is not None:
+            self.turn.keep(record)
+        window = self.profile.context_window
+        if window is not None and self.known is not None:
+            await self.turn.send(UsageUpdate(used=self.known.tokens, size=window, cost=cost))
 
     # -- fitting --------------------------------------------------------------------------
 

@@ -50,12 +50,33 @@ from acp_sidecar.store.records import ToolCallRecord
 from acp_sidecar.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from acp_sidecar.agent.delegation import Delegate, Delegated, Delegation
     from acp_sidecar.agent.model.endpoint import Endpoint
 
 logger = logging.getLogger(__name__)
 
 CLOSE_GRACE_S: Final = 2.0
 """How long closing an abandoned HTTP response may take before the turn stops waiting."""
+
+
+def with_task(registry: ToolRegistry, delegate: Delegate) -> ToolRegistry:
+    """``registry`` with the ``task`` tool of a turn that can delegate (a tool of that name
+    already there stays)."""
+    from acp_sidecar.agent.model.task import task_tool
+    from acp_sidecar.agent.toolset import narrowed
+
+    return narrowed(registry, extra=(task_tool(delegate),))
+
+
+def counted(delegate: Delegate, context: TurnContext) -> Delegate:
+    """``delegate``, whose children's spending counts toward the turn's session."""
+
+    async def delegate_counted(job: Delegation) -> Delegated:
+        done = await delegate(job)
+        await context.account_child(done.usage)
+        return done
+
+    return delegate_counted
 
 
 def _endpoint_class() -> type[Endpoint]:
@@ -136,7 +157,6 @@ class ModelDriver(DriverBase):
         if endpoint is None:
             return "end_turn"
         registry = self.registry if turn.tools is None else turn.tools
-        tools = tool_specs(registry.schemas())
         instructions = await asyncio.to_thread(self._instructions.read, turn.cwd)
         context = TurnContext(
             turn,
@@ -148,6 +168,9 @@ class ModelDriver(DriverBase):
             on_retry=retry_teller(turn, endpoint),
             wait_sleep=self.wait_sleep,
         )
+        if turn.delegate is not None:
+            registry = with_task(registry, counted(turn.delegate, context))
+        tools = tool_specs(registry.schemas())
         ids = CallIds(turn.history)
         cap = self.config.max_parallel_tools
         named = {spec["function"]["name"] for spec in tools}

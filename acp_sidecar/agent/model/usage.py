@@ -76,6 +76,17 @@ class CostTally:
             return CostTally(known=False)
         return CostTally(self.amount + price(usage, prices), prices.currency)
 
+    def spent(self, amount: float | None, currency: str | None) -> CostTally:
+        """The tally after ``amount`` spent elsewhere (a child's conversation); unknown when
+        that amount is, or is in another currency."""
+        if not self.known:
+            return self
+        if amount is None or currency is None:
+            return CostTally(known=False)
+        if self.currency is not None and currency != self.currency:
+            return CostTally(known=False)
+        return CostTally(self.amount + amount, currency)
+
     @property
     def cost(self) -> Cost | None:
         """The cost to report, if it is known and something was priced."""
