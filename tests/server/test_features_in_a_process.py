@@ -55,7 +55,7 @@ from tests.server.test_steering import HANG_GUARD, acp_result, steer
 # One sidecar of each kind serves the module's tests, a session (or more) each.
 pytestmark = [pytest.mark.process, pytest.mark.asyncio(loop_scope="module")]
 
-WINDOW = 8000
+WINDOW = 32000
 OPTION = "allow_outside_workspace"
 SECRET = "sk-feature-runs-4711"
 OPTED_IN = ClientCapabilities(

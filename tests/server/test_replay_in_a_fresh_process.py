@@ -115,7 +115,8 @@ async def test_a_steered_session_and_its_fork_replay_as_sent_live(tmp_path: Path
     ]
     # What a load ends with: the session's mode and what session/list shows of it.
     for session, title in ((parent, "read a.txt"), (child, "Fork: read a.txt")):
-        mode, info = replayed[session][-2:]
+        ended = [u for u in replayed[session] if u["sessionUpdate"] != "available_commands_update"]
+        mode, info = ended[-2:]
         assert mode == {"sessionUpdate": "current_mode_update", "currentModeId": "ask"}
         assert info["sessionUpdate"] == "session_info_update" and info["title"] == title
 
@@ -138,12 +139,14 @@ def redrawn(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     - no ``current_mode_update``: live, one comes when the mode is set (the fork's answer is
       followed by one); a load ends with one, the session's mode now (checked on its own);
     - no ``session_info_update``: live, each turn's end says its time; a load ends with one
-      saying what ``session/list`` shows — the title and the last activity (checked on its own).
+      saying what ``session/list`` shows — the title and the last activity (checked on its own);
+    - no ``available_commands_update``: the session's slash commands, sent after it opens
+      (``session/new`` and a load alike), not part of its history.
     """
     kept: list[dict[str, Any]] = []
     for update in updates:
         kind = update["sessionUpdate"]
-        if kind in ("current_mode_update", "session_info_update"):
+        if kind in ("current_mode_update", "session_info_update", "available_commands_update"):
             continue
         if update == {
             "sessionUpdate": "tool_call_update",
