@@ -118,6 +118,7 @@ async def initialize(server: Connection, params: InitializeRequest) -> Initializ
         )
     server.client_capabilities = params.client_capabilities
     server.initialized = True
+    server.after_answer(server.recover_jobs())
     stored = server.stores_sessions
     return InitializeResponse(
         protocol_version=PROTOCOL_VERSION,
@@ -184,6 +185,7 @@ async def session_new(server: Connection, params: NewSessionRequest) -> NewSessi
         cwd=params.cwd,
         additional_directories=directories,
         policy=SessionPolicy(mode=server.default_mode),
+        jobs=server.jobs_for(session_id),
     )
     session.recorder = server.recorder_for(
         session_id, params.cwd, session.policy.mode, additional_directories=directories

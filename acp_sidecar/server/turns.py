@@ -1,5 +1,6 @@
 """Running a prompt turn on a connection: what ``session/prompt`` and a turn a steer
-started share (the driver, the client, what the user is told while it runs)."""
+started share (the driver, the client, what the user is told while it runs and, about the
+jobs still running, when it ends)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ async def run_prompt_turn(
         if first or shows_notices(server.client_capabilities):
             server.tell(session_id, UserMessage("info", text))
 
-    return await session.run_turn(
+    stop_reason = await session.run_turn(
         server.driver,
         prompt,
         server.send_update,
@@ -41,3 +42,17 @@ async def run_prompt_turn(
         waiting=waiting,
         started=started,
     )
+    await tell_running_jobs(server, session)
+    return stop_reason
+
+
+async def tell_running_jobs(server: Connection, session: Session) -> None:
+    """At the end of a turn, tell the user which of the session's jobs still run (not
+    recorded: on a replay they would describe processes long gone)."""
+    if not session.jobs.jobs:
+        return
+    from acp_sidecar.tools.builtin.shell.job_commands import still_running_notice
+
+    text = still_running_notice(await session.jobs.views())
+    if text is not None:
+        server.tell(session.session_id, UserMessage("info", text))

@@ -18,13 +18,15 @@ import os
 import signal as signals
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import attrs
 
 from acp_sidecar.tools.builtin.shell import reaper
 
+RECORDS_DIR = ".jobs"
+"""The records' directory, inside the session store's (no session id starts with a dot)."""
 RECOVERY_GRACE_S = 1.0
 """Between SIGTERM and SIGKILL for the processes of a crashed sidecar's jobs."""
 _VERSION = 1
@@ -50,12 +52,31 @@ def _identity(pid: int) -> tuple[int, int] | None:
 class JobLedger:
     """This process's record file (module invariants); every change rewrites it whole."""
 
-    def __init__(self, directory: Path, owner: tuple[int, int] | None = None) -> None:
-        self.directory = directory
-        self.owner = owner or _identity(os.getpid()) or (os.getpid(), 0)
-        """The sidecar the records belong to, ``(pid, start time)``."""
-        self.path = directory / f"{self.owner[0]}-{self.owner[1]}.json"
+    def __init__(
+        self, directory: Path | Callable[[], Path], owner: tuple[int, int] | None = None
+    ) -> None:
+        self._locate = directory
+        self._owner = owner
         self._records: dict[tuple[str, int], JobRecord] = {}
+
+    @property
+    def directory(self) -> Path:
+        """Where the records are (a callable given is asked when a job is first kept)."""
+        if callable(self._locate):
+            self._locate = self._locate()
+        return self._locate
+
+    @property
+    def owner(self) -> tuple[int, int]:
+        """The sidecar the records belong to, ``(pid, start time)``."""
+        if self._owner is None:
+            self._owner = _identity(os.getpid()) or (os.getpid(), 0)
+        return self._owner
+
+    @property
+    def path(self) -> Path:
+        """This process's record file."""
+        return self.directory / f"{self.owner[0]}-{self.owner[1]}.json"
 
     def put(self, record: JobRecord) -> None:
         """Record (or refresh) one job."""
