@@ -113,3 +113,23 @@ async def test_the_connections_end_stops_every_sessions_jobs(tmp_path: Path) -> 
             daemons.append(await pid_in(cwd / "d.pid"))
         assert all(alive(pid) for pid in daemons)
     assert not any(alive(pid) for pid in daemons)
+
+
+async def test_deleting_the_session_stops_its_jobs_and_forgets_their_record(
+    tmp_path: Path,
+) -> None:
+    from acp_sidecar.store import SessionStore
+
+    records = tmp_path / "store" / ".jobs"
+    server = AcpServer(store=lambda: SessionStore(tmp_path / "store"), job_records=lambda: records)
+    async with served(server) as (client, _server):
+        await client.initialize()
+        session = await auto_session(client, tmp_path)
+        prompt = await client.start_prompt(session, bash(DAEMON, background=True))
+        await client.next_response(prompt, timeout=BOUND)
+        daemon = await pid_in(tmp_path / "d.pid")
+        [record] = list(records.glob("*.json"))
+        assert json.loads(record.read_text())["jobs"][0]["session"] == session
+        await client.result("session/delete", {"sessionId": session})
+        assert not alive(daemon)
+        assert not record.exists()

@@ -27,7 +27,7 @@ from acp_sidecar.tools.builtin.shell.job_commands import (
     kill_command,
     still_running_notice,
 )
-from acp_sidecar.tools.builtin.shell.job_records import JobLedger, recover_jobs
+from acp_sidecar.tools.builtin.shell.job_records import JobLedger, JobRecord, recover_jobs
 from acp_sidecar.tools.builtin.shell.jobs import JobTable
 from acp_sidecar.tools.builtin.shell.reaper import CallProcesses, read_process
 from acp_sidecar.tools.environment import child_environment
@@ -216,7 +216,8 @@ async def test_a_crashed_sidecars_jobs_are_stopped_at_the_next_start(
 ) -> None:
     records = tmp_path / "records"
     # The sidecar that "crashed": the same pid as this process, another start time.
-    crashed = JobTable("s1", JobLedger(records, owner=(os.getpid(), 0)))
+    crashed_ledger = JobLedger(records, owner=(os.getpid(), 0))
+    crashed = JobTable("s1", crashed_ledger)
     crashed_workspace = SessionWorkspace(cwd=session.cwd, jobs=crashed)
     await run(registry, crashed_workspace, "bash", {"command": DAEMON, "background": True})
     daemon = await pid_in(Path(session.path("d.pid")))
@@ -227,23 +228,21 @@ async def test_a_crashed_sidecars_jobs_are_stopped_at_the_next_start(
     # A live sidecar's records (this process's own, with its true start time) are left.
     live = JobLedger(records)
     try:
-        body = json.loads(crashed.ledger.path.read_text())  # type: ignore[union-attr]
+        body = json.loads(crashed_ledger.path.read_text())
         body["jobs"][0]["processes"].append([bystander.pid, 1])
-        crashed.ledger.path.write_text(json.dumps(body))  # type: ignore[union-attr]
+        crashed_ledger.path.write_text(json.dumps(body))
         other = CallProcesses()
         spared = await asyncio.create_subprocess_exec(
             "sleep", "300", env=other.environment(child_environment()), start_new_session=True
         )
         info = read_process(spared.pid)
         assert info is not None
-        from acp_sidecar.tools.builtin.shell.job_records import JobRecord
-
         live.put(JobRecord("s2", 1, other.token, ((spared.pid, info.started),)))
 
         assert recover_jobs(records, grace=0.5) >= 1
         assert not alive(daemon)
         assert alive(bystander.pid) and alive(spared.pid)
-        assert not crashed.ledger.path.exists()  # type: ignore[union-attr]
+        assert not crashed_ledger.path.exists()
         assert live.path.exists()
         spared.kill()
         await spared.wait()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ from acp_sidecar.tools.builtin.shell.reaper import ProcessInfo
 if TYPE_CHECKING:
     from acp_sidecar.tools.builtin.shell.job_records import JobLedger
     from acp_sidecar.tools.builtin.shell.process import RunningCommand
+
+logger = logging.getLogger(__name__)
 
 KILL_GRACE_S = 1.0
 """Between SIGTERM and SIGKILL when a job is killed or its session closes."""
@@ -187,9 +190,12 @@ class JobTable:
     async def close(self, grace: float = KILL_GRACE_S) -> None:
         """Stop every job (the session closes); a call kept later is stopped at once."""
         self.closed = True
-        await asyncio.gather(
+        outcomes = await asyncio.gather(
             *(self.kill(number, grace) for number in list(self._jobs)), return_exceptions=True
         )
+        for outcome in outcomes:
+            if isinstance(outcome, Exception):
+                logger.error("stopping a job failed", exc_info=outcome)
 
 
 def jobs_of(context: object) -> JobTable | None:
