@@ -164,15 +164,19 @@ class Connection(JsonRPCServer):
             )
         return session
 
-    def jobs_for(self, session_id: str) -> JobTable:
-        """A new session's job table, recording its jobs where this connection does."""
+    def jobs_of(self, session: Session) -> JobTable:
+        """``session``'s job table, made on first use (off the cold start), recording its jobs
+        where this connection does."""
+        if session.jobs is not None:
+            return session.jobs
         from acp_sidecar.tools.builtin.shell.jobs import JobTable
 
         if self._job_ledger is None and self.job_records is not None:
             from acp_sidecar.tools.builtin.shell.job_records import JobLedger
 
             self._job_ledger = JobLedger(self.job_records)
-        return JobTable(session_id, self._job_ledger)
+        session.jobs = JobTable(session.session_id, self._job_ledger)
+        return session.jobs
 
     async def recover_jobs(self) -> None:
         """Stop the jobs a sidecar that crashed recorded (off the loop; see
@@ -222,7 +226,7 @@ class Connection(JsonRPCServer):
             roots=session.roots,
             files=ClientFiles(self.client, session.session_id, signal),
             decisions=session.recorder,
-            jobs=session.jobs,
+            jobs=self.jobs_of(session),
         )
 
     def recorder_for(
@@ -342,7 +346,7 @@ class Connection(JsonRPCServer):
         stopping.update(
             loop.create_task(session.jobs.close(SHUTDOWN_GRACE_S))
             for session in self.sessions.values()
-            if session.jobs.jobs
+            if session.jobs is not None and session.jobs.jobs
         )
         if pending or stopping:
             await asyncio.wait([*pending, *stopping], timeout=grace)

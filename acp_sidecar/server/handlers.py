@@ -185,7 +185,6 @@ async def session_new(server: Connection, params: NewSessionRequest) -> NewSessi
         cwd=params.cwd,
         additional_directories=directories,
         policy=SessionPolicy(mode=server.default_mode),
-        jobs=server.jobs_for(session_id),
     )
     session.recorder = server.recorder_for(
         session_id, params.cwd, session.policy.mode, additional_directories=directories

@@ -125,7 +125,8 @@ async def close_session(server: Connection, session: Session) -> None:
             logger.warning(
                 "the turn of closed session %s did not end in time", shown_id(session_id)
             )
-    await session.jobs.close()
+    if session.jobs is not None:
+        await session.jobs.close()
     servers, session.mcp, session.tools = session.mcp, None, None
     if servers is not None:
         await servers.aclose()

@@ -203,9 +203,7 @@ async def _attach(
                 # read (here, for a resume's state, for the summary) in a worker thread, so a
                 # big one does not hold up the other sessions.
                 await asyncio.to_thread(log.check_versions)
-                session = loaded or Session(
-                    session_id=session_id, cwd=header.cwd, jobs=server.jobs_for(session_id)
-                )
+                session = loaded or Session(session_id=session_id, cwd=header.cwd)
                 if mcp_servers:
                     # Started before the replay, so stored calls of a server that is there
                     # draw the cards they drew live; a server that is absent leaves its calls

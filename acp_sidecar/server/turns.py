@@ -49,10 +49,11 @@ async def run_prompt_turn(
 async def tell_running_jobs(server: Connection, session: Session) -> None:
     """At the end of a turn, tell the user which of the session's jobs still run (not
     recorded: on a replay they would describe processes long gone)."""
-    if not session.jobs.jobs:
+    jobs = session.jobs
+    if jobs is None or not jobs.jobs:
         return
     from acp_sidecar.tools.builtin.shell.job_commands import still_running_notice
 
-    text = still_running_notice(await session.jobs.views())
+    text = still_running_notice(await jobs.views())
     if text is not None:
         server.tell(session.session_id, UserMessage("info", text))

@@ -64,7 +64,7 @@ async def test_a_background_call_is_kept_told_at_the_turns_end_and_stopped_on_cl
         assert alive(daemon)
         [job] = server.sessions[session].jobs.jobs
         [closing] = [u for u in of_kind(client, "tool_call_update") if u.get("title")]
-        assert closing["title"] == f"{DAEMON} (job 1, still running)"
+        assert closing["title"] == f"{DAEMON} (kept running as job 1)"
         assert closing["status"] == "completed"
         [notice] = of_kind(client, "notice")
         assert notice["title"] == "1 job still running:"

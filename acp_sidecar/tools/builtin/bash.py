@@ -210,7 +210,7 @@ def present_bash_result(args: BashArgs, result: ToolResult) -> TerminalResultVie
         return None
     job = meta.get("job")
     return TerminalResultView(
-        title=f"{args.command} (job {job}, still running)" if type(job) is int else None,
+        title=f"{args.command} (kept running as job {job})" if type(job) is int else None,
         output=output,
         exit_code=exit_code if type(exit_code) is int else None,
         signal=signal if isinstance(signal, str) else None,

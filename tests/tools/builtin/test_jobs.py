@@ -96,7 +96,7 @@ async def test_a_background_daemon_is_kept_listed_and_killed(
     )
     assert result.meta is not None and result.meta["job"] == 1
     card = present_bash_result(BashArgs(command=command), result)
-    assert card is not None and card.title == f"{command} (job 1, still running)"
+    assert card is not None and card.title == f"{command} (kept running as job 1)"
     assert card.exit_code is None and card.signal is None
     assert alive(daemon)
     await until(lambda: job.running.tail.lines(1) == ["started"], "the job's output kept")
