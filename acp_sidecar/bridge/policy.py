@@ -13,7 +13,7 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Final, Literal, Protocol, TypeAlias, assert_never
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeAlias, assert_never
 
 import attrs
 
@@ -48,6 +48,9 @@ from acp_sidecar.tools.presentation import ToolCallView
 from acp_sidecar.tools.registry import ToolRegistry
 from acp_sidecar.tools.result import ToolExecutionResult
 from acp_sidecar.tools.seams import NextExecute, NextPre, PreExecuteListener
+
+if TYPE_CHECKING:
+    from acp_sidecar.tools.builtin.shell.jobs import JobTable
 
 logger = logging.getLogger(__name__)
 
@@ -136,6 +139,8 @@ class CallScope:
     answer about the call is remembered with); gone with the call."""
     decisions: PermissionRecorder | None = None
     """Where the session's permission decisions are recorded (``None``: nowhere)."""
+    jobs: JobTable | None = None
+    """The session's kept jobs (what ``bash`` with ``background`` adds to)."""
 
     @property
     def cwd(self) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
     from acp_sidecar.agent.driver import DriverFactory
     from acp_sidecar.agent.toolset import ToolsProvider
@@ -119,6 +120,13 @@ def build_server(parser: argparse.ArgumentParser, args: argparse.Namespace) -> A
         return SessionStore(args.store, fsync=args.fsync)
 
     live = settings.live
+
+    def job_records() -> Path:
+        from acp_sidecar.store.paths import resolve_store_dir
+        from acp_sidecar.tools.builtin.shell.job_records import RECORDS_DIR
+
+        return resolve_store_dir(args.store) / RECORDS_DIR
+
     return AcpServer(
         factory,
         tools=tools,
@@ -127,4 +135,5 @@ def build_server(parser: argparse.ArgumentParser, args: argparse.Namespace) -> A
         mcp_start_timeout=live.mcp_start_timeout,
         default_mode=live.default_mode,
         settings=settings,
+        job_records=job_records,
     )

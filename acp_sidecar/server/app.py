@@ -26,6 +26,8 @@ from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE
 from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from acp_sidecar.agent.driver import DriverFactory
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.server.settings import ServeSettings
@@ -46,6 +48,7 @@ class AcpServer(Connection):
         mcp_start_timeout: float = DEFAULT_MCP_START_TIMEOUT,
         default_mode: ModeId = DEFAULT_MODE,
         settings: ServeSettings | None = None,
+        job_records: Callable[[], Path] | None = None,
     ) -> None:
         super().__init__(
             driver_factory,
@@ -56,6 +59,7 @@ class AcpServer(Connection):
             mcp_start_timeout=mcp_start_timeout,
             default_mode=default_mode,
             settings=settings,
+            job_records=job_records,
         )
         for method, handler in HANDLERS.items():
             self._register(method, handler, METHOD_TO_TYPES[method].params)

@@ -36,12 +36,16 @@ from acp_sidecar.server.transport import AcpJsonRpcProtocol
 from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     # The tool pipeline is imported when the first turn runs, not at start-up.
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.settings import ServeSettings
     from acp_sidecar.store import SessionStore
+    from acp_sidecar.tools.builtin.shell.job_records import JobLedger
+    from acp_sidecar.tools.builtin.shell.jobs import JobTable
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +87,7 @@ class Connection(JsonRPCServer):
         mcp_start_timeout: float = DEFAULT_MCP_START_TIMEOUT,
         default_mode: ModeId = DEFAULT_MODE,
         settings: ServeSettings | None = None,
+        job_records: Callable[[], Path] | None = None,
     ) -> None:
         super().__init__(AcpJsonRpcProtocol, lambda: converter)
         if tools is None:
@@ -117,6 +122,10 @@ class Connection(JsonRPCServer):
         self._turns: set[asyncio.Task[None]] = set()
         """Turns started by a steer (no request holds them): shutdown waits for them too."""
         self._tool_problems_told = 0
+        self.job_records = job_records
+        """Where kept jobs are recorded for the next start, found when first needed (``None``:
+        nowhere)."""
+        self._job_ledger: JobLedger | None = None
 
     @property
     def stores_sessions(self) -> bool:
@@ -158,6 +167,36 @@ class Connection(JsonRPCServer):
             )
         return session
 
+    def jobs_of(self, session: Session) -> JobTable:
+        """``session``'s job table, made on first use (off the cold start), recording its jobs
+        where this connection does."""
+        if session.jobs is not None:
+            return session.jobs
+        from acp_sidecar.tools.builtin.shell.jobs import JobTable
+
+        if self._job_ledger is None and self.job_records is not None:
+            from acp_sidecar.tools.builtin.shell.job_records import JobLedger
+
+            self._job_ledger = JobLedger(self.job_records)
+        session.jobs = JobTable(session.session_id, self._job_ledger)
+        return session.jobs
+
+    async def recover_jobs(self) -> None:
+        """Stop the jobs a sidecar that crashed recorded (off the loop; see
+        :mod:`~acp_sidecar.tools.builtin.shell.job_records`)."""
+        locate = self.job_records
+        if locate is None:
+            return
+        from acp_sidecar.tools.builtin.shell.job_records import recover_jobs
+
+        try:
+            stopped = await asyncio.to_thread(lambda: recover_jobs(locate()))
+        except Exception:
+            logger.exception("stopping the jobs of a crashed sidecar failed")
+            return
+        if stopped:
+            logger.warning("stopped %d process(es) of jobs a crashed sidecar left", stopped)
+
     def card_context(self, cwd: str) -> CardContext:
         """The card context of a session working in ``cwd`` for this client."""
         capabilities = self.client_capabilities
@@ -190,6 +229,7 @@ class Connection(JsonRPCServer):
             roots=session.roots,
             files=ClientFiles(self.client, session.session_id, signal),
             decisions=session.recorder,
+            jobs=self.jobs_of(session),
         )
 
     def recorder_for(
@@ -308,16 +348,22 @@ class Connection(JsonRPCServer):
             for session in self.sessions.values()
             if session.mcp is not None
         )
-        stopping = {
-            asyncio.get_running_loop().create_task(mcp.aclose(mcp_grace)) for mcp in owners.values()
-        }
+        loop = asyncio.get_running_loop()
+        stopping = {loop.create_task(mcp.aclose(mcp_grace)) for mcp in owners.values()}
+        from acp_sidecar.tools.builtin.shell.jobs import SHUTDOWN_GRACE_S
+
+        stopping.update(
+            loop.create_task(session.jobs.close(SHUTDOWN_GRACE_S))
+            for session in self.sessions.values()
+            if session.jobs is not None and session.jobs.jobs
+        )
         if pending or stopping:
             await asyncio.wait([*pending, *stopping], timeout=grace)
         for task in stopping:
             if not task.done():
-                logger.warning("an MCP server did not stop in time")
+                logger.warning("an MCP server or a job did not stop in time")
             elif not task.cancelled() and task.exception() is not None:
-                logger.error("stopping MCP servers failed", exc_info=task.exception())
+                logger.error("stopping MCP servers or jobs failed", exc_info=task.exception())
         self.protocol.cancel_all_requests()
         for turn in self._turns:
             turn.cancel()

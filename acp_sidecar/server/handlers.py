@@ -118,6 +118,7 @@ async def initialize(server: Connection, params: InitializeRequest) -> Initializ
         )
     server.client_capabilities = params.client_capabilities
     server.initialized = True
+    server.after_answer(server.recover_jobs())
     stored = server.stores_sessions
     return InitializeResponse(
         protocol_version=PROTOCOL_VERSION,

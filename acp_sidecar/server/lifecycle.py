@@ -4,7 +4,8 @@ Invariants:
 - ``resume`` makes ``load``'s checks (:func:`~acp_sidecar.server.loading.attach`) and sends
   no history; its commands and current mode follow the answer.
 - ``close`` takes the session out of :attr:`Connection.sessions` first, cancels its turn and
-  waits for it (bounded), then stops its MCP servers and closes its log: it stays resumable.
+  waits for it (bounded), then stops its kept jobs and its MCP servers and closes its log: it
+  stays resumable.
 - ``delete`` closes a session open here, then removes its log under its claim and lock; a
   session another process holds is refused and left whole.
 - Close, delete and attach of one session take turns (:meth:`HeldLogs.loading`).
@@ -124,6 +125,8 @@ async def close_session(server: Connection, session: Session) -> None:
             logger.warning(
                 "the turn of closed session %s did not end in time", shown_id(session_id)
             )
+    if session.jobs is not None:
+        await session.jobs.close()
     servers, session.mcp, session.tools = session.mcp, None, None
     if servers is not None:
         await servers.aclose()

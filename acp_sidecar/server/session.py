@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.store import HistoryItem
+    from acp_sidecar.tools.builtin.shell.jobs import JobTable
     from acp_sidecar.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
@@ -145,6 +146,9 @@ class Session:
     runs, or its driver does not take steering)."""
     steering: asyncio.Lock = attrs.field(factory=asyncio.Lock)
     """Held by a steer that waits to start a turn of its own (one at a time, in order)."""
+    jobs: JobTable | None = None
+    """The ``bash`` calls kept running (``background``, ``/keep``), stopped when the session
+    closes; made with the first turn's call scope (``None``: no turn ran yet)."""
 
     def fix_roots(self) -> None:
         """Resolve the session's roots now, as they are on disk (at ``new``, ``load`` and

@@ -1,7 +1,8 @@
 """Running a prompt turn on a connection: what ``session/prompt`` and a turn a steer
-started share (the driver, the client, what the user is told while it runs). A prompt that
-runs one of the session's own commands (:mod:`acp_sidecar.server.commands`) is that
-command's turn, whatever the driver: no driver sees it."""
+started share (the driver, the client, what the user is told while it runs and, about the
+jobs still running, when it ends). A prompt that runs one of the session's own commands
+(:mod:`acp_sidecar.server.commands`) is that command's turn, whatever the driver: no driver
+sees it."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ async def run_prompt_turn(
     if found is not None:
         command, argument = found
         driver = CommandDriver(command, argument, session, server)
-    return await session.run_turn(
+    stop_reason = await session.run_turn(
         driver,
         prompt,
         server.send_update,
@@ -63,6 +64,21 @@ async def run_prompt_turn(
         commands=tuple(command.advertised() for command in SESSION_COMMANDS),
         delegating=None if found is not None else delegating,
     )
+    await tell_running_jobs(server, session)
+    return stop_reason
+
+
+async def tell_running_jobs(server: Connection, session: Session) -> None:
+    """At the end of a turn, tell the user which of the session's jobs still run (not
+    recorded: on a replay they would describe processes long gone)."""
+    jobs = session.jobs
+    if jobs is None or not jobs.jobs:
+        return
+    from acp_sidecar.tools.builtin.shell.job_commands import still_running_notice
+
+    text = still_running_notice(await jobs.views())
+    if text is not None:
+        server.tell(session.session_id, UserMessage("info", text))
 
 
 def runs_command(prompt: list[ContentBlock]) -> bool:

@@ -7,18 +7,21 @@ a result, not an error.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated
 
 import attrs
 
 from acp_sidecar.tools.builtin.files.paths import resolve_path, workspace_root
 from acp_sidecar.tools.builtin.files.textfile import require_directory
+from acp_sidecar.tools.builtin.shell.jobs import JobTable, KeepRequest, jobs_of
 from acp_sidecar.tools.builtin.shell.process import CommandOutcome, HeadTail, run_command
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
 from acp_sidecar.tools.errors import ToolArgsError
 from acp_sidecar.tools.execution import ToolExecution
+from acp_sidecar.tools.json_values import JsonValue
 from acp_sidecar.tools.presentation import TerminalCallView, TerminalResultView, ToolResult
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -29,6 +32,10 @@ CARD_HEAD_CHARS = 192 * 1024
 """The card copy's head, which is also all that is streamed live."""
 CARD_TAIL_CHARS = 64 * 1024
 """The card copy's tail, sent with the result."""
+
+START_WINDOW_S = 1.0
+"""How long a ``background`` call shows the command's output before it returns (sooner when
+the shell exits): an error at start (a typo, a port in use) reaches the model in the call."""
 
 _HINTS = {126: "the command is not executable", 127: "command not found"}
 
@@ -55,6 +62,13 @@ class BashArgs:
         str | None,
         "What the command does, in a few words, for the person watching (shown on the card).",
     ] = None
+    background: Annotated[
+        bool,
+        "Keep the command running after the call returns, as a job of the session (a dev "
+        "server, a watcher): the call returns after about a second with the output so far "
+        "and the job's number; the timeout does not apply. The user sees the session's jobs "
+        "and can stop them; they are stopped when the session closes.",
+    ] = False
 
 
 def _timeout_s(args: BashArgs) -> float:
@@ -68,6 +82,15 @@ def _timeout_s(args: BashArgs) -> float:
 
 def _seconds(timeout_s: float) -> str:
     return f"{timeout_s:g} s"
+
+
+def _kept_line(number: int, jobs: JobTable) -> str:
+    job = jobs.get(number)
+    pid = f" (pid {job.running.pid})" if job is not None else ""
+    return (
+        f"[Still running as job {number}{pid}: it keeps running after this call, until the "
+        f"user stops it (/kill {number}) or the session closes.]"
+    )
 
 
 def _ending(outcome: CommandOutcome, timeout_s: float) -> str:
@@ -127,30 +150,47 @@ async def execute_bash(args: BashArgs, execution: ToolExecution) -> ToolOutput:
                 "its end will show when the command finishes."
             )
 
-    outcome = await run_command(
-        args.command, cwd=cwd, timeout_s=timeout_s, signal=execution.signal, on_output=on_output
+    jobs = jobs_of(ctx)
+    if args.background and jobs is None:
+        raise ToolArgsError(["/background: this call runs outside a session: no job can be kept"])
+    keeping: contextlib.AbstractContextManager[KeepRequest | None] = (
+        contextlib.nullcontext()
+        if jobs is None
+        else jobs.call(args.command, background=args.background, window=START_WINDOW_S)
     )
-    ending = _ending(outcome, timeout_s)
+    with keeping as keeper:
+        outcome = await run_command(
+            args.command,
+            cwd=cwd,
+            timeout_s=MAX_TIMEOUT_MS / 1000 if args.background else timeout_s,
+            signal=execution.signal,
+            on_output=on_output,
+            keeper=keeper,
+        )
+    if outcome.kept is not None and jobs is not None:
+        ending = _kept_line(outcome.kept, jobs)
+    else:
+        ending = _ending(outcome, timeout_s)
     output = model.text(_model_note)
     text = f"{output}{'' if output.endswith(chr(10)) or not output else chr(10)}{ending}"
     if not output:
         text = f"(no output)\n{ending}"
     card_output = card.text(_card_note)
-    if outcome.timed_out or outcome.cancelled:
+    if outcome.timed_out or outcome.cancelled or outcome.kept is not None:
         separator = "" if card_output.endswith("\n") or not card_output else "\n"
         card_output += f"{separator}{ending}\n"
-    return ToolOutput(
-        text,
-        meta={
-            "cwd": cwd,
-            "exit_code": outcome.exit_code,
-            "signal": outcome.signal,
-            "timed_out": outcome.timed_out,
-            "cancelled": outcome.cancelled,
-            "output": card_output,
-            "output_chars": card.total,
-        },
-    )
+    meta: dict[str, JsonValue] = {
+        "cwd": cwd,
+        "exit_code": outcome.exit_code,
+        "signal": outcome.signal,
+        "timed_out": outcome.timed_out,
+        "cancelled": outcome.cancelled,
+        "output": card_output,
+        "output_chars": card.total,
+    }
+    if outcome.kept is not None:
+        meta["job"] = outcome.kept
+    return ToolOutput(text, meta=meta)
 
 
 def present_bash_call(args: BashArgs) -> TerminalCallView:
@@ -168,7 +208,9 @@ def present_bash_result(args: BashArgs, result: ToolResult) -> TerminalResultVie
     output, exit_code, signal = meta.get("output"), meta.get("exit_code"), meta.get("signal")
     if not isinstance(output, str):
         return None
+    job = meta.get("job")
     return TerminalResultView(
+        title=f"{args.command} (kept running as job {job})" if type(job) is int else None,
         output=output,
         exit_code=exit_code if type(exit_code) is int else None,
         signal=signal if isinstance(signal, str) else None,
@@ -182,7 +224,8 @@ bash_tool = define_tool(
         "stderr with the exit code. Each call is a fresh non-interactive shell with stdin "
         "closed: use non-interactive flags, and chain steps with && (cd does not persist; "
         "use cwd). The command and everything it starts is stopped at the timeout "
-        f"(default {DEFAULT_TIMEOUT_MS // 1000} s) and when the user cancels. Output beyond "
+        f"(default {DEFAULT_TIMEOUT_MS // 1000} s) and when the user cancels, unless it runs "
+        "with background: true (for servers and watchers only). Output beyond "
         f"{MODEL_OUTPUT_CHARS // (1024 * 1024)} MiB is cut in the middle. Prefer read, grep "
         "and glob to cat, grep and find."
     ),

@@ -26,7 +26,7 @@ def test_the_tools_and_their_parameters(registry: ToolRegistry) -> None:
             ["new_string", "old_string", "path", "replace_all"],
             ["new_string", "old_string", "path"],
         ),
-        "bash": (["command", "cwd", "description", "timeout_ms"], ["command"]),
+        "bash": (["background", "command", "cwd", "description", "timeout_ms"], ["command"]),
         "grep": (
             ["case_insensitive", "glob", "max_results", "path", "pattern"],
             ["pattern"],

@@ -1,7 +1,8 @@
 """Running one shell command in its own session, and keeping what it prints bounded.
 
-When :func:`run_command` returns or raises, nothing the command started is left running.
-Awaiting ``on_output`` is the back-pressure.
+When :func:`run_command` returns or raises, nothing the command started is left running —
+unless a :class:`Keeper` took the :class:`RunningCommand`: then it owns the processes and
+must stop them (:meth:`RunningCommand.stop`). Awaiting ``on_output`` is the back-pressure.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import shutil
 import signal as signals
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 import attrs
 
@@ -88,6 +90,8 @@ class CommandOutcome:
     """The signal that ended it (``"SIGTERM"``, …), when one did."""
     timed_out: bool = False
     cancelled: bool = False
+    kept: int | None = None
+    """The job number the command's processes were kept as (they still run)."""
 
 
 def shell() -> str:
@@ -103,7 +107,8 @@ class _Pump:
         self, reader: asyncio.StreamReader, on_output: Callable[[str], Awaitable[None]]
     ) -> None:
         self._reader = reader
-        self._on_output = on_output
+        self.on_output = on_output
+        """Where the output goes (replaced when the command is kept as a job)."""
         self._drain_deadline: float | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
@@ -131,7 +136,7 @@ class _Pump:
                 quiet_since = now
             text = self._decoder.decode(chunk or b"", final=given_up or not chunk)
             if text:
-                await self._on_output(text)
+                await self.on_output(text)
                 # Time spent waiting for a slow client is not silence from the pipe: it must
                 # not eat into the drain's allowance, or the end of the output would be lost.
                 waited = loop.time() - now
@@ -142,20 +147,125 @@ class _Pump:
                 return
 
 
-async def run_command(
-    command: str,
-    *,
-    cwd: str,
-    timeout_s: float,
-    signal: CancelSignal | None,
-    on_output: Callable[[str], Awaitable[None]],
-) -> CommandOutcome:
-    """Run ``command`` to its end, its timeout, or ``signal``; see the module invariants.
+class OutputTail:
+    """The last :attr:`limit` characters a command printed (a kept job's last lines)."""
+
+    def __init__(self, limit: int = 16 * 1024) -> None:
+        self.limit = limit
+        self._text = ""
+
+    def feed(self, text: str) -> None:
+        self._text = (self._text + text)[-self.limit :]
+
+    def lines(self, count: int) -> list[str]:
+        """The last ``count`` lines (a line cut by the limit is shown as it is)."""
+        return self._text.splitlines()[-count:] if count > 0 else []
+
+
+class RunningCommand:
+    """A started command: its shell, its processes (the reaper's bookkeeping), its output
+    pipe and the task moving that output along."""
+
+    def __init__(self, call: CallProcesses, process: asyncio.subprocess.Process) -> None:
+        self.call = call
+        self.process = process
+        self.exited: asyncio.Future[int] = asyncio.ensure_future(process.wait())
+        self.tail = OutputTail()
+        """Everything it printed, bounded: what a job shows after its call returned."""
+        self._transport: asyncio.BaseTransport | None = None
+        self._pump: _Pump | None = None
+        self._pumping: asyncio.Future[None] | None = None
+        self._released = False
+
+    @property
+    def pid(self) -> int:
+        """The shell's pid: the number of the command's session and process group."""
+        return self.process.pid
+
+    async def _connect(self, read_fd: int, on_output: Callable[[str], Awaitable[None]]) -> None:
+        loop = asyncio.get_running_loop()
+        # The pipe is ours (not the subprocess transport's), so it can be closed even while a
+        # process that escaped still holds its other end.
+        stream = asyncio.StreamReader(limit=_READ_CHUNK, loop=loop)
+        self._transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stream, loop=loop), os.fdopen(read_fd, "rb", 0)
+        )
+        tail = self.tail
+
+        async def both(text: str) -> None:
+            tail.feed(text)
+            await on_output(text)
+
+        self._pump = _Pump(stream, both)
+        self._pumping = asyncio.ensure_future(self._pump.run())
+
+    def detach(self) -> None:
+        """Send the output only to :attr:`tail` from now on (the call that showed it ended)."""
+        if self._pump is not None:
+            self._pump.on_output = _into(self.tail)
+
+    async def alive(self) -> bool:
+        """Whether any of its processes still runs (a scan, off the loop)."""
+        return await asyncio.to_thread(self.call.any_live)
+
+    async def stop(self, grace: float) -> int:
+        """End every process (SIGTERM, SIGKILL after ``grace``), reap them, read the rest of
+        the output; the shell's return code. Then :meth:`release`."""
+        try:
+            await self.call.end(grace)
+            returncode = await self.exited
+            if self._pump is not None and self._pumping is not None:
+                self._pump.drain()
+                await self._pumping
+            return returncode
+        finally:
+            self.release()
+
+    def release(self) -> None:
+        """SIGKILL whatever :meth:`stop` did not end, stop reading (idempotent)."""
+        if self._released:
+            return
+        self._released = True
+        self.call.kill_now()
+        for task in (self._pumping, self.exited):
+            if task is not None and not task.done():
+                task.cancel()
+        if self._transport is not None:
+            self._transport.close()
+
+
+def _into(tail: OutputTail) -> Callable[[str], Awaitable[None]]:
+    async def discard(_text: str) -> None:
+        return None  # the pump fed the tail already
+
+    return discard
+
+
+class Keeper(Protocol):
+    """Who may take a running call's processes as a job (the session's job table)."""
+
+    background: bool
+    """Keep them as soon as they outlive the shell (a ``background`` call), not only when
+    :meth:`wanted` answers."""
+
+    async def wanted(self) -> None:
+        """Returns when the call is to be kept now (``/keep``, or a background call's start
+        window ending); never, if it is not."""
+        ...
+
+    async def take(self, running: RunningCommand) -> int:
+        """Own ``running`` from now on; its job number."""
+        ...
+
+
+async def start_command(
+    command: str, *, cwd: str, on_output: Callable[[str], Awaitable[None]]
+) -> RunningCommand:
+    """Start ``command`` in a session of its own, its output going to ``on_output``.
 
     Raises:
         SpawnError: the shell could not be started.
     """
-    loop = asyncio.get_running_loop()
     call = CallProcesses()
     read_fd, write_fd = os.pipe()
     try:
@@ -176,38 +286,60 @@ async def run_command(
     finally:
         os.close(write_fd)
     call.started(process.pid)
-    pump: asyncio.Future[None] | None = None
-    exited = asyncio.ensure_future(process.wait())
-    stopped = asyncio.ensure_future(signal.wait()) if signal is not None else None
-    transport: asyncio.BaseTransport | None = None
-    timed_out = cancelled = False
+    running = RunningCommand(call, process)
     try:
-        # The pipe is ours (not the subprocess transport's), so it can be closed even while a
-        # process that escaped still holds its other end.
-        stream = asyncio.StreamReader(limit=_READ_CHUNK, loop=loop)
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(stream, loop=loop), os.fdopen(read_fd, "rb", 0)
-        )
-        pumping = _Pump(stream, on_output)
-        pump = asyncio.ensure_future(pumping.run())
-        waiting = {exited} if stopped is None else {exited, stopped}
+        await running._connect(read_fd, on_output)
+    except BaseException:
+        running.release()
+        raise
+    return running
+
+
+async def run_command(
+    command: str,
+    *,
+    cwd: str,
+    timeout_s: float,
+    signal: CancelSignal | None,
+    on_output: Callable[[str], Awaitable[None]],
+    keeper: Keeper | None = None,
+) -> CommandOutcome:
+    """Run ``command`` to its end, its timeout, or ``signal``, or until ``keeper`` takes it;
+    see the module invariants.
+
+    Raises:
+        SpawnError: the shell could not be started.
+    """
+    running = await start_command(command, cwd=cwd, on_output=on_output)
+    exited = running.exited
+    stopped = asyncio.ensure_future(signal.wait()) if signal is not None else None
+    wanted = asyncio.ensure_future(keeper.wanted()) if keeper is not None else None
+    timed_out = cancelled = False
+    kept = False
+    try:
+        waiting = {task for task in (exited, stopped, wanted) if task is not None}
         done, _ = await asyncio.wait(
             waiting, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
         )
+        if keeper is not None and (stopped is None or stopped not in done):
+            if wanted in done and exited not in done:
+                kept = True
+            elif exited in done and keeper.background:
+                kept = await running.alive()  # a daemon outlived the shell
+        if kept:
+            assert keeper is not None
+            running.detach()
+            return CommandOutcome(None, None, kept=await keeper.take(running))
         if exited not in done:
             cancelled = stopped is not None and stopped in done
             timed_out = not cancelled
-        await call.end(TERM_GRACE_S)
-        returncode = await exited
-        pumping.drain()
-        await pump
+        returncode = await running.stop(TERM_GRACE_S)
     finally:
-        call.kill_now()
-        for task in (pump, exited, stopped):
+        if not kept:
+            running.release()
+        for task in (stopped, wanted):
             if task is not None and not task.done():
                 task.cancel()
-        if transport is not None:
-            transport.close()
     if returncode < 0:
         try:
             name = signals.Signals(-returncode).name

@@ -205,7 +205,7 @@ def descendants(table: Mapping[int, ProcessInfo], root: int) -> list[ProcessInfo
     return found
 
 
-def _carries(pid: int, entry: bytes) -> bool:
+def carries(pid: int, entry: bytes) -> bool:
     """Whether the environment ``pid`` was started with holds ``entry`` (``NAME=value``)."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as environ_file:
@@ -215,7 +215,7 @@ def _carries(pid: int, entry: bytes) -> bool:
     return b"\0" + entry + b"\0" in b"\0" + environment + b"\0"
 
 
-def _send(info: ProcessInfo, sig: signals.Signals) -> bool:
+def send(info: ProcessInfo, sig: signals.Signals) -> bool:
     """Signal ``info``'s process if it is still the same process (same start time); whether
     it could be signalled (False when it is gone or another user's)."""
     try:
@@ -318,7 +318,7 @@ class CallProcesses:
         }
         for info in descendants(table, os.getpid()):
             if info.pid not in found and (
-                info.parent in found or (not info.dead and _carries(info.pid, self._entry))
+                info.parent in found or (not info.dead and carries(info.pid, self._entry))
             ):
                 found[info.pid] = info
         return list(found.values())
@@ -336,7 +336,7 @@ class CallProcesses:
         signalled: set[tuple[int, int]] = set()
         for info in members:
             key = (info.pid, info.started)
-            if not info.dead and _send(info, sig):
+            if not info.dead and send(info, sig):
                 signalled.add(key)
             if info.pid != self.leader and (info.dead or key in signalled):
                 self._pending.add(key)  # not the shell: asyncio reaps that one
@@ -354,7 +354,7 @@ class CallProcesses:
             deadline = loop.time() + grace
             while True:
                 await asyncio.sleep(POLL_S)
-                if not await asyncio.to_thread(self._any_live):
+                if not await asyncio.to_thread(self.any_live):
                     break
                 if loop.time() >= deadline:
                     for _ in range(KILL_ROUNDS):
@@ -368,7 +368,8 @@ class CallProcesses:
             await asyncio.sleep(POLL_S)
         await asyncio.to_thread(sweep_orphans)
 
-    def _any_live(self) -> bool:
+    def any_live(self) -> bool:
+        """Whether any process of the call still runs (one the sidecar may signal)."""
         members = self.members()
         if members is None:
             return self.leader is not None and _group_alive(self.leader)
