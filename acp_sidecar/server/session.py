@@ -236,14 +236,7 @@ class Session:
             return taken
 
         async def send_notice(text: str, blocks: Sequence[ContentBlock] = ()) -> None:
-            message_id = ids.agent_text()
-            if recorder is not None:
-                # Not as agent text: the model must not read it as its own.
-                recorder.notice(text, message_id=message_id, blocks=blocks)
-            shown = TextContentBlock(text=paragraphs.notice(text))
-            await send(session_id, AgentMessageChunk(content=shown, message_id=message_id))
-            for block in blocks:
-                await send(session_id, AgentMessageChunk(content=block, message_id=message_id))
+            await self.notice(send, text, blocks)
 
         turn = Turn(
             session_id=session_id,
@@ -293,6 +286,23 @@ class Session:
             self.idle.set()
         await self._announce(send, SessionInfoUpdate(title=titled, updated_at=_now()))
         return stop_reason
+
+    async def notice(
+        self,
+        send: Callable[[str, SessionUpdate], Awaitable[None]],
+        text: str,
+        blocks: Sequence[ContentBlock] = (),
+    ) -> None:
+        """Tell the user ``text`` (then ``blocks``) in the agent's voice, in the agent message
+        open if any, and log it as a notice."""
+        message_id = self.message_ids.agent_text()
+        if self.recorder is not None:
+            # Not as agent text: the model must not read it as its own.
+            self.recorder.notice(text, message_id=message_id, blocks=blocks)
+        shown = TextContentBlock(text=self.paragraphs.notice(text))
+        await send(self.session_id, AgentMessageChunk(content=shown, message_id=message_id))
+        for block in blocks:
+            await send(self.session_id, AgentMessageChunk(content=block, message_id=message_id))
 
     def _title_from(self, prompt: list[ContentBlock]) -> str | None:
         """Take the session's title from its first prompt (``None``: it gives none)."""

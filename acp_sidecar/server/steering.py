@@ -12,6 +12,8 @@ Invariants:
   ``promptRequired`` at once when idle if the request's ``_meta.steering.idleBehavior``
   asked for it. Steers of one session that start turns are served one at a time, in arrival
   order (no two start rival turns).
+- An immediate session command (``/keep``) steered into a running turn runs at once beside
+  it, answered ``injected``.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ async def steer(
     server: Connection, session: Session, params: SessionSteeringRequest
 ) -> SessionSteeringResponse:
     """Serve one steer of ``session`` as the module docstring says."""
-    from acp_sidecar.server.turns import runs_command
+    from acp_sidecar.server.turns import run_beside_turn, runs_command
 
+    if await run_beside_turn(server, session, params.prompt):
+        return SessionSteeringResponse(outcome="injected")
     inbox = session.inbox
     if inbox is not None and not runs_command(params.prompt) and inbox.offer(params.prompt):
         return SessionSteeringResponse(outcome="injected")

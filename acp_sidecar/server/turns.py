@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from acp_sidecar.bridge.notices import UserMessage, shows_notices
 from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.server.commands.base import CommandDriver, find_command
+from acp_sidecar.server.commands.base import CommandDriver, find_command, run_beside
 from acp_sidecar.server.commands.table import SESSION_COMMANDS
 
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ async def run_prompt_turn(
 
         return delegate_for(server, session, model_driver, turn, links)
 
+    if await run_beside_turn(server, session, prompt):
+        return "end_turn"
     driver: Driver = model_driver
     found = find_command(prompt, SESSION_COMMANDS)
     if found is not None:
@@ -85,3 +87,14 @@ def runs_command(prompt: list[ContentBlock]) -> bool:
     """Whether ``prompt`` runs a session command (a steer of one is never injected into a
     running turn: it waits and runs as a turn of its own)."""
     return find_command(prompt, SESSION_COMMANDS) is not None
+
+
+async def run_beside_turn(server: Connection, session: Session, prompt: list[ContentBlock]) -> bool:
+    """Run the immediate session command ``prompt`` names beside the turn ``session`` runs;
+    whether it did (no turn runs, or the prompt is no such command: it did not)."""
+    found = find_command(prompt, SESSION_COMMANDS)
+    if found is None or not found[0].immediate or session.running is None:
+        return False
+    command, argument = found
+    await run_beside(command, argument, prompt, session, server)
+    return True

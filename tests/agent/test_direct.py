@@ -34,6 +34,9 @@ async def open_session(wire: WireClient, **capabilities: Any) -> str:
         "look",
         "fragile",
         "export",  # the session's own, after the tools
+        "jobs",
+        "kill",
+        "keep",
     ]
     session_id: str = result["sessionId"]
     return session_id

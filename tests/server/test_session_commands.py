@@ -34,6 +34,7 @@ from tests.server.wire import served
 
 ENV = {"OPENAI_API_KEY": "sk-test"}
 CONSOLE_TOOLS = ["read", "write", "edit", "bash", "grep", "glob", "plan"]
+SESSION_COMMANDS = ["export", "jobs", "kill", "keep"]
 
 
 def advertised(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -109,8 +110,8 @@ async def test_the_console_advertises_its_tools_then_the_session_commands(tmp_pa
     async with sdk_served(AllowingEditor(), store=tmp_path / "store") as (connection, wire):
         await new_session(connection, tmp_path)
         commands = await commands_of(wire)
-    assert [c["name"] for c in commands] == [*CONSOLE_TOOLS, "export"]
-    export = commands[-1]
+    assert [c["name"] for c in commands] == [*CONSOLE_TOOLS, *SESSION_COMMANDS]
+    export = commands[len(CONSOLE_TOOLS)]
     assert export["description"].startswith("Write this session's transcript")
     assert export["input"] == {"hint": "md for Markdown (default: HTML)"}
 
@@ -125,7 +126,7 @@ async def test_model_mode_advertises_the_session_commands(tmp_path: Path) -> Non
     ):
         await new_session(connection, tmp_path)
         commands = await commands_of(wire)
-    assert [c["name"] for c in commands] == ["export"]
+    assert [c["name"] for c in commands] == SESSION_COMMANDS
     assert endpoint.requests == []
 
 
@@ -353,9 +354,11 @@ async def test_the_session_command_wins_over_a_console_tool_of_its_name(
         await client.initialize()
         session = await client.new_session(str(tmp_path))
         update = (await client.next_update())["params"]["update"]
-        assert [(c["name"], c["description"]) for c in update["availableCommands"]] == [
-            ("export", "Write this session's transcript beside its log (HTML; `md`: Markdown).")
-        ]
+        first = update["availableCommands"][0]
+        assert (first["name"], first["description"]) == (
+            "export",
+            "Write this session's transcript beside its log (HTML; `md`: Markdown).",
+        )
         await client.next_response(await client.start_prompt(session, "/export"))
         await client.next_response(await client.start_prompt(session, "help"))
         await client.next_response(await client.start_prompt(session, "/nothing"))
@@ -365,7 +368,7 @@ async def test_the_session_command_wins_over_a_console_tool_of_its_name(
     said = [u["content"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
     help_text, unknown = [c["text"] for c in said if c["type"] == "text"][-2:]
     assert help_text.count("`/export`") == 1 and "Write this session" in help_text
-    assert "Available commands: /export." in unknown
+    assert "Available commands: /export, /jobs, /keep, /kill." in unknown
 
 
 # -- replay --------------------------------------------------------------------------------
@@ -397,7 +400,7 @@ async def test_export_over_stdio_from_the_official_sdk_client(tmp_path: Path) ->
     async with sdk_sidecar(AllowingEditor(), store=store) as (connection, wire):
         session = await new_session(connection, tmp_path)
         commands = await commands_of(wire)
-        assert [c["name"] for c in commands] == [*CONSOLE_TOOLS, "export"]
+        assert [c["name"] for c in commands] == [*CONSOLE_TOOLS, *SESSION_COMMANDS]
         assert await prompt(connection, session, "what is this?") == "end_turn"
         assert await prompt(connection, session, "/export") == "end_turn"
         chunks = turn_of(wire.updates, "/export")

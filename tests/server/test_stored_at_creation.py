@@ -33,7 +33,19 @@ async def sidecar(store: Path) -> AsyncIterator[tuple[Any, CommandsEditor]]:
         yield connection, client
 
 
-BUILTINS = ["read", "write", "edit", "bash", "grep", "glob", "plan", "export"]
+BUILTINS = [
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "grep",
+    "glob",
+    "plan",
+    "export",
+    "jobs",
+    "kill",
+    "keep",
+]
 
 
 async def test_a_session_never_prompted_loads_and_stays_unlisted_until_prompted(

@@ -8,6 +8,9 @@ Invariants:
   so that no model's history holds it; its answer is agent text in one message (a notice),
   with the answer's links after the text.
 - A handler's failure is the turn's answer (logged), never a failed ``session/prompt``.
+- An ``immediate`` command sent while a turn runs runs beside it, at once: its answer is a
+  notice in the running turn, and its prompt is not logged as one (that would end the running
+  turn's history for the model).
 """
 
 from __future__ import annotations
@@ -60,9 +63,10 @@ class CommandContext:
     """The session the command runs in (its recorder, policy, roots, …)."""
     connection: Connection
     """The connection serving it (its store, tools, client, settings)."""
-    turn: Turn
+    turn: Turn | None
     """The turn the command runs as: ``send`` and ``notice`` answer in it (recorded like
-    any turn's updates), ``signal`` is its cancellation, ``scope`` runs tool calls."""
+    any turn's updates), ``signal`` is its cancellation, ``scope`` runs tool calls.
+    ``None``: an immediate command running beside another turn."""
     argument: str
     """The text after the command's name (blanks around it removed; the text of later text
     blocks joined to it); ``""`` when none."""
@@ -86,6 +90,9 @@ class SessionCommand:
     """What the editor shows while its input is empty; ``None``: it takes none."""
     handler: CommandHandler = attrs.field(eq=False)
     """Runs it (see :class:`CommandContext`)."""
+    immediate: bool = attrs.field(default=False, kw_only=True)
+    """Whether it also runs while a turn runs, beside it (see the module invariants): for
+    commands on what the running turn does (``/keep`` its command)."""
 
     def advertised(self) -> AvailableCommand:
         """The command as ``available_commands_update`` lists it."""
@@ -144,13 +151,40 @@ class CommandDriver(DriverBase):
             argument=self.argument,
             prompt=turn.prompt,
         )
-        try:
-            answer = await self.command.handler(context)
-        except Exception as exc:
-            logger.exception("the session command /%s failed", self.command.name)
-            answer = CommandAnswer(f"`/{self.command.name}` failed: {exc}")
+        answer = await answer_of(self.command, context)
         if turn.notice is not None:
             await turn.notice(answer.text, answer.links)
         else:
             await send_notice(turn, answer.text)
         return "end_turn"
+
+
+async def answer_of(command: SessionCommand, context: CommandContext) -> CommandAnswer:
+    """What ``command`` answers; its failure, logged, is the answer."""
+    try:
+        return await command.handler(context)
+    except Exception as exc:
+        logger.exception("the session command /%s failed", command.name)
+        return CommandAnswer(f"`/{command.name}` failed: {exc}")
+
+
+async def run_beside(
+    command: SessionCommand,
+    argument: str,
+    prompt: Sequence[ContentBlock],
+    session: Session,
+    connection: Connection,
+) -> None:
+    """Run immediate ``command`` beside the turn ``session`` runs (see the module
+    invariants); its answer names it, since no prompt of it is shown on a replay."""
+    assert command.immediate
+    context = CommandContext(
+        session=session,
+        connection=connection,
+        turn=None,
+        argument=argument,
+        prompt=tuple(prompt),
+    )
+    answer = await answer_of(command, context)
+    text = f"`/{command.name}`: {answer.text}"
+    await session.notice(connection.send_update, text, answer.links)

@@ -6,6 +6,7 @@ from typing import Final
 
 from acp_sidecar.server.commands.base import SessionCommand
 from acp_sidecar.server.commands.export import export
+from acp_sidecar.server.commands.jobs import jobs, keep, kill
 
 SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
     SessionCommand(
@@ -13,6 +14,27 @@ SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
         description="Write this session's transcript beside its log (HTML; `md`: Markdown).",
         hint="md for Markdown (default: HTML)",
         handler=export,
+    ),
+    SessionCommand(
+        name="jobs",
+        description="List the commands this session keeps running, with their last output.",
+        hint=None,
+        handler=jobs,
+        immediate=True,
+    ),
+    SessionCommand(
+        name="kill",
+        description="Stop one of the session's jobs (its processes) and forget it.",
+        hint="the job's number, as /jobs lists it",
+        handler=kill,
+        immediate=True,
+    ),
+    SessionCommand(
+        name="keep",
+        description="Let the running shell command go on as a job; the tool call returns now.",
+        hint=None,
+        handler=keep,
+        immediate=True,
     ),
 )
 """Every session command, in the order the editor lists them (after a console's tools)."""
