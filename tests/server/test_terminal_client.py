@@ -1,0 +1,128 @@
+"""acpx, a terminal ACP client from npm (pinned; ``.ci/run`` installs it), driving a spawned
+console sidecar the way a user at a shell would: one acpx command per prompt, a session kept
+across them, resumed by a fresh sidecar once the first one has gone."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from benchmarks.ts_sdk import install_acpx
+
+pytestmark = pytest.mark.process
+
+FOREGROUND_PID = "sh -c 'echo $$ > d.tmp && mv d.tmp d.pid; exec sleep 300'"
+
+
+@attrs.frozen
+class Acpx:
+    """acpx run in ``workspace`` against ``acp-sidecar --no-model`` storing in ``store``."""
+
+    executable: Path
+    workspace: Path
+    store: Path
+
+    def run(self, *arguments: str, ttl: float = 30) -> list[dict[str, Any]]:
+        """The JSON-RPC messages acpx printed for one command (it fails the test if acpx
+        exits non-zero)."""
+        agent = shlex.join(
+            [sys.executable, "-m", "acp_sidecar", "--no-model", "--store", str(self.store)]
+        )
+        done = subprocess.run(
+            [str(self.executable), "--approve-all", "--format", "json", "--ttl", str(ttl),
+             "--agent", agent, *arguments],
+            cwd=self.workspace, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr + done.stdout
+        return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+    def prompt(self, text: str, ttl: float = 30) -> list[dict[str, Any]]:
+        return self.run("prompt", text, ttl=ttl)
+
+    async def owner_gone(self) -> None:
+        """Waits until acpx's queue owner (and so its sidecar) has exited."""
+        for _ in range(600):
+            status = self.run("status")[-1]
+            if "pid" not in status:
+                return
+            await asyncio.sleep(0.1)
+        pytest.fail(f"acpx's queue owner never went: {status}")
+
+
+def said(messages: list[dict[str, Any]]) -> str:
+    """The agent's text in these messages, joined."""
+    chunks = [m["params"]["update"] for m in messages if m.get("method") == "session/update"]
+    return "".join(
+        u["content"].get("text", "") for u in chunks if u["sessionUpdate"] == "agent_message_chunk"
+    )
+
+
+def methods(messages: list[dict[str, Any]]) -> list[str]:
+    return [m["method"] for m in messages if "method" in m]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture
+def acpx(tmp_path: Path) -> Acpx:
+    installed = install_acpx()
+    if isinstance(installed, str):
+        pytest.skip(f"acpx is not available: {installed}")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    return Acpx(installed[1], workspace, tmp_path / "store")
+
+
+async def test_acpx_edits_keeps_a_job_and_exports_across_fresh_sidecars(acpx: Acpx) -> None:
+    acpx.run("sessions", "new")
+    write = acpx.prompt('/write {"path": "notes.txt", "content": "one\\ntwo\\n"}', ttl=0.2)
+    assert "session/request_permission" in methods(write)  # ask mode; acpx approves
+    await acpx.owner_gone()
+
+    edit = acpx.prompt('/edit {"path": "notes.txt", "old_string": "two", "new_string": "2"}')
+    assert "session/resume" in methods(edit)  # a fresh sidecar took the stored session
+    assert (acpx.workspace / "notes.txt").read_bytes() == b"one\n2\n"
+
+    acpx.prompt(f'/bash {{"command": {json.dumps(FOREGROUND_PID)}, "background": true}}')
+    pid = int((acpx.workspace / "d.pid").read_text())
+    listed = said(acpx.prompt("/jobs"))
+    assert f"1. pid {pid}, running" in listed and "sleep 300" in listed
+    killed = acpx.prompt("/kill 1")
+    assert "job 1" in said(killed).lower()
+    for _ in range(600):
+        if not alive(pid):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("/kill 1 left the job's process running")
+
+    exported = acpx.prompt("/export md")
+    updates = [m["params"]["update"] for m in exported if m.get("method") == "session/update"]
+    links = [
+        u["content"]
+        for u in updates
+        if u["sessionUpdate"] == "agent_message_chunk" and u["content"]["type"] == "resource_link"
+    ]
+    assert len(links) == 1 and links[0]["uri"].startswith("file://")
+    transcript = Path(links[0]["uri"].removeprefix("file://")).read_text()
+    assert "notes.txt" in transcript and "/kill 1" in transcript
+    acpx.run("sessions", "close")
+    assert sorted(p.name for p in acpx.workspace.iterdir()) == ["d.pid", "notes.txt"]
+    assert (acpx.workspace / "notes.txt").read_bytes() == b"one\n2\n"
