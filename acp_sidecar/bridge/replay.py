@@ -270,13 +270,19 @@ def replay_sessions(
     children: dict[str, _Transcript] = {}
     by_call: dict[str, str] = {}
     """The task calls with a child, and the child's id."""
+    idle: set[str] = set()
+    """The children whose turn ended."""
     mode = known_mode(header.mode)
     for position, record in enumerate(records, 1):
         if type(record) is ChildRecord:
+            if type(record.record) is TurnEndRecord:
+                idle.add(record.session_id)
             yield from _child_record(parent, children, by_call, position, record)
             continue
         if type(record) is ModeChangeRecord:
             mode = known_mode(record.mode)
+        if type(record) is TurnEndRecord:
+            yield from _settle(children, idle, parent_id, record.stop_reason)
         if type(record) is ToolResultRecord and record.call_id in by_call:
             child_id = by_call.pop(record.call_id)
             for update in parent.feed(position, record):
@@ -285,12 +291,24 @@ def replay_sessions(
             continue
         for update in parent.feed(position, record):
             yield parent_id, update
-    for child_id, child in children.items():
-        for update in child.finish():
-            yield child_id, update
+    yield from _settle(children, idle, parent_id, "cancelled")
     for update in parent.finish():
         yield parent_id, update
     yield parent_id, CurrentModeUpdate(current_mode_id=mode)
+
+
+def _settle(
+    children: dict[str, _Transcript], idle: set[str], parent_id: str, stop_reason: str
+) -> Iterator[tuple[str, SessionUpdate]]:
+    """Each child still running when its parent's turn ended (a crash, a cancel, a fork's cut)
+    drawn to its end and shown idle with the parent's stop reason, as a client saw it live."""
+    for child_id, child in children.items():
+        if child_id in idle:
+            continue
+        idle.add(child_id)
+        for update in child.finish():
+            yield child_id, update
+        yield parent_id, subagents.state(child_id, "idle", stop_reason)
 
 
 def _child_record(

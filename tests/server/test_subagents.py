@@ -434,6 +434,29 @@ async def test_a_load_draws_the_children_as_they_were_drawn_live(tmp_path: Path)
     }
 
 
+async def test_a_child_cut_off_mid_task_loads_idle_with_its_parents_stop(tmp_path: Path) -> None:
+    """The log as a crash leaves it while a child runs: the child's records, then no end of
+    the child's turn (the load closes the parent's turn as cancelled)."""
+    endpoint, pause = RoutedOpenAI(), Pause()
+    paused_script(endpoint, pause)
+    store, crashed = tmp_path / "store", tmp_path / "crashed"
+    async with endpoint:
+        async with sidecar(endpoint, store) as (client, _server):
+            await client.initialize(**SUBAGENTS)
+            parent = await client.new_session(str(tmp_path))
+            prompt_id = await client.start_prompt(parent, PROMPT)
+            await asyncio.wait_for(pause.reached.wait(), HANG_GUARD)
+            log = (store / f"{parent}.jsonl").read_bytes()
+            await client.notify("session/cancel", {"sessionId": parent})
+            await client.next_response(prompt_id)
+        crashed.mkdir()
+        (crashed / f"{parent}.jsonl").write_bytes(log)
+        assert b"Report what a.txt says." in log  # the child had started
+        loaded = await load_updates(endpoint, crashed, tmp_path, parent)
+    states = [u["state"] for _s, u in loaded if u["sessionUpdate"] == "subagent_update"]
+    assert states == [{"state": "running"}, {"state": "idle", "stopReason": "cancelled"}]
+
+
 async def test_a_load_without_subagents_draws_only_the_task_cards(tmp_path: Path) -> None:
     endpoint = RoutedOpenAI()
     parallel_script(endpoint)
