@@ -267,94 +267,94 @@ def replay_sessions(
     its task card as they were live (:mod:`acp_sidecar.bridge.subagents`)."""
     parent_id = header.session_id
     parent = _Transcript(parent_id, lookup, ctx, client)
-    children: dict[str, _Transcript] = {}
-    by_call: dict[str, str] = {}
-    """The task calls with a child, and the child's id."""
-    idle: set[str] = set()
-    """The children whose turn ended."""
+    children = _Children(parent)
     mode = known_mode(header.mode)
     for position, record in enumerate(records, 1):
         if type(record) is ChildRecord:
-            if type(record.record) is TurnEndRecord:
-                idle.add(record.session_id)
-            yield from _child_record(parent, children, by_call, position, record)
+            yield from children.feed(position, record)
             continue
         if type(record) is ModeChangeRecord:
             mode = known_mode(record.mode)
         if type(record) is TurnEndRecord:
-            yield from _settle(children, idle, parent_id, record.stop_reason)
-        if type(record) is ToolResultRecord and record.call_id in by_call:
-            child_id = by_call.pop(record.call_id)
+            yield from children.settle(record.stop_reason)
+        if type(record) is ToolResultRecord and record.call_id in children.by_call:
+            child_id = children.by_call.pop(record.call_id)
             for update in parent.feed(position, record):
                 for shown in subagents.task_card(update, parent_id, child_id):
                     yield parent_id, shown
             continue
         for update in parent.feed(position, record):
             yield parent_id, update
-    yield from _settle(children, idle, parent_id, "cancelled")
+    yield from children.settle("cancelled")
     for update in parent.finish():
         yield parent_id, update
     yield parent_id, CurrentModeUpdate(current_mode_id=mode)
 
 
-def _settle(
-    children: dict[str, _Transcript], idle: set[str], parent_id: str, stop_reason: str
-) -> Iterator[tuple[str, SessionUpdate]]:
-    """Each child still running when its parent's turn ended (a crash, a cancel, a fork's cut)
-    drawn to its end and shown idle with the parent's stop reason, as a client saw it live."""
-    for child_id, child in children.items():
-        if child_id in idle:
-            continue
-        idle.add(child_id)
-        for update in child.finish():
+class _Children:
+    """The children a parent's records name, drawn as they were live."""
+
+    def __init__(self, parent: _Transcript) -> None:
+        self.parent = parent
+        self.drawn: dict[str, _Transcript] = {}
+        self.by_call: dict[str, str] = {}
+        """The task calls with a child, and the child's id."""
+        self.idle: set[str] = set()
+        """The children whose turn ended."""
+        self.used: dict[str, list[UsageRecord]] = {}
+
+    def feed(self, position: int, record: ChildRecord) -> Iterator[tuple[str, SessionUpdate]]:
+        """The updates a child's record draws, the child announced first."""
+        parent, parent_id = self.parent, self.parent.session_id
+        child_id, inner = record.session_id, record.record
+        child = self.drawn.get(child_id)
+        if child is None:
+            started = subagents.child_session_id
+            calls = (c for c in parent.open_calls if started(parent_id, c) == child_id)
+            call_id = next(calls, None)
+            title = "Subagent"
+            if call_id is not None:
+                self.by_call[call_id] = child_id
+                title = _task_title(parent.open_calls[call_id][0])
+            child = self.drawn[child_id] = _Transcript(
+                child_id, parent.lookup, parent.ctx, parent.capabilities
+            )
+            yield parent_id, subagents.announce(child_id, title)
+            if call_id is not None:
+                yield parent_id, subagents.link(call_id, child_id)
+        match inner:
+            case UserMessageRecord(content=content, message_id=message_id):
+                child.paragraphs.new_message()
+                message_id = message_id or derived_message_id(child_id, position)
+                for update in subagents.message(
+                    message_id, parent_id, child_id, _prompt_blocks(content)
+                ):
+                    yield child_id, update
+            case PermissionAskedRecord():
+                yield parent_id, subagents.state(child_id, "requires_action")
+            case PermissionAnswerRecord():
+                yield parent_id, subagents.state(child_id, "running")
+            case TurnEndRecord(stop_reason=stop_reason):
+                yield from self._end(child_id, stop_reason)
+            case _:
+                if type(inner) is UsageRecord:
+                    self.used.setdefault(child_id, []).append(inner)
+                for update in child.feed(position, inner):
+                    yield child_id, update
+
+    def settle(self, stop_reason: str) -> Iterator[tuple[str, SessionUpdate]]:
+        """Each child still running when its parent's turn ended (a crash, a cancel, a
+        fork's cut) drawn to its end and shown idle with the parent's stop reason, as a
+        client saw it live."""
+        for child_id in [c for c in self.drawn if c not in self.idle]:
+            yield from self._end(child_id, stop_reason)
+
+    def _end(self, child_id: str, stop_reason: str) -> Iterator[tuple[str, SessionUpdate]]:
+        self.idle.add(child_id)
+        for update in self.drawn[child_id].finish():
             yield child_id, update
-        yield parent_id, subagents.state(child_id, "idle", stop_reason)
-
-
-def _child_record(
-    parent: _Transcript,
-    children: dict[str, _Transcript],
-    by_call: dict[str, str],
-    position: int,
-    record: ChildRecord,
-) -> Iterator[tuple[str, SessionUpdate]]:
-    """The updates a child's record draws, the child announced first."""
-    parent_id, child_id, inner = parent.session_id, record.session_id, record.record
-    child = children.get(child_id)
-    if child is None:
-        call_id = next(
-            (c for c in parent.open_calls if subagents.child_session_id(parent_id, c) == child_id),
-            None,
-        )
-        title = "Subagent"
-        if call_id is not None:
-            by_call[call_id] = child_id
-            title = _task_title(parent.open_calls[call_id][0])
-        child = children[child_id] = _Transcript(
-            child_id, parent.lookup, parent.ctx, parent.capabilities
-        )
-        yield parent_id, subagents.announce(child_id, title)
-        if call_id is not None:
-            yield parent_id, subagents.link(call_id, child_id)
-    match inner:
-        case UserMessageRecord(content=content, message_id=message_id):
-            child.paragraphs.new_message()
-            message_id = message_id or derived_message_id(child_id, position)
-            for update in subagents.message(
-                message_id, parent_id, child_id, _prompt_blocks(content)
-            ):
-                yield child_id, update
-        case PermissionAskedRecord():
-            yield parent_id, subagents.state(child_id, "requires_action")
-        case PermissionAnswerRecord():
-            yield parent_id, subagents.state(child_id, "running")
-        case TurnEndRecord(stop_reason=stop_reason):
-            for update in child.finish():
-                yield child_id, update
-            yield parent_id, subagents.state(child_id, "idle", stop_reason)
-        case _:
-            for update in child.feed(position, inner):
-                yield child_id, update
+        used = subagents.tokens_used(self.used.pop(child_id, ()))
+        yield self.parent.session_id, subagents.state(child_id, "idle", stop_reason, used)
 
 
 def _task_title(call: ToolCallRecord) -> str:

@@ -15,17 +15,19 @@ from typing import Final
 import attrs
 
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
-from acp_sidecar.protocol.tool_call import ToolCallContentBlock, ToolCallProgress, ToolCallSession
-from acp_sidecar.protocol.updates import (
+from acp_sidecar.protocol.subagents import (
     SessionCancelCapabilities,
     SessionMessage,
     SessionMessageChunk,
-    SessionUpdate,
     SubagentSessionCapabilities,
     SubagentState,
     SubagentStateName,
     SubagentUpdate,
+    TokenUsage,
 )
+from acp_sidecar.protocol.tool_call import ToolCallContentBlock, ToolCallProgress, ToolCallSession
+from acp_sidecar.protocol.updates import SessionUpdate
+from acp_sidecar.store.records import UsageRecord
 
 CHILD_MARK: Final = "~task~"
 """Between the parent's id and the call's in a child's session id."""
@@ -55,9 +57,31 @@ def announce(child_id: str, title: str) -> SubagentUpdate:
     )
 
 
-def state(child_id: str, name: SubagentStateName, stop_reason: str | None = None) -> SubagentUpdate:
+def state(
+    child_id: str,
+    name: SubagentStateName,
+    stop_reason: str | None = None,
+    usage: TokenUsage | None = None,
+) -> SubagentUpdate:
     """The parent's ``subagent_update`` with the child's new state."""
-    return SubagentUpdate(session_id=child_id, state=SubagentState(name, stop_reason=stop_reason))
+    snapshot = SubagentState(name, stop_reason=stop_reason, usage=usage)
+    return SubagentUpdate(session_id=child_id, state=snapshot)
+
+
+def tokens_used(used: Iterable[UsageRecord]) -> TokenUsage | None:
+    """What a child's model responses used, summed (``None``: it made no request)."""
+    records = list(used)
+    if not records:
+        return None
+    sent = sum(r.prompt_tokens for r in records)
+    answered = sum(r.completion_tokens for r in records)
+    cached = [r.cached_tokens for r in records if r.cached_tokens is not None]
+    return TokenUsage(
+        total_tokens=sent + answered,
+        input_tokens=sent,
+        output_tokens=answered,
+        cached_read_tokens=sum(cached) if cached else None,
+    )
 
 
 def link(call_id: str, child_id: str) -> ToolCallProgress:

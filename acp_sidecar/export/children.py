@@ -7,6 +7,12 @@ from __future__ import annotations
 import attrs
 
 from acp_sidecar.protocol.content import TextContentBlock
+from acp_sidecar.protocol.subagents import (
+    SessionMessageChunk,
+    SubagentState,
+    SubagentUpdate,
+    TokenUsage,
+)
 from acp_sidecar.protocol.tool_call import (
     ToolCallContent,
     ToolCallContentBlock,
@@ -16,7 +22,6 @@ from acp_sidecar.protocol.tool_call import (
 )
 from acp_sidecar.protocol.updates import (
     AgentMessageChunk,
-    SessionMessageChunk,
     SessionUpdate,
 )
 
@@ -29,6 +34,7 @@ class ChildTranscript:
     calls: dict[str, list[str]] = attrs.Factory(dict)
     """Each call's ``[title, status]``, in call order."""
     said: list[str] = attrs.Factory(list)
+    used: TokenUsage | None = None
 
     def hear(self, update: SessionUpdate) -> None:
         match update:
@@ -43,6 +49,8 @@ class ChildTranscript:
                     call[1] = status or call[1]
             case AgentMessageChunk(content=TextContentBlock(text=text)):
                 self.said.append(text)
+            case SubagentUpdate(state=SubagentState(usage=TokenUsage() as used)):
+                self.used = used
             case _:
                 pass
 
@@ -54,6 +62,13 @@ class ChildTranscript:
         said = "".join(self.said).strip()
         if said:
             lines += ["", "It said:", "", said]
+        if self.used is not None:
+            used = self.used
+            lines += [
+                "",
+                f"It used {used.total_tokens:,} tokens "
+                f"({used.input_tokens:,} in, {used.output_tokens:,} out).",
+            ]
         return "\n".join(lines)
 
 

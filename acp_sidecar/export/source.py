@@ -20,13 +20,11 @@ from acp_sidecar.bridge.replay import known_mode, replay_client, replay_sessions
 from acp_sidecar.bridge.translate import ToolLookup
 from acp_sidecar.export.children import ChildTranscript, drawn_in_card
 from acp_sidecar.protocol.converter import to_wire
+from acp_sidecar.protocol.subagents import SessionMessage, SessionMessageChunk, SubagentUpdate
 from acp_sidecar.protocol.tool_call import ToolCallProgress
 from acp_sidecar.protocol.updates import (
     CurrentModeUpdate,
     SessionInfoUpdate,
-    SessionMessage,
-    SessionMessageChunk,
-    SubagentUpdate,
 )
 from acp_sidecar.render.blocks import (
     Event,
@@ -212,8 +210,11 @@ class StoredSession:
                 continue  # drawn inside its task card
             if isinstance(update, CurrentModeUpdate | SessionInfoUpdate):
                 continue  # the session's state at the end: in the facts and heading
-            if isinstance(update, SubagentUpdate | SessionMessage | SessionMessageChunk):
-                continue  # a child's state, and its answer: the task card shows them
+            if isinstance(update, SubagentUpdate):
+                children.setdefault(update.session_id, ChildTranscript()).hear(update)
+                continue  # a child's state: its task card shows what it used
+            if isinstance(update, SessionMessage | SessionMessageChunk):
+                continue  # a child's answer: the task card shows it
             if isinstance(update, ToolCallProgress):
                 shown = drawn_in_card(update, children)
                 if shown is None:

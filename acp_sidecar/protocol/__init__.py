@@ -128,6 +128,15 @@ from acp_sidecar.protocol.session import (
     SetSessionModeResponse,
     StopReason,
 )
+from acp_sidecar.protocol.subagents import (
+    SessionCancelCapabilities,
+    SessionMessage,
+    SessionMessageChunk,
+    SubagentSessionCapabilities,
+    SubagentState,
+    SubagentUpdate,
+    TokenUsage,
+)
 from acp_sidecar.protocol.tool_call import (
     ToolCallContent,
     ToolCallContentBlock,
@@ -163,15 +172,9 @@ from acp_sidecar.protocol.updates import (
     PlanMarkdown,
     PlanRemoved,
     PlanUpdate,
-    SessionCancelCapabilities,
     SessionInfoUpdate,
-    SessionMessage,
-    SessionMessageChunk,
     SessionNotification,
     SessionUpdate,
-    SubagentSessionCapabilities,
-    SubagentState,
-    SubagentUpdate,
     UsageUpdate,
     UserMessageChunk,
 )
@@ -316,6 +319,7 @@ __all__ = [
     "SubagentUpdate",
     "TextContentBlock",
     "TextResourceContents",
+    "TokenUsage",
     "ToolCallContent",
     "ToolCallContentBlock",
     "ToolCallDiff",

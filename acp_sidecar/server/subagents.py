@@ -205,7 +205,7 @@ async def run_child(
         if recorder is not None:
             recorder.end(stop)
     if opted:
-        await parent.send(subagents.state(child_id, "idle", stop))
+        await parent.send(subagents.state(child_id, "idle", stop, subagents.tokens_used(used)))
     explained = told[-1] if told else None
     return Delegated(child_id, stop, answer.text, explained, tuple(used))
 

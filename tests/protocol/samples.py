@@ -783,6 +783,19 @@ SUBAGENT_UPDATES = [
         ),
     ),
     _update(
+        "subagent_update/idle-with-usage",
+        p.SubagentUpdate(
+            session_id="sess-1~task~call_1",
+            state=p.SubagentState(
+                "idle",
+                stop_reason="end_turn",
+                usage=p.TokenUsage(
+                    total_tokens=320, input_tokens=300, output_tokens=20, cached_read_tokens=100
+                ),
+            ),
+        ),
+    ),
+    _update(
         "session_message",
         p.SessionMessage(
             message_id="m1",

@@ -173,6 +173,7 @@ SUBAGENT_TYPES = (
     p.SessionCancelCapabilities,
     p.SessionMessage,
     p.SessionMessageChunk,
+    p.TokenUsage,
     p.ToolCallSession,
 )
 """The subagent page's types: in the unstable schema only (``ToolCallSession``: in neither)."""

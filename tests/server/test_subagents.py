@@ -562,6 +562,7 @@ def test_the_subagent_types_carry_meta_as_the_unstable_schema_does() -> None:
         p.SessionCancelCapabilities: "SessionCancelCapabilities",
         p.SessionMessage: "SessionMessage",
         p.SessionMessageChunk: "SessionMessageChunk",
+        p.TokenUsage: "Usage",
     }
     for cls, name in names.items():
         has_meta = any(a.name == "meta" for a in attrs.fields(cls))
@@ -600,6 +601,14 @@ async def test_a_childs_spending_counts_toward_its_parents_cost(tmp_path: Path) 
     # The parent's first response, the child's own meter, the parent's total with the
     # child's spending, then the parent's last response on top.
     assert meters == [(parent, 105.0), (child, 12.0), (parent, 117.0), (parent, 320.0)]
+    states = [u["state"] for _s, u in of_kind(live, "subagent_update") if "state" in u]
+    assert states[-1] == {
+        "state": "idle",
+        "stopReason": "end_turn",
+        "usage": {"totalTokens": 12, "inputTokens": 10, "outputTokens": 2},
+    }
+    loaded = await load_updates(endpoint, tmp_path / "store", tmp_path, parent)
+    assert [u for _s, u in of_kind(loaded, "subagent_update")][-1]["state"] == states[-1]
 
 
 TS_CLIENT = Path(__file__).with_name("ts_subagent_client.mjs")
@@ -680,7 +689,10 @@ async def test_the_export_draws_each_child_inside_its_task_card(tmp_path: Path) 
     endpoint.route(PROMPT, tasks(task_call(0, "call_a", "Read a", job)), answer("It says one."))
     endpoint.route(
         job,
-        Reply([model_call(0, "call_r", "read", '{"path": "a.txt"}'), stop("tool_calls")]),
+        Reply(
+            [model_call(0, "call_r", "read", '{"path": "a.txt"}'), stop("tool_calls")],
+            usage=usage(1200, 34),
+        ),
         answer("a says one."),
     )
     store = tmp_path / "store"
@@ -700,3 +712,4 @@ async def test_the_export_draws_each_child_inside_its_task_card(tmp_path: Path) 
     )
     assert "- Read a.txt (lines 1–1 of 1) (completed)" in text[transcript:]
     assert text.count("Subagent's job:") == 1
+    assert "It used 1,234 tokens (1,200 in, 34 out)." in text[transcript:]
