@@ -20,6 +20,7 @@ from acp_sidecar.store.records import (
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
+    FileChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -31,6 +32,7 @@ from acp_sidecar.store.records import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UndoRecord,
     UsageRecord,
     UserMessageRecord,
 )
@@ -134,6 +136,8 @@ class History:
                     | PermissionRememberedRecord()
                 ):
                     pass  # the user's decisions, for later views; never the model's history
+                case FileChangeRecord() | UndoRecord():
+                    pass  # what the files went through; the model is told of undos apart
                 case ChildRecord():
                     pass  # a child's own conversation: the parent's model read its answer
                 case _:
