@@ -48,7 +48,8 @@ def look(real: str) -> Seen:
     if not stat.S_ISREG(info.st_mode):
         return Seen("other")
     try:
-        with open(real, "rb") as stream:
+        fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as stream:
             if info.st_size <= MAX_KEPT:
                 data = stream.read(MAX_KEPT + 1)
                 if len(data) <= MAX_KEPT:
