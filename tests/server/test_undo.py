@@ -298,3 +298,39 @@ async def test_undo_works_on_a_session_loaded_again(tmp_path: Path) -> None:
         said = await run(connection, wire, session, "/undo")
         assert said.startswith("Undid turn 2: `a.txt`.")
         assert (work / "a.txt").read_bytes() == b"one\n"
+
+
+async def test_in_model_mode_an_undone_turn_leaves_the_models_history(tmp_path: Path) -> None:
+    from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, tool_call
+    from tests.server.test_message_ids import model
+
+    work, store = tmp_path / "work", tmp_path / "store"
+    work.mkdir()
+    write = json.dumps({"path": "a.txt", "content": "one\n"})
+    edit = json.dumps({"path": "a.txt", "old_string": "one", "new_string": "two"})
+    async with ScriptedOpenAI() as endpoint:
+        endpoint.script(
+            calling(tool_call(0, "call_1", "write", write)),
+            answer("Wrote it."),
+            calling(tool_call(0, "call_2", "edit", edit)),
+            answer("Edited it."),
+            answer("Here again."),
+        )
+        env = {"OPENAI_API_KEY": "sk-test"}
+        async with sdk_served(AllowingEditor(), *model(endpoint), store=store, env=env) as (
+            connection,
+            wire,
+        ):
+            session = await new_session(connection, work, mode="auto")
+            assert await prompt(connection, session, "make a") == "end_turn"
+            assert await prompt(connection, session, "change a") == "end_turn"
+            assert (work / "a.txt").read_text() == "two\n"
+            said = await run(connection, wire, session, "/undo")
+            assert said.startswith("Undid turn 2: `a.txt`.")
+            assert (work / "a.txt").read_text() == "one\n"
+            assert len(endpoint.requests) == 4  # the command asked the model nothing
+            assert await prompt(connection, session, "again") == "end_turn"
+    sent = endpoint.requests[4].messages
+    users = [m["content"] for m in sent if m["role"] == "user"]
+    assert users == ["make a", "again"]
+    assert not any("Edited it." in str(m.get("content")) for m in sent)

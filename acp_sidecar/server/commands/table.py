@@ -39,19 +39,19 @@ SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
     ),
     SessionCommand(
         name="undo",
-        description="Take back the file changes of the last turn (N: of the last N turns).",
+        description="Take back the last turn's file changes (N: the last N turns).",
         hint="N turns (default 1), then --force FILE… to take changed files anyway",
         handler=undo,
     ),
     SessionCommand(
         name="redo",
-        description="Give back what the last /undo or /rewind took.",
+        description="Give back what the last undo took.",
         hint=None,
         handler=redo,
     ),
     SessionCommand(
         name="rewind",
-        description="List the turns with the files they touched; N: go back to just after turn N.",
+        description="List the turns; N: go back to just after turn N.",
         hint="the turn to go back to, as /rewind lists them",
         handler=rewind,
     ),
