@@ -334,3 +334,26 @@ async def test_in_model_mode_an_undone_turn_leaves_the_models_history(tmp_path: 
     users = [m["content"] for m in sent if m["role"] == "user"]
     assert users == ["make a", "again"]
     assert not any("Edited it." in str(m.get("content")) for m in sent)
+
+
+@pytest.mark.process
+async def test_a_fresh_sidecar_process_undoes_a_turn_of_a_loaded_session(tmp_path: Path) -> None:
+    """The one spawned test of the family: the before-images outlive the process that kept
+    them (the workspace is no git repository)."""
+    from tests.sdk import sdk_sidecar
+
+    work, store = tmp_path / "work", tmp_path / "store"
+    work.mkdir()
+    (work / "a.txt").write_bytes(b"before\r\n")
+    async with sdk_sidecar(AllowingEditor(), store=store) as (connection, _wire):
+        session = await new_session(connection, work, mode="auto")
+        typed = command("edit", path="a.txt", old_string="before", new_string="after")
+        assert await prompt(connection, session, typed) == "end_turn"
+    assert (work / "a.txt").read_bytes() == b"after\r\n"
+    async with sdk_sidecar(AllowingEditor(), store=store) as (connection, wire):
+        await connection.load_session(cwd=str(work), session_id=session, mcp_servers=[])
+        await connection.set_session_mode(session_id=session, mode_id="auto")
+        said = await run(connection, wire, session, "/undo")
+    assert said.startswith("Undid turn 1: `a.txt`.")
+    assert tree_bytes(str(work)) == {"a.txt": b"before\r\n"}
+    assert not (work / ".git").exists()
