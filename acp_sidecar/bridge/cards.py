@@ -15,8 +15,6 @@ import re
 from collections.abc import Sequence
 from typing import Any, TypeAlias, assert_never
 
-import attrs
-
 from acp_sidecar.bridge.context import CardContext, absolute, relative_title
 from acp_sidecar.protocol import (
     AudioContentBlock,
@@ -54,7 +52,6 @@ from acp_sidecar.tools.content import (
     TextContent,
     TextResource,
 )
-from acp_sidecar.tools.effects import undo_note
 from acp_sidecar.tools.json_values import FrozenJson
 from acp_sidecar.tools.presentation import (
     DiffCallView,
@@ -251,24 +248,6 @@ def status_update(call_id: str, status: ToolCallStatus) -> ToolCallProgress:
 
 
 def result_update(
-    call_id: str,
-    call_view: ToolCallView,
-    result_view: ToolResultView | None,
-    result: ToolResult,
-    ctx: CardContext,
-    *,
-    streamed: int = 0,
-) -> ToolCallProgress:
-    """The ``tool_call_update`` that completes a card (see :func:`_result_card`), with what
-    the call's result says about undoing it after the rest."""
-    update = _result_card(call_id, call_view, result_view, result, ctx, streamed=streamed)
-    note = undo_note(result.meta)
-    if note is None:
-        return update
-    return attrs.evolve(update, content=[*(update.content or []), _text(note)])
-
-
-def _result_card(
     call_id: str,
     call_view: ToolCallView,
     result_view: ToolResultView | None,
