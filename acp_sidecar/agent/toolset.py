@@ -117,9 +117,11 @@ def narrowed(
 
 def _policed_registry() -> ToolRegistry:
     """An empty registry with the bridge's policy installed."""
+    from acp_sidecar.bridge.effects import keep_file_effects
     from acp_sidecar.bridge.policy import install_policy
     from acp_sidecar.tools.registry import ToolRegistry
 
     registry = ToolRegistry()
     install_policy(registry)
+    registry.on_execute(keep_file_effects(registry.get))
     return registry

@@ -51,6 +51,7 @@ from acp_sidecar.tools.seams import NextExecute, NextPre, PreExecuteListener
 
 if TYPE_CHECKING:
     from acp_sidecar.tools.builtin.shell.jobs import JobTable
+    from acp_sidecar.tools.effects import FileEffectKeeper
 
 logger = logging.getLogger(__name__)
 
@@ -141,6 +142,9 @@ class CallScope:
     """Where the session's permission decisions are recorded (``None``: nowhere)."""
     jobs: JobTable | None = None
     """The session's kept jobs (what ``bash`` with ``background`` adds to)."""
+    effects: FileEffectKeeper | None = None
+    """Keeps the before-images of the files calls declare they change (``None``: the
+    session keeps none, and nothing it does can be undone)."""
 
     @property
     def cwd(self) -> str:

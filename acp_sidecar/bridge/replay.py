@@ -45,6 +45,7 @@ from acp_sidecar.store import (
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
+    FileChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -56,6 +57,7 @@ from acp_sidecar.store import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UndoRecord,
     UsageRecord,
     UserMessageRecord,
     interrupted_result,
@@ -210,9 +212,12 @@ class _Transcript:
                 | PermissionAskedRecord()
                 | PermissionAnswerRecord()
                 | PermissionRememberedRecord()
+                | FileChangeRecord()
+                | UndoRecord()
                 | ChildRecord()
             ):
-                pass  # session state, decisions that were a request and its answer live, or a
+                pass  # session state, decisions that were a request and its answer live, a
+                # file's hashes (never its blobs: the undo's own answer tells it), or a
                 # child's record (the caller's)
             case _:
                 assert_never(record)

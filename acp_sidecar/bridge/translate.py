@@ -12,10 +12,21 @@ import logging
 from collections.abc import Callable
 from typing import Final, get_args
 
+import attrs
+
 from acp_sidecar.bridge.cards import call_start, plan_updates, result_update
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.protocol import Plan, PlanRemoved, PlanUpdate, ToolCallProgress, ToolCallStart
+from acp_sidecar.protocol import (
+    Plan,
+    PlanRemoved,
+    PlanUpdate,
+    TextContentBlock,
+    ToolCallContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+)
 from acp_sidecar.tools.definition import ToolDefinition
+from acp_sidecar.tools.effects import undo_note
 from acp_sidecar.tools.execution import ToolCallRecord
 from acp_sidecar.tools.json_values import FrozenJson
 from acp_sidecar.tools.presentation import (
@@ -173,6 +184,10 @@ def translate_result(
     except Exception:
         logger.exception("the %s result card could not be drawn; showing raw", call.name)
         return [result_update(call.call_id, call_view, None, outcome, ctx)]
+    note = undo_note(result.meta)
+    if note is not None:  # what the session kept of the call's files (a file too big to undo)
+        told = TextContentBlock(text=note)
+        card = attrs.evolve(card, content=[*(card.content or []), ToolCallContentBlock(told)])
     if isinstance(view, PlanResultView):
         return [card, *plan_updates(view, ctx)]
     return [card]

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
+import attrs
 from pygls.server import JsonRPCServer
 
 from acp_sidecar.agent.driver import Driver, DriverFactory
@@ -216,7 +217,7 @@ class Connection(JsonRPCServer):
         """What the tool calls of one turn in ``session`` carry."""
         from acp_sidecar.bridge.policy import CallScope
 
-        return CallScope(
+        scope = CallScope(
             session_id=session.session_id,
             cards=self.card_context(session.cwd),
             policy=session.policy,
@@ -231,6 +232,14 @@ class Connection(JsonRPCServer):
             decisions=session.recorder,
             jobs=self.jobs_of(session),
         )
+        recorder, store = session.recorder, self.store
+        if recorder is None or store is None:
+            return scope
+        from acp_sidecar.server.undo.keeper import SessionEffects
+        from acp_sidecar.store.blobs import BlobStore, blobs_path
+
+        blobs = BlobStore(blobs_path(store.path_of(session.session_id)))
+        return attrs.evolve(scope, effects=SessionEffects(scope, blobs, recorder.undo_record))
 
     def recorder_for(
         self, session_id: str, cwd: str, mode: str, *, additional_directories: tuple[str, ...] = ()

@@ -25,11 +25,13 @@ if TYPE_CHECKING:
     from acp_sidecar.store import (
         ChildRecordable,
         CompactionRecord,
+        FileChangeRecord,
         HistoryItem,
         SessionClaim,
         SessionStore,
         SessionWriter,
         ToolCallRecord,
+        UndoRecord,
         UsageRecord,
     )
     from acp_sidecar.tools.json_values import FrozenDict
@@ -224,6 +226,10 @@ class SessionRecorder:
 
     def keep(self, record: UsageRecord | CompactionRecord) -> None:
         """Record what the driver learned about the context (usage and cost, a summary)."""
+        self._write(lambda w: w.append(record))
+
+    def undo_record(self, record: FileChangeRecord | UndoRecord) -> None:
+        """Record a file a call (or an undo) changed, or an undo itself."""
         self._write(lambda w: w.append(record))
 
     def mode_change(self, mode: str) -> None:

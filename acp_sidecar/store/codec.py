@@ -22,6 +22,7 @@ from acp_sidecar.store.records import (
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
+    FileChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -33,6 +34,7 @@ from acp_sidecar.store.records import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UndoRecord,
     UsageRecord,
     UserMessageRecord,
     format_timestamp,
@@ -178,6 +180,27 @@ def _record_json(record: Record) -> dict[str, Any]:
                 "summary": record.summary,
                 "turns": record.turns,
             }
+        case FileChangeRecord():
+            change: dict[str, Any] = {
+                "v": SCHEMA_VERSION,
+                "type": "file_change",
+                "callId": record.call_id,
+                "path": record.path,
+                "before": record.before,
+                "after": record.after,
+            }
+            if not record.kept:
+                change["kept"] = False
+            return change
+        case UndoRecord():
+            undo: dict[str, Any] = {
+                "v": SCHEMA_VERSION,
+                "type": "undo",
+                "turns": list(record.turns),
+            }
+            if record.redo:
+                undo["redo"] = True
+            return undo
         case ChildRecord(session_id=child, record=inner):
             data = _record_json(inner)
             data["s"] = child

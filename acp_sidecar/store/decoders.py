@@ -15,6 +15,7 @@ from acp_sidecar.store.records import (
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
+    FileChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -26,6 +27,7 @@ from acp_sidecar.store.records import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UndoRecord,
     UsageRecord,
     UserMessageRecord,
     parse_timestamp,
@@ -214,6 +216,38 @@ def _compaction(data: dict[str, Any]) -> CompactionRecord:
     return CompactionRecord(summary=_str(data, "summary"), turns=turns)
 
 
+def _hash(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if type(value) is not str or len(value) != 64 or value.strip("0123456789abcdef"):
+        raise RecordDecodeError(f"{key!r} must be a SHA-256 in hex, or null")
+    return value
+
+
+def _file_change(data: dict[str, Any]) -> FileChangeRecord:
+    kept = data.get("kept", True)
+    if type(kept) is not bool:
+        raise RecordDecodeError("'kept' must be a boolean")
+    return FileChangeRecord(
+        call_id=_str(data, "callId"),
+        path=_str(data, "path"),
+        before=_hash(data, "before"),
+        after=_hash(data, "after"),
+        kept=kept,
+    )
+
+
+def _undo(data: dict[str, Any]) -> UndoRecord:
+    turns = data.get("turns")
+    if type(turns) is not list or any(type(t) is not int or t < 1 for t in turns):
+        raise RecordDecodeError("'turns' must be a list of whole numbers of at least 1")
+    redo = data.get("redo", False)
+    if type(redo) is not bool:
+        raise RecordDecodeError("'redo' must be a boolean")
+    return UndoRecord(turns=tuple(turns), redo=redo)
+
+
 DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "header": _header,
     "user_message": _user_message,
@@ -243,4 +277,6 @@ DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "permission_remembered": _permission_remembered,
     "usage": _usage,
     "compaction": _compaction,
+    "file_change": _file_change,
+    "undo": _undo,
 }

@@ -4,13 +4,14 @@ Log order, without the sidecar's notices, gaps and permission decisions, and wit
 of session commands (from a prompt that ran one to its turn's end: the model never sees them);
 thoughts (a provider may require them back), usage and compaction records are kept. Every tool
 call is answered by exactly one result before the next user message: a call left without one
-gets :func:`interrupted_result`. Memory holds only the calls still waiting for their result.
+gets :func:`interrupted_result`. Undone turns leave it, or the model is told of the undo
+(:func:`~acp_sidecar.store.rewinds.history_rewinds`), so the records are read twice.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TypeAlias, assert_never
 
 from acp_sidecar.store.records import (
@@ -20,6 +21,7 @@ from acp_sidecar.store.records import (
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
+    FileChangeRecord,
     GapRecord,
     HeaderRecord,
     ModeChangeRecord,
@@ -31,10 +33,13 @@ from acp_sidecar.store.records import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UndoRecord,
     UsageRecord,
     UserMessageRecord,
 )
+from acp_sidecar.store.rewinds import history_rewinds, numbered
 from acp_sidecar.tools.content import TextContent
+from acp_sidecar.tools.json_values import FrozenDict
 from acp_sidecar.tools.result import ToolErrorInfo, ToolExecutionResult
 
 logger = logging.getLogger(__name__)
@@ -68,11 +73,13 @@ class History:
     """An iterable of :data:`HistoryItem` over a session's records (see the invariants).
 
     ``records`` may be a :class:`~acp_sidecar.store.reader.SessionLog` (the header is already
-    taken off it) or any iterable of records; it is consumed once.
+    taken off it) or any iterable of records; it is read into memory once.
     """
 
     def __init__(self, records: Iterable[Record]) -> None:
-        self._records = records
+        self._records: Sequence[Record] = (
+            records if isinstance(records, Sequence) else tuple(records)
+        )
 
     def __iter__(self) -> Iterator[HistoryItem]:
         open_calls: dict[str, ToolCallRecord] = {}
@@ -84,7 +91,18 @@ class History:
                 del open_calls[call_id]
                 yield ToolResultRecord(result=interrupted_result(call_id))
 
-        for record in self._records:
+        rewinds = history_rewinds(self._records)
+        hidden, notes = rewinds.hidden, rewinds.notes
+        for index, (record, number) in enumerate(numbered(self._records)):
+            note = notes.get(index)
+            if note is not None:
+                yield from close_open()
+                yield UserMessageRecord(content=(FrozenDict({"type": "text", "text": note}),))
+                continue
+            if number in hidden:
+                if isinstance(record, TurnEndRecord):
+                    yield from close_open()
+                continue
             if in_command:
                 if isinstance(record, TurnEndRecord):
                     in_command = False
@@ -134,6 +152,8 @@ class History:
                     | PermissionRememberedRecord()
                 ):
                     pass  # the user's decisions, for later views; never the model's history
+                case FileChangeRecord() | UndoRecord():
+                    pass  # what the files went through; the model is told of undos apart
                 case ChildRecord():
                     pass  # a child's own conversation: the parent's model read its answer
                 case _:

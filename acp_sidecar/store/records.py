@@ -221,6 +221,37 @@ class CompactionRecord(Stamped):
     """How many prompts, from the session's first, it covers (with all that answered them)."""
 
 
+@attrs.frozen
+class FileChangeRecord(Stamped):
+    """A call (or an undo) changed a file it declared: the file's hash before and after. The
+    whole before-image is in the session's blob store under ``before`` (written first); the
+    log never holds file content, so replay and loading never read a blob."""
+
+    call_id: str
+    """The call (or the undo's revert card) that changed the file."""
+    path: str
+    """The file, absolute as the call resolved it."""
+    before: str | None
+    """The SHA-256 (hex) of the file before; ``None``: it did not exist."""
+    after: str | None
+    """The SHA-256 (hex) of the file after; ``None``: it no longer exists."""
+    kept: bool = True
+    """Whether the before-image is in the blob store (``False``: the file was too big or
+    unreadable, and the change cannot be undone)."""
+
+
+@attrs.frozen
+class UndoRecord(Stamped):
+    """``/undo`` (or ``/redo``) took turns back (or forward): the file changes it made are
+    the :class:`FileChangeRecord` s of its own turn, written before this record."""
+
+    turns: tuple[int, ...]
+    """The turns (numbered from 1, session commands' turns not counted) it took back or
+    forward."""
+    redo: bool = False
+    """``True``: a ``/redo``, which gives back what the last undo took."""
+
+
 PermissionAnswer: TypeAlias = Literal[
     "allow_once", "allow_always", "reject_once", "reject_always", "cancelled"
 ]
@@ -322,6 +353,8 @@ Record: TypeAlias = (
     | PermissionRememberedRecord
     | UsageRecord
     | CompactionRecord
+    | FileChangeRecord
+    | UndoRecord
     | ChildRecord
 )
 """The closed union of everything a session log holds."""

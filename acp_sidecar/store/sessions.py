@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from acp_sidecar.store.blobs import remove_blobs
 from acp_sidecar.store.catalog import Catalog
 from acp_sidecar.store.claims import SessionClaim, claim_session
 from acp_sidecar.store.errors import (
@@ -266,7 +267,8 @@ class SessionStore:
         """Remove a stored session's log: it leaves listings and can no longer be loaded.
 
         Nothing of the session is left behind (the store's lock file holds no session's
-        data; the transcripts ``/export`` wrote beside the log go with it). A session
+        data; the transcripts ``/export`` wrote and the before-images ``/undo`` keeps beside
+        the log go with it). A session
         another process holds, its log open or not, is refused; so is a link at the log's
         name (left alone).
 
@@ -281,6 +283,7 @@ class SessionStore:
             with self.claim(session_id):
                 _remove_log(path, sync=self.fsync != "never")
                 _remove_exports(path)
+                remove_blobs(path)
         except FileNotFoundError:
             raise SessionNotFoundError(session_id, path) from None
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         PreToolDecision,
     )
     from acp_sidecar.tools.definition import ToolDefinition, ToolReturn, define_tool
+    from acp_sidecar.tools.effects import FileEffect, FileEffectKind
     from acp_sidecar.tools.errors import (
         OutputSchemaError,
         ToolArgsError,
@@ -104,6 +105,8 @@ _WHERE = {
     "EditorFiles": "context",
     "EmbeddedResourceContent": "content",
     "FileDiff": "presentation",
+    "FileEffect": "effects",
+    "FileEffectKind": "effects",
     "FileLocation": "presentation",
     "FrozenDict": "json_values",
     "GenericCallView": "presentation",
@@ -187,6 +190,8 @@ __all__ = [
     "EditorFiles",
     "EmbeddedResourceContent",
     "FileDiff",
+    "FileEffect",
+    "FileEffectKind",
     "FileLocation",
     "FrozenDict",
     "GenericCallView",

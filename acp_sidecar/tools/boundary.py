@@ -60,6 +60,9 @@ def snapshot_definition(definition: object, taken: Container[str]) -> ToolDefini
     preview_call = getattr(definition, "preview_call", None)
     if preview_call is not None and not callable(preview_call):
         problems.append("preview_call: expected a callable or None")
+    file_effects = getattr(definition, "file_effects", None)
+    if file_effects is not None and not callable(file_effects):
+        problems.append("file_effects: expected a callable or None")
     read_only = getattr(definition, "read_only", False)
     if type(read_only) is not bool:
         problems.append(f"read_only: expected True or False, got {read_only!r}")
@@ -89,6 +92,7 @@ def snapshot_definition(definition: object, taken: Container[str]) -> ToolDefini
         read_only=read_only,
         preview_call=preview_call,
         open_world=open_world,
+        file_effects=file_effects,
     )
     return snapshot
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
 import attrs
 
 from acp_sidecar.tools.content import ContentBlock, ToolOutput
+from acp_sidecar.tools.effects import FileEffect
 from acp_sidecar.tools.errors import ToolArgsError
 from acp_sidecar.tools.json_values import FrozenDict, freeze_json
 
@@ -28,6 +29,7 @@ RawExecute: TypeAlias = "Callable[[Any, ToolExecution], Awaitable[ToolReturn]]"
 RawPresentCall: TypeAlias = "Callable[[Any], ToolCallView | None]"
 RawPresentResult: TypeAlias = "Callable[[Any, ToolResult], ToolResultView | None]"
 RawPreviewCall: TypeAlias = "Callable[[Any, ToolExecution], Awaitable[ToolCallView | None]]"
+RawFileEffects: TypeAlias = "Callable[[Any], Sequence[FileEffect]]"
 
 A = TypeVar("A")
 
@@ -62,6 +64,10 @@ class ToolDefinition:
     """The tool reaches outside the workspace and the machine (the web, a remote service):
     even a read-only one can leak what it is given, so ``ask`` mode asks before running it
     (``read-only`` mode still allows it when it is ``read_only``)."""
+    file_effects: RawFileEffects | None = None
+    """Pure: the paths a call with these arguments may create, change or delete, so the
+    session can keep their before-images and ``/undo`` the call. ``None``: undeclared (its
+    changes are listed as not undoable). Invalid arguments declare nothing."""
 
 
 SchemaSpecInput: TypeAlias = "Mapping[str, SchemaProp | Mapping[str, Any]]"
@@ -80,6 +86,7 @@ def define_tool(
     read_only: bool = False,
     preview_call: Callable[[A, ToolExecution], Awaitable[ToolCallView | None]] | None = None,
     open_world: bool = False,
+    file_effects: Callable[[A], Sequence[FileEffect]] | None = None,
 ) -> ToolDefinition: ...
 
 
@@ -97,6 +104,7 @@ def define_tool(
     preview_call: Callable[[FrozenDict, ToolExecution], Awaitable[ToolCallView | None]]
     | None = None,
     open_world: bool = False,
+    file_effects: Callable[[FrozenDict], Sequence[FileEffect]] | None = None,
 ) -> ToolDefinition: ...
 
 
@@ -112,6 +120,7 @@ def define_tool(
     read_only: bool = False,
     preview_call: Callable[[Any, ToolExecution], Awaitable[ToolCallView | None]] | None = None,
     open_world: bool = False,
+    file_effects: Callable[[Any], Sequence[FileEffect]] | None = None,
 ) -> ToolDefinition:
     """Build a :class:`ToolDefinition` whose callbacks receive validated, narrowed arguments.
 
@@ -121,6 +130,7 @@ def define_tool(
     tool never changes anything (see :attr:`ToolDefinition.read_only`); leave it unset for a
     tool that writes, deletes, runs programs or reaches outside. ``open_world=True`` declares
     that it reaches the world outside the machine (see :attr:`ToolDefinition.open_world`).
+    ``file_effects`` declares the files a call changes (see :attr:`ToolDefinition.file_effects`).
 
     Raises:
         SchemaSpecError: the spec is malformed (every problem listed with its path).
@@ -194,6 +204,17 @@ def define_tool(
             # runs just before the call would, and the call would fail the same way.
             return await typed_preview(narrow(args), execution)
 
+    effects: RawFileEffects | None = None
+    if file_effects is not None:
+        typed_effects = file_effects
+
+        def effects(args: object) -> Sequence[FileEffect]:
+            try:
+                narrowed = narrow_once(args)
+            except ToolArgsError:
+                return ()
+            return tuple(typed_effects(narrowed))
+
     frozen_schema = freeze_json(json_schema)
     assert isinstance(frozen_schema, FrozenDict)
     return ToolDefinition(
@@ -207,4 +228,5 @@ def define_tool(
         read_only=read_only,
         preview_call=previewer,
         open_world=open_world,
+        file_effects=effects,
     )

@@ -37,6 +37,9 @@ async def open_session(wire: WireClient, **capabilities: Any) -> str:
         "jobs",
         "kill",
         "keep",
+        "undo",
+        "redo",
+        "rewind",
     ]
     session_id: str = result["sessionId"]
     return session_id

@@ -45,6 +45,9 @@ BUILTINS = [
     "jobs",
     "kill",
     "keep",
+    "undo",
+    "redo",
+    "rewind",
 ]
 
 

@@ -5,6 +5,7 @@ The round trip is checked for every record type (the strategy below covers the w
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, get_args
@@ -23,6 +24,7 @@ from acp_sidecar.store import (
     CompactionRecord,
     ConfigChangeRecord,
     DirectoriesChangeRecord,
+    FileChangeRecord,
     GapRecord,
     HeaderRecord,
     History,
@@ -36,6 +38,7 @@ from acp_sidecar.store import (
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
+    UndoRecord,
     UsageRecord,
     UserMessageRecord,
     permission_records,
@@ -128,6 +131,22 @@ RECORD_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         CompactionRecord, summary=st.text(), turns=st.integers(0, 10_000), at=times
     ),
 }
+hashes = st.none() | st.binary().map(lambda data: hashlib.sha256(data).hexdigest())
+RECORD_STRATEGIES[FileChangeRecord] = st.builds(
+    FileChangeRecord,
+    call_id=st.text(),
+    path=st.text(),
+    before=hashes,
+    after=hashes,
+    kept=st.booleans(),
+    at=times,
+)
+RECORD_STRATEGIES[UndoRecord] = st.builds(
+    UndoRecord,
+    turns=st.lists(st.integers(1, 10_000)).map(tuple),
+    redo=st.booleans(),
+    at=times,
+)
 RECORD_STRATEGIES[ChildRecord] = st.builds(
     ChildRecord,
     st.text(min_size=1, max_size=12),

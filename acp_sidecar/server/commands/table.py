@@ -7,6 +7,7 @@ from typing import Final
 from acp_sidecar.server.commands.base import SessionCommand
 from acp_sidecar.server.commands.export import export
 from acp_sidecar.server.commands.jobs import jobs, keep, kill
+from acp_sidecar.server.commands.undo import redo, rewind, undo
 
 SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
     SessionCommand(
@@ -35,6 +36,24 @@ SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
         hint=None,
         handler=keep,
         immediate=True,
+    ),
+    SessionCommand(
+        name="undo",
+        description="Take back the last turn's file changes (N: the last N turns).",
+        hint="N turns (default 1), then --force FILE… to take changed files anyway",
+        handler=undo,
+    ),
+    SessionCommand(
+        name="redo",
+        description="Give back what the last undo took.",
+        hint=None,
+        handler=redo,
+    ),
+    SessionCommand(
+        name="rewind",
+        description="List the turns; N: go back to just after turn N.",
+        hint="the turn to go back to, as /rewind lists them",
+        handler=rewind,
     ),
 )
 """Every session command, in the order the editor lists them (after a console's tools)."""

@@ -39,6 +39,7 @@ from acp_sidecar.tools.builtin.files.textfile import (
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
+from acp_sidecar.tools.effects import FileEffect
 from acp_sidecar.tools.errors import ToolArgsError
 from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.presentation import DiffCallView, DiffResultView, FileDiff, ToolResult
@@ -331,4 +332,5 @@ edit_tool = define_tool(
     present_call=present_edit_call,
     present_result=present_edit_result,
     preview_call=preview_edit,
+    file_effects=lambda args: [FileEffect(args.path, "change")],
 )

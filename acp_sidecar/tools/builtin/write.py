@@ -34,6 +34,7 @@ from acp_sidecar.tools.builtin.files.textfile import (
 from acp_sidecar.tools.content import ToolOutput
 from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
+from acp_sidecar.tools.effects import FileEffect
 from acp_sidecar.tools.errors import ToolArgsError
 from acp_sidecar.tools.execution import ToolExecution
 from acp_sidecar.tools.presentation import DiffCallView, DiffResultView, FileDiff, ToolResult
@@ -158,4 +159,5 @@ write_tool = define_tool(
     present_call=present_write_call,
     present_result=present_write_result,
     preview_call=preview_write,
+    file_effects=lambda args: [FileEffect(args.path, "change")],
 )
