@@ -18,26 +18,34 @@ import attrs
 import pytest
 
 from benchmarks.ts_sdk import install_acpx
+from tests.agent.model.fake_openai import ScriptedOpenAI, answer, stop, tool_call
 
-pytestmark = pytest.mark.process
+pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]  # a node start per step
 
 FOREGROUND_PID = "sh -c 'echo $$ > d.tmp && mv d.tmp d.pid; exec sleep 300'"
 
 
 @attrs.frozen
 class Acpx:
-    """acpx run in ``workspace`` against ``acp-sidecar --no-model`` storing in ``store``."""
+    """acpx run in ``workspace`` against a sidecar (the console by default) storing in
+    ``store``."""
 
     executable: Path
     workspace: Path
     store: Path
+    model: tuple[str, ...] = ("--no-model",)
+    """The sidecar's model options (default: the console)."""
+    key: str | None = None
+    """The endpoint's key, set in the sidecar's environment (acpx passes it only a few of
+    its own variables)."""
 
     def run(self, *arguments: str, ttl: float = 30) -> list[dict[str, Any]]:
         """The JSON-RPC messages acpx printed for one command (it fails the test if acpx
         exits non-zero)."""
-        agent = shlex.join(
-            [sys.executable, "-m", "acp_sidecar", "--no-model", "--store", str(self.store)]
-        )
+        sidecar = [sys.executable, "-m", "acp_sidecar", *self.model, "--store", str(self.store)]
+        if self.key is not None:
+            sidecar = ["env", f"OPENAI_API_KEY={self.key}", *sidecar]
+        agent = shlex.join(sidecar)
         done = subprocess.run(
             [str(self.executable), "--approve-all", "--format", "json", "--ttl", str(ttl),
              "--agent", agent, *arguments],
@@ -52,7 +60,7 @@ class Acpx:
     async def owner_gone(self) -> None:
         """Waits until acpx's queue owner (and so its sidecar) has exited."""
         for _ in range(600):
-            status = self.run("status")[-1]
+            status = (await asyncio.to_thread(self.run, "status"))[-1]
             if "pid" not in status:
                 return
             await asyncio.sleep(0.1)
@@ -89,7 +97,7 @@ def acpx(tmp_path: Path) -> Acpx:
     return Acpx(installed[1], workspace, tmp_path / "store")
 
 
-async def test_acpx_edits_keeps_a_job_and_exports_across_fresh_sidecars(acpx: Acpx) -> None:
+async def test_acpx_edits_undoes_keeps_a_job_and_exports_across_fresh_sidecars(acpx: Acpx) -> None:
     acpx.run("sessions", "new")
     write = acpx.prompt('/write {"path": "notes.txt", "content": "one\\ntwo\\n"}', ttl=0.2)
     assert "session/request_permission" in methods(write)  # ask mode; acpx approves
@@ -97,6 +105,12 @@ async def test_acpx_edits_keeps_a_job_and_exports_across_fresh_sidecars(acpx: Ac
 
     edit = acpx.prompt('/edit {"path": "notes.txt", "old_string": "two", "new_string": "2"}')
     assert "session/resume" in methods(edit)  # a fresh sidecar took the stored session
+    assert (acpx.workspace / "notes.txt").read_bytes() == b"one\n2\n"
+    acpx.prompt("/undo", ttl=0.2)
+    assert (acpx.workspace / "notes.txt").read_bytes() == b"one\ntwo\n"
+    await acpx.owner_gone()
+    redo = acpx.prompt("/redo")  # a fresh sidecar again: the undo's record is in the log
+    assert "session/resume" in methods(redo)
     assert (acpx.workspace / "notes.txt").read_bytes() == b"one\n2\n"
 
     acpx.prompt(f'/bash {{"command": {json.dumps(FOREGROUND_PID)}, "background": true}}')
@@ -126,3 +140,41 @@ async def test_acpx_edits_keeps_a_job_and_exports_across_fresh_sidecars(acpx: Ac
     acpx.run("sessions", "close")
     assert sorted(p.name for p in acpx.workspace.iterdir()) == ["d.pid", "notes.txt"]
     assert (acpx.workspace / "notes.txt").read_bytes() == b"one\n2\n"
+
+
+async def test_acpx_in_model_mode_undoes_the_models_write_and_its_turn(acpx: Acpx) -> None:
+    """The sidecar on the scripted endpoint (run in this process, so acpx runs in a thread):
+    the model writes a file, ``/undo`` takes it back, and the next request no longer holds
+    the undone turn."""
+    from tests.agent.model.fake_openai import Reply
+
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        endpoint.script(
+            Reply(
+                [
+                    tool_call(0, "call_w", "write", '{"path": "out.txt", "content": "made\\n"}'),
+                    stop("tool_calls"),
+                ]
+            ),
+            answer("Wrote it."),
+            answer("Nothing here yet."),
+        )
+        modelled = attrs.evolve(
+            acpx, model=("--model", "test-model", "--base-url", endpoint.base_url), key="sk-test"
+        )
+        try:
+            await asyncio.to_thread(modelled.run, "sessions", "new")
+            wrote = await asyncio.to_thread(modelled.prompt, "Write out.txt.")
+            assert "Wrote it." in said(wrote)
+            assert (acpx.workspace / "out.txt").read_bytes() == b"made\n"
+            await asyncio.to_thread(modelled.prompt, "/undo")
+            assert not (acpx.workspace / "out.txt").exists()
+            asked = await asyncio.to_thread(modelled.prompt, "What is in the workspace?")
+            assert "Nothing here yet." in said(asked)
+        finally:
+            await asyncio.to_thread(modelled.run, "sessions", "close")
+    last = endpoint.requests[-1].messages
+    contents = [str(m.get("content")) for m in last]
+    assert not any("Write out.txt." in c for c in contents)  # the undone turn left the history
+    assert any("What is in the workspace?" in c for c in contents)
+    assert sorted(p.name for p in acpx.workspace.iterdir()) == []
