@@ -52,6 +52,7 @@ from acp_sidecar.store import (
     PermissionAnswerRecord,
     PermissionAskedRecord,
     PermissionRememberedRecord,
+    PermissionRuleRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -210,6 +211,7 @@ class _Transcript:
                 | PermissionAskedRecord()
                 | PermissionAnswerRecord()
                 | PermissionRememberedRecord()
+                | PermissionRuleRecord()
                 | ChildRecord()
             ):
                 pass  # session state, decisions that were a request and its answer live, or a
