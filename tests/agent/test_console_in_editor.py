@@ -87,7 +87,7 @@ async def test_the_menu_is_short_and_the_help_is_short_and_escaped(tmp_path: Pat
     async with console(tmp_path) as (connection, editor, _wire, session, _init):
         await asyncio.wait_for(editor.menu_arrived.wait(), 10)
         tools = {"read", "write", "edit", "bash", "grep", "glob", "plan"}
-        assert set(editor.menu) == tools | {"export", "jobs", "kill", "keep"}
+        assert set(editor.menu) == tools | {"export", "jobs", "kill", "keep", "permissions"}
         for name, description in editor.menu.items():
             assert 0 < len(description) <= 100, (name, description)
             assert "\n" not in description

@@ -34,7 +34,7 @@ from tests.server.wire import served
 
 ENV = {"OPENAI_API_KEY": "sk-test"}
 CONSOLE_TOOLS = ["read", "write", "edit", "bash", "grep", "glob", "plan"]
-SESSION_COMMANDS = ["export", "jobs", "kill", "keep"]
+SESSION_COMMANDS = ["export", "jobs", "kill", "keep", "permissions"]
 
 
 def advertised(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:

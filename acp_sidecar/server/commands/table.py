@@ -7,6 +7,7 @@ from typing import Final
 from acp_sidecar.server.commands.base import SessionCommand
 from acp_sidecar.server.commands.export import export
 from acp_sidecar.server.commands.jobs import jobs, keep, kill
+from acp_sidecar.server.commands.permissions import permissions
 
 SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
     SessionCommand(
@@ -35,6 +36,12 @@ SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
         hint=None,
         handler=keep,
         immediate=True,
+    ),
+    SessionCommand(
+        name="permissions",
+        description="List the permission rules in force; add, remove, or trust the project's.",
+        hint="add|remove [project|user] RULE, trust, untrust",
+        handler=permissions,
     ),
 )
 """Every session command, in the order the editor lists them (after a console's tools)."""
