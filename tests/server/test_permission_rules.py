@@ -129,3 +129,31 @@ async def test_permissions_adds_removes_and_refuses_a_bad_rule(tmp_path: Path) -
         (option,) = [o for o in options if o.id == "permission_rules"]
         assert option.current_value == "session"
         assert editor.offered == []
+
+
+async def test_in_model_mode_a_user_rule_refuses_the_model_s_call(tmp_path: Path) -> None:
+    from tests.agent.model.fake_openai import ScriptedOpenAI, answer, calling, tool_call
+
+    config = tmp_path / "config.toml"
+    config.write_text('[permissions]\nrules = ["deny bash rm -rf *", "allow write"]\n')
+    (tmp_path / "keep").mkdir()
+    editor = Answering("allow_once")
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        endpoint.script(
+            calling(tool_call(0, "c1", "bash", '{"command": "rm -rf keep"}')),
+            calling(tool_call(0, "c2", "write", '{"path": "a.txt", "content": "x\\n"}')),
+            answer("Done."),
+        )
+        model = ("--model", "test-model", "--base-url", endpoint.base_url, "--config", str(config))
+        env = {"OPENAI_API_KEY": "sk-test"}
+        async with sdk_served(editor, *model, store=tmp_path / "store", env=env) as (
+            connection,
+            wire,
+        ):
+            session = await new_session(connection, tmp_path)
+            assert await prompt(connection, session, "clean up") == "end_turn"
+    assert editor.offered == []  # one refused, one allowed by the rules: nobody asked
+    assert (tmp_path / "keep").is_dir() and (tmp_path / "a.txt").read_text() == "x\n"
+    with SessionStore(tmp_path / "store").open_log(session) as log:
+        ruled = [(r.verdict, r.rule) for r in log if isinstance(r, PermissionRuleRecord)]
+    assert ruled == [("deny", "deny bash rm -rf *"), ("allow", "allow write")]
