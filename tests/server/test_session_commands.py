@@ -368,7 +368,7 @@ async def test_the_session_command_wins_over_a_console_tool_of_its_name(
     said = [u["content"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
     help_text, unknown = [c["text"] for c in said if c["type"] == "text"][-2:]
     assert help_text.count("`/export`") == 1 and "Write this session" in help_text
-    assert "Available commands: /export, /jobs, /keep, /kill." in unknown
+    assert "Available commands: /export, /jobs, /keep, /kill, /permissions." in unknown
 
 
 # -- replay --------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
     ),
     SessionCommand(
         name="permissions",
-        description="List the permission rules in force; add, remove, or trust the project's.",
+        description="The permission rules in force; add, remove, trust.",
         hint="add|remove [project|user] RULE, trust, untrust",
         handler=permissions,
     ),
