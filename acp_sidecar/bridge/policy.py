@@ -13,14 +13,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeAlias, assert_never, get_args
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 import attrs
 
 from acp_sidecar.bridge.cards import call_start, status_update
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import SessionPolicy
+from acp_sidecar.bridge.permission_options import (
+    _WHERE,
+    ALWAYS,
+    ANSWERS,
+    PermissionAnswer,
+    permission_options,
+)
 from acp_sidecar.bridge.rules import (
     Origin,
     Rule,
@@ -64,54 +71,6 @@ if TYPE_CHECKING:
     from acp_sidecar.tools.builtin.shell.jobs import JobTable
 
 logger = logging.getLogger(__name__)
-
-PermissionAnswer: TypeAlias = Literal[
-    "allow_once",
-    "allow_always",
-    "allow_always_project",
-    "allow_always_user",
-    "reject_once",
-    "reject_always",
-    "reject_always_project",
-    "reject_always_user",
-    "cancelled",
-]
-"""How a permission dialog closed: the option chosen, or ``cancelled``."""
-ANSWERS: Final[tuple[PermissionAnswer, ...]] = tuple(
-    answer for answer in get_args(PermissionAnswer) if answer != "cancelled"
-)
-"""The options' ids as the answers they are."""
-
-ALWAYS: Final[Mapping[PermissionAnswer, tuple[Verdict, RuleScope]]] = {
-    "allow_always": ("allow", "session"),
-    "allow_always_project": ("allow", "project"),
-    "allow_always_user": ("allow", "user"),
-    "reject_always": ("deny", "session"),
-    "reject_always_project": ("deny", "project"),
-    "reject_always_user": ("deny", "user"),
-}
-"""The "always" answers: the rule each writes and where."""
-_WHERE: Final[Mapping[RuleScope, str]] = {
-    "session": "in this session",
-    "project": "in this project",
-    "user": "everywhere",
-}
-
-
-def permission_options(tool: str, scopes: Sequence[RuleScope]) -> list[PermissionOption]:
-    """The dialog's options about a call of ``tool``: once, and "always" per scope offered."""
-    allow = [PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once")]
-    reject = [PermissionOption(option_id="reject_once", name="Reject", kind="reject_once")]
-    for answer, (verdict, where) in ALWAYS.items():
-        if where not in scopes:
-            continue
-        if verdict == "allow":
-            name = f"Always allow {tool} {_WHERE[where]}"
-            allow.append(PermissionOption(option_id=answer, name=name, kind="allow_always"))
-        else:
-            name = f"Always reject {tool} {_WHERE[where]}"
-            reject.append(PermissionOption(option_id=answer, name=name, kind="reject_always"))
-    return allow + reject
 
 
 class PermissionRecorder(Protocol):
@@ -186,8 +145,7 @@ class CallScope:
         return self
 
     @property
-    def session_rules(self) -> SessionRules:
-        """The session's rules (its own only, when no others were handed)."""
+    def session_rules(self) -> SessionRules:  # its own only, when no others were handed
         return self.rules if self.rules is not None else OwnRules(self.policy)
 
     def judge(
@@ -392,9 +350,8 @@ def permission_request(
 async def ask_the_editor(
     scope: CallScope, execution: PermissionCall, ask: Ask
 ) -> PermissionDecision:
-    """A session's answer to an ``Ask``: the editor's dialog, an "always" answer kept as a
-    rule for the call's tool in the scope chosen (one that cannot be kept is logged: the
-    answer still decides this call)."""
+    """A session's answer to an ``Ask``: the editor's dialog; an "always" answer is kept as a
+    rule for the tool in the scope chosen (one not kept is logged; it still decides the call)."""
     call_id, name = execution.call_id, execution.name
     rules = scope.session_rules
     try:
