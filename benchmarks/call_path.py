@@ -55,9 +55,10 @@ Case = Literal["/edit prompt", "model tool call"]
 CASES: tuple[Case, ...] = ("/edit prompt", "model tool call")
 EDIT = {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
 
-LAYERS = ("shared", "protocol", "tools", "store", "bridge", "agent", "server", "cli")
+LAYERS = ("shared", "protocol", "tools", "settings", "store", "bridge", "agent", "server", "cli")
 """From the bottom up: a call from a layer to one later in this tuple goes up. ``shared`` is
-the package's top-level helpers (``acp_sidecar.text``) that every layer may use."""
+the package's top-level helpers (``acp_sidecar.text``) that every layer may use; ``settings``
+(the config file, on the call path since the rules files are read) imports only those."""
 
 COMMAND = ("acp_sidecar", "acp_sidecar.__main__", "acp_sidecar.cli", "acp_sidecar.demo")
 """The modules of the ``acp-sidecar`` command itself: the top layer."""

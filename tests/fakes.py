@@ -212,7 +212,7 @@ class CommandsEditor:
 
 
 class AnsweringEditor:
-    """Answers permission requests from a script (checking the four options offered) and
+    """Answers permission requests from a script (checking the options offered) and
     keeps the title of each call it was asked about; ``streaming`` is set by the test's
     observer when live terminal output arrives."""
 
@@ -231,15 +231,17 @@ class AnsweringEditor:
         options: list[PermissionOption],
         **kwargs: Any,
     ) -> RequestPermissionResponse:
-        assert [o.kind for o in options] == [
-            "allow_once",
-            "allow_always",
-            "reject_once",
-            "reject_always",
-        ]
+        kinds = [o.kind for o in options]
+        # once, then "always" per scope offered (the session's first), for allow and reject
+        assert kinds[0] == "allow_once" and kinds[1] == "allow_always", kinds
+        rejecting = kinds.index("reject_once")
+        assert set(kinds[1:rejecting]) == {"allow_always"}, kinds
+        assert kinds[rejecting + 1 :] == ["reject_always"] * (rejecting - 1), kinds
+        answer = self.answers.pop(0)
+        assert answer in [o.option_id for o in options], (answer, options)
         self.asked.append(tool_call.title or "")
         return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=self.answers.pop(0))
+            outcome=AllowedOutcome(outcome="selected", option_id=answer)
         )
 
 

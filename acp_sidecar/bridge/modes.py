@@ -8,6 +8,7 @@ from typing import Final, Literal, TypeAlias, get_args
 
 import attrs
 
+from acp_sidecar.bridge.rules import Rule
 from acp_sidecar.protocol.session import SessionMode, SessionModeState
 
 ModeId: TypeAlias = Literal["ask", "auto", "read-only"]
@@ -37,35 +38,12 @@ def mode_state(current: ModeId) -> SessionModeState:
     return SessionModeState(current_mode_id=current, available_modes=list(MODES))
 
 
-@attrs.frozen
-class DeclaredRisk:
-    """What a tool declared about itself when the user was asked about it."""
-
-    may_change: bool
-    """It is not declared read-only."""
-    open_world: bool
-    """It declared that it reaches outside the machine."""
-
-
-Remembered: TypeAlias = tuple[str, DeclaredRisk | None]
-"""What an "always" answer is about: a tool's name and the risk it declared when the user
-answered (``None`` when the call was asked about without the mode policy judging it)."""
-
-
 @attrs.define
 class SessionPolicy:
-    """A session's mutable permission state: its mode and the "always" answers per tool.
-
-    An answer is remembered for a tool's name *and the risk it declared* when the user
-    answered, so it cannot survive the tool's definition changing under the same name: an
-    MCP server that re-lists a tool once read-only as one that may change things (or that now
-    reaches outside the machine) is asked about again. This is chosen over forgetting a
-    server's answers whenever it re-lists its tools because it is local to the policy (no
-    re-listing path can forget to clear) and a re-listing that leaves a tool as it was keeps
-    the user's answer about it.
-    """
+    """A session's mutable permission state: its mode and its own permission rules (those
+    added by ``/permissions`` or an "always … in this session" answer; gone with the
+    session, which is what the session scope means)."""
 
     mode: ModeId = DEFAULT_MODE
-    always: dict[Remembered, bool] = attrs.field(factory=dict)
-    """(tool name, declared risk) → allowed (``True``) or rejected (``False``) for the rest of
-    the session."""
+    rules: list[Rule] = attrs.field(factory=list)
+    """The session's rules, in the order they were added."""

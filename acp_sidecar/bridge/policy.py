@@ -1,10 +1,11 @@
 """Session modes and permissions: the pre-execute policy and the editor's permission dialog.
 
 What is risky is what the tool declares (not ``read_only``, or an ``open_world`` reader), never
-how its card is drawn; a plugin's own ``Deny`` always stands. An ``Ask`` becomes
-``session/request_permission``; "always" is remembered per session, tool and declared risk.
-Every decision is reported to the :class:`PermissionRecorder`, whose failure never fails a call.
-The listeners reach a session only through the tools layer's protocols (``SessionPermissions``).
+how its card is drawn; a plugin's own ``Deny`` always stands. The session's permission rules
+(:mod:`.rules`) decide before the mode, which still caps them (``read-only`` refuses a risky
+call whatever a rule allows). An ``Ask`` becomes ``session/request_permission``; an "always"
+answer writes a rule to the scope chosen. Every decision is reported to the
+:class:`PermissionRecorder`, whose failure never fails a call.
 """
 
 from __future__ import annotations
@@ -13,13 +14,30 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeAlias, assert_never
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 import attrs
 
 from acp_sidecar.bridge.cards import call_start, status_update
 from acp_sidecar.bridge.context import CardContext
-from acp_sidecar.bridge.modes import DeclaredRisk, SessionPolicy
+from acp_sidecar.bridge.modes import SessionPolicy
+from acp_sidecar.bridge.permission_options import (
+    _WHERE,
+    ALWAYS,
+    ANSWERS,
+    PermissionAnswer,
+    permission_options,
+)
+from acp_sidecar.bridge.rules import (
+    Origin,
+    Rule,
+    RuleScope,
+    RuleSet,
+    SessionRules,
+    Verdict,
+    call_facts,
+    deciding_rule,
+)
 from acp_sidecar.protocol import (
     CancelledPermissionOutcome,
     PermissionOption,
@@ -55,34 +73,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = (
-    "allow_once",
-    "allow_always",
-    "reject_once",
-    "reject_always",
-)
-ANSWERS: Final[
-    tuple[Literal["allow_once", "allow_always", "reject_once", "reject_always"], ...]
-] = (
-    "allow_once",
-    "allow_always",
-    "reject_once",
-    "reject_always",
-)
-"""The options' ids as the answers they are."""
-OPTIONS: Final = [
-    PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once"),
-    PermissionOption(option_id=ALLOW_ALWAYS, name="Always allow", kind="allow_always"),
-    PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"),
-    PermissionOption(option_id=REJECT_ALWAYS, name="Always reject", kind="reject_always"),
-]
-
-
-PermissionAnswer: TypeAlias = Literal[
-    "allow_once", "allow_always", "reject_once", "reject_always", "cancelled"
-]
-"""How a permission dialog closed: the option chosen, or ``cancelled``."""
-
 
 class PermissionRecorder(Protocol):
     """Keeps a session's permission decisions for later views (the server hands the session's
@@ -94,8 +84,8 @@ class PermissionRecorder(Protocol):
     def permission_answered(self, call_id: str, tool: str, answer: PermissionAnswer) -> None:
         """The user answered the dialog about ``call_id``."""
 
-    def permission_remembered(self, call_id: str, tool: str, allowed: bool) -> None:
-        """An earlier "always" answer decided ``call_id`` without asking."""
+    def permission_ruled(self, call_id: str, tool: str, verdict: Verdict, rule: Rule) -> None:
+        """``rule`` decided ``call_id`` (``verdict``: allowed, refused or asked about)."""
 
 
 class PermissionAsker(Protocol):
@@ -133,11 +123,13 @@ class CallScope:
     """The editor's files, when the client offers ``fs/*``."""
     pending: dict[str, tuple[ToolCallStart, ToolCallView]] = attrs.field(factory=dict)
     """Open cards by call id (the permission dialog shows them)."""
-    declared: weakref.WeakKeyDictionary[PermissionCall, DeclaredRisk] = attrs.field(
+    rules: SessionRules | None = None
+    """The session's rules in force (``None``: only the session's own, in ``policy``)."""
+    declared: weakref.WeakKeyDictionary[PermissionCall, tuple[bool, bool]] = attrs.field(
         factory=weakref.WeakKeyDictionary
     )
-    """The risk each call's tool declared when the mode policy judged it (what an "always"
-    answer about the call is remembered with); gone with the call."""
+    """What each call's tool declared when the policy judged it (what a session rule an
+    "always" answer writes is kept with); gone with the call."""
     decisions: PermissionRecorder | None = None
     """Where the session's permission decisions are recorded (``None``: nowhere)."""
     jobs: JobTable | None = None
@@ -156,21 +148,77 @@ class CallScope:
         """The session's permission system: this scope."""
         return self
 
+    @property
+    def session_rules(self) -> SessionRules:  # its own only, when no others were handed
+        return self.rules if self.rules is not None else OwnRules(self.policy)
+
     def judge(
         self, call: PermissionCall, risky: bool, decision: PreToolDecision, *, open_world: bool
     ) -> PreToolDecision:
-        """The session mode's verdict (see :func:`judge`); the risk is kept for an "always"
-        answer about the call."""
-        self.declared[call] = DeclaredRisk(risky, open_world)
-        return judge(self.policy, call.name, risky, decision, open_world=open_world)
+        """The rules' verdict, capped by the mode's (see :func:`judge` and :func:`ruled`)."""
+        moded = judge(self.policy, call.name, risky, decision, open_world=open_world)
+        if self.policy.mode == "read-only" and risky:
+            return moded  # the cap: no rule widens read-only, and its refusal says why
+        rule = self._deciding_rule(call, (risky, open_world))
+        if rule is None:
+            return moded
+        _record(self, lambda r: r.permission_ruled(call.call_id, call.name, rule.verdict, rule))
+        return ruled(rule, call.name, decision)
+
+    def _deciding_rule(self, call: PermissionCall, risk: tuple[bool, bool]) -> Rule | None:
+        self.declared[call] = risk
+        try:
+            rules = self.session_rules.rule_set().rules
+            if not rules:
+                return None
+            facts = call_facts(call.name, call.arguments, self.cwd, risk)
+            return deciding_rule(rules, facts, self.roots)
+        except Exception:
+            logger.exception("the permission rules could not judge call %s", call.call_id)
+            return None
 
     async def ask(self, call: PermissionCall, ask: Ask) -> PermissionDecision:
-        """Remembered answers first, then the editor's dialog (see :func:`ask_the_editor`)."""
+        """The editor's dialog (see :func:`ask_the_editor`)."""
         return await ask_the_editor(self, call, ask)
 
     async def cleared(self, call: PermissionCall) -> None:
         """Tell the editor the call is now running."""
         await self.send(status_update(call.call_id, "in_progress"))
+
+
+@attrs.frozen
+class OwnRules:
+    """A session's own rules alone (a scope handed no others): the session scope only."""
+
+    policy: SessionPolicy
+
+    def rule_set(self) -> RuleSet:
+        return RuleSet(tuple(self.policy.rules), name=f"session ({len(self.policy.rules)})")
+
+    def scopes(self) -> tuple[RuleScope, ...]:
+        return ("session",)
+
+    def remember(self, rule: Rule, scope: RuleScope) -> None:
+        if scope != "session":
+            raise ValueError(f"no {scope} rules here")
+        if rule not in self.policy.rules:
+            self.policy.rules.append(rule)
+
+
+def ruled(rule: Rule, name: str, decision: PreToolDecision) -> PreToolDecision:
+    """What ``rule`` makes of a call of ``name`` the other listeners decided ``decision`` for
+    (an ``Ask`` of theirs keeps its preview)."""
+    match rule.verdict:
+        case "deny":
+            return Deny(f"the permission rule `{rule}` ({rule.origin}) refuses {name}")
+        case "ask":
+            if isinstance(decision, Ask):
+                return decision
+            return Ask(f"the permission rule `{rule}` ({rule.origin}) asks about {name}")
+        case "allow":
+            return Allow()
+        case _:
+            assert_never(rule.verdict)
 
 
 def may_change_things(definition: ToolDefinition | None) -> bool:
@@ -278,9 +326,13 @@ def preview_update(start: ToolCallStart) -> ToolCallProgress:
 
 
 def permission_request(
-    session_id: str, call_id: str, start: ToolCallStart | None
+    session_id: str,
+    call_id: str,
+    start: ToolCallStart | None,
+    options: list[PermissionOption] | None = None,
 ) -> RequestPermissionRequest:
-    """The dialog for a pending call: its card as it is asked about, and the four options."""
+    """The dialog for a pending call: its card as it is asked about, and ``options`` (default:
+    once, and always in the session)."""
     if start is None:
         card = ToolCallUpdate(tool_call_id=call_id, status="pending")
     else:
@@ -294,28 +346,30 @@ def permission_request(
             raw_input=start.raw_input,
             meta=start.meta,
         )
-    return RequestPermissionRequest(session_id=session_id, tool_call=card, options=OPTIONS)
+    if options is None:
+        options = permission_options("it", ("session",))
+    return RequestPermissionRequest(session_id=session_id, tool_call=card, options=options)
 
 
 async def ask_the_editor(
     scope: CallScope, execution: PermissionCall, ask: Ask
 ) -> PermissionDecision:
-    """A session's answer to an ``Ask``: remembered answers first, then the dialog.
-
-    Answers are remembered for the tool's name and the risk it declared when the mode policy
-    judged this call (see :class:`~acp_sidecar.bridge.modes.SessionPolicy`)."""
-    key = (execution.name, scope.declared.get(execution))
+    """A session's answer to an ``Ask``: the editor's dialog; an "always" answer is kept as a
+    rule for the tool in the scope chosen (one not kept is logged; it still decides the call)."""
     call_id, name = execution.call_id, execution.name
-    remembered = scope.policy.always.get(key)
-    if remembered is not None:
-        _record(scope, lambda r: r.permission_remembered(call_id, name, remembered))
-        return Allow() if remembered else Deny("the user always rejects this tool")
+    rules = scope.session_rules
+    try:
+        scopes = rules.scopes()
+    except Exception:
+        logger.exception("the permission rules' scopes could not be listed")
+        scopes = ("session",)
     start = asked_card(scope, execution, ask.preview)
     opened = scope.pending.get(call_id)
     redrawn = opened is None or opened[1] != ask.preview
     if ask.preview is not None and start is not None and redrawn:
         await scope.send(preview_update(start))
-    request = permission_request(scope.session_id, call_id, start)
+    options = permission_options(name, scopes)
+    request = permission_request(scope.session_id, call_id, start, options)
     offered = [option.option_id for option in request.options]
     _record(scope, lambda r: r.permission_asked(call_id, name, offered))
     try:
@@ -339,18 +393,35 @@ async def ask_the_editor(
             match answer:
                 case "allow_once":
                     return Allow()
-                case "allow_always":
-                    scope.policy.always[key] = True
-                    return Allow()
-                case "reject_always":
-                    scope.policy.always[key] = False
-                    return Deny("the user rejected it (always)")
                 case "reject_once":
                     return Deny("the user rejected it")
+                case "cancelled":
+                    raise AssertionError("not an option")
+                case (
+                    "allow_always"
+                    | "allow_always_project"
+                    | "allow_always_user"
+                    | "reject_always"
+                    | "reject_always_project"
+                    | "reject_always_user"
+                ):
+                    verdict, where = ALWAYS[answer]
+                    risk = scope.declared.get(execution) if where == "session" else None
+                    _keep(rules, Rule(verdict, name, origin=Origin(where), risk=risk), where)
+                    if verdict == "allow":
+                        return Allow()
+                    return Deny(f"the user rejected it (always, {_WHERE[where]})")
                 case _:
                     assert_never(answer)
         case _:
             assert_never(response.outcome)
+
+
+def _keep(rules: SessionRules, rule: Rule, where: RuleScope) -> None:
+    try:
+        rules.remember(rule, where)
+    except Exception:
+        logger.exception("the rule `%s` could not be kept (%s)", rule, where)
 
 
 def _record(scope: CallScope, note: Callable[[PermissionRecorder], None]) -> None:

@@ -53,6 +53,7 @@ from acp_sidecar.store import (
     PermissionAnswerRecord,
     PermissionAskedRecord,
     PermissionRememberedRecord,
+    PermissionRuleRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -214,6 +215,7 @@ class _Transcript:
                 | PermissionRememberedRecord()
                 | FileChangeRecord()
                 | UndoRecord()
+                | PermissionRuleRecord()
                 | ChildRecord()
             ):
                 pass  # session state, decisions that were a request and its answer live, a

@@ -17,8 +17,15 @@ from acp_sidecar.store import UsageRecord
 ANSWERS: Final[Mapping[str, str]] = {
     "allow_once": "allowed once",
     "allow_always": "allowed always",
+    "allow_always_project": "allowed always in this project",
+    "allow_always_user": "allowed always everywhere",
     "reject_once": "rejected once",
     "reject_always": "rejected always",
+    "reject_always_project": "rejected always in this project",
+    "reject_always_user": "rejected always everywhere",
+    "rule_allow": "allowed by the rule",
+    "rule_ask": "asked about by the rule",
+    "rule_deny": "refused by the rule",
     "cancelled": "cancelled",
 }
 """How a permission answer reads in a transcript."""
@@ -122,9 +129,12 @@ def display_title(title: str | None) -> str:
     return shown or "Untitled session"
 
 
-def answer_text(answer: str, remembered: bool) -> str:
-    """``allowed once``, ``rejected always (remembered)``, …"""
+def answer_text(answer: str, remembered: bool, rule: str | None = None) -> str:
+    """``allowed once``, ``rejected always (remembered)``, ``refused by the rule deny bash
+    rm * (user (/home/me/.config/acp-sidecar/config.toml:3))``, …"""
     text = ANSWERS.get(answer, answer)
+    if rule is not None:
+        return f"{text} {rule}"
     return f"{text} (remembered)" if remembered else text
 
 

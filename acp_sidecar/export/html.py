@@ -70,7 +70,7 @@ def event_html(event: Event) -> str:
                 f'<div class="event event-permission permission-{verdict}" '
                 f'data-call-id="{attr(event.call_id)}">Permission for '
                 f"<code>{escape(event.tool)}</code>: "
-                f"<b>{escape(answer_text(event.answer, event.remembered))}</b></div>"
+                f"<b>{escape(answer_text(event.answer, event.remembered, event.rule))}</b></div>"
             )
         case TurnEnded(reason=reason):
             return f'<div class="event event-stop">Turn ended: <b>{escape(reason)}</b></div>'

@@ -56,7 +56,7 @@ def event_markdown(event: Event) -> str:
         case OptionChanged(config_id=config_id, value=value):
             return f"*{escape_text(config_id)} set to* {inline_code(value)}"
         case PermissionDecided():
-            verdict = escape_text(answer_text(event.answer, event.remembered))
+            verdict = escape_text(answer_text(event.answer, event.remembered, event.rule))
             return f"*Permission for* {inline_code(event.tool)}*:* **{verdict}**"
         case TurnEnded(reason=reason):
             return f"*Turn ended:* **{escape_text(reason)}**"

@@ -38,6 +38,7 @@ from acp_sidecar.store import (
     ModeChangeRecord,
     PermissionAnswerRecord,
     PermissionRememberedRecord,
+    PermissionRuleRecord,
     Record,
     SessionLog,
     TurnEndRecord,
@@ -116,6 +117,9 @@ def event_of(record: Record) -> Event | None:
         case PermissionRememberedRecord(call_id=call_id, tool=tool, allowed=allowed):
             answer = "allow_always" if allowed else "reject_always"
             return PermissionDecided(call_id, tool, answer, remembered=True)
+        case PermissionRuleRecord(call_id=call_id, tool=tool, verdict=verdict):
+            rule = f"{record.rule} ({record.source})"
+            return PermissionDecided(call_id, tool, f"rule_{verdict}", rule=rule)
         case TurnEndRecord(stop_reason=reason) if reason != "end_turn":
             return TurnEnded(reason)
         case _:

@@ -50,17 +50,20 @@ class OptionChanged:
 class PermissionDecided:
     """How a tool call's permission was decided: ``answer`` is the option chosen
     (``allow_once``, ``allow_always``, ``reject_once``, ``reject_always``) or ``cancelled``;
-    ``remembered`` when an earlier "always" answer decided it without asking."""
+    ``remembered`` when an earlier "always" answer decided it without asking; ``rule``: the
+    permission rule that decided it (``rule_allow``, ``rule_ask``, ``rule_deny``) and where it
+    came from."""
 
     call_id: str
     tool: str
     answer: str
     remembered: bool = False
+    rule: str | None = None
 
     @property
     def allowed(self) -> bool:
-        """Whether the call was allowed to run."""
-        return self.answer in ("allow_once", "allow_always")
+        """Whether the call was allowed to run (as far as this decision goes)."""
+        return self.answer.startswith("allow_") or self.answer == "rule_allow"
 
 
 @attrs.frozen

@@ -143,8 +143,9 @@ def visible_event(event: Event) -> Event:
         case OptionChanged(config_id=config_id, value=value):
             return OptionChanged(harmless(config_id), harmless(value))
         case PermissionDecided(call_id=call_id, tool=tool, answer=answer):
+            rule = None if event.rule is None else harmless(event.rule)
             return PermissionDecided(
-                harmless(call_id), harmless(tool), harmless(answer), event.remembered
+                harmless(call_id), harmless(tool), harmless(answer), event.remembered, rule
             )
         case TurnEnded(reason=reason):
             return TurnEnded(harmless(reason))
@@ -161,6 +162,8 @@ def _draw_event(event: Event) -> RenderableType:
         case OptionChanged():
             return note(f"{event.config_id} set to {event.value}")
         case PermissionDecided():
+            if event.rule is not None:
+                return note(f"permission for {event.tool} ({event.answer}): {event.rule}")
             how = "remembered" if event.remembered else "answered"
             return note(f"permission for {event.tool} ({how}): {event.answer}")
         case TurnEnded():

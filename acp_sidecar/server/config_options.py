@@ -1,7 +1,7 @@
-"""A session's config options: ``mode`` always; ``model`` and ``reasoning_effort`` with a
-driver that has a model catalog; the boolean ``allow_outside_workspace`` only for clients that
-set ``session.configOptions.boolean`` (never a boolean to others: the schema's rule, acp-tck's
-CONFIG-003). What setting one does, and who is told.
+"""A session's config options: ``mode`` and ``permission_rules`` always; ``model`` and
+``reasoning_effort`` with a driver that has a model catalog; the boolean
+``allow_outside_workspace`` only for clients that set ``session.configOptions.boolean`` (never a
+boolean to others: the schema's rule, acp-tck's CONFIG-003). What setting one does, and who is told.
 
 Invariants:
 - Modes and the ``mode`` option are two views of one state: a change through one is announced
@@ -49,6 +49,8 @@ OUTSIDE_WORKSPACE: Final = "allow_outside_workspace"
 """The id of the boolean option (named after the setting whose value is its default)."""
 ON, OFF = "true", "false"
 """How the log records the boolean option's values."""
+RULES: Final = "permission_rules"
+"""The id of the option choosing the permission rules' sources (its values name the set)."""
 DEFAULT_EFFORT: Final = "default"
 """The effort value that sends no ``reasoning_effort``."""
 
@@ -84,7 +86,7 @@ def config_options(server: Connection, session: Session) -> list[ConfigOption]:
 
     With a model driver, the first call also starts listing the endpoint's models, in the
     background; the sessions are told when the list changes what is offered."""
-    options: list[ConfigOption] = [mode_option(session.policy.mode)]
+    options: list[ConfigOption] = [mode_option(session.policy.mode), rules_option(server, session)]
     catalog = catalog_of(server)
     if catalog is not None:
         start_listing(server, catalog)
@@ -125,6 +127,28 @@ def mode_option(mode: ModeId) -> SessionConfigOption:
         options=[
             SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
             for m in MODES
+        ],
+    )
+
+
+def rules_option(server: Connection, session: Session) -> SessionConfigOption:
+    """The ``permission_rules`` option: which sources the session's rules come from, each
+    value named by the set it makes (``session + project + user (5 rules)``)."""
+    from acp_sidecar.server.rule_book import SELECTIONS
+
+    book = server.rules_of(session)
+    if book.changed is None:
+        session_id = session.session_id
+        book.changed = lambda: announce_rules(server, session_id)
+    return SessionConfigOption(
+        id=RULES,
+        name="Permission rules",
+        description="Where the rules that allow, ask about or refuse tool calls come from "
+        "(/permissions lists them); the mode still caps them.",
+        current_value=book.selection,
+        options=[
+            SessionConfigSelectOption(value=selection, name=book.rule_set(selection).name)
+            for selection in SELECTIONS
         ],
     )
 
@@ -190,6 +214,15 @@ async def set_config_option(
             raise _unknown_value(config_id, value, MODE_IDS)
         if change_mode(session, mode):
             announce(server, session.session_id, lambda: CurrentModeUpdate(current_mode_id=mode))
+        return
+    if config_id == RULES:
+        from acp_sidecar.server.rule_book import SELECTIONS
+
+        selection = next((known for known in SELECTIONS if known == value), None)
+        if selection is None:
+            raise _unknown_value(config_id, value, SELECTIONS)
+        if server.rules_of(session).choose(selection):
+            _record(session, RULES, selection)
         return
     if catalog is not None and config_id == MODEL:
         if value not in catalog.names() and not catalog.listing_done:
@@ -264,6 +297,15 @@ def choose_outside(server: Connection, session: Session, allowed: bool) -> None:
 def _record(session: Session, config_id: str, value: str) -> None:
     if session.recorder is not None:
         session.recorder.config_change(config_id, value)
+
+
+def announce_rules(server: Connection, session_id: str) -> None:
+    """Send the session its config options now (its rules changed: the option counts them)."""
+    session = server.sessions.get(session_id)
+    if session is None:
+        return
+    update = ConfigOptionUpdate(config_options=config_options(server, session))
+    server.spawn(server.send_update(session_id, update))
 
 
 def announce_options(server: Connection, session_id: str) -> None:
@@ -346,6 +388,11 @@ async def restore_choices(server: Connection, session: Session, choices: Mapping
     no longer offered at all falls back to the default, with a warning in the log. An effort
     is restored only for a model that accepts one; the workspace choice only for a client
     that sees its option (others get the setting's). Nothing is recorded: the log has it."""
+    from acp_sidecar.server.rule_book import SELECTIONS
+
+    selection = next((known for known in SELECTIONS if known == choices.get(RULES)), None)
+    if selection is not None:
+        server.rules_of(session).choose(selection)
     outside = choices.get(OUTSIDE_WORKSPACE)
     if outside in (ON, OFF) and takes_booleans(server.client_capabilities):
         session.allow_outside_workspace = outside == ON

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.server.recording import SessionRecorder
+    from acp_sidecar.server.rule_book import RuleBook
     from acp_sidecar.server.settings import ServeSettings
     from acp_sidecar.store import SessionStore
     from acp_sidecar.tools.builtin.shell.job_records import JobLedger
@@ -198,6 +199,32 @@ class Connection(JsonRPCServer):
         if stopped:
             logger.warning("stopped %d process(es) of jobs a crashed sidecar left", stopped)
 
+    def rules_of(self, session: Session) -> RuleBook:
+        """``session``'s permission rules, made on first use: the config file's (when this
+        server reads one), the workspace's as trusted in the store's record (when sessions are
+        stored), the session's own."""
+        if session.rules is not None:
+            return session.rules
+        from acp_sidecar.server.rule_book import RuleBook
+        from acp_sidecar.server.rule_files import TRUST_FILE, TrustRecord
+
+        store = self.store
+        trust = None if store is None else TrustRecord(store.directory / TRUST_FILE)
+        user_file = None if self.settings is None else self.settings.location.path
+        session.rules = RuleBook(session.policy, session.cwd, user_file, trust)
+        return session.rules
+
+    def tell_rule_problems(self, session: Session) -> None:
+        """Tell the user, once each, what in the session's rules could not be used."""
+        try:
+            problems = self.rules_of(session).untold()
+        except Exception:
+            logger.exception("the permission rules of session %s could not be read", session)
+            return
+        if problems:
+            text = "Permission rules: " + "; ".join(problems)
+            self.tell(session.session_id, UserMessage("warning", text), keep=True)
+
     def card_context(self, cwd: str) -> CardContext:
         """The card context of a session working in ``cwd`` for this client."""
         capabilities = self.client_capabilities
@@ -217,6 +244,7 @@ class Connection(JsonRPCServer):
         """What the tool calls of one turn in ``session`` carry."""
         from acp_sidecar.bridge.policy import CallScope
 
+        self.tell_rule_problems(session)
         scope = CallScope(
             session_id=session.session_id,
             cards=self.card_context(session.cwd),
@@ -231,6 +259,7 @@ class Connection(JsonRPCServer):
             files=ClientFiles(self.client, session.session_id, signal),
             decisions=session.recorder,
             jobs=self.jobs_of(session),
+            rules=self.rules_of(session),
         )
         recorder, store = session.recorder, self.store
         if recorder is None or store is None:

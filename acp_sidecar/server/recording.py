@@ -22,11 +22,13 @@ from acp_sidecar.protocol.updates import AgentMessageChunk, AgentThoughtChunk, S
 from acp_sidecar.server.held import HeldLogs
 
 if TYPE_CHECKING:
+    from acp_sidecar.bridge.rules import Rule, Verdict
     from acp_sidecar.store import (
         ChildRecordable,
         CompactionRecord,
         FileChangeRecord,
         HistoryItem,
+        PermissionRuleRecord,
         SessionClaim,
         SessionStore,
         SessionWriter,
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         UndoRecord,
         UsageRecord,
     )
+    from acp_sidecar.store.records import PermissionAnswer
     from acp_sidecar.tools.json_values import FrozenDict
     from acp_sidecar.tools.result import ToolExecutionResult
 
@@ -259,7 +262,7 @@ class SessionRecorder:
         self,
         call_id: str,
         tool: str,
-        answer: Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
+        answer: PermissionAnswer,
     ) -> None:
         """Record the user's answer about a call."""
         from acp_sidecar.store import PermissionAnswerRecord
@@ -267,11 +270,9 @@ class SessionRecorder:
         record = PermissionAnswerRecord(call_id=call_id, tool=tool, answer=answer)
         self._write(lambda w: w.append(record))
 
-    def permission_remembered(self, call_id: str, tool: str, allowed: bool) -> None:
-        """Record that an earlier "always" answer decided a call without asking."""
-        from acp_sidecar.store import PermissionRememberedRecord
-
-        record = PermissionRememberedRecord(call_id=call_id, tool=tool, allowed=allowed)
+    def permission_ruled(self, call_id: str, tool: str, verdict: Verdict, rule: Rule) -> None:
+        """Record that a permission rule decided a call."""
+        record = _rule_record(call_id, tool, verdict, rule)
         self._write(lambda w: w.append(record))
 
     def end_turn(self, stop_reason: str) -> None:
@@ -439,16 +440,14 @@ class ChildRecorder:
         self,
         call_id: str,
         tool: str,
-        answer: Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
+        answer: PermissionAnswer,
     ) -> None:
         from acp_sidecar.store import PermissionAnswerRecord
 
         self._append(PermissionAnswerRecord(call_id=call_id, tool=tool, answer=answer))
 
-    def permission_remembered(self, call_id: str, tool: str, allowed: bool) -> None:
-        from acp_sidecar.store import PermissionRememberedRecord
-
-        self._append(PermissionRememberedRecord(call_id=call_id, tool=tool, allowed=allowed))
+    def permission_ruled(self, call_id: str, tool: str, verdict: Verdict, rule: Rule) -> None:
+        self._append(_rule_record(call_id, tool, verdict, rule))
 
     def end(self, stop_reason: str) -> None:
         """The child's work ended."""
@@ -464,3 +463,11 @@ def _stored_blocks(blocks: Sequence[ContentBlock]) -> tuple[FrozenDict, ...]:
     frozen = freeze_json([to_wire(block) for block in blocks])
     assert isinstance(frozen, tuple)
     return tuple(block for block in frozen if isinstance(block, FrozenDict))
+
+
+def _rule_record(call_id: str, tool: str, verdict: Verdict, rule: Rule) -> PermissionRuleRecord:
+    from acp_sidecar.store import PermissionRuleRecord
+
+    return PermissionRuleRecord(
+        call_id=call_id, tool=tool, verdict=verdict, rule=rule.text, source=str(rule.origin)
+    )

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from acp_sidecar.agent.delegation import Delegate
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.server.recording import SessionRecorder
+    from acp_sidecar.server.rule_book import RuleBook
     from acp_sidecar.store import HistoryItem
     from acp_sidecar.tools.builtin.shell.jobs import JobTable
     from acp_sidecar.tools.registry import ToolRegistry
@@ -146,6 +147,9 @@ class Session:
     runs, or its driver does not take steering)."""
     steering: asyncio.Lock = attrs.field(factory=asyncio.Lock)
     """Held by a steer that waits to start a turn of its own (one at a time, in order)."""
+    rules: RuleBook | None = None
+    """The session's permission rules in force, made with its first turn's call scope or
+    ``/permissions`` (``None``: not yet)."""
     jobs: JobTable | None = None
     """The ``bash`` calls kept running (``background``, ``/keep``), stopped when the session
     closes; made with the first turn's call scope (``None``: no turn ran yet)."""

@@ -15,7 +15,6 @@ Invariants:
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -167,13 +166,12 @@ async def run_child(
     registry = parent.tools if parent.tools is not None else server.tools.registry
     asker = _ChildAsker(server, parent.scope, child_id, job.description, opted)
     scope = attrs.evolve(
-        parent.scope,  # the parent's mode, remembered answers, workspace and files
+        parent.scope,  # the parent's mode, rules, workspace and files
         session_id=child_id if opted else parent_id,
         send=send,
         signal=signal,
         asker=asker,
         pending={},
-        declared=weakref.WeakKeyDictionary(),
         decisions=recorder,
     )
     child = Turn(

@@ -133,6 +133,9 @@ KEYS_BY_NAME: Final = {key.name: key for key in KEYS}
 
 MODEL_INFO: Final = "model_info"
 """The table of per-model settings: ``[model_info."NAME"]``."""
+PERMISSIONS: Final = "permissions"
+"""The table of permission rules: ``[permissions]`` with ``rules = ["allow edit src/**", …]``
+(checked by the server, which reports a bad rule by its line and keeps the others)."""
 MODEL_INFO_KEYS: Final = ("context", "images", "reasoning", "input", "output", "currency")
 """The settings of one model, as ``--model-info`` names them."""
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from acp_sidecar.settings.keys import KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, Key
+from acp_sidecar.settings.keys import KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, PERMISSIONS, Key
 from acp_sidecar.settings.location import ConfigLocation
 from acp_sidecar.text import close_match
 
@@ -247,9 +247,12 @@ class _Checker:
             if name == MODEL_INFO:
                 profiles = self.model_info(raw)
                 continue
+            if name == PERMISSIONS:
+                continue  # the permission rules, read and reported by the server's rule book
             key = KEYS_BY_NAME.get(name)
             if key is None:
-                self.add((name,), _unknown("key", name, (*KEYS_BY_NAME, MODEL_INFO)), "warning")
+                known = (*KEYS_BY_NAME, MODEL_INFO, PERMISSIONS)
+                self.add((name,), _unknown("key", name, known), "warning")
                 continue
             value = self.value(key, raw)
             if value is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import tomlkit
@@ -66,6 +66,30 @@ def render_settings(
     return tomlkit.dumps(document)
 
 
+def replace_whole(path: Path, text: str, mode: int, check: Callable[[Path], object]) -> None:
+    """Replace the file at ``path`` with ``text`` as the module docstring says (file mode
+    ``mode``); ``check`` reads the temporary first and raises to leave the old file in place.
+
+    Raises:
+        OSError: the directory or the file cannot be written (the old file is intact).
+    """
+    path = Path(os.path.realpath(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(handle, mode)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        check(Path(temporary))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 def save_settings(
     path: Path,
     changes: Mapping[str, object | None],
@@ -83,20 +107,13 @@ def save_settings(
     except FileNotFoundError:
         current = ""
     text = render_settings(current, changes, model_info)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(handle, 0o600)
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        settings = read_settings(ConfigLocation(Path(temporary), explicit=True))
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    read: list[FileSettings] = []
+
+    def check(temporary: Path) -> None:
+        read.append(read_settings(ConfigLocation(temporary, explicit=True)))
+
+    replace_whole(path, text, 0o600, check)
+    settings = read[0]
     return FileSettings(
         ConfigLocation(path, explicit=True),
         exists=True,

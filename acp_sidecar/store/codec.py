@@ -30,6 +30,7 @@ from acp_sidecar.store.records import (
     PermissionAnswerRecord,
     PermissionAskedRecord,
     PermissionRememberedRecord,
+    PermissionRuleRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -75,6 +76,7 @@ class NewerVersion(Exception):
 #     permission_asked       {"callId", "tool", "options": [str]}
 #     permission_answer      {"callId", "tool", "answer": str}
 #     permission_remembered  {"callId", "tool", "allowed": bool}
+#     permission_rule        {"callId", "tool", "verdict": "allow"|"ask"|"deny", "rule", "source"}
 #     usage          {"model", "promptTokens", "completionTokens", "cachedTokens"?,
 #                     "contextWindow"?, "cost"?: number, "currency"?: str}
 #     compaction     {"summary": str, "turns": int}
@@ -170,6 +172,16 @@ def _record_json(record: Record) -> dict[str, Any]:
                 "callId": record.call_id,
                 "tool": record.tool,
                 "allowed": record.allowed,
+            }
+        case PermissionRuleRecord():
+            return {
+                "v": SCHEMA_VERSION,
+                "type": "permission_rule",
+                "callId": record.call_id,
+                "tool": record.tool,
+                "verdict": record.verdict,
+                "rule": record.rule,
+                "source": record.source,
             }
         case UsageRecord():
             return _usage_json(record)

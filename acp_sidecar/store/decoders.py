@@ -23,6 +23,7 @@ from acp_sidecar.store.records import (
     PermissionAnswerRecord,
     PermissionAskedRecord,
     PermissionRememberedRecord,
+    PermissionRuleRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -167,6 +168,20 @@ def _permission_remembered(data: dict[str, Any]) -> PermissionRememberedRecord:
     )
 
 
+def _permission_rule(data: dict[str, Any]) -> PermissionRuleRecord:
+    verdict = data.get("verdict")
+    for known in ("allow", "ask", "deny"):  # narrowed to the literal it is
+        if verdict == known and type(verdict) is str:
+            return PermissionRuleRecord(
+                call_id=_str(data, "callId"),
+                tool=_str(data, "tool"),
+                verdict=known,
+                rule=_str(data, "rule"),
+                source=_str(data, "source"),
+            )
+    raise RecordDecodeError("'verdict' must be one of allow, ask, deny")
+
+
 def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
     result = data.get("result")
     if type(result) is not dict:
@@ -275,6 +290,7 @@ DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "permission_asked": _permission_asked,
     "permission_answer": _permission_answer,
     "permission_remembered": _permission_remembered,
+    "permission_rule": _permission_rule,
     "usage": _usage,
     "compaction": _compaction,
     "file_change": _file_change,

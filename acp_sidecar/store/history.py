@@ -29,6 +29,7 @@ from acp_sidecar.store.records import (
     PermissionAnswerRecord,
     PermissionAskedRecord,
     PermissionRememberedRecord,
+    PermissionRuleRecord,
     Record,
     ToolCallRecord,
     ToolResultRecord,
@@ -150,6 +151,7 @@ class History:
                     PermissionAskedRecord()
                     | PermissionAnswerRecord()
                     | PermissionRememberedRecord()
+                    | PermissionRuleRecord()
                 ):
                     pass  # the user's decisions, for later views; never the model's history
                 case FileChangeRecord() | UndoRecord():

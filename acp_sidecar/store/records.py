@@ -253,9 +253,19 @@ class UndoRecord(Stamped):
 
 
 PermissionAnswer: TypeAlias = Literal[
-    "allow_once", "allow_always", "reject_once", "reject_always", "cancelled"
+    "allow_once",
+    "allow_always",
+    "allow_always_project",
+    "allow_always_user",
+    "reject_once",
+    "reject_always",
+    "reject_always_project",
+    "reject_always_user",
+    "cancelled",
 ]
-"""How the user answered a permission request: one of the options, or the dialog cancelled."""
+"""How the user answered a permission request: one of the options, or the dialog cancelled
+(``…_always`` alone: in the session; ``…_project`` and ``…_user``: in the project's rules
+file, in the config file)."""
 PERMISSION_ANSWERS: Final[tuple[PermissionAnswer, ...]] = get_args(PermissionAnswer)
 
 
@@ -285,7 +295,8 @@ class PermissionAnswerRecord(Stamped):
 
 @attrs.frozen
 class PermissionRememberedRecord(Stamped):
-    """A call was decided without asking, by an earlier "always" answer for its tool."""
+    """A call was decided without asking, by an earlier "always" answer for its tool (logs
+    written before permission rules; now a :class:`PermissionRuleRecord` says it)."""
 
     call_id: str
     """The call decided."""
@@ -295,8 +306,27 @@ class PermissionRememberedRecord(Stamped):
     """Whether the remembered answer allowed the call (``False``: it was rejected)."""
 
 
+@attrs.frozen
+class PermissionRuleRecord(Stamped):
+    """A permission rule decided a call: allowed it, refused it, or had the user asked."""
+
+    call_id: str
+    """The call decided."""
+    tool: str
+    """The tool's registered name."""
+    verdict: Literal["allow", "ask", "deny"]
+    """What the rule decided."""
+    rule: str
+    """The rule as written (``deny bash rm -rf *``)."""
+    source: str
+    """Where it came from: ``session``, or the scope and ``file:line``."""
+
+
 PermissionRecord: TypeAlias = (
-    PermissionAskedRecord | PermissionAnswerRecord | PermissionRememberedRecord
+    PermissionAskedRecord
+    | PermissionAnswerRecord
+    | PermissionRememberedRecord
+    | PermissionRuleRecord
 )
 """The records of permission decisions (a closed union; see :func:`permission_records`)."""
 
@@ -310,6 +340,7 @@ ChildRecordable: TypeAlias = (
     | PermissionAskedRecord
     | PermissionAnswerRecord
     | PermissionRememberedRecord
+    | PermissionRuleRecord
     | UsageRecord
     | TurnEndRecord
 )
@@ -351,6 +382,7 @@ Record: TypeAlias = (
     | PermissionAskedRecord
     | PermissionAnswerRecord
     | PermissionRememberedRecord
+    | PermissionRuleRecord
     | UsageRecord
     | CompactionRecord
     | FileChangeRecord
@@ -365,7 +397,11 @@ def permission_records(records: Iterable[Record]) -> Iterator[PermissionRecord]:
     export of the session uses (replay and the model's history leave them out)."""
     for record in records:
         if isinstance(
-            record, PermissionAskedRecord | PermissionAnswerRecord | PermissionRememberedRecord
+            record,
+            PermissionAskedRecord
+            | PermissionAnswerRecord
+            | PermissionRememberedRecord
+            | PermissionRuleRecord,
         ):
             yield record
 

@@ -40,6 +40,7 @@ async def open_session(wire: WireClient, **capabilities: Any) -> str:
         "undo",
         "redo",
         "rewind",
+        "permissions",
     ]
     session_id: str = result["sessionId"]
     return session_id

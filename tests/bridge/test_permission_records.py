@@ -1,5 +1,5 @@
 """Permission decisions reach the scope's recorder: the question, the answer, and a call
-decided by a remembered "always" answer; a failing recorder never fails the call."""
+decided by the rule an "always" answer wrote; a failing recorder never fails the call."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import attrs
 import pytest
 
 from acp_sidecar.bridge.policy import CallScope, PermissionAnswer, PermissionRecorder
+from acp_sidecar.bridge.rules import Rule, Verdict
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.protocol import RequestPermissionRequest
 from acp_sidecar.tools import CancelSignal
@@ -31,8 +32,8 @@ class Decisions:
     def permission_answered(self, call_id: str, tool: str, answer: PermissionAnswer) -> None:
         self.told.append(("answered", call_id, tool, answer))
 
-    def permission_remembered(self, call_id: str, tool: str, allowed: bool) -> None:
-        self.told.append(("remembered", call_id, tool, allowed))
+    def permission_ruled(self, call_id: str, tool: str, verdict: Verdict, rule: Rule) -> None:
+        self.told.append(("ruled", call_id, tool, f"{verdict}: {rule} ({rule.origin})"))
 
 
 def recording(editor: Editor, decisions: PermissionRecorder, mode: str = "ask") -> CallScope:
@@ -50,9 +51,12 @@ async def test_the_question_and_the_answer_are_recorded(answer: str | None) -> N
     assert result.is_error is (answer != "allow_once")
 
 
-@pytest.mark.parametrize(("answer", "allowed"), [("allow_always", True), ("reject_always", False)])
-async def test_a_remembered_answer_is_recorded_when_it_decides_a_call(
-    answer: str, allowed: bool
+@pytest.mark.parametrize(
+    ("answer", "allowed", "rule"),
+    [("allow_always", True, "allow: allow run"), ("reject_always", False, "deny: deny run")],
+)
+async def test_the_rule_an_always_answer_wrote_is_recorded_when_it_decides_a_call(
+    answer: str, allowed: bool, rule: str
 ) -> None:
     decisions = Decisions()
     editor = Editor(answer)
@@ -64,7 +68,7 @@ async def test_a_remembered_answer_is_recorded_when_it_decides_a_call(
     assert decisions.told == [
         ("asked", "c1", "run", OFFERED),
         ("answered", "c1", "run", answer),
-        ("remembered", "c2", "run", allowed),
+        ("ruled", "c2", "run", f"{rule} (session)"),
     ]
     assert second.is_error is not allowed
 

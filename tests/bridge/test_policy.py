@@ -132,7 +132,7 @@ async def test_modes(mode: str, tool: str, asked: bool, allowed: bool) -> None:
         assert f"read-only mode, which refuses {tool}" in result.content[0].text  # type: ignore[union-attr]
 
 
-async def test_the_dialog_shows_the_pending_card_and_four_options() -> None:
+async def test_the_dialog_shows_the_pending_card_and_the_session_scope_options() -> None:
     editor = Editor("allow_once")
     await run_call(registry(), scope(editor), "c1", "change", {"path": "f"})
     request = editor.asked[0]

@@ -93,3 +93,19 @@ def test_a_version_1_log_exports_without_times_or_permission_events(tmp_path: Pa
     assert entries and all(e.at is None for e in entries)
     assert not any(isinstance(e.item, PermissionDecided) for e in entries)
     assert session.facts.first_at is None
+
+
+def test_a_rule_decision_is_an_event_naming_the_rule() -> None:
+    from acp_sidecar.export.document import answer_text
+    from acp_sidecar.export.source import event_of
+    from acp_sidecar.store import PermissionRuleRecord
+
+    record = PermissionRuleRecord(
+        call_id="c", tool="bash", verdict="deny", rule="deny bash rm *", source="session"
+    )
+    event = event_of(record)
+    assert event == PermissionDecided("c", "bash", "rule_deny", rule="deny bash rm * (session)")
+    assert not event.allowed
+    assert answer_text(event.answer, event.remembered, event.rule) == (
+        "refused by the rule deny bash rm * (session)"
+    )

@@ -10,7 +10,7 @@ from typing import Any
 import mcp.types as m
 import pytest
 
-from acp_sidecar.bridge.policy import ALLOW_ALWAYS, install_policy
+from acp_sidecar.bridge.policy import install_policy
 from acp_sidecar.bridge.runner import run_call
 from acp_sidecar.mcp.tools import (
     TITLE_MAX,
@@ -85,7 +85,7 @@ async def test_an_always_answer_stays_with_its_tool_after_a_relisting_in_another
     fetch = tool("a.b", annotations=READ_WORLD)  # asked in ask mode: reaches outside
     delete = tool("a_b")  # may change things
     source = FakeSource("s", (fetch, delete))
-    registry, scope, editor = session(source, "ask", ALLOW_ALWAYS, "reject_once")
+    registry, scope, editor = session(source, "ask", "allow_always", "reject_once")
     fetch_name = tool_name("s", "a.b")
     assert not (await run_call(registry, scope, "c1", fetch_name, {"q": "x"})).is_error
     source.listed = (delete, fetch)
@@ -101,7 +101,7 @@ async def test_an_always_answer_stays_with_its_tool_after_a_relisting_in_another
 
 async def test_an_always_answer_does_not_survive_a_change_of_declared_risk() -> None:
     source = FakeSource("s", (tool("t", annotations=READ_WORLD),))
-    registry, scope, editor = session(source, "ask", ALLOW_ALWAYS, "reject_once")
+    registry, scope, editor = session(source, "ask", "allow_always", "reject_once")
     assert not (await run_call(registry, scope, "c1", "mcp__s__t", {})).is_error
     assert not (await run_call(registry, scope, "c2", "mcp__s__t", {})).is_error
     assert len(editor.asked) == 1  # remembered while the tool stays what it declared

@@ -82,7 +82,10 @@ async def test_clients_that_do_not_opt_in_never_see_a_boolean_option(
         await wire.initialize(**capabilities)
         new = await wire.result("session/new", {"cwd": cwd, "mcpServers": []})
         session = new["sessionId"]
-        assert [o["type"] for o in new["configOptions"]] == ["select"]
+        assert [o["type"] for o in new["configOptions"]] == [
+            "select",
+            "select",
+        ]  # mode, permission_rules
         for value, more in ((True, {"type": "boolean"}), ("true", {})):
             error = await wire.error(
                 "session/set_config_option", set_params(session, value, **more)

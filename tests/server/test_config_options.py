@@ -70,14 +70,14 @@ async def refused(call: Any) -> str:
 
 
 @pytest.mark.process  # the official SDK's client as the peer, for config options
-async def test_the_console_offers_only_the_mode_kept_in_step_with_session_modes(
+async def test_the_console_offers_the_mode_kept_in_step_with_session_modes(
     tmp_path: Path,
 ) -> None:
     async with sdk_sidecar(AllowingEditor(), store=tmp_path / "store") as (connection, wire):
         new = await connection.new_session(cwd=str(tmp_path), mcp_servers=[])
         session = new.session_id
         options = options_of(new.config_options)
-        assert list(options) == ["mode"]
+        assert list(options) == ["mode", "permission_rules"]
         assert options["mode"]["category"] == "mode"
         assert options["mode"]["currentValue"] == "ask" == new.modes.current_mode_id
         assert values(options["mode"]) == MODE_VALUES == [m.id for m in new.modes.available_modes]
@@ -97,7 +97,7 @@ async def test_the_console_offers_only_the_mode_kept_in_step_with_session_modes(
         await connection.set_session_mode(session_id=session, mode_id="read-only")
         await until(lambda: updates_of(wire, "config_option_update"), "no config_option_update")
         (update,) = updates_of(wire, "config_option_update")
-        assert [o["id"] for o in update["configOptions"]] == ["mode"]
+        assert [o["id"] for o in update["configOptions"]] == ["mode", "permission_rules"]
         assert update["configOptions"][0]["currentValue"] == "read-only"
 
         # Setting what is already set changes nothing and announces nothing.
@@ -111,7 +111,7 @@ async def test_the_console_offers_only_the_mode_kept_in_step_with_session_modes(
             await refused(
                 connection.set_config_option(config_id="model", session_id=session, value="gpt-4.1")
             )
-            == "Invalid params: configId: unknown config option 'model' (options: mode)"
+            == "Invalid params: configId: unknown config option 'model' (options: mode, permission_rules)"
         )
         assert await refused(
             connection.set_config_option(config_id="mode", session_id=session, value="yolo")
@@ -173,7 +173,11 @@ async def test_the_model_picker_offers_the_configured_and_listed_models_and_a_sw
             new = await connection.new_session(cwd=str(tmp_path), mcp_servers=[])
             session = new.session_id
             options = options_of(new.config_options)
-            assert list(options) == ["mode", "model"]  # no effort: neither model takes one
+            assert list(options) == [
+                "mode",
+                "permission_rules",
+                "model",
+            ]  # no effort: neither model takes one
             model = options["model"]
             assert model["category"] == "model" and model["currentValue"] == "test-model"
             assert values(model)[:2] == ["test-model", "other"]  # the configured, at once
@@ -238,21 +242,21 @@ async def test_reasoning_effort_is_offered_only_for_a_model_that_takes_it_and_is
         async with model_sidecar(endpoint, store, *args) as (connection, wire):
             new = await connection.new_session(cwd=str(tmp_path), mcp_servers=[])
             session = new.session_id
-            assert list(options_of(new.config_options)) == ["mode", "model"]
+            assert list(options_of(new.config_options)) == ["mode", "permission_rules", "model"]
             assert await refused(
                 connection.set_config_option(
                     config_id="reasoning_effort", session_id=session, value="high"
                 )
             ) == (
                 "Invalid params: configId: unknown config option 'reasoning_effort' "
-                "(options: mode, model)"
+                "(options: mode, permission_rules, model)"
             )
 
             switched = await connection.set_config_option(
                 config_id="model", session_id=session, value="thinker"
             )
             options = options_of(switched.config_options)
-            assert list(options) == ["mode", "model", "reasoning_effort"]
+            assert list(options) == ["mode", "permission_rules", "model", "reasoning_effort"]
             effort = options["reasoning_effort"]
             assert effort["category"] == "thought_level"
             assert values(effort) == ["default", "low", "medium", "high"]
@@ -278,7 +282,11 @@ async def test_reasoning_effort_is_offered_only_for_a_model_that_takes_it_and_is
             back = await connection.set_config_option(
                 config_id="model", session_id=session, value="test-model"
             )
-            assert list(options_of(back.config_options)) == ["mode", "model"]  # hidden again
+            assert list(options_of(back.config_options)) == [
+                "mode",
+                "permission_rules",
+                "model",
+            ]  # hidden again
             body = await prompt(connection, session, endpoint)
             assert body["model"] == "test-model" and "reasoning_effort" not in body
 
@@ -355,7 +363,7 @@ async def test_a_recorded_model_no_longer_offered_falls_back_to_the_default_with
                 "session/load", {"sessionId": "s1", "cwd": str(tmp_path), "mcpServers": []}
             )
         options = {o["id"]: o for o in loaded["configOptions"]}
-        assert list(options) == ["mode", "model"]  # the default takes no effort
+        assert list(options) == ["mode", "permission_rules", "model"]  # the default takes no effort
         assert options["model"]["currentValue"] == "test-model"
         assert endpoint.listings == 1  # asked, in case the endpoint offers it
     assert (

@@ -15,7 +15,7 @@ from acp.schema import AllowedOutcome, RequestPermissionResponse
 from acp_sidecar.store import (
     PermissionAnswerRecord,
     PermissionAskedRecord,
-    PermissionRememberedRecord,
+    PermissionRuleRecord,
     SessionStore,
     ToolCallRecord,
     permission_records,
@@ -57,10 +57,21 @@ async def test_decisions_are_logged_with_times_and_not_replayed(tmp_path: Path) 
         PermissionAskedRecord(
             call_id=calls[0],
             tool="write",
-            options=("allow_once", "allow_always", "reject_once", "reject_always"),
+            options=(
+                "allow_once",
+                "allow_always",
+                "allow_always_project",
+                "allow_always_user",
+                "reject_once",
+                "reject_always",
+                "reject_always_project",
+                "reject_always_user",
+            ),
         ),
         PermissionAnswerRecord(call_id=calls[0], tool="write", answer="allow_always"),
-        PermissionRememberedRecord(call_id=calls[1], tool="write", allowed=True),
+        PermissionRuleRecord(
+            call_id=calls[1], tool="write", verdict="allow", rule="allow write", source="session"
+        ),
     ]
     assert all(record.at is not None for record in records)
     stamped = [record.at for record in records if record.at is not None]

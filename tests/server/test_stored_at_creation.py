@@ -48,6 +48,7 @@ BUILTINS = [
     "undo",
     "redo",
     "rewind",
+    "permissions",
 ]
 
 

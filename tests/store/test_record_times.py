@@ -33,6 +33,7 @@ from acp_sidecar.store import (
     PermissionAnswerRecord,
     PermissionAskedRecord,
     PermissionRememberedRecord,
+    PermissionRuleRecord,
     Record,
     SessionStore,
     ToolCallRecord,
@@ -109,6 +110,15 @@ RECORD_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     ),
     PermissionRememberedRecord: st.builds(
         PermissionRememberedRecord, call_id=ids, tool=ids, allowed=st.booleans(), at=times
+    ),
+    PermissionRuleRecord: st.builds(
+        PermissionRuleRecord,
+        call_id=ids,
+        tool=ids,
+        verdict=st.sampled_from(("allow", "ask", "deny")),
+        rule=ids,
+        source=ids,
+        at=times,
     ),
     DirectoriesChangeRecord: st.builds(
         DirectoriesChangeRecord,
@@ -247,6 +257,18 @@ def test_permission_record_shapes() -> None:
         "tool": "edit",
         "allowed": False,
     }
+    rule = PermissionRuleRecord(
+        call_id="c", tool="bash", verdict="deny", rule="deny bash rm *", source="session"
+    )
+    assert shape(rule) == {
+        "v": 2,
+        "type": "permission_rule",
+        "callId": "c",
+        "tool": "bash",
+        "verdict": "deny",
+        "rule": "deny bash rm *",
+        "source": "session",
+    }
 
 
 @pytest.mark.parametrize(
@@ -260,6 +282,16 @@ def test_permission_record_shapes() -> None:
             "'allowed'",
         ),
         (b'{"v":2,"type":"permission_remembered","tool":"t","allowed":true}', "'callId'"),
+        (
+            b'{"v":2,"type":"permission_rule","callId":"c","tool":"t","verdict":"maybe",'
+            b'"rule":"r","source":"s"}',
+            "'verdict'",
+        ),
+        (
+            b'{"v":2,"type":"permission_rule","callId":"c","tool":"t","verdict":"ask",'
+            b'"source":"s"}',
+            "'rule'",
+        ),
     ],
 )
 def test_damaged_permission_records_are_decode_errors(line: bytes, reason: str) -> None:
@@ -301,6 +333,9 @@ def test_permission_records_stay_out_of_the_history_and_are_read_back(
         PermissionAskedRecord(call_id="c1", tool="run", options=("allow_once", "reject_once")),
         PermissionAnswerRecord(call_id="c1", tool="run", answer="allow_always"),
         PermissionRememberedRecord(call_id="c2", tool="run", allowed=True),
+        PermissionRuleRecord(
+            call_id="c2", tool="run", verdict="allow", rule="allow run", source="session"
+        ),
     ]
     with store.create("s1", CWD) as writer:
         writer.user_message([{"type": "text", "text": "hi"}])
@@ -310,6 +345,7 @@ def test_permission_records_stay_out_of_the_history_and_are_read_back(
         writer.tool_result(ok_result("c1"))
         writer.tool_call("c2", "run", {})
         writer.append(decisions[2])
+        writer.append(decisions[3])
         writer.tool_result(ok_result("c2"))
         writer.end_turn("end_turn")
     with store.open_log("s1") as log:

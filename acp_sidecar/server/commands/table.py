@@ -7,6 +7,7 @@ from typing import Final
 from acp_sidecar.server.commands.base import SessionCommand
 from acp_sidecar.server.commands.export import export
 from acp_sidecar.server.commands.jobs import jobs, keep, kill
+from acp_sidecar.server.commands.permissions import permissions
 from acp_sidecar.server.commands.undo import redo, rewind, undo
 
 SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
@@ -54,6 +55,12 @@ SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
         description="List the turns; N: go back to just after turn N.",
         hint="the turn to go back to, as /rewind lists them",
         handler=rewind,
+    ),
+    SessionCommand(
+        name="permissions",
+        description="The permission rules in force; add, remove, trust.",
+        hint="add|remove [project|user] RULE, trust, untrust",
+        handler=permissions,
     ),
 )
 """Every session command, in the order the editor lists them (after a console's tools)."""
