@@ -7,6 +7,8 @@ whether the next step may run. A limit that is ``None`` does not apply.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from time import monotonic
 from typing import Final, Literal
 
 import attrs
@@ -135,3 +137,54 @@ def reached_message(kinds: tuple[Kind, ...], limits: Limits, currency: str | Non
         f"The session's budget is reached: {named}. Raise it with `/budget {kinds[0]} …` "
         f"or clear it with `/budget {kinds[0]} off` to go on."
     )
+
+
+class BudgetGate:
+    """A session's budget as its turns use it: the limits (changed by ``/budget``), what was
+    spent, and whether the 80 % notice was given (once per limit set)."""
+
+    def __init__(self, limits: Limits = Limits(), clock: Callable[[], float] = monotonic) -> None:
+        self.limits = limits
+        self.spent = Spent()
+        self.currency: str | None = None
+        self.clock = clock
+        """Measures model work (a test's own, in tests)."""
+        self._warned: set[Kind] = set()
+
+    def set(self, kind: Kind, value: float | None) -> None:
+        """Set one limit (its 80 % notice may be given again)."""
+        self.limits = with_limit(self.limits, kind, value)
+        self._warned.discard(kind)
+
+    def charge(self, *, tokens: int, cost: float, seconds: float, currency: str | None) -> None:
+        """Count one response's work."""
+        self.spent = self.spent.add(cost=cost, tokens=tokens, time=seconds)
+        if currency is not None:
+            self.currency = currency
+
+    def reached(self) -> tuple[Kind, ...]:
+        """The limits reached."""
+        return verdict(self.limits, self.spent).reached
+
+    def warn(self) -> str | None:
+        """The 80 % notice, the first time a limit passes the mark; ``None`` otherwise."""
+        fresh = [k for k in verdict(self.limits, self.spent).warned if k not in self._warned]
+        if not fresh:
+            return None
+        self._warned.update(fresh)
+        parts = ", ".join(
+            f"{k} {shown(k, self.spent.of(k), self.currency)} of "
+            f"{shown(k, self.limits.of(k), self.currency)}"
+            for k in fresh
+        )
+        return f"80 % of the session's budget is spent: {parts}."
+
+    def stop(self) -> tuple[str, Literal["max_tokens", "end_turn"]] | None:
+        """The message and stop reason of a reached budget; ``None``: work may go on."""
+        kinds = self.reached()
+        if not kinds:
+            return None
+        reason: Literal["max_tokens", "end_turn"] = (
+            "max_tokens" if "tokens" in kinds else "end_turn"
+        )
+        return reached_message(kinds, self.limits, self.currency), reason
