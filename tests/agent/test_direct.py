@@ -37,6 +37,7 @@ async def open_session(wire: WireClient, **capabilities: Any) -> str:
         "jobs",
         "kill",
         "keep",
+        "budget",
     ]
     session_id: str = result["sessionId"]
     return session_id

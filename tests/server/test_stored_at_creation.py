@@ -45,6 +45,7 @@ BUILTINS = [
     "jobs",
     "kill",
     "keep",
+    "budget",
 ]
 
 
