@@ -31,6 +31,7 @@ from acp_sidecar.tools.cancel import CancelSignal
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.delegation import Delegate
+    from acp_sidecar.agent.model.budget import BudgetGate
     from acp_sidecar.agent.model.catalog import ModelCatalog
     from acp_sidecar.bridge.policy import CallScope
     from acp_sidecar.bridge.runner import EventSink
@@ -151,6 +152,9 @@ class Turn:
     """Runs a job in a child conversation (a subagent) and returns how it ended; a driver
     with tools offers it as the ``task`` tool. ``None``: the turn cannot delegate (no server
     to run a child, or the child would be deeper than the depth limit)."""
+    budget: BudgetGate | None = None
+    """The session's budget, which a model driver counts its work against and ends the turn
+    on at a step boundary once reached; ``None``: no budget applies."""
 
 
 async def send_notice(turn: Turn, text: str) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 
 from acp_sidecar.agent.driver import ClientRequests, Driver, Turn, TurnDriver
+from acp_sidecar.agent.model.budget import BudgetGate
 from acp_sidecar.bridge.message_ids import MessageIds
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.bridge.notices import Paragraphs
@@ -130,6 +131,8 @@ class Session:
     reasoning_effort: str | None = None
     """The reasoning effort the session chose; ``None``: the endpoint's default (not sent).
     Set only while the chosen model accepts one (:mod:`acp_sidecar.server.config_options`)."""
+    budget: BudgetGate = attrs.field(factory=BudgetGate)
+    """The session's budget (``/budget``), which its model turns are counted against."""
     allow_outside_workspace: bool | None = None
     """Whether its tools may work outside its directories, as the session chose (its boolean
     ``allow_outside_workspace`` option); ``None``: the setting's value."""
@@ -256,6 +259,7 @@ class Session:
             tools=self.tools,
             model=self.model,
             reasoning_effort=self.reasoning_effort,
+            budget=self.budget,
             inform=inform,
             waiting=waiting,
             keep=None if recorder is None else recorder.keep,

@@ -41,6 +41,7 @@ async def open_session(wire: WireClient, **capabilities: Any) -> str:
         "redo",
         "rewind",
         "permissions",
+        "budget",
     ]
     session_id: str = result["sessionId"]
     return session_id

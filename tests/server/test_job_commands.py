@@ -160,4 +160,4 @@ async def test_the_job_commands_are_advertised_in_the_sessions_commands(tmp_path
             if u["params"]["update"]["sessionUpdate"] == "available_commands_update"
         ]
         names = [command["name"] for command in update["availableCommands"]]
-        assert names[-8:-4] == ["export", "jobs", "kill", "keep"]
+        assert names[-9:-5] == ["export", "jobs", "kill", "keep"]

@@ -34,7 +34,17 @@ from tests.server.wire import served
 
 ENV = {"OPENAI_API_KEY": "sk-test"}
 CONSOLE_TOOLS = ["read", "write", "edit", "bash", "grep", "glob", "plan"]
-SESSION_COMMANDS = ["export", "jobs", "kill", "keep", "undo", "redo", "rewind", "permissions"]
+SESSION_COMMANDS = [
+    "export",
+    "jobs",
+    "kill",
+    "keep",
+    "undo",
+    "redo",
+    "rewind",
+    "permissions",
+    "budget",
+]
 
 
 def advertised(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -369,8 +379,8 @@ async def test_the_session_command_wins_over_a_console_tool_of_its_name(
     help_text, unknown = [c["text"] for c in said if c["type"] == "text"][-2:]
     assert help_text.count("`/export`") == 1 and "Write this session" in help_text
     assert (
-        "Available commands: /export, /jobs, /keep, /kill, /permissions, /redo, /rewind, /undo."
-        in unknown
+        "Available commands: /budget, /export, /jobs, /keep, /kill, /permissions, /redo, /rewind,"
+        " /undo." in unknown
     )
 
 

@@ -49,6 +49,7 @@ BUILTINS = [
     "redo",
     "rewind",
     "permissions",
+    "budget",
 ]
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from acp_sidecar.agent.driver import DriverBase, Turn, new_call_id, send_notice
+from acp_sidecar.agent.model.budget import BudgetGate
 from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
 from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
@@ -35,6 +36,7 @@ from acp_sidecar.agent.model.messages import (
 )
 from acp_sidecar.agent.model.shown import redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
+from acp_sidecar.agent.model.usage import Usage, price
 from acp_sidecar.agent.model.waiting import Sleep, told_wait
 from acp_sidecar.protocol import (
     AgentMessageChunk,
@@ -153,6 +155,9 @@ class ModelDriver(DriverBase):
         if not images and any(isinstance(block, ImageContentBlock) for block in turn.prompt):
             await send_notice(turn, self._no_images(turn.model))
             return "end_turn"
+        if turn.budget is not None and (over := turn.budget.stop()) is not None:
+            await send_notice(turn, over[0])  # before any request: nothing more is spent
+            return "end_turn"
         endpoint = await self._connect(turn)
         if endpoint is None:
             return "end_turn"
@@ -200,6 +205,9 @@ class ModelDriver(DriverBase):
             if stop is not None:
                 return stop
             assert isinstance(response, StreamAssembly)
+            budget_stop = await at_step_boundary(turn)
+            if budget_stop is not None:
+                return budget_stop
             if not step.calls:
                 if await join_steered(turn, context, images, last=response.text):
                     continue  # steered in after its last step: the turn goes on
@@ -252,6 +260,7 @@ class ModelDriver(DriverBase):
         """One streamed request, raced against the turn's signal; its calls go to ``step``
         as they complete. A request refused for its length is compacted and sent again, once
         (nothing of it was shown)."""
+        started = None if turn.budget is None else turn.budget.clock()
         while True:
             messages = context.messages()
             assembly = StreamAssembly(step.start)
@@ -292,6 +301,8 @@ class ModelDriver(DriverBase):
             await send_notice(turn, cut_off(assembly, self.config))
             return "end_turn"
         await context.account(assembly.usage, len(messages))
+        if turn.budget is not None and started is not None:
+            charge(turn.budget, assembly.usage, context.profile, turn.budget.clock() - started)
         self.catalog.answered(turn.model)  # a router's model is loaded now: its window listed
         return assembly
 
@@ -311,6 +322,33 @@ class ModelDriver(DriverBase):
             else "Send it without the image."
         )
         return f"The model `{name}` does not accept images, so this prompt was not sent. {choice}"
+
+
+def charge(budget: BudgetGate, used: Usage | None, profile: ModelProfile, seconds: float) -> None:
+    """Count one response's work against ``budget`` (its time even without usage)."""
+    prices = profile.prices
+    cost = 0.0 if used is None or prices is None else price(used, prices)
+    budget.charge(
+        tokens=0 if used is None else used.used,
+        cost=cost,
+        seconds=seconds,
+        currency=None if prices is None else prices.currency,
+    )
+
+
+async def at_step_boundary(turn: Turn) -> StopReason | None:
+    """After a step: the 80 % notice once, and the turn's end once the budget is reached."""
+    budget = turn.budget
+    if budget is None:
+        return None
+    warning = budget.warn()
+    over = budget.stop()
+    if warning is not None and over is None:
+        await send_notice(turn, warning)
+    if over is None:
+        return None
+    await send_notice(turn, over[0])
+    return over[1]
 
 
 async def join_steered(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from acp_sidecar.server.commands.base import SessionCommand
+from acp_sidecar.server.commands.budget import budget
 from acp_sidecar.server.commands.export import export
 from acp_sidecar.server.commands.jobs import jobs, keep, kill
 from acp_sidecar.server.commands.permissions import permissions
@@ -61,6 +62,12 @@ SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
         description="The permission rules in force; add, remove, trust.",
         hint="add|remove [project|user] RULE, trust, untrust",
         handler=permissions,
+    ),
+    SessionCommand(
+        name="budget",
+        description="Show or set the session's model budget (cost, tokens, time).",
+        hint="cost 2.50 | tokens 200000 | time 10m | off",
+        handler=budget,
     ),
 )
 """Every session command, in the order the editor lists them (after a console's tools)."""

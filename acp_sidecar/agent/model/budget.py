@@ -1,0 +1,190 @@
+"""A session's budget: its limits, what it has spent, and the verdict between the two.
+
+Pure values: the driver adds to :class:`Spent` after each response; :func:`verdict` says
+whether the next step may run. A limit that is ``None`` does not apply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from time import monotonic
+from typing import Final, Literal
+
+import attrs
+
+Kind = Literal["cost", "tokens", "time"]
+KINDS: Final[tuple[Kind, ...]] = ("cost", "tokens", "time")
+WARN_AT: Final = 0.8
+"""The fraction of a limit at which one notice is given."""
+
+_DURATION: Final = re.compile(r"(\d+(?:\.\d+)?)\s*(s|m|h)?")
+_SECONDS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+@attrs.frozen
+class Limits:
+    """The session's limits (``None``: none of that kind)."""
+
+    cost: float | None = None
+    """In the profile's currency."""
+    tokens: int | None = None
+    """Prompt and completion tokens of every response, summed."""
+    time: float | None = None
+    """Seconds spent in model requests (streaming included), not idle time."""
+
+    def of(self, kind: Kind) -> float | None:
+        """The limit of ``kind``."""
+        return {"cost": self.cost, "tokens": self.tokens, "time": self.time}[kind]
+
+
+@attrs.frozen
+class Spent:
+    """What the session's model work has used so far."""
+
+    cost: float = 0.0
+    tokens: int = 0
+    time: float = 0.0
+
+    def of(self, kind: Kind) -> float:
+        """The amount of ``kind`` spent."""
+        return {"cost": self.cost, "tokens": self.tokens, "time": self.time}[kind]
+
+    def add(self, *, cost: float = 0.0, tokens: int = 0, time: float = 0.0) -> Spent:
+        """The amounts after one more response."""
+        return Spent(self.cost + cost, self.tokens + tokens, self.time + time)
+
+
+@attrs.frozen
+class Verdict:
+    """Between limits and spending: the kinds reached, and those past the warning mark."""
+
+    reached: tuple[Kind, ...]
+    warned: tuple[Kind, ...]
+
+
+def verdict(limits: Limits, spent: Spent) -> Verdict:
+    """Which limits ``spent`` has reached, and which it has passed 80 % of (not reached)."""
+    reached: list[Kind] = []
+    warned: list[Kind] = []
+    for kind in KINDS:
+        limit = limits.of(kind)
+        if limit is None:
+            continue
+        if spent.of(kind) >= limit:
+            reached.append(kind)
+        elif spent.of(kind) >= WARN_AT * limit:
+            warned.append(kind)
+    return Verdict(tuple(reached), tuple(warned))
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``90``, ``90s``, ``10m`` or ``1.5h``; ``ValueError`` otherwise."""
+    match = _DURATION.fullmatch(text.strip().lower())
+    if match is None:
+        raise ValueError(f"`{text}` is no duration (say 90s, 10m or 1.5h)")
+    amount, unit = match.groups()
+    seconds = float(amount) * _SECONDS[unit]
+    if seconds <= 0:
+        raise ValueError("a time budget must be more than nothing")
+    return seconds
+
+
+def parse_limit(kind: Kind, text: str) -> float | None:
+    """The limit ``text`` sets for ``kind`` (``off``/``none``: ``None``); ``ValueError``
+    saying why when it is no valid limit."""
+    if text.strip().lower() in ("off", "none"):
+        return None
+    if kind == "time":
+        return parse_duration(text)
+    try:
+        value = float(text.strip().replace("_", ""))
+    except ValueError:
+        raise ValueError(f"`{text}` is no number") from None
+    if value <= 0:
+        raise ValueError(f"a {kind} budget must be more than 0")
+    if kind == "tokens":
+        if value != int(value):
+            raise ValueError("a token budget is a whole number")
+        return int(value)
+    return value
+
+
+def with_limit(limits: Limits, kind: Kind, value: float | None) -> Limits:
+    """``limits`` with ``kind`` set to ``value``."""
+    if kind == "tokens":
+        return attrs.evolve(limits, tokens=None if value is None else int(value))
+    if kind == "cost":
+        return attrs.evolve(limits, cost=value)
+    return attrs.evolve(limits, time=value)
+
+
+def shown(kind: Kind, amount: float | None, currency: str | None = None) -> str:
+    """One amount as the user reads it (``None``: no limit)."""
+    if amount is None:
+        return "none"
+    if kind == "cost":
+        return f"{amount:.4f} {currency or ''}".rstrip()
+    if kind == "tokens":
+        return f"{int(amount):,}"
+    return f"{amount:.1f}s"
+
+
+def reached_message(kinds: tuple[Kind, ...], limits: Limits, currency: str | None) -> str:
+    """What the user is told when ``kinds`` are reached: which, and how to go on."""
+    named = ", ".join(f"{kind} ({shown(kind, limits.of(kind), currency)})" for kind in kinds)
+    return (
+        f"The session's budget is reached: {named}. Raise it with `/budget {kinds[0]} …` "
+        f"or clear it with `/budget {kinds[0]} off` to go on."
+    )
+
+
+class BudgetGate:
+    """A session's budget as its turns use it: the limits (changed by ``/budget``), what was
+    spent, and whether the 80 % notice was given (once per limit set)."""
+
+    def __init__(self, limits: Limits = Limits(), clock: Callable[[], float] = monotonic) -> None:
+        self.limits = limits
+        self.spent = Spent()
+        self.currency: str | None = None
+        self.clock = clock
+        """Measures model work (a test's own, in tests)."""
+        self._warned: set[Kind] = set()
+
+    def set(self, kind: Kind, value: float | None) -> None:
+        """Set one limit (its 80 % notice may be given again)."""
+        self.limits = with_limit(self.limits, kind, value)
+        self._warned.discard(kind)
+
+    def charge(self, *, tokens: int, cost: float, seconds: float, currency: str | None) -> None:
+        """Count one response's work."""
+        self.spent = self.spent.add(cost=cost, tokens=tokens, time=seconds)
+        if currency is not None:
+            self.currency = currency
+
+    def reached(self) -> tuple[Kind, ...]:
+        """The limits reached."""
+        return verdict(self.limits, self.spent).reached
+
+    def warn(self) -> str | None:
+        """The 80 % notice, the first time a limit passes the mark; ``None`` otherwise."""
+        fresh = [k for k in verdict(self.limits, self.spent).warned if k not in self._warned]
+        if not fresh:
+            return None
+        self._warned.update(fresh)
+        parts = ", ".join(
+            f"{k} {shown(k, self.spent.of(k), self.currency)} of "
+            f"{shown(k, self.limits.of(k), self.currency)}"
+            for k in fresh
+        )
+        return f"80 % of the session's budget is spent: {parts}."
+
+    def stop(self) -> tuple[str, Literal["max_tokens", "end_turn"]] | None:
+        """The message and stop reason of a reached budget; ``None``: work may go on."""
+        kinds = self.reached()
+        if not kinds:
+            return None
+        reason: Literal["max_tokens", "end_turn"] = (
+            "max_tokens" if "tokens" in kinds else "end_turn"
+        )
+        return reached_message(kinds, self.limits, self.currency), reason

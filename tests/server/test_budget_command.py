@@ -1,0 +1,67 @@
+"""``/budget`` through the official SDK client: set in model mode, the turn stopped at the
+limit, later prompts ended at once, the command still answering over budget, a raise letting
+work go on, a cost budget refused for unpriced models, and the console's answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.agent.model.fake_openai import ScriptedOpenAI, answer, usage
+from tests.fakes import AllowingEditor
+from tests.in_process import sdk_served
+from tests.sdk import new_session, prompt
+from tests.server.test_message_ids import model
+
+ENV = {"OPENAI_API_KEY": "sk-test"}
+
+
+def said(updates: list[dict[str, Any]]) -> str:
+    return "".join(
+        u["content"]["text"]
+        for u in updates
+        if u["sessionUpdate"] == "agent_message_chunk" and u["content"]["type"] == "text"
+    )
+
+
+async def test_a_token_budget_set_with_the_command_stops_and_holds_until_raised(
+    tmp_path: Path,
+) -> None:
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        big = answer("A long answer.")
+        big.usage = usage(1100, 100)
+        after = answer("Going on.")
+        after.usage = usage(100, 10)
+        endpoint.script(big, after)
+        async with sdk_served(
+            AllowingEditor(), *model(endpoint), store=tmp_path / "store", env=ENV
+        ) as (connection, wire):
+            session = await new_session(connection, tmp_path)
+            assert await prompt(connection, session, "/budget tokens 1000") == "end_turn"
+            assert "- tokens: 0 of 1,000" in said(wire.updates)
+            assert await prompt(connection, session, "hello") == "max_tokens"
+            assert "budget is reached: tokens (1,000)" in said(wire.updates)
+            before = len(wire.updates)
+            assert await prompt(connection, session, "more") == "end_turn"
+            assert len(endpoint.requests) == 1  # ended at once: the model was not asked
+            assert "budget is reached" in said(wire.updates[before:])
+            before = len(wire.updates)
+            assert await prompt(connection, session, "/budget") == "end_turn"
+            assert "- tokens: 1,200 of 1,000" in said(wire.updates[before:])
+            before = len(wire.updates)
+            assert await prompt(connection, session, "/budget cost 2.50") == "end_turn"
+            assert "prices of the model `test-model` are unknown" in said(wire.updates[before:])
+            assert await prompt(connection, session, "/budget tokens 5000") == "end_turn"
+            before = len(wire.updates)
+            assert await prompt(connection, session, "more") == "end_turn"
+            assert "Going on." in said(wire.updates[before:])
+            before = len(wire.updates)
+            assert await prompt(connection, session, "/budget tokens lots") == "end_turn"
+            assert "is not changed: `lots` is no number" in said(wire.updates[before:])
+
+
+async def test_the_console_says_budgets_apply_to_model_work(tmp_path: Path) -> None:
+    async with sdk_served(AllowingEditor(), store=tmp_path / "store") as (connection, wire):
+        session = await new_session(connection, tmp_path)
+        assert await prompt(connection, session, "/budget tokens 10") == "end_turn"
+        assert "Budgets apply to model work" in said(wire.updates)
