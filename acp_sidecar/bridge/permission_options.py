@@ -4,23 +4,12 @@ scope its own option id and name, so an answer says where its rule goes."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, get_args
 
 from acp_sidecar.bridge.rules import RuleScope, Verdict
 from acp_sidecar.protocol import PermissionOption
+from acp_sidecar.store.records import PermissionAnswer
 
-PermissionAnswer: TypeAlias = Literal[
-    "allow_once",
-    "allow_always",
-    "allow_always_project",
-    "allow_always_user",
-    "reject_once",
-    "reject_always",
-    "reject_always_project",
-    "reject_always_user",
-    "cancelled",
-]
-"""How a permission dialog closed: the option chosen, or ``cancelled``."""
 ANSWERS: Final[tuple[PermissionAnswer, ...]] = tuple(
     answer for answer in get_args(PermissionAnswer) if answer != "cancelled"
 )

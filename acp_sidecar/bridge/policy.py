@@ -25,7 +25,6 @@ from acp_sidecar.bridge.permission_options import (
     _WHERE,
     ALWAYS,
     ANSWERS,
-    PermissionAnswer,
     permission_options,
 )
 from acp_sidecar.bridge.rules import (
@@ -49,6 +48,7 @@ from acp_sidecar.protocol import (
     ToolCallStart,
     ToolCallUpdate,
 )
+from acp_sidecar.store.records import PermissionAnswer
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.context import (
     EditorFiles,

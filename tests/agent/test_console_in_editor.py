@@ -22,6 +22,7 @@ import acp
 from tests.fakes import MenuEditor
 from tests.in_process import sdk_served
 from tests.sdk import Wire, new_session, prompt
+from tests.session_commands import CONSOLE_TOOLS, SESSION_COMMANDS
 
 
 @asynccontextmanager
@@ -86,18 +87,7 @@ async def test_a_mention_in_a_shell_command_is_quoted(tmp_path: Path) -> None:
 async def test_the_menu_is_short_and_the_help_is_short_and_escaped(tmp_path: Path) -> None:
     async with console(tmp_path) as (connection, editor, _wire, session, _init):
         await asyncio.wait_for(editor.menu_arrived.wait(), 10)
-        tools = {"read", "write", "edit", "bash", "grep", "glob", "plan"}
-        assert set(editor.menu) == tools | {
-            "export",
-            "jobs",
-            "kill",
-            "keep",
-            "undo",
-            "redo",
-            "rewind",
-            "permissions",
-            "budget",
-        }
+        assert set(editor.menu) == {*CONSOLE_TOOLS, *SESSION_COMMANDS}
         for name, description in editor.menu.items():
             assert 0 < len(description) <= 100, (name, description)
             assert "\n" not in description

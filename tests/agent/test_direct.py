@@ -10,6 +10,7 @@ import pytest
 from acp_sidecar.agent.toolset import ToolsProvider
 from acp_sidecar.server.app import AcpServer
 from tests.server.wire import WireClient, served
+from tests.session_commands import SESSION_COMMANDS
 from tests.tooling import TOOLS
 
 
@@ -33,15 +34,7 @@ async def open_session(wire: WireClient, **capabilities: Any) -> str:
         "stream",
         "look",
         "fragile",
-        "export",  # the session's own, after the tools
-        "jobs",
-        "kill",
-        "keep",
-        "undo",
-        "redo",
-        "rewind",
-        "permissions",
-        "budget",
+        *SESSION_COMMANDS,  # the session's own, after the tools
     ]
     session_id: str = result["sessionId"]
     return session_id

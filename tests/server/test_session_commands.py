@@ -31,20 +31,9 @@ from tests.sdk import command, new_session, prompt, sdk_sidecar
 from tests.server.test_message_ids import model
 from tests.server.test_steering import steer, turns_ended
 from tests.server.wire import served
+from tests.session_commands import CONSOLE_TOOLS, SESSION_COMMANDS
 
 ENV = {"OPENAI_API_KEY": "sk-test"}
-CONSOLE_TOOLS = ["read", "write", "edit", "bash", "grep", "glob", "plan"]
-SESSION_COMMANDS = [
-    "export",
-    "jobs",
-    "kill",
-    "keep",
-    "undo",
-    "redo",
-    "rewind",
-    "permissions",
-    "budget",
-]
 
 
 def advertised(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from tests.fakes import CommandsEditor
 from tests.in_process import sdk_served
 from tests.sdk import sdk_sidecar
 from tests.server.wire import served
+from tests.session_commands import CONSOLE_TOOLS, SESSION_COMMANDS
 
 
 @asynccontextmanager
@@ -33,24 +34,7 @@ async def sidecar(store: Path) -> AsyncIterator[tuple[Any, CommandsEditor]]:
         yield connection, client
 
 
-BUILTINS = [
-    "read",
-    "write",
-    "edit",
-    "bash",
-    "grep",
-    "glob",
-    "plan",
-    "export",
-    "jobs",
-    "kill",
-    "keep",
-    "undo",
-    "redo",
-    "rewind",
-    "permissions",
-    "budget",
-]
+BUILTINS = [*CONSOLE_TOOLS, *SESSION_COMMANDS]
 
 
 async def test_a_session_never_prompted_loads_and_stays_unlisted_until_prompted(
