@@ -51,6 +51,9 @@ ON, OFF = "true", "false"
 """How the log records the boolean option's values."""
 RULES: Final = "permission_rules"
 """The id of the option choosing the permission rules' sources (its values name the set)."""
+BUDGET_PREFIX: Final = "budget_"
+"""Before a budget kind (``budget_cost``, ``budget_tokens``, ``budget_time``): the id its
+``/budget`` changes are recorded under (``off``: no limit), restored on load and resume."""
 DEFAULT_EFFORT: Final = "default"
 """The effort value that sends no ``reasoning_effort``."""
 
@@ -294,6 +297,26 @@ def choose_outside(server: Connection, session: Session, allowed: bool) -> None:
     _record(session, OUTSIDE_WORKSPACE, ON if allowed else OFF)
 
 
+def record_budget(session: Session, kind: str, value: float | None) -> None:
+    """Record a ``/budget`` change of ``kind`` (``None``: the limit cleared)."""
+    _record(session, BUDGET_PREFIX + kind, "off" if value is None else repr(value))
+
+
+def _restore_budget(session: Session, choices: Mapping[str, str]) -> None:
+    from acp_sidecar.agent.model.budget import KINDS
+
+    for kind in KINDS:
+        stored = choices.get(BUDGET_PREFIX + kind)
+        if stored is None:
+            continue
+        try:
+            value = None if stored == "off" else float(stored)
+        except ValueError:
+            logger.warning("the log's %s budget %r is not a number; left unset", kind, stored)
+            continue
+        session.budget.set(kind, int(value) if kind == "tokens" and value is not None else value)
+
+
 def _record(session: Session, config_id: str, value: str) -> None:
     if session.recorder is not None:
         session.recorder.config_change(config_id, value)
@@ -393,6 +416,7 @@ async def restore_choices(server: Connection, session: Session, choices: Mapping
     selection = next((known for known in SELECTIONS if known == choices.get(RULES)), None)
     if selection is not None:
         server.rules_of(session).choose(selection)
+    _restore_budget(session, choices)
     outside = choices.get(OUTSIDE_WORKSPACE)
     if outside in (ON, OFF) and takes_booleans(server.client_capabilities):
         session.allow_outside_workspace = outside == ON

@@ -97,6 +97,8 @@ class StoredState:
         self.mode = header.mode
         self.additional_directories = header.additional_directories
         self.meter: UsageUpdate | None = None
+        self.spent: tuple[float, int] = (0.0, 0)
+        """The session's cost and tokens so far, for its budget (time is not in the log)."""
 
     def watch(self, records: Iterable[Record]) -> Iterator[Record]:
         """``records``, passed through, noting each change on the way."""
@@ -108,8 +110,12 @@ class StoredState:
                 self.mode = record.mode
             elif isinstance(record, DirectoriesChangeRecord):
                 self.additional_directories = record.additional_directories
-            elif isinstance(record, UsageRecord) and record.context_window is not None:
-                self.meter = usage_update(record, record.context_window)
+            elif isinstance(record, UsageRecord):
+                cost, tokens = self.spent
+                used = record.prompt_tokens + record.completion_tokens
+                self.spent = (cost if record.cost is None else record.cost, tokens + used)
+                if record.context_window is not None:
+                    self.meter = usage_update(record, record.context_window)
             yield record
 
 
@@ -277,6 +283,8 @@ async def _attach(
                 if loaded is not None:
                     loaded.tools = None
                 await servers.aclose()
+    if loaded.budget.spent.tokens == 0:  # newly attached: nothing counted in this process yet
+        loaded.budget.restore(*stored.spent)
     return loaded, servers, choices, stored.meter
 
 

@@ -65,3 +65,38 @@ async def test_the_console_says_budgets_apply_to_model_work(tmp_path: Path) -> N
         session = await new_session(connection, tmp_path)
         assert await prompt(connection, session, "/budget tokens 10") == "end_turn"
         assert "Budgets apply to model work" in said(wire.updates)
+
+
+async def test_a_budget_and_its_spending_are_restored_by_a_load_and_a_resume(
+    tmp_path: Path,
+) -> None:
+    """Limits come back from the log's records of ``/budget``; cost and tokens spent from its
+    usage records (model time is not logged, so it starts again at zero)."""
+    store = tmp_path / "store"
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        first = answer("Some work.")
+        first.usage = usage(700, 100)
+        endpoint.script(first)
+        async with sdk_served(AllowingEditor(), *model(endpoint), store=store, env=ENV) as (
+            connection,
+            _wire,
+        ):
+            session = await new_session(connection, tmp_path)
+            assert await prompt(connection, session, "/budget tokens 1000") == "end_turn"
+            assert await prompt(connection, session, "/budget time 10m") == "end_turn"
+            assert await prompt(connection, session, "/budget time off") == "end_turn"
+            assert await prompt(connection, session, "hello") == "end_turn"
+        for attach in ("load", "resume"):
+            async with sdk_served(AllowingEditor(), *model(endpoint), store=store, env=ENV) as (
+                connection,
+                wire,
+            ):
+                if attach == "load":
+                    await connection.load_session(session_id=session, cwd=str(tmp_path))
+                else:
+                    await connection.resume_session(session_id=session, cwd=str(tmp_path))
+                before = len(wire.updates)
+                assert await prompt(connection, session, "/budget") == "end_turn"
+                shown = said(wire.updates[before:])
+                assert "- tokens: 800 of 1,000" in shown, (attach, shown)
+                assert "- time: 0.0s of none" in shown, shown  # set, then cleared: cleared

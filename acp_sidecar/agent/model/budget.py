@@ -156,6 +156,10 @@ class BudgetGate:
         self.limits = with_limit(self.limits, kind, value)
         self._warned.discard(kind)
 
+    def restore(self, cost: float, tokens: int) -> None:
+        """Start from what a stored session's log says it spent (its time is not logged)."""
+        self.spent = Spent(cost=cost, tokens=tokens, time=self.spent.time)
+
     def charge(self, *, tokens: int, cost: float, seconds: float, currency: str | None) -> None:
         """Count one response's work."""
         self.spent = self.spent.add(cost=cost, tokens=tokens, time=seconds)

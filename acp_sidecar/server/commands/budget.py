@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 from acp_sidecar.agent.model.budget import KINDS, Kind, parse_limit, shown
 from acp_sidecar.server.commands.base import CommandAnswer, CommandContext
+from acp_sidecar.server.config_options import record_budget
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.config import Prices
@@ -35,6 +36,7 @@ async def budget(context: CommandContext) -> CommandAnswer:
     if len(words) == 1 and words[0].lower() in ("off", "none"):
         for kind in KINDS:
             gate.set(kind, None)
+            record_budget(context.session, kind, None)
         return CommandAnswer("The session's budget is cleared.\n\n" + report(context, prices))
     if len(words) != 2 or words[0].lower() not in KINDS:
         return CommandAnswer(f"`/budget {context.argument}` is not understood. {USAGE}")
@@ -50,6 +52,7 @@ async def budget(context: CommandContext) -> CommandAnswer:
             "cannot be counted. Configure its prices, or set a token budget instead."
         )
     gate.set(kind, value)
+    record_budget(context.session, kind, value)
     return CommandAnswer(report(context, prices))
 
 
