@@ -10,7 +10,7 @@ card keeps its link to the child (``session`` content) in every update that sets
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import attrs
 
@@ -27,7 +27,9 @@ from acp_sidecar.protocol.subagents import (
 )
 from acp_sidecar.protocol.tool_call import ToolCallContentBlock, ToolCallProgress, ToolCallSession
 from acp_sidecar.protocol.updates import SessionUpdate
-from acp_sidecar.store.records import UsageRecord
+
+if TYPE_CHECKING:
+    from acp_sidecar.store.records import UsageRecord
 
 CHILD_MARK: Final = "~task~"
 """Between the parent's id and the call's in a child's session id."""
