@@ -21,12 +21,7 @@ import attrs
 from acp_sidecar.bridge.cards import call_start, status_update
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.modes import SessionPolicy
-from acp_sidecar.bridge.permission_options import (
-    _WHERE,
-    ALWAYS,
-    ANSWERS,
-    permission_options,
-)
+from acp_sidecar.bridge.permission_options import _WHERE, ALWAYS, ANSWERS, permission_options
 from acp_sidecar.bridge.rules import (
     Origin,
     Rule,

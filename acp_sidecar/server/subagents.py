@@ -29,8 +29,8 @@ from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.protocol.tool_call import ToolCallStart
 from acp_sidecar.protocol.updates import AgentMessageChunk, AgentThoughtChunk, SessionUpdate
+from acp_sidecar.server.child_recording import ChildRecorder
 from acp_sidecar.server.children import ChildSession
-from acp_sidecar.server.recording import ChildRecorder
 from acp_sidecar.store.records import CompactionRecord, UsageRecord
 from acp_sidecar.tools.cancel import CancelSignal
 
