@@ -269,6 +269,7 @@ async def _attach(
                 writer=writer,
                 claim=claim,
             )
+            session.budget.restore(*stored.spent)
             server.sessions[session_id] = session
             loaded = session
         loaded.mcp = servers
@@ -283,8 +284,6 @@ async def _attach(
                 if loaded is not None:
                     loaded.tools = None
                 await servers.aclose()
-    if loaded.budget.spent.tokens == 0:  # newly attached: nothing counted in this process yet
-        loaded.budget.restore(*stored.spent)
     return loaded, servers, choices, stored.meter
 
 
