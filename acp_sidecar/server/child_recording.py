@@ -9,16 +9,14 @@ from typing import TYPE_CHECKING, Literal
 
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.updates import AgentMessageChunk, AgentThoughtChunk, SessionUpdate
-from acp_sidecar.server.recording import SessionRecorder, rule_record, stored_blocks
+from acp_sidecar.server.recording import DecisionRecords, SessionRecorder, stored_blocks
 
 if TYPE_CHECKING:
-    from acp_sidecar.bridge.rules import Rule, Verdict
     from acp_sidecar.store import ChildRecordable, CompactionRecord, ToolCallRecord, UsageRecord
-    from acp_sidecar.store.records import PermissionAnswer
     from acp_sidecar.tools.result import ToolExecutionResult
 
 
-class ChildRecorder:
+class ChildRecorder(DecisionRecords):
     """A child conversation's records, written to its parent's log as they happen, each
     tagged with the child's session id; its text is kept whole per message, as the parent's
     writer keeps the parent's (written when the child's next record, or its end, comes)."""
@@ -102,24 +100,6 @@ class ChildRecorder:
 
         if isinstance(record, UsageRecord):
             self._append(record)
-
-    def permission_asked(self, call_id: str, tool: str, options: Sequence[str]) -> None:
-        from acp_sidecar.store import PermissionAskedRecord
-
-        self._append(PermissionAskedRecord(call_id=call_id, tool=tool, options=tuple(options)))
-
-    def permission_answered(
-        self,
-        call_id: str,
-        tool: str,
-        answer: PermissionAnswer,
-    ) -> None:
-        from acp_sidecar.store import PermissionAnswerRecord
-
-        self._append(PermissionAnswerRecord(call_id=call_id, tool=tool, answer=answer))
-
-    def permission_ruled(self, call_id: str, tool: str, verdict: Verdict, rule: Rule) -> None:
-        self._append(rule_record(call_id, tool, verdict, rule))
 
     def end(self, stop_reason: str) -> None:
         """The child's work ended."""

@@ -24,10 +24,10 @@ from acp_sidecar.server.held import HeldLogs
 if TYPE_CHECKING:
     from acp_sidecar.bridge.rules import Rule, Verdict
     from acp_sidecar.store import (
+        ChildRecordable,
         CompactionRecord,
         FileChangeRecord,
         HistoryItem,
-        PermissionRuleRecord,
         SessionClaim,
         SessionStore,
         SessionWriter,
@@ -42,7 +42,36 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class SessionRecorder:
+class DecisionRecords:
+    """The permission decisions a recorder logs, each one record given to :meth:`_append`."""
+
+    def _append(self, record: ChildRecordable) -> None:
+        raise NotImplementedError
+
+    def permission_asked(self, call_id: str, tool: str, options: Sequence[str]) -> None:
+        """Record that the user is asked about a call (the option ids offered)."""
+        from acp_sidecar.store import PermissionAskedRecord
+
+        self._append(PermissionAskedRecord(call_id=call_id, tool=tool, options=tuple(options)))
+
+    def permission_answered(self, call_id: str, tool: str, answer: PermissionAnswer) -> None:
+        """Record the user's answer about a call."""
+        from acp_sidecar.store import PermissionAnswerRecord
+
+        self._append(PermissionAnswerRecord(call_id=call_id, tool=tool, answer=answer))
+
+    def permission_ruled(self, call_id: str, tool: str, verdict: Verdict, rule: Rule) -> None:
+        """Record that a permission rule decided a call."""
+        from acp_sidecar.store import PermissionRuleRecord
+
+        source = str(rule.origin)
+        ruled = PermissionRuleRecord(
+            call_id=call_id, tool=tool, verdict=verdict, rule=rule.text, source=source
+        )
+        self._append(ruled)
+
+
+class SessionRecorder(DecisionRecords):
     """Writes one session's log through its :class:`~acp_sidecar.store.SessionWriter`."""
 
     def __init__(
@@ -250,28 +279,7 @@ class SessionRecorder:
         """Record a change of one config option (creating the log if it is not yet)."""
         self._write(lambda w: w.config_change(config_id, value))
 
-    def permission_asked(self, call_id: str, tool: str, options: Sequence[str]) -> None:
-        """Record that the user is asked about a call (the option ids offered)."""
-        from acp_sidecar.store import PermissionAskedRecord
-
-        record = PermissionAskedRecord(call_id=call_id, tool=tool, options=tuple(options))
-        self._write(lambda w: w.append(record))
-
-    def permission_answered(
-        self,
-        call_id: str,
-        tool: str,
-        answer: PermissionAnswer,
-    ) -> None:
-        """Record the user's answer about a call."""
-        from acp_sidecar.store import PermissionAnswerRecord
-
-        record = PermissionAnswerRecord(call_id=call_id, tool=tool, answer=answer)
-        self._write(lambda w: w.append(record))
-
-    def permission_ruled(self, call_id: str, tool: str, verdict: Verdict, rule: Rule) -> None:
-        """Record that a permission rule decided a call."""
-        record = rule_record(call_id, tool, verdict, rule)
+    def _append(self, record: ChildRecordable) -> None:
         self._write(lambda w: w.append(record))
 
     def end_turn(self, stop_reason: str) -> None:
@@ -352,11 +360,3 @@ def stored_blocks(blocks: Sequence[ContentBlock]) -> tuple[FrozenDict, ...]:
     frozen = freeze_json([to_wire(block) for block in blocks])
     assert isinstance(frozen, tuple)
     return tuple(block for block in frozen if isinstance(block, FrozenDict))
-
-
-def rule_record(call_id: str, tool: str, verdict: Verdict, rule: Rule) -> PermissionRuleRecord:
-    from acp_sidecar.store import PermissionRuleRecord
-
-    return PermissionRuleRecord(
-        call_id=call_id, tool=tool, verdict=verdict, rule=rule.text, source=str(rule.origin)
-    )
