@@ -2,7 +2,8 @@
 
 A blob is written atomically (a temporary, synced, renamed) before the log record that names
 it, so a record never names a blob that is not whole; the directory goes with the session.
-Only ``/undo`` and ``/redo`` read blobs: replay and ``session/load`` never do.
+Only ``/undo`` and ``/redo`` read blobs: replay and ``session/load`` never do. Blobs are never
+changed once written, so a fork shares its parent's by hard link.
 """
 
 from __future__ import annotations
@@ -80,3 +81,30 @@ def remove_blobs(log: Path) -> None:
         return
     if stat.S_ISDIR(mode):
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def share_blobs(parent_log: Path, fork_log: Path) -> bool:
+    """Give the fork whose log will be ``fork_log`` every blob of ``parent_log``'s session
+    (hard-linked, copied where a link cannot be made), before its log names them; whether
+    this made the fork's blob directory (so a failed fork removes only what it made)."""
+    source = blobs_path(parent_log)
+    try:
+        names = [entry.name for entry in os.scandir(source) if entry.is_file(follow_symlinks=False)]
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    target = blobs_path(fork_log)
+    try:
+        target.mkdir(mode=0o700)
+        made = True
+    except FileExistsError:
+        made = False
+    for name in names:
+        if name.startswith("."):
+            continue  # a temporary of a put still being written
+        try:
+            os.link(source / name, target / name)
+        except FileExistsError:
+            pass
+        except OSError:
+            shutil.copyfile(source / name, target / name)
+    return made

@@ -10,15 +10,18 @@ Invariants:
   turn open (the end of a tool batch); or any record between turns. What follows the last one
   (a model response being streamed, a tool batch still running) is left out, and a turn the cut
   leaves open gets a turn end (:data:`FORK_STOP_REASON`), so the fork's log is whole.
-- The fork's log appears whole or not at all: written aside, then linked to its name.
+- The fork's log appears whole or not at all: written aside, then linked to its name, after
+  the parent's before-images are shared with it (:func:`~acp_sidecar.store.blobs.share_blobs`).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from acp_sidecar.store.blobs import blobs_path, share_blobs
 from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line, encode_record
 from acp_sidecar.store.errors import SessionExistsError, UnsupportedVersionError
 from acp_sidecar.store.listing import shorten
@@ -116,10 +119,17 @@ def write_fork(
                 copy.flush()
                 if sync:
                     os.fsync(copy.fileno())
+            shared = share_blobs(parent, target)
+            if sync and blobs_path(target).is_dir():
+                fsync_directory(blobs_path(target))
             try:
                 os.link(aside, target)
-            except FileExistsError:
-                raise SessionExistsError(header.session_id, target) from None
+            except BaseException as exc:
+                if shared:
+                    shutil.rmtree(blobs_path(target), ignore_errors=True)
+                if isinstance(exc, FileExistsError):
+                    raise SessionExistsError(header.session_id, target) from None
+                raise
         finally:
             aside.unlink(missing_ok=True)
     if sync:

@@ -1,5 +1,6 @@
 """``session/fork`` over the wire: answers checked against the unstable ACP schema, the fork's
-log against its parent's, the fork used as any session, a fork taken mid-turn."""
+log against its parent's, the fork used as any session, a fork taken mid-turn, a fork undoing
+its parent's turns (their before-images shared with it)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from acp_sidecar.tools.result import ToolExecutionResult
 from tests.acp_schema import load_schema, validate_agent_message, validate_instance
 from tests.drivers import chunk
 from tests.protocol.samples import UNSTABLE_SAMPLES, UNSTABLE_TYPES, Sample, sample_id
+from tests.sdk import command
 from tests.server.wire import WireClient, served
 
 
@@ -380,3 +382,23 @@ async def test_a_never_prompted_session_open_here_forks(tmp_path: Path, cwd: str
         await say(wire, child, "say first")
         listed = await wire.result("session/list", {})
         assert {s["sessionId"]: s.get("title") for s in listed["sessions"]} == {child: "say first"}
+
+
+async def test_a_fork_undoes_the_parents_turns_after_the_parent_is_deleted(
+    tmp_path: Path, cwd: str
+) -> None:
+    store = tmp_path / "store"
+    async with fork_served(AcpServer(store=lambda: SessionStore(store))) as (wire, _server):
+        await wire.initialize()
+        parent = await wire.new_session(cwd)
+        await wire.result("session/set_mode", {"sessionId": parent, "modeId": "auto"})
+        for content in ("one\n", "two\n"):
+            await say(wire, parent, command("write", path="a.txt", content=content))
+        child = await forked(wire, parent, cwd)
+        await wire.result("session/set_mode", {"sessionId": child, "modeId": "auto"})
+        await wire.result("session/delete", {"sessionId": parent})
+        assert not (store / f"{parent}.blobs").exists()
+        await say(wire, child, "/undo")
+        assert Path(cwd, "a.txt").read_bytes() == b"one\n"
+        await say(wire, child, "/undo")
+        assert not Path(cwd, "a.txt").exists()
