@@ -1,17 +1,22 @@
 """``/budget`` through the official SDK client: set in model mode, the turn stopped at the
 limit, later prompts ended at once, the command still answering over budget, a raise letting
-work go on, a cost budget refused for unpriced models, and the console's answer."""
+work go on, a cost budget refused for unpriced models, the console's answer, and a child's spending
+counted against its parent's budget."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from tests.agent.model.fake_openai import ScriptedOpenAI, answer, usage
+from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer, stop, usage
+from tests.agent.model.fake_openai import tool_call as model_call
 from tests.fakes import AllowingEditor
 from tests.in_process import sdk_served
 from tests.sdk import new_session, prompt
+from tests.server.subagent_harness import RoutedOpenAI, of_kind, sidecar, task_call, updates_of
 from tests.server.test_message_ids import model
+
+PROMPT = "look into a"
 
 ENV = {"OPENAI_API_KEY": "sk-test"}
 
@@ -100,3 +105,29 @@ async def test_a_budget_and_its_spending_are_restored_by_a_load_and_a_resume(
                 shown = said(wire.updates[before:])
                 assert "- tokens: 800 of 1,000" in shown, (attach, shown)
                 assert "- time: 0.0s of none" in shown, shown  # set, then cleared: cleared
+
+
+async def test_a_childs_spending_counts_against_the_sessions_budget(tmp_path: Path) -> None:
+    """The parent asks once (100 tokens) and delegates; the child's first response (30) takes
+    the session past its 120 tokens: the child ends at its step boundary, and so does the
+    parent, without asking the model again."""
+    (tmp_path / "a.txt").write_text("1\n")
+    endpoint = RoutedOpenAI()
+    job = "Report what a.txt says."
+    endpoint.route(
+        PROMPT,
+        Reply([task_call(0, "call_a", "Read a", job), stop("tool_calls")], usage=usage(95, 5)),
+    )
+    read_a = model_call(0, "call_r", "read", '{"path": "a.txt"}')
+    endpoint.route(job, Reply([read_a, stop("tool_calls")], usage=usage(25, 5)))
+    async with endpoint, sidecar(endpoint, tmp_path / "store") as (client, _server):
+        await client.initialize()
+        session = await client.new_session(str(tmp_path))
+        await client.next_response(await client.start_prompt(session, "/budget tokens 120"))
+        answered = await client.next_response(await client.start_prompt(session, PROMPT))
+    assert answered["result"]["stopReason"] == "max_tokens"
+    assert endpoint.asked == [PROMPT, job]
+    texts = [
+        u["content"].get("text", "") for _s, u in of_kind(updates_of(client), "agent_message_chunk")
+    ]
+    assert any("budget is reached: tokens (120)" in text for text in texts)
