@@ -14,6 +14,9 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
+from acp_sidecar.agent.model.budget import Spent
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.bridge.notices import UserMessage
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND, AcpError
@@ -97,8 +100,8 @@ class StoredState:
         self.mode = header.mode
         self.additional_directories = header.additional_directories
         self.meter: UsageUpdate | None = None
-        self.spent: tuple[float, int] = (0.0, 0)
-        """The session's cost and tokens so far, for its budget (time is not in the log)."""
+        self.spent = Spent()
+        """What the session's model work used so far, for its budget."""
 
     def watch(self, records: Iterable[Record]) -> Iterator[Record]:
         """``records``, passed through, noting each change on the way."""
@@ -111,9 +114,12 @@ class StoredState:
             elif isinstance(record, DirectoriesChangeRecord):
                 self.additional_directories = record.additional_directories
             elif isinstance(record, UsageRecord):
-                cost, tokens = self.spent
-                used = record.prompt_tokens + record.completion_tokens
-                self.spent = (cost if record.cost is None else record.cost, tokens + used)
+                spent = self.spent.add(
+                    tokens=record.prompt_tokens + record.completion_tokens,
+                    time=record.seconds or 0.0,
+                )
+                # A record's cost is the session's so far: it replaces, not adds.
+                self.spent = spent if record.cost is None else attrs.evolve(spent, cost=record.cost)
                 if record.context_window is not None:
                     self.meter = usage_update(record, record.context_window)
             yield record
@@ -152,8 +158,7 @@ async def attach(
         session.fix_roots()
     tell_settings(server, session_id)  # as after session/new: a broken config file is seen
     announce_commands(server, session_id)  # an attached session keeps its slash commands
-    if not replay:
-        announce_state(server, session_id, meter)  # a replay ended with them already
+    announce_state(server, session_id, meter, replayed=replay)
     if servers is not None:
         servers.release()  # problems starting them, told after the answer and commands
     return session
@@ -269,7 +274,7 @@ async def _attach(
                 writer=writer,
                 claim=claim,
             )
-            session.budget.restore(*stored.spent)
+            session.budget.restore(stored.spent)
             server.sessions[session_id] = session
             loaded = session
         loaded.mcp = servers

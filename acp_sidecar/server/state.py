@@ -9,6 +9,7 @@ import logging
 
 import attrs
 
+from acp_sidecar.agent.model.budget import metered
 from acp_sidecar.bridge.modes import mode_state
 from acp_sidecar.protocol.session import ConfigOption, SessionModeState
 from acp_sidecar.protocol.updates import CurrentModeUpdate, UsageUpdate
@@ -59,19 +60,24 @@ def announce_commands(connection: Connection, session_id: str) -> None:
     connection.after_answer(send())
 
 
-def announce_state(connection: Connection, session_id: str, meter: UsageUpdate | None) -> None:
+def announce_state(
+    connection: Connection, session_id: str, meter: UsageUpdate | None, *, replayed: bool
+) -> None:
     """Send the session's current mode after the answer (a resume replays nothing), then
-    ``meter``: the context meter its log left (the last ``usage_update`` a load replays)."""
+    ``meter``: the context meter its log left (the last ``usage_update`` a load replays) with
+    the budget's figures now. After a replay, only a meter that adds budget figures is sent."""
 
     async def send() -> None:
         session = connection.sessions.get(session_id)
         if session is None:
             return  # closed meanwhile
         try:
-            update = CurrentModeUpdate(current_mode_id=session.policy.mode)
-            await connection.send_update(session_id, update)
-            if meter is not None:
-                await connection.send_update(session_id, meter)
+            if not replayed:
+                update = CurrentModeUpdate(current_mode_id=session.policy.mode)
+                await connection.send_update(session_id, update)
+            shown = None if meter is None else metered(meter, session.budget)
+            if shown is not None and (shown is not meter or not replayed):
+                await connection.send_update(session_id, shown)
         except Exception:
             logger.exception("sending the session state failed")
 

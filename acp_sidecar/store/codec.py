@@ -78,7 +78,7 @@ class NewerVersion(Exception):
 #     permission_remembered  {"callId", "tool", "allowed": bool}
 #     permission_rule        {"callId", "tool", "verdict": "allow"|"ask"|"deny", "rule", "source"}
 #     usage          {"model", "promptTokens", "completionTokens", "cachedTokens"?,
-#                     "contextWindow"?, "cost"?: number, "currency"?: str}
+#                     "contextWindow"?, "cost"?: number, "currency"?: str, "seconds"?: number}
 #     compaction     {"summary": str, "turns": int}
 def _record_json(record: Record) -> dict[str, Any]:
     match record:
@@ -240,6 +240,7 @@ def _usage_json(record: UsageRecord) -> dict[str, Any]:
         "contextWindow": record.context_window,
         "cost": record.cost,
         "currency": record.currency,
+        "seconds": record.seconds,
     }
     data.update((key, value) for key, value in optional.items() if value is not None)
     return data

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -204,10 +205,15 @@ def _count(data: dict[str, Any], key: str, *, required: bool = True) -> int | No
     return value
 
 
+def _amount(data: dict[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    if value is not None and (type(value) not in (int, float) or not 0 <= value < math.inf):
+        raise RecordDecodeError(f"{key!r} must be a number of at least 0")
+    return None if value is None else float(value)
+
+
 def _usage(data: dict[str, Any]) -> UsageRecord:
-    cost = data.get("cost")
-    if cost is not None and (type(cost) not in (int, float) or cost < 0):
-        raise RecordDecodeError("'cost' must be a number of at least 0")
+    cost = _amount(data, "cost")
     currency = data.get("currency")
     if currency is not None and type(currency) is not str:
         raise RecordDecodeError("'currency' must be a string")
@@ -220,8 +226,9 @@ def _usage(data: dict[str, Any]) -> UsageRecord:
         completion_tokens=completion,
         cached_tokens=_count(data, "cachedTokens", required=False),
         context_window=_count(data, "contextWindow", required=False),
-        cost=None if cost is None else float(cost),
+        cost=cost,
         currency=currency,
+        seconds=_amount(data, "seconds"),
     )
 
 

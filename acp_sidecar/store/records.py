@@ -208,6 +208,8 @@ class UsageRecord(Stamped):
     any response was not priced)."""
     currency: str | None = None
     """The unit of :attr:`cost`."""
+    seconds: float | None = None
+    """How long its request took, streaming included (``None``: not measured)."""
 
 
 @attrs.frozen

@@ -5,6 +5,7 @@ counted against its parent's budget."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,8 @@ async def test_the_console_says_budgets_apply_to_model_work(tmp_path: Path) -> N
 async def test_a_budget_and_its_spending_are_restored_by_a_load_and_a_resume(
     tmp_path: Path,
 ) -> None:
-    """Limits come back from the log's records of ``/budget``; cost and tokens spent from its
-    usage records (model time is not logged, so it starts again at zero)."""
+    """Limits come back from the log's records of ``/budget``; cost, tokens and model time
+    spent from its usage records."""
     store = tmp_path / "store"
     async with ScriptedOpenAI(strict=True) as endpoint:
         first = answer("Some work.")
@@ -91,6 +92,11 @@ async def test_a_budget_and_its_spending_are_restored_by_a_load_and_a_resume(
             assert await prompt(connection, session, "/budget time 10m") == "end_turn"
             assert await prompt(connection, session, "/budget time off") == "end_turn"
             assert await prompt(connection, session, "hello") == "end_turn"
+        logged = [
+            json.loads(line) for line in (store / f"{session}.jsonl").read_text().splitlines()
+        ]
+        seconds = sum(r["seconds"] for r in logged if r["type"] == "usage")
+        assert seconds > 0
         for attach in ("load", "resume"):
             async with sdk_served(AllowingEditor(), *model(endpoint), store=store, env=ENV) as (
                 connection,
@@ -104,7 +110,7 @@ async def test_a_budget_and_its_spending_are_restored_by_a_load_and_a_resume(
                 assert await prompt(connection, session, "/budget") == "end_turn"
                 shown = said(wire.updates[before:])
                 assert "- tokens: 800 of 1,000" in shown, (attach, shown)
-                assert "- time: 0.0s of none" in shown, shown  # set, then cleared: cleared
+                assert f"- time: {seconds:.1f}s of none" in shown, shown  # set, then cleared
 
 
 async def test_a_childs_spending_counts_against_the_sessions_budget(tmp_path: Path) -> None:
@@ -131,3 +137,33 @@ async def test_a_childs_spending_counts_against_the_sessions_budget(tmp_path: Pa
         u["content"].get("text", "") for _s, u in of_kind(updates_of(client), "agent_message_chunk")
     ]
     assert any("budget is reached: tokens (120)" in text for text in texts)
+
+
+async def test_the_meter_carries_the_budgets_figures_live_and_after_a_load(tmp_path: Path) -> None:
+    store, figures_key = tmp_path / "store", "acp-sidecar/budget"
+    windowed = ("--model-info", "test-model:context=8000")
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        first, second = answer("One."), answer("Two.")
+        first.usage, second.usage = usage(300, 20), usage(400, 30)
+        endpoint.script(first, second)
+        async with sdk_served(
+            AllowingEditor(), *model(endpoint), *windowed, store=store, env=ENV
+        ) as (connection, wire):
+            session = await new_session(connection, tmp_path)
+            assert await prompt(connection, session, "hello") == "end_turn"
+            assert await prompt(connection, session, "/budget tokens 1000") == "end_turn"
+            assert await prompt(connection, session, "again") == "end_turn"
+        meters = [u for u in wire.updates if u["sessionUpdate"] == "usage_update"]
+        assert "_meta" not in meters[0]  # no budget yet: the meter as it always was
+        budget = meters[1]["_meta"][figures_key]
+        assert budget["tokens"] == {"spent": 750, "limit": 1000}
+        assert budget["cost"] == {"spent": 0.0, "limit": None, "currency": None}
+        assert budget["time"]["limit"] is None and budget["time"]["spent"] > 0
+        async with sdk_served(
+            AllowingEditor(), *model(endpoint), *windowed, store=store, env=ENV
+        ) as (connection, wire):
+            await connection.load_session(session_id=session, cwd=str(tmp_path))
+            assert await prompt(connection, session, "/budget") == "end_turn"
+        loaded = [u for u in wire.updates if u["sessionUpdate"] == "usage_update"]
+        assert loaded[-1]["_meta"][figures_key]["tokens"] == {"spent": 750, "limit": 1000}
+        assert loaded[-1]["used"] == meters[-1]["used"]

@@ -13,8 +13,12 @@ from typing import Final, Literal
 
 import attrs
 
+from acp_sidecar.protocol.updates import UsageUpdate
+
 Kind = Literal["cost", "tokens", "time"]
 KINDS: Final[tuple[Kind, ...]] = ("cost", "tokens", "time")
+BUDGET_META: Final = "acp-sidecar/budget"
+"""The key of a ``usage_update``'s ``_meta`` that carries :meth:`BudgetGate.figures`."""
 WARN_AT: Final = 0.8
 """The fraction of a limit at which one notice is given."""
 
@@ -156,15 +160,26 @@ class BudgetGate:
         self.limits = with_limit(self.limits, kind, value)
         self._warned.discard(kind)
 
-    def restore(self, cost: float, tokens: int) -> None:
-        """Start from what a stored session's log says it spent (its time is not logged)."""
-        self.spent = Spent(cost=cost, tokens=tokens, time=self.spent.time)
+    def restore(self, spent: Spent) -> None:
+        """Start from what a stored session's log says it spent."""
+        self.spent = spent
 
     def charge(self, *, tokens: int, cost: float, seconds: float, currency: str | None) -> None:
         """Count one response's work."""
         self.spent = self.spent.add(cost=cost, tokens=tokens, time=seconds)
         if currency is not None:
             self.currency = currency
+
+    def figures(self) -> dict[str, dict[str, float | str | None]] | None:
+        """Spent and limit of each kind, as a ``usage_update``'s ``_meta`` carries them;
+        ``None`` while no limit is set."""
+        if all(self.limits.of(kind) is None for kind in KINDS):
+            return None
+        figures: dict[str, dict[str, float | str | None]] = {
+            kind: {"spent": self.spent.of(kind), "limit": self.limits.of(kind)} for kind in KINDS
+        }
+        figures["cost"]["currency"] = self.currency
+        return figures
 
     def reached(self) -> tuple[Kind, ...]:
         """The limits reached."""
@@ -192,3 +207,9 @@ class BudgetGate:
             "max_tokens" if "tokens" in kinds else "end_turn"
         )
         return reached_message(kinds, self.limits, self.currency), reason
+
+
+def metered(update: UsageUpdate, gate: BudgetGate | None) -> UsageUpdate:
+    """``update`` with ``gate``'s figures in its ``_meta`` (as it is while no limit is set)."""
+    figures = None if gate is None else gate.figures()
+    return update if figures is None else attrs.evolve(update, meta={BUDGET_META: figures})

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import attrs
 
 from acp_sidecar.agent.driver import Turn, send_notice
+from acp_sidecar.agent.model.budget import metered
 from acp_sidecar.agent.model.compaction import (
     MIN_SUMMARY_TOKENS,
     Known,
@@ -130,18 +131,19 @@ class TurnContext:
 
     # -- usage ----------------------------------------------------------------------------
 
-    async def account(self, usage: Usage | None, sent: int) -> None:
-        """Take a response's usage (``sent``: how many messages its request had)."""
+    async def account(self, usage: Usage | None, sent: int, seconds: float | None = None) -> None:
+        """Take a response's usage (``sent``: how many messages its request had; ``seconds``:
+        how long it took, when the budget measured it)."""
         if usage is None:
             return
         self.known = Known(sent, usage.used)
         self.tally = self.tally.add(usage, self.profile.prices)
-        record = usage_record(self.profile, usage, self.tally)
+        record = attrs.evolve(usage_record(self.profile, usage, self.tally), seconds=seconds)
         if self.turn.keep is not None:
             self.turn.keep(record)
         window = self.profile.context_window
         if window is not None:
-            await self.turn.send(usage_update(record, window))
+            await self.turn.send(metered(usage_update(record, window), self.turn.budget))
 
     async def account_child(self, usage: Sequence[UsageRecord]) -> None:
         """Take what a child conversation of this turn spent (its usage records, the last
@@ -163,7 +165,8 @@ class TurnContext:
             self.turn.keep(record)
         window = self.profile.context_window
         if window is not None and self.known is not None:
-            await self.turn.send(UsageUpdate(used=self.known.tokens, size=window, cost=cost))
+            update = UsageUpdate(used=self.known.tokens, size=window, cost=cost)
+            await self.turn.send(metered(update, self.turn.budget))
 
     # -- fitting --------------------------------------------------------------------------
 

@@ -300,9 +300,11 @@ class ModelDriver(DriverBase):
         if assembly.finish_reason is None:
             await send_notice(turn, cut_off(assembly, self.config))
             return "end_turn"
-        await context.account(assembly.usage, len(messages))
+        seconds = None
         if turn.budget is not None and started is not None:
-            charge(turn.budget, assembly.usage, context.profile, turn.budget.clock() - started)
+            seconds = turn.budget.clock() - started
+            charge(turn.budget, assembly.usage, context.profile, seconds)
+        await context.account(assembly.usage, len(messages), seconds)  # the meter shows the charge
         self.catalog.answered(turn.model)  # a router's model is loaded now: its window listed
         return assembly
 
