@@ -45,6 +45,38 @@ def seconds(text: str) -> float:
     return value
 
 
+def amount(text: str) -> float:
+    """A positive, finite number (an ``argparse`` type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def whole(text: str) -> int:
+    """A whole number of at least 1 (an ``argparse`` type)."""
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+def duration(text: str) -> float:
+    """Seconds in ``600``, ``90s``, ``10m`` or ``1.5h`` (an ``argparse`` type)."""
+    from acp_sidecar.agent.model.budget import parse_duration  # off --version's path
+
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _default(value: object, suppress: bool) -> object:
     return argparse.SUPPRESS if suppress else value
 
@@ -186,6 +218,30 @@ def add_model_options(parser: argparse.ArgumentParser, *, suppress: bool = False
         help="with a model: give up on a request whose answer has not begun after SECONDS, "
         "and retry it; a local server that loads the model on first use may need more "
         "(default: $ACP_SIDECAR_FIRST_BYTE_TIMEOUT, else 30)",
+    )
+    parser.add_argument(
+        "--budget-cost",
+        metavar="AMOUNT",
+        type=amount,
+        default=_default(None, suppress),
+        help="with a model: give each session a cost budget of AMOUNT in its model's "
+        "currency (its prices must be known: --model-info); a turn that reaches it ends, "
+        "and /budget or the session's budget options change it (default: none)",
+    )
+    parser.add_argument(
+        "--budget-tokens",
+        metavar="N",
+        type=whole,
+        default=_default(None, suppress),
+        help="with a model: give each session a budget of N tokens (default: none)",
+    )
+    parser.add_argument(
+        "--budget-time",
+        metavar="DURATION",
+        type=duration,
+        default=_default(None, suppress),
+        help="with a model: give each session a budget of model time, e.g. 600, 90s, 10m "
+        "or 1.5h: the time its requests take, not the time between prompts (default: none)",
     )
 
 

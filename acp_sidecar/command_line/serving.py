@@ -136,4 +136,5 @@ def build_server(parser: argparse.ArgumentParser, args: argparse.Namespace) -> A
         default_mode=live.default_mode,
         settings=settings,
         job_records=job_records,
+        budget=live.budget,
     )

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from acp_sidecar.agent.model.budget import NO_LIMITS, Limits
 from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
 from acp_sidecar.protocol.converter import from_wire, to_wire
 from acp_sidecar.protocol.errors import AcpError, ProtocolParamsError
@@ -49,6 +50,7 @@ class AcpServer(Connection):
         default_mode: ModeId = DEFAULT_MODE,
         settings: ServeSettings | None = None,
         job_records: Callable[[], Path] | None = None,
+        budget: Limits = NO_LIMITS,
     ) -> None:
         super().__init__(
             driver_factory,
@@ -60,6 +62,7 @@ class AcpServer(Connection):
             default_mode=default_mode,
             settings=settings,
             job_records=job_records,
+            budget=budget,
         )
         for method, handler in HANDLERS.items():
             self._register(method, handler, METHOD_TO_TYPES[method].params)

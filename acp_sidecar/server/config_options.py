@@ -1,5 +1,6 @@
-"""A session's config options: ``mode`` and ``permission_rules`` always; ``model`` and
-``reasoning_effort`` with a driver that has a model catalog; the boolean
+"""A session's config options: ``mode`` and ``permission_rules`` always; ``model``,
+``reasoning_effort`` and the budget (:mod:`~acp_sidecar.server.budget_options`) with a driver
+that has a model catalog; the boolean
 ``allow_outside_workspace`` only for clients that set ``session.configOptions.boolean`` (never a
 boolean to others: the schema's rule, acp-tck's CONFIG-003). What setting one does, and who is told.
 
@@ -20,6 +21,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+from acp_sidecar.agent.model.budget import KINDS
 from acp_sidecar.bridge.modes import MODE_IDS, MODES, ModeId
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.initialize import ClientCapabilities
@@ -30,6 +32,12 @@ from acp_sidecar.protocol.session import (
     SessionConfigSelectOption,
 )
 from acp_sidecar.protocol.updates import ConfigOptionUpdate, CurrentModeUpdate, SessionUpdate
+from acp_sidecar.server.budget_options import (
+    PREFIX,
+    budget_options,
+    set_budget_option,
+    start_budget,
+)
 from acp_sidecar.server.session import Session
 
 if TYPE_CHECKING:
@@ -51,9 +59,6 @@ ON, OFF = "true", "false"
 """How the log records the boolean option's values."""
 RULES: Final = "permission_rules"
 """The id of the option choosing the permission rules' sources (its values name the set)."""
-BUDGET_PREFIX: Final = "budget_"
-"""Before a budget kind (``budget_cost``, ``budget_tokens``, ``budget_time``): the id its
-``/budget`` changes are recorded under (``off``: no limit), restored on load and resume."""
 DEFAULT_EFFORT: Final = "default"
 """The effort value that sends no ``reasoning_effort``."""
 
@@ -97,6 +102,7 @@ def config_options(server: Connection, session: Session) -> list[ConfigOption]:
         options.append(model_option(catalog, model))
         if catalog.profile(model).reasoning_effort:
             options.append(effort_option(session.reasoning_effort))
+        options.extend(budget_options(server, session))
     if takes_booleans(server.client_capabilities):
         options.append(outside_option(outside_workspace(server, session)))
     return options
@@ -235,6 +241,10 @@ async def set_config_option(
             raise _unknown_value(config_id, value, catalog.names())
         choose_model(session, catalog, value)
         return
+    budgeted = next((k for k in KINDS if config_id == PREFIX + k), None)
+    if catalog is not None and budgeted is not None:
+        set_budget_option(server, session, budgeted, value)
+        return
     offers_effort = catalog is not None and catalog.profile(session.model).reasoning_effort
     if config_id == REASONING_EFFORT and offers_effort:
         if value not in EFFORT_VALUES:
@@ -295,26 +305,6 @@ def choose_outside(server: Connection, session: Session, allowed: bool) -> None:
         return
     session.allow_outside_workspace = allowed
     _record(session, OUTSIDE_WORKSPACE, ON if allowed else OFF)
-
-
-def record_budget(session: Session, kind: str, value: float | None) -> None:
-    """Record a ``/budget`` change of ``kind`` (``None``: the limit cleared)."""
-    _record(session, BUDGET_PREFIX + kind, "off" if value is None else repr(value))
-
-
-def _restore_budget(session: Session, choices: Mapping[str, str]) -> None:
-    from acp_sidecar.agent.model.budget import KINDS
-
-    for kind in KINDS:
-        stored = choices.get(BUDGET_PREFIX + kind)
-        if stored is None:
-            continue
-        try:
-            value = None if stored == "off" else float(stored)
-        except ValueError:
-            logger.warning("the log's %s budget %r is not a number; left unset", kind, stored)
-            continue
-        session.budget.set(kind, int(value) if kind == "tokens" and value is not None else value)
 
 
 def _record(session: Session, config_id: str, value: str) -> None:
@@ -416,7 +406,6 @@ async def restore_choices(server: Connection, session: Session, choices: Mapping
     selection = next((known for known in SELECTIONS if known == choices.get(RULES)), None)
     if selection is not None:
         server.rules_of(session).choose(selection)
-    _restore_budget(session, choices)
     outside = choices.get(OUTSIDE_WORKSPACE)
     if outside in (ON, OFF) and takes_booleans(server.client_capabilities):
         session.allow_outside_workspace = outside == ON
@@ -446,3 +435,4 @@ async def restore_choices(server: Connection, session: Session, choices: Mapping
         session.reasoning_effort = effort
     else:
         session.reasoning_effort = None
+    start_budget(server, session, choices)  # after the model: a cost limit needs its prices

@@ -17,6 +17,7 @@ import attrs
 from pygls.server import JsonRPCServer
 
 from acp_sidecar.agent.driver import Driver, DriverFactory
+from acp_sidecar.agent.model.budget import NO_LIMITS, Limits
 from acp_sidecar.bridge.context import CardContext
 from acp_sidecar.bridge.message_ids import new_message_id
 from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
@@ -90,6 +91,7 @@ class Connection(JsonRPCServer):
         default_mode: ModeId = DEFAULT_MODE,
         settings: ServeSettings | None = None,
         job_records: Callable[[], Path] | None = None,
+        budget: Limits = NO_LIMITS,
     ) -> None:
         super().__init__(AcpJsonRpcProtocol, lambda: converter)
         if tools is None:
@@ -106,6 +108,8 @@ class Connection(JsonRPCServer):
         """Seconds each MCP server of a session gets to start (connect and list its tools)."""
         self.default_mode: ModeId = default_mode
         """The mode new sessions start in."""
+        self.budget = budget
+        """The budget new sessions start with, with a model (the config file's)."""
         self.settings = settings
         """The settings re-read from the config file (``None``: fixed at start)."""
         self.settings_warned: set[str] = set()

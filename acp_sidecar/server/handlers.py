@@ -80,6 +80,7 @@ from acp_sidecar.protocol.steering import (
 )
 from acp_sidecar.server import auth
 from acp_sidecar.server import config_options as options
+from acp_sidecar.server.budget_options import start_budget
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.forking import session_fork
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
@@ -186,6 +187,7 @@ async def session_new(server: Connection, params: NewSessionRequest) -> NewSessi
         additional_directories=directories,
         policy=SessionPolicy(mode=server.default_mode),
     )
+    start_budget(server, session, {})
     session.recorder = server.recorder_for(
         session_id, params.cwd, session.policy.mode, additional_directories=directories
     )

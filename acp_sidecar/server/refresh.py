@@ -34,6 +34,7 @@ def refresh_settings(connection: Connection) -> None:
     connection.default_mode = live.default_mode
     connection.allow_outside_workspace = live.allow_outside_workspace
     connection.mcp_start_timeout = live.mcp_start_timeout
+    connection.budget = live.budget
     if changed.before.secret_variable != live.secret_variable:
         from acp_sidecar.tools.environment import configure_child_environment
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+from acp_sidecar.agent.model.budget import KINDS, NO_LIMITS, Limits
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
 from acp_sidecar.bridge.notices import UserMessage
 from acp_sidecar.settings.keys import DEFAULTS, KEYS_BY_NAME
@@ -74,6 +75,8 @@ class LiveSettings:
     """Seconds each MCP server gets to start."""
     secret_variable: str | None
     """The environment variable the endpoint's key is read from (hidden from children)."""
+    budget: Limits = NO_LIMITS
+    """The budget each session starts with (a loaded one keeps what its log set)."""
 
 
 @attrs.frozen
@@ -366,4 +369,15 @@ def live_settings(args: argparse.Namespace, env: Mapping[str, str]) -> LiveSetti
             timeout if timeout is not None else DEFAULTS["mcp_start_timeout"]  # type: ignore[arg-type]
         ),
         secret_variable=None if key is None else key.variable,
+        budget=budget_defaults(args),
+    )
+
+
+def budget_defaults(args: argparse.Namespace) -> Limits:
+    """The budget each new session starts with, from the layered settings ``args``."""
+    cost, tokens, time = (getattr(args, f"budget_{kind}", None) for kind in KINDS)
+    return Limits(
+        cost=None if cost is None else float(cost),
+        tokens=tokens,
+        time=None if time is None else float(time),
     )

@@ -14,10 +14,10 @@ MODE_CHOICES: Final = ("ask", "auto", "read-only")
 """The modes (:data:`acp_sidecar.bridge.modes.MODE_IDS`, which imports the protocol types;
 a test keeps the two equal)."""
 
-Kind: TypeAlias = Literal["text", "names", "count", "seconds", "flag", "choice", "path"]
+Kind: TypeAlias = Literal["text", "names", "count", "seconds", "amount", "flag", "choice", "path"]
 """What a key's value is: one string, a list of strings, a whole number (``least`` and up), a
-positive number of seconds, a boolean, one of ``choices``, or a file-system path (``~`` is
-expanded)."""
+positive number of seconds, a positive number, a boolean, one of ``choices``, or a file-system
+path (``~`` is expanded)."""
 
 
 @attrs.frozen
@@ -80,6 +80,14 @@ KEYS: Final[tuple[Key, ...]] = (
         "--first-byte-timeout",
         "ACP_SIDECAR_FIRST_BYTE_TIMEOUT",
     ),
+    Key(
+        "budget_cost",
+        "amount",
+        "each session's cost budget, in its model's currency",
+        "--budget-cost",
+    ),
+    Key("budget_tokens", "count", "each session's token budget", "--budget-tokens"),
+    Key("budget_time", "seconds", "each session's budget of model time", "--budget-time"),
     Key(
         "mode",
         "choice",

@@ -302,10 +302,11 @@ class _Checker:
                     self.add(path, f"expected a whole number of at least {key.least}")
                     return None
                 return raw
-            case "seconds":
+            case "seconds" | "amount":
                 number = _number(raw)
                 if number is None or number <= 0:
-                    self.add(path, "expected a positive number of seconds")
+                    unit = " of seconds" if key.kind == "seconds" else ""
+                    self.add(path, f"expected a positive number{unit}")
                     return None
                 return number
             case "flag":

@@ -27,6 +27,8 @@ from tests.sdk import Wire, sdk_sidecar
 from tests.server.wire import served
 
 MODE_VALUES = ["ask", "auto", "read-only"]
+BUDGETS = ["budget_tokens", "budget_time"]
+"""The budget options of a model without prices (no cost budget can be counted)."""
 
 
 def options_of(response: Any) -> dict[str, dict[str, Any]]:
@@ -177,6 +179,7 @@ async def test_the_model_picker_offers_the_configured_and_listed_models_and_a_sw
                 "mode",
                 "permission_rules",
                 "model",
+                *BUDGETS,
             ]  # no effort: neither model takes one
             model = options["model"]
             assert model["category"] == "model" and model["currentValue"] == "test-model"
@@ -242,21 +245,32 @@ async def test_reasoning_effort_is_offered_only_for_a_model_that_takes_it_and_is
         async with model_sidecar(endpoint, store, *args) as (connection, wire):
             new = await connection.new_session(cwd=str(tmp_path), mcp_servers=[])
             session = new.session_id
-            assert list(options_of(new.config_options)) == ["mode", "permission_rules", "model"]
+            assert list(options_of(new.config_options)) == [
+                "mode",
+                "permission_rules",
+                "model",
+                *BUDGETS,
+            ]
             assert await refused(
                 connection.set_config_option(
                     config_id="reasoning_effort", session_id=session, value="high"
                 )
             ) == (
                 "Invalid params: configId: unknown config option 'reasoning_effort' "
-                "(options: mode, permission_rules, model)"
+                "(options: mode, permission_rules, model, budget_tokens, budget_time)"
             )
 
             switched = await connection.set_config_option(
                 config_id="model", session_id=session, value="thinker"
             )
             options = options_of(switched.config_options)
-            assert list(options) == ["mode", "permission_rules", "model", "reasoning_effort"]
+            assert list(options) == [
+                "mode",
+                "permission_rules",
+                "model",
+                "reasoning_effort",
+                *BUDGETS,
+            ]
             effort = options["reasoning_effort"]
             assert effort["category"] == "thought_level"
             assert values(effort) == ["default", "low", "medium", "high"]
@@ -286,6 +300,7 @@ async def test_reasoning_effort_is_offered_only_for_a_model_that_takes_it_and_is
                 "mode",
                 "permission_rules",
                 "model",
+                *BUDGETS,
             ]  # hidden again
             body = await prompt(connection, session, endpoint)
             assert body["model"] == "test-model" and "reasoning_effort" not in body
@@ -363,7 +378,7 @@ async def test_a_recorded_model_no_longer_offered_falls_back_to_the_default_with
                 "session/load", {"sessionId": "s1", "cwd": str(tmp_path), "mcpServers": []}
             )
         options = {o["id"]: o for o in loaded["configOptions"]}
-        assert list(options) == ["mode", "permission_rules", "model"]  # the default takes no effort
+        assert list(options) == ["mode", "permission_rules", "model", *BUDGETS]  # no effort
         assert options["model"]["currentValue"] == "test-model"
         assert endpoint.listings == 1  # asked, in case the endpoint offers it
     assert (

@@ -99,6 +99,7 @@ def test_every_key_of_the_table_is_read(tmp_path: Path) -> None:
         "names": '["a"]',
         "count": "3",
         "seconds": "1",
+        "amount": "2.5",
         "flag": "true",
         "path": '"/tmp/x"',
     }

@@ -42,6 +42,9 @@ class Limits:
         return {"cost": self.cost, "tokens": self.tokens, "time": self.time}[kind]
 
 
+NO_LIMITS: Final = Limits()
+
+
 @attrs.frozen
 class Spent:
     """What the session's model work has used so far."""
@@ -147,7 +150,7 @@ class BudgetGate:
     """A session's budget as its turns use it: the limits (changed by ``/budget``), what was
     spent, and whether the 80 % notice was given (once per limit set)."""
 
-    def __init__(self, limits: Limits = Limits(), clock: Callable[[], float] = monotonic) -> None:
+    def __init__(self, limits: Limits = NO_LIMITS, clock: Callable[[], float] = monotonic) -> None:
         self.limits = limits
         self.spent = Spent()
         self.currency: str | None = None

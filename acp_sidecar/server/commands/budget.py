@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from acp_sidecar.agent.model.budget import KINDS, Kind, parse_limit, shown
+from acp_sidecar.protocol.updates import ConfigOptionUpdate
+from acp_sidecar.server.budget_options import set_limit
 from acp_sidecar.server.commands.base import CommandAnswer, CommandContext
-from acp_sidecar.server.config_options import record_budget
+from acp_sidecar.server.config_options import config_options
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.config import Prices
@@ -28,15 +30,14 @@ async def budget(context: CommandContext) -> CommandAnswer:
             "Budgets apply to model work, and this session runs the console (no model): "
             "nothing here is spent, so there is no budget to show or set."
         )
-    gate = context.session.budget
     prices = driver.profile(context.session.model).prices
     words = context.argument.split()
     if not words:
         return CommandAnswer(report(context, prices))
     if len(words) == 1 and words[0].lower() in ("off", "none"):
         for kind in KINDS:
-            gate.set(kind, None)
-            record_budget(context.session, kind, None)
+            set_limit(context.session, kind, None)
+        await show_options(context)
         return CommandAnswer("The session's budget is cleared.\n\n" + report(context, prices))
     if len(words) != 2 or words[0].lower() not in KINDS:
         return CommandAnswer(f"`/budget {context.argument}` is not understood. {USAGE}")
@@ -51,9 +52,17 @@ async def budget(context: CommandContext) -> CommandAnswer:
             f"`{driver.profile(context.session.model).name}` are unknown, so its spending "
             "cannot be counted. Configure its prices, or set a token budget instead."
         )
-    gate.set(kind, value)
-    record_budget(context.session, kind, value)
+    set_limit(context.session, kind, value)
+    await show_options(context)
     return CommandAnswer(report(context, prices))
+
+
+async def show_options(context: CommandContext) -> None:
+    """Send the session its config options: the budget's show the new limits."""
+    options = config_options(context.connection, context.session)
+    await context.connection.send_update(
+        context.session.session_id, ConfigOptionUpdate(config_options=options)
+    )
 
 
 def report(context: CommandContext, prices: Prices | None) -> str:
