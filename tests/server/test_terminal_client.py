@@ -142,13 +142,15 @@ async def test_acpx_edits_undoes_keeps_a_job_and_exports_across_fresh_sidecars(a
     assert (acpx.workspace / "notes.txt").read_bytes() == b"one\n2\n"
 
 
-async def test_acpx_in_model_mode_undoes_the_models_write_and_its_turn(acpx: Acpx) -> None:
+async def test_acpx_in_model_mode_undoes_the_models_turn_and_holds_its_budget(acpx: Acpx) -> None:
     """The sidecar on the scripted endpoint (run in this process, so acpx runs in a thread):
     the model writes a file, ``/undo`` takes it back, and the next request no longer holds
-    the undone turn."""
-    from tests.agent.model.fake_openai import Reply
+    the undone turn; a token budget below what was spent ends the next prompt at once."""
+    from tests.agent.model.fake_openai import Reply, usage
 
     async with ScriptedOpenAI(strict=True) as endpoint:
+        looked = answer("Nothing here yet.")
+        looked.usage = usage(50, 5)
         endpoint.script(
             Reply(
                 [
@@ -157,7 +159,7 @@ async def test_acpx_in_model_mode_undoes_the_models_write_and_its_turn(acpx: Acp
                 ]
             ),
             answer("Wrote it."),
-            answer("Nothing here yet."),
+            looked,
         )
         modelled = attrs.evolve(
             acpx, model=("--model", "test-model", "--base-url", endpoint.base_url), key="sk-test"
@@ -171,8 +173,12 @@ async def test_acpx_in_model_mode_undoes_the_models_write_and_its_turn(acpx: Acp
             assert not (acpx.workspace / "out.txt").exists()
             asked = await asyncio.to_thread(modelled.prompt, "What is in the workspace?")
             assert "Nothing here yet." in said(asked)
+            await asyncio.to_thread(modelled.prompt, "/budget tokens 10")
+            over = await asyncio.to_thread(modelled.prompt, "And now?")
+            assert "budget is reached: tokens (10)" in said(over)
         finally:
             await asyncio.to_thread(modelled.run, "sessions", "close")
+    assert len(endpoint.requests) == 3  # the prompt over budget asked the model nothing
     last = endpoint.requests[-1].messages
     contents = [str(m.get("content")) for m in last]
     assert not any("Write out.txt." in c for c in contents)  # the undone turn left the history
