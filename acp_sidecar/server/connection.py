@@ -212,8 +212,9 @@ class Connection(JsonRPCServer):
         from acp_sidecar.server.rule_book import RuleBook
         from acp_sidecar.server.rule_files import TRUST_FILE, TrustRecord
 
-        store = self.store
-        trust = None if store is None else TrustRecord(store.directory / TRUST_FILE)
+        trust = None
+        if self.stores_sessions:
+            trust = TrustRecord(lambda: self.require_store().directory / TRUST_FILE)
         user_file = None if self.settings is None else self.settings.location.path
         session.rules = RuleBook(session.policy, session.cwd, user_file, trust)
         return session.rules

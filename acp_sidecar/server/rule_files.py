@@ -185,7 +185,13 @@ def _same_rules(read: RuleFile, rules: Sequence[str]) -> None:
 class TrustRecord:
     """Which workspace rules files the user trusts, by path, with the hash trusted."""
 
-    path: Path
+    locate: Callable[[], Path]
+    """Where the record is, found when first needed (a workspace without a rules file never
+    needs it: the store stays off the cold start)."""
+
+    @property
+    def path(self) -> Path:
+        return self.locate()
 
     def read(self) -> dict[str, str]:
         try:

@@ -82,6 +82,45 @@ def test_serves_start_leaves_what_a_first_session_does_not_need_unimported() -> 
     assert done.stdout.strip() == "[]"
 
 
+ANSWERED_NEW = """
+import asyncio, os, sys
+from acp_sidecar.cli import build_parser, build_server, with_config_file
+from acp_sidecar.server.stdio import serve
+from acp_sidecar.server.transport import AcpJsonRpcProtocol
+
+seen = []
+answer = AcpJsonRpcProtocol.write_answer
+
+def write_answer(self, line):
+    if b'"id":2' in line:
+        seen.append(sorted(m for m in NOT_AT_START if m in sys.modules))
+    answer(self, line)
+
+AcpJsonRpcProtocol.write_answer = write_answer
+parser = build_parser()
+server = build_server(parser, with_config_file(parser.parse_args(["serve", "--store", STORE])))
+to_server_r, to_server_w = os.pipe()
+to_client_r, to_client_w = os.pipe()
+os.write(to_server_w, b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\\n')
+os.write(to_server_w, b'{"jsonrpc":"2.0","id":2,"method":"session/new","params":'
+         b'{"cwd":"/","mcpServers":[]}}\\n')
+os.close(to_server_w)
+assert asyncio.run(serve(server, to_server_r, to_client_w, handle_signals=False)) == 0
+print(seen)
+"""
+
+
+@pytest.mark.process
+def test_a_first_session_new_is_answered_before_what_it_does_not_need_is_imported(
+    tmp_path: Path,
+) -> None:
+    # Its log is created after the answer, its tools listed with its commands after it too.
+    code = f"NOT_AT_START = {NOT_AT_START!r}\nSTORE = {str(tmp_path)!r}\n{ANSWERED_NEW}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[[]]"
+
+
 @pytest.mark.process
 def test_log_file_and_level(tmp_path: Path) -> None:
     log = tmp_path / "sidecar.log"
