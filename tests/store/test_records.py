@@ -30,7 +30,7 @@ from acp_sidecar.store import (
     TurnEndRecord,
     UserMessageRecord,
     format_timestamp,
-    records,
+    times,
 )
 from acp_sidecar.store.codec import (
     NewerVersion,
@@ -181,9 +181,9 @@ def test_the_time_now_is_written_as_format_timestamp_writes_it(
     base = int(CREATED.replace(microsecond=0).timestamp()) * 10**9
     for offset_ns in (678_901_234, 999_999_999, 1_000_000_000, 1_000_000_999, 86_400 * 10**9):
         now = base + offset_ns
-        monkeypatch.setattr(records.time, "time_ns", lambda now=now: now)
+        monkeypatch.setattr(times.time, "time_ns", lambda now=now: now)
         moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=now // 1000)
-        assert records.timestamp_now() == format_timestamp(moment)
+        assert times.timestamp_now() == format_timestamp(moment)
 
 
 @pytest.mark.parametrize(
