@@ -218,7 +218,7 @@ class Connection(JsonRPCServer):
             if session.recorder is not None:
                 session.recorder.session_rule(rule, removed)
 
-        session.rules.kept = keep
+        session.rules.logged = keep
         return session.rules
 
     def tell_rule_problems(self, session: Session) -> None:

@@ -59,7 +59,7 @@ class RuleBook:
     selection: Selection = "all"
     changed: Callable[[], None] | None = None
     """Called after this book changed a rule (the session's option shows the count)."""
-    kept: Callable[[Rule, bool], None] | None = None
+    logged: Callable[[Rule, bool], None] | None = None
     """Called with a session rule added (``False``) or removed (``True``): the session's log
     keeps them, so a load has them again."""
     told: set[str] = attrs.field(factory=set)
@@ -158,7 +158,7 @@ class RuleBook:
                 if rule in self.policy.rules:
                     return
                 self.policy.rules.append(attrs.evolve(rule, origin=SESSION))  # risk kept
-                self._kept(rule, removed=False)
+                self._logged(rule, removed=False)
             case "project":
                 project = self.project()
                 if rule.text in (kept.text for kept in project.rules):
@@ -188,7 +188,7 @@ class RuleBook:
                 if len(kept) == len(self.policy.rules):
                     return False
                 self.policy.rules[:] = kept
-                self._kept(rule, removed=True)
+                self._logged(rule, removed=True)
             case "project":
                 project = self.project()
                 texts = [other.text for other in project.rules]
@@ -230,9 +230,9 @@ class RuleBook:
         self.selection = selection
         return True
 
-    def _kept(self, rule: Rule, *, removed: bool) -> None:
-        if self.kept is not None:
-            self.kept(rule, removed)
+    def _logged(self, rule: Rule, *, removed: bool) -> None:
+        if self.logged is not None:
+            self.logged(rule, removed)
 
     def _changed(self) -> None:
         if self.changed is not None:
