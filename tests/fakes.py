@@ -82,6 +82,20 @@ class AllowingEditor:
         )
 
 
+class Answering(AllowingEditor):
+    """Answers every dialog with ``answer``, keeping the options offered each time."""
+
+    def __init__(self, answer: str = "allow_once") -> None:
+        self.answer = answer
+        self.offered: list[list[str]] = []
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> RequestPermissionResponse:
+        self.offered.append([option.option_id for option in kwargs["options"]])
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=self.answer)
+        )
+
+
 class WalkedAway(AllowingEditor):
     """Opens the permission dialog and never answers it."""
 

@@ -41,8 +41,8 @@ def mode_state(current: ModeId) -> SessionModeState:
 @attrs.define
 class SessionPolicy:
     """A session's mutable permission state: its mode and its own permission rules (those
-    added by ``/permissions`` or an "always … in this session" answer; gone with the
-    session, which is what the session scope means)."""
+    added by ``/permissions`` or an "always … in this session" answer; no other session
+    sees them, and the session's log keeps them for a load, resume or fork)."""
 
     mode: ModeId = DEFAULT_MODE
     rules: list[Rule] = attrs.field(factory=list)

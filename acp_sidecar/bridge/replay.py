@@ -55,6 +55,7 @@ from acp_sidecar.store import (
     PermissionRememberedRecord,
     PermissionRuleRecord,
     Record,
+    SessionRuleRecord,
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
@@ -216,6 +217,7 @@ class _Transcript:
                 | FileChangeRecord()
                 | UndoRecord()
                 | PermissionRuleRecord()
+                | SessionRuleRecord()
                 | ChildRecord()
             ):
                 pass  # session state, decisions that were a request and its answer live, a

@@ -41,6 +41,7 @@ from acp_sidecar.store import (
     PermissionRuleRecord,
     Record,
     SessionLog,
+    SessionRuleRecord,
     TurnEndRecord,
     UsageRecord,
     read_summary,
@@ -120,6 +121,8 @@ def event_of(record: Record) -> Event | None:
         case PermissionRuleRecord(call_id=call_id, tool=tool, verdict=verdict):
             rule = f"{record.rule} ({record.source})"
             return PermissionDecided(call_id, tool, f"rule_{verdict}", rule=rule)
+        case SessionRuleRecord(rule=rule, removed=removed):
+            return OptionChanged("session rule", f"{'removed' if removed else 'added'}: {rule}")
         case TurnEndRecord(stop_reason=reason) if reason != "end_turn":
             return TurnEnded(reason)
         case _:

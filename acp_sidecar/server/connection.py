@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     # The tool pipeline is imported when the first turn runs, not at start-up.
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.bridge.policy import CallScope
+    from acp_sidecar.bridge.rules import Rule
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.rule_book import RuleBook
     from acp_sidecar.server.settings import ServeSettings
@@ -217,6 +218,12 @@ class Connection(JsonRPCServer):
             trust = TrustRecord(lambda: self.require_store().directory / TRUST_FILE)
         user_file = None if self.settings is None else self.settings.location.path
         session.rules = RuleBook(session.policy, session.cwd, user_file, trust)
+
+        def keep(rule: Rule, removed: bool) -> None:
+            if session.recorder is not None:
+                session.recorder.session_rule(rule, removed)
+
+        session.rules.logged = keep
         return session.rules
 
     def tell_rule_problems(self, session: Session) -> None:

@@ -2,7 +2,8 @@
 
 Every check that can fail (the log, its versions, its cwd, the claim, the lock) is made before
 the first update is sent; a failure gives back the claim, the lock and the MCP servers started.
-The history replays before ``session/load`` answers; mode, roots, model and effort are restored.
+The history replays before ``session/load`` answers; mode, roots, the session's own permission
+rules, model and effort are restored.
 A resume, which replays nothing, sends the context meter the log left after its answer.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -19,6 +21,7 @@ import attrs
 from acp_sidecar.agent.model.budget import Spent
 from acp_sidecar.bridge.modes import SessionPolicy
 from acp_sidecar.bridge.notices import UserMessage
+from acp_sidecar.bridge.rules import Rule, RuleError, parse_rule
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.methods import SESSION_LOAD
 from acp_sidecar.protocol.session import (
@@ -43,10 +46,13 @@ if TYPE_CHECKING:
         HeaderRecord,
         Record,
         SessionClaim,
+        SessionRuleRecord,
         SessionStore,
         SessionWriter,
         StoreError,
     )
+
+logger = logging.getLogger(__name__)
 
 
 def store_of(server: Connection, method: str) -> SessionStore:
@@ -93,8 +99,9 @@ async def session_load(server: Connection, params: LoadSessionRequest) -> LoadSe
 
 class StoredState:
     """What a stored session's records leave in force: its mode and extra roots (the last
-    change of each, else the header's) and its context meter (the last usage record with a
-    window: the last ``usage_update`` sent live, and replayed). Fed the records as read."""
+    change of each, else the header's), its own permission rules (each added and removed in
+    order) and its context meter (the last usage record with a window: the last
+    ``usage_update`` sent live, and replayed). Fed the records as read."""
 
     def __init__(self, header: HeaderRecord) -> None:
         self.mode = header.mode
@@ -102,15 +109,23 @@ class StoredState:
         self.meter: UsageUpdate | None = None
         self.spent = Spent()
         """What the session's model work used so far, for its budget."""
+        self.rules: list[Rule] = []
 
     def watch(self, records: Iterable[Record]) -> Iterator[Record]:
         """``records``, passed through, noting each change on the way."""
         from acp_sidecar.bridge.meter import usage_update
-        from acp_sidecar.store import DirectoriesChangeRecord, ModeChangeRecord, UsageRecord
+        from acp_sidecar.store import (
+            DirectoriesChangeRecord,
+            ModeChangeRecord,
+            SessionRuleRecord,
+            UsageRecord,
+        )
 
         for record in records:
             if isinstance(record, ModeChangeRecord):
                 self.mode = record.mode
+            elif isinstance(record, SessionRuleRecord):
+                self._apply_rule(record)
             elif isinstance(record, DirectoriesChangeRecord):
                 self.additional_directories = record.additional_directories
             elif isinstance(record, UsageRecord):
@@ -123,6 +138,18 @@ class StoredState:
                 if record.context_window is not None:
                     self.meter = usage_update(record, record.context_window)
             yield record
+
+    def _apply_rule(self, record: SessionRuleRecord) -> None:
+        """As :meth:`RuleBook.remember` and :meth:`RuleBook.remove` did it live."""
+        try:
+            rule = attrs.evolve(parse_rule(record.rule), risk=record.risk)
+        except RuleError as exc:
+            logger.warning("the log's session rule %r is no rule (%s); left out", record.rule, exc)
+            return
+        if record.removed:
+            self.rules[:] = [kept for kept in self.rules if kept.text != rule.text]
+        elif rule not in self.rules:
+            self.rules.append(rule)
 
 
 async def attach(
@@ -262,7 +289,7 @@ async def _attach(
             ) from None
         if loaded is None:
             assert writer is not None
-            session.policy = SessionPolicy(mode=known_mode(stored.mode))
+            session.policy = SessionPolicy(mode=known_mode(stored.mode), rules=stored.rules)
             session.additional_directories = stored.additional_directories
             session.recorder = SessionRecorder(
                 server.require_store,

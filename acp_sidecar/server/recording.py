@@ -263,6 +263,14 @@ class SessionRecorder(DecisionRecords):
         """Record a file a call (or an undo) changed, or an undo itself."""
         self._write(lambda w: w.append(record))
 
+    def session_rule(self, rule: Rule, removed: bool) -> None:
+        """Record a rule of the session's own kept (or, ``removed``, taken out), so a load,
+        resume or fork has it again."""
+        from acp_sidecar.store import SessionRuleRecord
+
+        kept = SessionRuleRecord(rule=rule.text, risk=rule.risk, removed=removed)
+        self._write(lambda w: w.append(kept))
+
     def mode_change(self, mode: str) -> None:
         """Record a switch of mode (a log not created yet will carry it in its header)."""
         with self._opening:  # a creation under way finishes first, with the mode it read

@@ -59,6 +59,9 @@ class RuleBook:
     selection: Selection = "all"
     changed: Callable[[], None] | None = None
     """Called after this book changed a rule (the session's option shows the count)."""
+    logged: Callable[[Rule, bool], None] | None = None
+    """Called with a session rule added (``False``) or removed (``True``): the session's log
+    keeps them, so a load has them again."""
     told: set[str] = attrs.field(factory=set)
     """The problems the user was told of already (each once per session)."""
     _cache: dict[Path, _Cached] = attrs.field(factory=dict)
@@ -155,6 +158,7 @@ class RuleBook:
                 if rule in self.policy.rules:
                     return
                 self.policy.rules.append(attrs.evolve(rule, origin=SESSION))  # risk kept
+                self._logged(rule, removed=False)
             case "project":
                 project = self.project()
                 if rule.text in (kept.text for kept in project.rules):
@@ -184,6 +188,7 @@ class RuleBook:
                 if len(kept) == len(self.policy.rules):
                     return False
                 self.policy.rules[:] = kept
+                self._logged(rule, removed=True)
             case "project":
                 project = self.project()
                 texts = [other.text for other in project.rules]
@@ -224,6 +229,10 @@ class RuleBook:
             return False
         self.selection = selection
         return True
+
+    def _logged(self, rule: Rule, *, removed: bool) -> None:
+        if self.logged is not None:
+            self.logged(rule, removed)
 
     def _changed(self) -> None:
         if self.changed is not None:

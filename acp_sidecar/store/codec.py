@@ -32,6 +32,7 @@ from acp_sidecar.store.records import (
     PermissionRememberedRecord,
     PermissionRuleRecord,
     Record,
+    SessionRuleRecord,
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
@@ -77,6 +78,7 @@ class NewerVersion(Exception):
 #     permission_answer      {"callId", "tool", "answer": str}
 #     permission_remembered  {"callId", "tool", "allowed": bool}
 #     permission_rule        {"callId", "tool", "verdict": "allow"|"ask"|"deny", "rule", "source"}
+#     session_rule   {"rule": str, "risk"?: [bool, bool], "removed"?: true}
 #     usage          {"model", "promptTokens", "completionTokens", "cachedTokens"?,
 #                     "contextWindow"?, "cost"?: number, "currency"?: str, "seconds"?: number}
 #     compaction     {"summary": str, "turns": int}
@@ -183,6 +185,17 @@ def _record_json(record: Record) -> dict[str, Any]:
                 "rule": record.rule,
                 "source": record.source,
             }
+        case SessionRuleRecord():
+            kept: dict[str, Any] = {
+                "v": SCHEMA_VERSION,
+                "type": "session_rule",
+                "rule": record.rule,
+            }
+            if record.risk is not None:
+                kept["risk"] = list(record.risk)
+            if record.removed:
+                kept["removed"] = True
+            return kept
         case UsageRecord():
             return _usage_json(record)
         case CompactionRecord():

@@ -26,6 +26,7 @@ from acp_sidecar.store.records import (
     PermissionRememberedRecord,
     PermissionRuleRecord,
     Record,
+    SessionRuleRecord,
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
@@ -183,6 +184,19 @@ def _permission_rule(data: dict[str, Any]) -> PermissionRuleRecord:
     raise RecordDecodeError("'verdict' must be one of allow, ask, deny")
 
 
+def _session_rule(data: dict[str, Any]) -> SessionRuleRecord:
+    risk = data.get("risk")
+    if risk is not None and (
+        type(risk) is not list or len(risk) != 2 or any(type(b) is not bool for b in risk)
+    ):
+        raise RecordDecodeError("'risk' must be two booleans, or absent")
+    removed = data.get("removed", False)
+    if type(removed) is not bool:
+        raise RecordDecodeError("'removed' must be a boolean")
+    declared = None if risk is None else (bool(risk[0]), bool(risk[1]))
+    return SessionRuleRecord(rule=_str(data, "rule"), risk=declared, removed=removed)
+
+
 def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
     result = data.get("result")
     if type(result) is not dict:
@@ -298,6 +312,7 @@ DECODERS: Final[dict[str, Callable[[dict[str, Any]], Record]]] = {
     "permission_answer": _permission_answer,
     "permission_remembered": _permission_remembered,
     "permission_rule": _permission_rule,
+    "session_rule": _session_rule,
     "usage": _usage,
     "compaction": _compaction,
     "file_change": _file_change,

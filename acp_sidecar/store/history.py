@@ -31,6 +31,7 @@ from acp_sidecar.store.records import (
     PermissionRememberedRecord,
     PermissionRuleRecord,
     Record,
+    SessionRuleRecord,
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
@@ -143,6 +144,7 @@ class History:
                     | ModeChangeRecord()
                     | DirectoriesChangeRecord()
                     | ConfigChangeRecord()
+                    | SessionRuleRecord()
                     | NoticeRecord()
                     | GapRecord()
                 ):

@@ -10,13 +10,16 @@ of its equality: two prompts of the same text are the same prompt made twice. So
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final, Literal, TypeAlias, get_args
 
 import attrs
 
+from acp_sidecar.store.times import format_timestamp as format_timestamp
+from acp_sidecar.store.times import parse_timestamp as parse_timestamp
+from acp_sidecar.store.times import timestamp_now as timestamp_now
+from acp_sidecar.store.times import utc_now as utc_now
 from acp_sidecar.tools.execution import ToolCallRecord as ToolCallRecord  # a record of the log
 from acp_sidecar.tools.json_values import FrozenDict
 from acp_sidecar.tools.result import ToolExecutionResult
@@ -324,6 +327,20 @@ class PermissionRuleRecord(Stamped):
     """Where it came from: ``session``, or the scope and ``file:line``."""
 
 
+@attrs.frozen
+class SessionRuleRecord(Stamped):
+    """A rule of the session's own was added (an "always … in this session" answer,
+    ``/permissions add``) or removed; load, resume and fork apply them in order. Optional and
+    skipped by older readers (their sessions forget the rule on load, as they always did)."""
+
+    rule: str
+    """The rule as written (``allow write``)."""
+    risk: tuple[bool, bool] | None = None
+    """What the tool declared when an answer made the rule (see ``Rule.risk``)."""
+    removed: bool = False
+    """``True``: every session rule of this text was taken out."""
+
+
 PermissionRecord: TypeAlias = (
     PermissionAskedRecord
     | PermissionAnswerRecord
@@ -385,6 +402,7 @@ Record: TypeAlias = (
     | PermissionAnswerRecord
     | PermissionRememberedRecord
     | PermissionRuleRecord
+    | SessionRuleRecord
     | UsageRecord
     | CompactionRecord
     | FileChangeRecord
@@ -406,43 +424,3 @@ def permission_records(records: Iterable[Record]) -> Iterator[PermissionRecord]:
             | PermissionRuleRecord,
         ):
             yield record
-
-
-def utc_now() -> datetime:
-    """The current time, timezone-aware in UTC."""
-    return datetime.now(UTC)
-
-
-_second: list[tuple[int, str]] = [(-1, "")]
-"""The last second :func:`timestamp_now` formatted, and its text up to the seconds."""
-
-
-def timestamp_now() -> str:
-    """``format_timestamp(utc_now())``, the text alike to the microsecond, for a fraction of
-    its cost: the date and time of day are formatted once a second, the microseconds each call.
-    """
-    second, micro = divmod(time.time_ns() // 1000, 1_000_000)  # floored, as datetime.now
-    formatted, head = _second[0]
-    if second != formatted:
-        head = datetime.fromtimestamp(second, UTC).replace(tzinfo=None).isoformat()
-        _second[0] = (second, head)
-    return f"{head}.{micro:06d}Z"
-
-
-def format_timestamp(moment: datetime) -> str:
-    """``moment`` as ISO 8601 in UTC with microseconds and ``Z`` (``2025-01-02T03:04:05.678901Z``).
-
-    This is how the store writes times, and the form ACP's ``updatedAt`` takes.
-    """
-    if moment.tzinfo is None:
-        raise ValueError("timestamps must be timezone-aware")
-    text = moment.astimezone(UTC).isoformat(timespec="microseconds")
-    return text.removesuffix("+00:00") + "Z"
-
-
-def parse_timestamp(text: str) -> datetime:
-    """The aware UTC datetime of an ISO 8601 string; ``ValueError`` if it is not one."""
-    moment = datetime.fromisoformat(text)
-    if moment.tzinfo is None:
-        raise ValueError(f"timestamp {text!r} has no time zone")
-    return moment.astimezone(UTC)

@@ -9,26 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp.schema import AllowedOutcome, RequestPermissionResponse
 
 from acp_sidecar.store import PermissionRuleRecord, SessionStore
-from tests.fakes import AllowingEditor
+from tests.fakes import Answering
 from tests.in_process import sdk_served
 from tests.sdk import command, new_session, prompt
-
-
-class Answering(AllowingEditor):
-    """Answers every dialog with ``answer``, keeping the options offered each time."""
-
-    def __init__(self, answer: str = "allow_once") -> None:
-        self.answer = answer
-        self.offered: list[list[str]] = []
-
-    async def request_permission(self, *args: Any, **kwargs: Any) -> RequestPermissionResponse:
-        self.offered.append([option.option_id for option in kwargs["options"]])
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=self.answer)
-        )
 
 
 def said(wire: Any, session: str) -> str:

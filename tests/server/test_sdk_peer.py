@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import sys
 from pathlib import Path
 
@@ -14,10 +15,14 @@ from acp.schema import (
     FileSystemCapabilities,
 )
 
+from acp_sidecar.agent.toolset import ToolsProvider
+from acp_sidecar.export.markdown import write_markdown
+from acp_sidecar.export.source import StoredSession
+from acp_sidecar.store import PermissionRuleRecord, SessionRuleRecord, SessionStore
 from tests.acp_schema import SchemaViolation
-from tests.fakes import ScriptDriverEditor
+from tests.fakes import Answering, ScriptDriverEditor
 from tests.isolation import child_variables
-from tests.sdk import SchemaObserver
+from tests.sdk import SchemaObserver, command, new_session, prompt, sdk_sidecar
 
 pytestmark = pytest.mark.process  # the official SDK's client as the sidecar's peer
 
@@ -80,6 +85,57 @@ async def test_the_sdk_client_runs_initialize_session_prompt_and_cancel(tmp_path
     assert process.returncode == 0
     observer.check_clean()
     assert observer.checked >= 12
+
+
+async def test_always_answers_made_to_a_spawned_sidecar_hold_in_a_fresh_one(tmp_path: Path) -> None:
+    """An "always … in this project" and an "always … in this session" answer, made by the SDK
+    client: the next sidecar asks about neither (the session's rule in that session only,
+    once loaded), and the logs and their export show each decision with its rule."""
+    store, work = tmp_path / "store", tmp_path / "work"
+    work.mkdir()
+    args = ("--config", str(tmp_path / "config.toml"))
+    first = Answering("allow_always_project")
+    async with sdk_sidecar(first, *args, store=store) as (connection, _wire):
+        session = await new_session(connection, work)
+        write = command("write", path="a.txt", content="a\n")
+        assert await prompt(connection, session, write) == "end_turn"
+        first.answer = "allow_always"
+        assert await prompt(connection, session, command("bash", command="touch b")) == "end_turn"
+    assert ["allow_always_project" in o and "allow_always" in o for o in first.offered] == [
+        True,
+        True,
+    ]
+
+    fresh = Answering("reject_once")
+    async with sdk_sidecar(fresh, *args, store=store) as (connection, _wire):
+        other = await new_session(connection, work)
+        assert await prompt(connection, other, command("bash", command="touch c")) == "end_turn"
+        assert len(fresh.offered) == 1  # the session rule is the first session's alone
+        write = command("write", path="d.txt", content="d\n")
+        assert await prompt(connection, other, write) == "end_turn"
+        await connection.load_session(cwd=str(work), session_id=session, mcp_servers=[])
+        assert await prompt(connection, session, command("bash", command="touch e")) == "end_turn"
+    assert len(fresh.offered) == 1  # neither the project's rule nor the loaded session's asked
+    assert sorted(p.name for p in work.iterdir()) == [".acp-sidecar", "a.txt", "b", "d.txt", "e"]
+
+    project = work / ".acp-sidecar" / "permissions.toml"
+    line = project.read_text().splitlines().index('    "allow write",') + 1
+    logs = SessionStore(store)
+    with logs.open_log(session) as log:
+        records = list(log)
+    kept = [(r.rule, r.removed) for r in records if isinstance(r, SessionRuleRecord)]
+    assert kept == [("allow bash", False)]
+    ruled = [(r.tool, r.rule, r.source) for r in records if isinstance(r, PermissionRuleRecord)]
+    assert ruled == [("bash", "allow bash", "session")]
+    with logs.open_log(other) as log:
+        ruled = [(r.tool, r.rule, r.source) for r in log if isinstance(r, PermissionRuleRecord)]
+    assert ruled == [("write", "allow write", f"project ({project}:{line})")]
+    out = io.StringIO()
+    with StoredSession(logs.path_of(other), ToolsProvider(()).registry.get) as stored:
+        write_markdown(stored, out, generator="test")
+    shown = out.getvalue()  # the path's underscores escaped for Markdown
+    assert "allowed by the rule allow write (project (" in shown
+    assert f"permissions.toml:{line}))" in shown
 
 
 def test_a_message_off_the_schema_fails_the_test_though_the_sdk_only_logs_it() -> None:

@@ -184,3 +184,36 @@ async def test_acpx_in_model_mode_undoes_the_models_turn_and_holds_its_budget(ac
     assert not any("Write out.txt." in c for c in contents)  # the undone turn left the history
     assert any("What is in the workspace?" in c for c in contents)
     assert sorted(p.name for p in acpx.workspace.iterdir()) == []
+
+
+async def test_acpx_a_config_files_deny_rule_stops_a_command_and_its_allow_rule_asks_nobody(
+    acpx: Acpx, tmp_path: Path
+) -> None:
+    """The sidecar's own config file (``--config``) holds the rules: ``!rm -rf kept`` is
+    refused though acpx approves every request; a write the rules allow goes through with no
+    request, one they do not is asked about. (acpx's ``--deny-all`` would refuse the
+    sidecar's ``fs/write_text_file`` too, so acpx's approval stays on and the requests it was
+    sent are counted instead.)"""
+    config = tmp_path / "config.toml"
+    config.write_text('[permissions]\nrules = ["deny bash rm -rf *", "allow write notes/**"]\n')
+    (acpx.workspace / "kept").mkdir()
+    (acpx.workspace / "kept" / "file.txt").write_bytes(b"keep me\n")
+    ruled = attrs.evolve(acpx, model=("--no-model", "--config", str(config)))
+    ruled.run("sessions", "new")
+    refused = ruled.prompt("!rm -rf kept")
+    assert "session/request_permission" not in methods(refused)
+    assert "the permission rule `deny bash rm -rf *` (user (" in json.dumps(refused)
+    allowed = ruled.prompt('/write {"path": "notes/a.txt", "content": "ruled\\n"}')
+    assert "session/request_permission" not in methods(allowed)
+    asked = ruled.prompt('/write {"path": "other.txt", "content": "asked\\n"}')
+    assert "session/request_permission" in methods(asked)  # no rule: ask mode asks acpx
+    ruled.run("sessions", "close")
+    assert sorted(str(p.relative_to(acpx.workspace)) for p in acpx.workspace.rglob("*")) == [
+        "kept",
+        "kept/file.txt",
+        "notes",
+        "notes/a.txt",
+        "other.txt",
+    ]
+    assert (acpx.workspace / "kept" / "file.txt").read_bytes() == b"keep me\n"
+    assert (acpx.workspace / "notes" / "a.txt").read_bytes() == b"ruled\n"

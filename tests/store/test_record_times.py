@@ -35,6 +35,7 @@ from acp_sidecar.store import (
     PermissionRememberedRecord,
     PermissionRuleRecord,
     Record,
+    SessionRuleRecord,
     SessionStore,
     ToolCallRecord,
     ToolResultRecord,
@@ -155,6 +156,13 @@ RECORD_STRATEGIES[UndoRecord] = st.builds(
     UndoRecord,
     turns=st.lists(st.integers(1, 10_000)).map(tuple),
     redo=st.booleans(),
+    at=times,
+)
+RECORD_STRATEGIES[SessionRuleRecord] = st.builds(
+    SessionRuleRecord,
+    rule=st.text(),
+    risk=st.none() | st.tuples(st.booleans(), st.booleans()),
+    removed=st.booleans(),
     at=times,
 )
 RECORD_STRATEGIES[ChildRecord] = st.builds(

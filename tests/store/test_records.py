@@ -24,13 +24,14 @@ from acp_sidecar.store import (
     NoticeRecord,
     Record,
     SessionLog,
+    SessionRuleRecord,
     SessionStore,
     ToolCallRecord,
     ToolResultRecord,
     TurnEndRecord,
     UserMessageRecord,
     format_timestamp,
-    records,
+    times,
 )
 from acp_sidecar.store.codec import (
     NewerVersion,
@@ -181,9 +182,9 @@ def test_the_time_now_is_written_as_format_timestamp_writes_it(
     base = int(CREATED.replace(microsecond=0).timestamp()) * 10**9
     for offset_ns in (678_901_234, 999_999_999, 1_000_000_000, 1_000_000_999, 86_400 * 10**9):
         now = base + offset_ns
-        monkeypatch.setattr(records.time, "time_ns", lambda now=now: now)
+        monkeypatch.setattr(times.time, "time_ns", lambda now=now: now)
         moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=now // 1000)
-        assert records.timestamp_now() == format_timestamp(moment)
+        assert times.timestamp_now() == format_timestamp(moment)
 
 
 @pytest.mark.parametrize(
@@ -200,6 +201,10 @@ def test_the_time_now_is_written_as_format_timestamp_writes_it(
         (b'{"v": 1, "type": "header", "sessionId": "s", "cwd": "/", "created": "x"}\n', "created"),
         (b'{"v": 1, "type": "directories"}\n', "'additionalDirectories' must be a list"),
         (b'{"v": 1, "type": "directories", "additionalDirectories": [1]}\n', "list of strings"),
+        (b'{"v": 2, "type": "session_rule"}\n', "'rule' must be a string"),
+        (b'{"v": 2, "type": "session_rule", "rule": "allow x", "risk": [true]}\n', "two booleans"),
+        (b'{"v": 2, "type": "session_rule", "rule": "allow x", "risk": [1, 0]}\n', "two booleans"),
+        (b'{"v": 2, "type": "session_rule", "rule": "a", "removed": "yes"}\n', "'removed' must"),
         (b"\xff\xfe\n", "not JSON"),
         (b'{"v": 1, "type": "agent_mes', "not JSON"),
     ],
@@ -207,6 +212,26 @@ def test_the_time_now_is_written_as_format_timestamp_writes_it(
 def test_damaged_lines_are_decode_errors(line: bytes, reason: str) -> None:
     with pytest.raises(RecordDecodeError, match=reason):
         decode_line(line)
+
+
+def test_a_session_rule_is_written_with_only_what_it_has() -> None:
+    plain, risky = (
+        SessionRuleRecord(rule="allow edit"),
+        SessionRuleRecord(rule="allow write", risk=(True, False), removed=True),
+    )
+    assert json.loads(encode_record(plain)) == {
+        "v": 2,
+        "type": "session_rule",
+        "rule": "allow edit",
+    }
+    assert json.loads(encode_record(risky)) == {
+        "v": 2,
+        "type": "session_rule",
+        "rule": "allow write",
+        "risk": [True, False],
+        "removed": True,
+    }
+    assert decode_line(encode_record(risky)) == risky
 
 
 MODE = b'{"v":1,"type":"mode_change","mode":"m"}'
