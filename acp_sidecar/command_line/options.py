@@ -34,26 +34,24 @@ KEY_ADVICE = (
 )
 
 
-def seconds(text: str) -> float:
-    """A positive, finite number of seconds (an ``argparse`` type)."""
+def _positive(text: str, what: str) -> float:
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     return value
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds (an ``argparse`` type)."""
+    return _positive(text, "a positive number of seconds")
 
 
 def amount(text: str) -> float:
     """A positive, finite number (an ``argparse`` type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+    return _positive(text, "a positive number")
 
 
 def whole(text: str) -> int:
