@@ -166,7 +166,9 @@ class SessionLog:
     def __init__(self, path: str | os.PathLike[str], session_id: str | None = None) -> None:
         self.path = Path(path)
         fd = open_regular(self.path, os.O_RDONLY)
-        self._file: BinaryIO = open(fd, "rb")  # noqa: SIM115 - closed by close()
+        # A log is read through in big blocks: at the default 8 KiB, lines a few KiB long
+        # make the buffer refill (and copy) several times as often.
+        self._file: BinaryIO = open(fd, "rb", buffering=CHECK_BLOCK)  # noqa: SIM115 - closed by close()
         try:
             self.header = read_header(self._file, self.path)
             check_session_id(self.header, session_id, self.path)
