@@ -69,6 +69,9 @@ _V_ESCAPED = b"\\u0076"
 CHECK_BLOCK = 1 << 16
 """How many bytes :meth:`SessionLog.check_versions` reads at once (memory stays bounded by a
 block plus the longest line)."""
+READ_BUFFER: Final = 1 << 16
+"""The buffer a log is read through: at the default 8 KiB, lines a few KiB long make it refill
+(and copy a line's pieces) for most lines of a replay."""
 _CALL: Final = 1
 _RESULT: Final = 2
 """The tool records of a call that :meth:`SessionLog.__iter__` has read, as bits."""
@@ -169,9 +172,7 @@ class SessionLog:
     def __init__(self, path: str | os.PathLike[str], session_id: str | None = None) -> None:
         self.path = Path(path)
         fd = open_regular(self.path, os.O_RDONLY)
-        # A log is read through in big blocks: at the default 8 KiB, lines a few KiB long
-        # make the buffer refill (and copy) several times as often.
-        self._file: BinaryIO = open(fd, "rb", buffering=CHECK_BLOCK)  # noqa: SIM115 - closed by close()
+        self._file: BinaryIO = open(fd, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - closed by close()
         try:
             self.header = read_header(self._file, self.path)
             check_session_id(self.header, session_id, self.path)
