@@ -17,7 +17,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, Final
 
 from acp_sidecar import jsonfast
 from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line, decode_record
@@ -69,6 +69,12 @@ _V_ESCAPED = b"\\u0076"
 CHECK_BLOCK = 1 << 16
 """How many bytes :meth:`SessionLog.check_versions` reads at once (memory stays bounded by a
 block plus the longest line)."""
+READ_BUFFER: Final = 1 << 16
+"""The buffer a log is read through: at the default 8 KiB, lines a few KiB long make it refill
+(and copy a line's pieces) for most lines of a replay."""
+_CALL: Final = 1
+_RESULT: Final = 2
+"""The tool records of a call that :meth:`SessionLog.__iter__` has read, as bits."""
 
 
 def _lines_in_current_form(data: bytes, end: int) -> int | None:
@@ -166,7 +172,7 @@ class SessionLog:
     def __init__(self, path: str | os.PathLike[str], session_id: str | None = None) -> None:
         self.path = Path(path)
         fd = open_regular(self.path, os.O_RDONLY)
-        self._file: BinaryIO = open(fd, "rb")  # noqa: SIM115 - closed by close()
+        self._file: BinaryIO = open(fd, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - closed by close()
         try:
             self.header = read_header(self._file, self.path)
             check_session_id(self.header, session_id, self.path)
@@ -267,8 +273,9 @@ class SessionLog:
         path = self.path
         number = 1
         damaged: tuple[int, str] | None = None  # reported once we know whether it was last
-        calls: set[str] = set()
-        answered: set[str] = set()
+        # Which tool records of each call were read (_CALL, _RESULT): one table rather than a
+        # set of each, as it is the one thing here that grows with the log (a third the size).
+        read: dict[str, int] = {}
         fast_loads = jsonfast.fast_loads()  # decode_line's first reader, bound for the loop
         for line in self._file:
             number += 1
@@ -300,17 +307,19 @@ class SessionLog:
             # retried after a crash, or from one message written in identical pieces (a log
             # released mid-turn).
             if type(record) is ToolCallRecord or type(record) is ToolResultRecord:
-                seen = calls if type(record) is ToolCallRecord else answered
-                if record.call_id in seen:
+                kind = _CALL if type(record) is ToolCallRecord else _RESULT
+                call_id = record.call_id
+                marks = read.get(call_id, 0)
+                if marks & kind:
                     logger.warning(
                         "session log %s line %d: skipped a repeated %s of call %r",
                         path,
                         number,
-                        "call" if seen is calls else "result",
-                        record.call_id,
+                        "call" if kind == _CALL else "result",
+                        call_id,
                     )
                     continue
-                seen.add(record.call_id)
+                read[call_id] = marks | kind
             yield record
         if damaged is not None:
             logger.warning(
