@@ -71,8 +71,8 @@ def state(
 
 
 def tokens_used(used: Iterable[UsageRecord]) -> TokenUsage | None:
-    """What a child's model responses used, summed (``None``: it made no request)."""
-    records = list(used)
+    """What a child's model responses used, summed (``None``: none reported tokens)."""
+    records = [record for record in used if record.counted]
     if not records:
         return None
     sent = sum(r.prompt_tokens for r in records)

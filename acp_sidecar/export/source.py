@@ -88,7 +88,7 @@ class SessionFacts:
                 self._saw_model(model)
             case UsageRecord(model=model):
                 self._saw_model(model)
-                self.usage = record
+                self.usage = record if record.counted else self.usage
             case _:
                 pass  # the rest describes the conversation, not the session
 

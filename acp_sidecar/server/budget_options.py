@@ -14,6 +14,7 @@ Invariants:
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
@@ -64,6 +65,8 @@ def parse_value(kind: Kind, value: str) -> float | None:
     if value == OFF:
         return None
     number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"{value!r} is no limit")
     return int(number) if kind == "tokens" else number
 
 
@@ -74,10 +77,12 @@ def prices_of(server: Connection, session: Session) -> Prices | None:
 
 
 def budget_options(server: Connection, session: Session) -> list[SessionConfigOption]:
-    """The budget options of a session with a model (the cost one only with known prices)."""
+    """The budget options of a session with a model (the cost one with known prices, or
+    while a cost limit is set: it stays visible, and clearable, after a switch of model)."""
     prices = prices_of(server, session)
     currency = session.budget.currency or (None if prices is None else prices.currency)
-    kinds = [kind for kind in KINDS if kind != "cost" or prices is not None]
+    priced = prices is not None or session.budget.limits.cost is not None
+    kinds = [kind for kind in KINDS if kind != "cost" or priced]
     return [_option(kind, session.budget.limits.of(kind), currency) for kind in kinds]
 
 
@@ -112,6 +117,8 @@ def set_budget_option(server: Connection, session: Session, kind: Kind, value: s
     option does not offer."""
     offered = {o.id: o for o in budget_options(server, session)}.get(PREFIX + kind)
     values = [] if offered is None else [v.value for v in offered.options]
+    if offered is None:
+        raise AcpError.invalid_params(f"Invalid params: configId: {unpriced(server, session)}")
     if value not in values:
         listed = ", ".join(values)
         raise AcpError.invalid_params(
@@ -130,7 +137,8 @@ def set_limit(session: Session, kind: Kind, limit: float | None) -> None:
 
 def start_budget(server: Connection, session: Session, recorded: Mapping[str, str]) -> None:
     """Give ``session`` its limits: those its log ``recorded``, else the configured defaults
-    (a new session records none); with no model, none."""
+    (which :func:`record_start` then records); with no model, none. A limit already in force
+    is left as it is (a second load of an open session re-arms no notice)."""
     if server.driver.catalog is None:
         return
     defaults: Limits = server.budget
@@ -142,24 +150,38 @@ def start_budget(server: Connection, session: Session, recorded: Mapping[str, st
             try:
                 limit = parse_value(kind, stored)
             except ValueError:
-                logger.warning("the log's %s budget %r is not a number; left unset", kind, stored)
+                logger.warning("the log's %s budget %r is no limit; left unset", kind, stored)
                 continue
         if kind == "cost" and limit is not None and prices_of(server, session) is None:
-            if stored is None:
-                _tell_unpriced(server, session, limit)
+            what = "configured" if stored is None else "session's"
+            _tell(server, session, f"The {what} cost budget ({limit:g}) does not apply: ")
             continue
-        session.budget.set(kind, limit)
+        if session.budget.limits.of(kind) != limit:
+            session.budget.set(kind, limit)
 
 
-def _tell_unpriced(server: Connection, session: Session, limit: float) -> None:
+def record_start(session: Session) -> None:
+    """Record the limits a new session starts with (the configured defaults), so a load keeps
+    them whatever the config file says by then."""
+    for kind in KINDS:
+        limit = session.budget.limits.of(kind)
+        if limit is not None and session.recorder is not None:
+            session.recorder.config_change(PREFIX + kind, value_id(kind, limit))
+
+
+def unpriced(server: Connection, session: Session) -> str:
+    """Why a cost budget cannot apply to ``session``'s model, and what the user can do."""
     catalog = server.driver.catalog
     name = "" if catalog is None else f" `{catalog.profile(session.model).name}`"
-    text = (
-        f"The configured cost budget ({limit:g}) does not apply: the prices of the model{name} "
-        "are unknown, so its spending cannot be counted. Configure its prices (model_info in "
-        "the config file, or --model-info), or set a token budget."
+    return (
+        f"the prices of the model{name} are unknown, so its spending cannot be counted. "
+        "Configure its prices (model_info in the config file, or --model-info), or set a "
+        "token budget."
     )
-    message = UserMessage("warning", text)
+
+
+def _tell(server: Connection, session: Session, said: str) -> None:
+    message = UserMessage("warning", said + unpriced(server, session))
     session_id = session.session_id
 
     async def tell() -> None:

@@ -80,7 +80,7 @@ from acp_sidecar.protocol.steering import (
 )
 from acp_sidecar.server import auth
 from acp_sidecar.server import config_options as options
-from acp_sidecar.server.budget_options import start_budget
+from acp_sidecar.server.budget_options import record_start, start_budget
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.forking import session_fork
 from acp_sidecar.server.lifecycle import session_close, session_delete, session_resume
@@ -96,6 +96,7 @@ from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
+    from acp_sidecar.server.recording import SessionRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -199,7 +200,7 @@ async def session_new(server: Connection, params: NewSessionRequest) -> NewSessi
     if session.recorder is not None:
         # Stored now, so a session that is never prompted can be loaded by id; after the
         # answer is written and off the loop, so the cold start does not pay for it.
-        server.after_answer(session.recorder.create_soon())
+        server.after_answer(created(session, session.recorder))
     tell_settings(server, session_id)
     announce_commands(server, session_id)
     if session.mcp is not None:
@@ -208,6 +209,12 @@ async def session_new(server: Connection, params: NewSessionRequest) -> NewSessi
     return NewSessionResponse(
         session_id=session_id, modes=state.modes, config_options=state.config_options
     )
+
+
+async def created(session: Session, recorder: SessionRecorder) -> None:
+    """Create the session's log, then record the budget it starts with."""
+    await recorder.create_soon()
+    record_start(session)
 
 
 async def session_set_mode(

@@ -109,6 +109,8 @@ class StoredState:
         self.meter: UsageUpdate | None = None
         self.spent = Spent()
         """What the session's model work used so far, for its budget."""
+        self.currency: str | None = None
+        """The unit of its cost (the last usage record's)."""
         self.rules: list[Rule] = []
 
     def watch(self, records: Iterable[Record]) -> Iterator[Record]:
@@ -135,6 +137,7 @@ class StoredState:
                 )
                 # A record's cost is the session's so far: it replaces, not adds.
                 self.spent = spent if record.cost is None else attrs.evolve(spent, cost=record.cost)
+                self.currency = record.currency or self.currency
                 if record.context_window is not None:
                     self.meter = usage_update(record, record.context_window)
             yield record
@@ -301,7 +304,7 @@ async def _attach(
                 writer=writer,
                 claim=claim,
             )
-            session.budget.restore(stored.spent)
+            session.budget.restore(stored.spent, stored.currency)
             server.sessions[session_id] = session
             loaded = session
         loaded.mcp = servers

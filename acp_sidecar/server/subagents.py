@@ -187,7 +187,7 @@ async def run_child(
         tools=child_tools(registry, allowed),
         model=parent.model,
         reasoning_effort=parent.reasoning_effort,
-        budget=parent.budget,  # what a child spends counts against the session's budget
+        budget=None if parent.budget is None else parent.budget.for_child(),
         inform=parent.inform,
         keep=keep,
     )

@@ -85,7 +85,7 @@ def remove_blobs(log: Path) -> None:
 
 def share_blobs(parent_log: Path, fork_log: Path) -> bool:
     """Give the fork whose log will be ``fork_log`` every blob of ``parent_log``'s session
-    (hard-linked, copied where a link cannot be made), before its log names them; whether
+    (hard-linked; where a link cannot be made, put anew), before its log names them; whether
     this made the fork's blob directory (so a failed fork removes only what it made)."""
     source = blobs_path(parent_log)
     try:
@@ -98,13 +98,22 @@ def share_blobs(parent_log: Path, fork_log: Path) -> bool:
         made = True
     except FileExistsError:
         made = False
-    for name in names:
-        if name.startswith("."):
-            continue  # a temporary of a put still being written
-        try:
-            os.link(source / name, target / name)
-        except FileExistsError:
-            pass
-        except OSError:
-            shutil.copyfile(source / name, target / name)
+    try:
+        for name in names:
+            if name.startswith("."):
+                continue  # a temporary of a put still being written
+            try:
+                os.link(source / name, target / name)
+            except FileExistsError:
+                pass
+            except FileNotFoundError:
+                pass  # gone with its session meanwhile: that turn is not undoable in the fork
+            except OSError:
+                data = (source / name).read_bytes()
+                if digest(data) == name:
+                    BlobStore(target).put(data)
+    except BaseException:
+        if made:
+            shutil.rmtree(target, ignore_errors=True)
+        raise
     return made

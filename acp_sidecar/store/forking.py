@@ -119,10 +119,10 @@ def write_fork(
                 copy.flush()
                 if sync:
                     os.fsync(copy.fileno())
-            shared = share_blobs(parent, target)
-            if sync and blobs_path(target).is_dir():
-                fsync_directory(blobs_path(target))
+            shared = share_blobs(parent, target)  # it removes what it made if it fails
             try:
+                if sync and blobs_path(target).is_dir():
+                    fsync_directory(blobs_path(target))
                 os.link(aside, target)
             except BaseException as exc:
                 if shared:

@@ -214,6 +214,11 @@ class UsageRecord(Stamped):
     seconds: float | None = None
     """How long its request took, streaming included (``None``: not measured)."""
 
+    @property
+    def counted(self) -> bool:
+        """Whether the endpoint reported tokens (a record of a request's time alone has none)."""
+        return bool(self.prompt_tokens or self.completion_tokens)
+
 
 @attrs.frozen
 class CompactionRecord(Stamped):

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer, stop, usage
+from tests.agent.model.fake_openai import Reply, ScriptedOpenAI, answer, say, stop, usage
 from tests.agent.model.fake_openai import tool_call as model_call
 from tests.fakes import AllowingEditor
 from tests.in_process import sdk_served
@@ -167,3 +167,46 @@ async def test_the_meter_carries_the_budgets_figures_live_and_after_a_load(tmp_p
         loaded = [u for u in wire.updates if u["sessionUpdate"] == "usage_update"]
         assert loaded[-1]["_meta"][figures_key]["tokens"] == {"spent": 750, "limit": 1000}
         assert loaded[-1]["used"] == meters[-1]["used"]
+
+
+async def test_the_80_percent_notice_a_child_reaches_is_the_parents_to_give(
+    tmp_path: Path,
+) -> None:
+    """The child's step takes the session to 85 of 100 tokens: the child gives no notice (it
+    would reach only the parent model), the parent's next step does; the time the child
+    spent comes back with a load."""
+    (tmp_path / "a.txt").write_text("1\n")
+    store = tmp_path / "store"
+    endpoint = RoutedOpenAI()
+    job = "Report what a.txt says."
+    endpoint.route(
+        PROMPT,
+        Reply([task_call(0, "call_a", "Read a", job), stop("tool_calls")], usage=usage(45, 5)),
+        Reply([*say("Done."), stop()], usage=usage(5, 1)),
+    )
+    read_a = model_call(0, "call_r", "read", '{"path": "a.txt"}')
+    endpoint.route(
+        job,
+        Reply([read_a, stop("tool_calls")], usage=usage(30, 5)),
+        Reply([*say("a says 1."), stop()], usage=usage(1, 1)),
+    )
+    async with endpoint, sidecar(endpoint, store) as (client, server):
+        await client.initialize()
+        session = await client.new_session(str(tmp_path))
+        await client.next_response(await client.start_prompt(session, "/budget tokens 100"))
+        answered = await client.next_response(await client.start_prompt(session, PROMPT))
+        live = server.sessions[session].budget.spent
+    assert answered["result"]["stopReason"] == "end_turn"
+    warned = [
+        (s, u["content"]["text"])
+        for s, u in of_kind(updates_of(client), "agent_message_chunk")
+        if "80 % of the session's budget" in u["content"].get("text", "")
+    ]
+    assert [s for s, _text in warned] == [session]
+    assert live.tokens == 93
+    async with endpoint, sidecar(endpoint, store) as (client, server):
+        await client.initialize()
+        await client.result(
+            "session/load", {"sessionId": session, "cwd": str(tmp_path), "mcpServers": []}
+        )
+        assert server.sessions[session].budget.spent == live

@@ -1,7 +1,7 @@
 """The budget as config options and configured defaults, through the official SDK client: the
 config file's defaults start each session's budget (a cost one only where prices are known,
 the user told why otherwise), the options set and show it, ``/budget`` moves them too, and a
-load restores what the log set and the defaults for the rest."""
+load restores what the log set, the starting defaults included."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ from typing import Any
 
 import pytest
 
+from acp_sidecar.agent.model.budget import Spent
+from acp_sidecar.server.loading import StoredState
+from acp_sidecar.store import HeaderRecord, UsageRecord
+from acp_sidecar.store.times import utc_now
 from tests.agent.model.fake_openai import ScriptedOpenAI, answer, usage
 from tests.fakes import AllowingEditor
 from tests.in_process import sdk_served
@@ -101,4 +105,34 @@ async def test_the_options_set_the_budget_and_a_load_restores_it(tmp_path: Path)
             loaded = await connection.load_session(session_id=session, cwd=str(tmp_path))
             options = options_of(loaded.config_options)
             assert options["budget_tokens"].current_value == "1234"  # as the log set it
-            assert options["budget_time"].current_value == "300.0"  # never set: today's default
+            assert options["budget_time"].current_value == "600.0"  # as it started
+
+
+async def test_a_cost_budget_on_an_unpriced_model_is_refused_saying_why(tmp_path: Path) -> None:
+    async with (
+        ScriptedOpenAI(strict=True) as endpoint,
+        sdk_served(AllowingEditor(), *model(endpoint), store=tmp_path / "s", env=ENV) as (
+            connection,
+            _wire,
+        ),
+    ):
+        session = await new_session(connection, tmp_path)
+        with pytest.raises(Exception, match="prices of the model `test-model` are unknown"):
+            await connection.set_config_option(
+                config_id="budget_cost", session_id=session, value="2.0"
+            )
+
+
+def test_the_spending_a_log_leaves_is_its_usage_records_summed() -> None:
+    """Tokens and time add up, the cost is the last record's (a running total), and so is its
+    currency; a record of time alone adds its time."""
+    header = HeaderRecord(session_id="s", cwd="/w", created_at=utc_now())
+    state = StoredState(header)
+    records = [
+        UsageRecord("m", 100, 10, cost=0.25, currency="USD", seconds=2.0),
+        UsageRecord("m", 0, 0, cost=0.25, currency="USD", seconds=1.5),
+        UsageRecord("m", 50, 5, cost=0.5, currency="USD"),
+    ]
+    assert list(state.watch(records)) == records
+    assert state.spent == Spent(cost=0.5, tokens=165, time=3.5)
+    assert state.currency == "USD"

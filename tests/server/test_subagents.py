@@ -25,7 +25,7 @@ from acp_sidecar.bridge.subagents import child_session_id
 from acp_sidecar.export.markdown import write_markdown
 from acp_sidecar.export.source import StoredSession
 from acp_sidecar.protocol import to_wire
-from acp_sidecar.store import ChildRecord, SessionStore
+from acp_sidecar.store import ChildRecord, SessionStore, UsageRecord
 from benchmarks.ts_sdk import install_ts_sdk
 from tests.acp_schema import SchemaViolation, load_schema, validate_instance
 from tests.agent.model.fake_openai import Pause, Reply, answer, say, stop, usage
@@ -201,11 +201,15 @@ async def test_a_client_without_subagents_sees_one_task_card_with_the_childs_ste
     assert {r.session_id for r in tagged} == {child}
     assert [type(r.record).__name__ for r in tagged] == [
         "UserMessageRecord",
+        "UsageRecord",  # the time of a response that reported no tokens
         "ToolCallRecord",
         "ToolResultRecord",
         "AgentMessageRecord",
+        "UsageRecord",
         "TurnEndRecord",
     ]
+    timed = [r.record for r in tagged if isinstance(r.record, UsageRecord)]
+    assert all(not r.counted and r.seconds for r in timed)
 
 
 async def test_a_child_that_fails_is_a_failed_task_the_parent_reads(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ whether the next step may run. A limit that is ``None`` does not apply.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from time import monotonic
@@ -92,6 +93,8 @@ def parse_duration(text: str) -> float:
         raise ValueError(f"`{text}` is no duration (say 90s, 10m or 1.5h)")
     amount, unit = match.groups()
     seconds = float(amount) * _SECONDS[unit]
+    if not math.isfinite(seconds):
+        raise ValueError(f"`{text}` is too long a duration")
     if seconds <= 0:
         raise ValueError("a time budget must be more than nothing")
     return seconds
@@ -108,6 +111,8 @@ def parse_limit(kind: Kind, text: str) -> float | None:
         value = float(text.strip().replace("_", ""))
     except ValueError:
         raise ValueError(f"`{text}` is no number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"`{text}` is no finite number")
     if value <= 0:
         raise ValueError(f"a {kind} budget must be more than 0")
     if kind == "tokens":
@@ -146,32 +151,67 @@ def reached_message(kinds: tuple[Kind, ...], limits: Limits, currency: str | Non
     )
 
 
+@attrs.define
+class _Ledger:
+    """A session's budget state, shared by its turns' gates (a child's included)."""
+
+    limits: Limits = NO_LIMITS
+    spent: Spent = attrs.field(factory=Spent)
+    currency: str | None = None
+    warned: set[Kind] = attrs.field(factory=set)
+    """The kinds whose 80 % notice was given (since their limit was last set)."""
+
+
 class BudgetGate:
     """A session's budget as its turns use it: the limits (changed by ``/budget``), what was
     spent, and whether the 80 % notice was given (once per limit set)."""
 
-    def __init__(self, limits: Limits = NO_LIMITS, clock: Callable[[], float] = monotonic) -> None:
-        self.limits = limits
-        self.spent = Spent()
-        self.currency: str | None = None
+    def __init__(
+        self,
+        limits: Limits = NO_LIMITS,
+        clock: Callable[[], float] = monotonic,
+        *,
+        ledger: _Ledger | None = None,
+        warns: bool = True,
+    ) -> None:
+        self._ledger = ledger or _Ledger(limits)
         self.clock = clock
         """Measures model work (a test's own, in tests)."""
-        self._warned: set[Kind] = set()
+        self._warns = warns
+
+    def for_child(self) -> BudgetGate:
+        """This gate as a child conversation (a ``task``) uses it: its work is charged here
+        and it stops here, but it gives no 80 % notice (the child's would reach only the
+        parent model): the parent's next step gives it, where the user reads it."""
+        return BudgetGate(clock=self.clock, ledger=self._ledger, warns=False)
+
+    @property
+    def limits(self) -> Limits:
+        return self._ledger.limits
+
+    @property
+    def spent(self) -> Spent:
+        return self._ledger.spent
+
+    @property
+    def currency(self) -> str | None:
+        return self._ledger.currency
 
     def set(self, kind: Kind, value: float | None) -> None:
         """Set one limit (its 80 % notice may be given again)."""
-        self.limits = with_limit(self.limits, kind, value)
-        self._warned.discard(kind)
+        self._ledger.limits = with_limit(self._ledger.limits, kind, value)
+        self._ledger.warned.discard(kind)
 
-    def restore(self, spent: Spent) -> None:
+    def restore(self, spent: Spent, currency: str | None = None) -> None:
         """Start from what a stored session's log says it spent."""
-        self.spent = spent
+        self._ledger.spent = spent
+        self._ledger.currency = currency or self._ledger.currency
 
     def charge(self, *, tokens: int, cost: float, seconds: float, currency: str | None) -> None:
         """Count one response's work."""
-        self.spent = self.spent.add(cost=cost, tokens=tokens, time=seconds)
+        self._ledger.spent = self._ledger.spent.add(cost=cost, tokens=tokens, time=seconds)
         if currency is not None:
-            self.currency = currency
+            self._ledger.currency = currency
 
     def figures(self) -> dict[str, dict[str, float | str | None]] | None:
         """Spent and limit of each kind, as a ``usage_update``'s ``_meta`` carries them;
@@ -189,11 +229,13 @@ class BudgetGate:
         return verdict(self.limits, self.spent).reached
 
     def warn(self) -> str | None:
-        """The 80 % notice, the first time a limit passes the mark; ``None`` otherwise."""
-        fresh = [k for k in verdict(self.limits, self.spent).warned if k not in self._warned]
-        if not fresh:
+        """The 80 % notice, the first time a limit passes the mark; ``None`` otherwise (and
+        always from a child's gate)."""
+        warned = self._ledger.warned
+        fresh = [k for k in verdict(self.limits, self.spent).warned if k not in warned]
+        if not fresh or not self._warns:
             return None
-        self._warned.update(fresh)
+        warned.update(fresh)
         parts = ", ".join(
             f"{k} {shown(k, self.spent.of(k), self.currency)} of "
             f"{shown(k, self.limits.of(k), self.currency)}"

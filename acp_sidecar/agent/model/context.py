@@ -36,7 +36,7 @@ from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
 from acp_sidecar.agent.model.messages import Message, add_user_message
 from acp_sidecar.agent.model.room import Room, Window, overfilled, room_of
 from acp_sidecar.agent.model.stream import StreamAssembly
-from acp_sidecar.agent.model.usage import Usage, tally_from, usage_record
+from acp_sidecar.agent.model.usage import Usage, price, tally_from, usage_record
 from acp_sidecar.agent.model.waiting import Sleep, told_wait
 from acp_sidecar.bridge.meter import usage_update
 from acp_sidecar.protocol import TextContentBlock
@@ -133,8 +133,13 @@ class TurnContext:
 
     async def account(self, usage: Usage | None, sent: int, seconds: float | None = None) -> None:
         """Take a response's usage (``sent``: how many messages its request had; ``seconds``:
-        how long it took, when the budget measured it)."""
+        how long it took, when the budget measured it), charged to the budget and logged (a
+        response without usage still logs its time, outside the meter)."""
+        self._charge(usage, seconds)
         if usage is None:
+            if seconds and self.turn.keep is not None:
+                timed = usage_record(self.profile, Usage(0, 0), self.tally, window=False)
+                self.turn.keep(attrs.evolve(timed, seconds=seconds))
             return
         self.known = Known(sent, usage.used)
         self.tally = self.tally.add(usage, self.profile.prices)
@@ -144,6 +149,19 @@ class TurnContext:
         window = self.profile.context_window
         if window is not None:
             await self.turn.send(metered(usage_update(record, window), self.turn.budget))
+
+    def _charge(self, usage: Usage | None, seconds: float | None) -> None:
+        """Count one request's work against the session's budget (its time even without
+        usage)."""
+        if self.turn.budget is None:
+            return
+        prices = self.profile.prices
+        self.turn.budget.charge(
+            tokens=0 if usage is None else usage.used,
+            cost=0.0 if usage is None or prices is None else price(usage, prices),
+            seconds=seconds or 0.0,
+            currency=None if prices is None else prices.currency,
+        )
 
     async def account_child(self, usage: Sequence[UsageRecord]) -> None:
         """Take what a child conversation of this turn spent (its usage records, the last
@@ -160,6 +178,7 @@ class TurnContext:
             completion_tokens=sum(r.completion_tokens for r in usage),
             cost=None if cost is None else cost.amount,
             currency=None if cost is None else cost.currency,
+            seconds=sum(r.seconds or 0.0 for r in usage) or None,  # charged as the child went
         )
         if self.turn.keep is not None:
             self.turn.keep(record)
@@ -365,6 +384,8 @@ class TurnContext:
     ) -> str | None:
         """One summary request, raced against the turn's signal (``None``: cancelled)."""
         assembly = StreamAssembly()
+        budget = self.turn.budget
+        started = None if budget is None else budget.clock()
         streaming = asyncio.ensure_future(self._stream(endpoint, messages, cap, assembly, shown))
         cancelled = asyncio.ensure_future(self.turn.signal.wait())
         try:
@@ -380,10 +401,13 @@ class TurnContext:
         if error is not None:
             unanswerable = endpoint.failure_kind(error) in UNANSWERABLE
             raise SummaryFailed(endpoint.explain(error, self.turn.model), unanswerable=unanswerable)
+        seconds = None if budget is None or started is None else budget.clock() - started
+        self._charge(assembly.usage, seconds)  # a summary is model work too
         if assembly.usage is not None:
             self.tally = self.tally.add(assembly.usage, self.profile.prices)
             if self.turn.keep is not None:  # its cost counts; its size is no meter reading
-                self.turn.keep(usage_record(self.profile, assembly.usage, self.tally, window=False))
+                summarised = usage_record(self.profile, assembly.usage, self.tally, window=False)
+                self.turn.keep(attrs.evolve(summarised, seconds=seconds))
         text = assembly.text.strip()
         if assembly.finish_reason is None or not text or assembly.refused:
             raise SummaryFailed("the model sent no summary")

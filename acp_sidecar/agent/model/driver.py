@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from acp_sidecar.agent.driver import DriverBase, Turn, new_call_id, send_notice
-from acp_sidecar.agent.model.budget import BudgetGate
 from acp_sidecar.agent.model.calls import StepCalls
 from acp_sidecar.agent.model.catalog import ListedModel, ModelCatalog
 from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
@@ -36,7 +35,6 @@ from acp_sidecar.agent.model.messages import (
 )
 from acp_sidecar.agent.model.shown import redacted
 from acp_sidecar.agent.model.stream import StreamAssembly
-from acp_sidecar.agent.model.usage import Usage, price
 from acp_sidecar.agent.model.waiting import Sleep, told_wait
 from acp_sidecar.protocol import (
     AgentMessageChunk,
@@ -260,8 +258,9 @@ class ModelDriver(DriverBase):
         """One streamed request, raced against the turn's signal; its calls go to ``step``
         as they complete. A request refused for its length is compacted and sent again, once
         (nothing of it was shown)."""
-        started = None if turn.budget is None else turn.budget.clock()
         while True:
+            # Per attempt: a compaction between two attempts charges its own time.
+            started = None if turn.budget is None else turn.budget.clock()
             messages = context.messages()
             assembly = StreamAssembly(step.start)
             streaming = asyncio.ensure_future(
@@ -300,11 +299,8 @@ class ModelDriver(DriverBase):
         if assembly.finish_reason is None:
             await send_notice(turn, cut_off(assembly, self.config))
             return "end_turn"
-        seconds = None
-        if turn.budget is not None and started is not None:
-            seconds = turn.budget.clock() - started
-            charge(turn.budget, assembly.usage, context.profile, seconds)
-        await context.account(assembly.usage, len(messages), seconds)  # the meter shows the charge
+        seconds = None if turn.budget is None or started is None else turn.budget.clock() - started
+        await context.account(assembly.usage, len(messages), seconds)
         self.catalog.answered(turn.model)  # a router's model is loaded now: its window listed
         return assembly
 
@@ -324,18 +320,6 @@ class ModelDriver(DriverBase):
             else "Send it without the image."
         )
         return f"The model `{name}` does not accept images, so this prompt was not sent. {choice}"
-
-
-def charge(budget: BudgetGate, used: Usage | None, profile: ModelProfile, seconds: float) -> None:
-    """Count one response's work against ``budget`` (its time even without usage)."""
-    prices = profile.prices
-    cost = 0.0 if used is None or prices is None else price(used, prices)
-    budget.charge(
-        tokens=0 if used is None else used.used,
-        cost=cost,
-        seconds=seconds,
-        currency=None if prices is None else prices.currency,
-    )
 
 
 async def at_step_boundary(turn: Turn) -> StopReason | None:

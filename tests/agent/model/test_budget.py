@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acp_sidecar.agent.model.budget import (
+    BudgetGate,
     Limits,
     Spent,
     parse_limit,
@@ -27,7 +28,16 @@ def test_durations_and_numbers_parse() -> None:
 
 @pytest.mark.parametrize(
     ("kind", "text"),
-    [("time", "soon"), ("time", "0s"), ("tokens", "1.5"), ("cost", "-1"), ("cost", "lots")],
+    [
+        ("time", "soon"),
+        ("time", "0s"),
+        ("time", "9" * 400),
+        ("tokens", "1.5"),
+        ("tokens", "inf"),
+        ("cost", "-1"),
+        ("cost", "lots"),
+        ("cost", "nan"),
+    ],
 )
 def test_bad_limits_are_refused_with_a_reason(kind: str, text: str) -> None:
     with pytest.raises(ValueError, match=r"\S"):
@@ -52,3 +62,14 @@ def test_the_message_names_the_limit_and_how_to_go_on() -> None:
     text = reached_message(("cost",), Limits(cost=2.5), "EUR")
     assert "2.5000 EUR" in text
     assert "/budget cost" in text
+
+
+def test_a_childs_gate_charges_and_stops_with_the_sessions_but_gives_no_notice() -> None:
+    session = BudgetGate(with_limit(Limits(), "tokens", 100))
+    child = session.for_child()
+    child.charge(tokens=85, cost=0.0, seconds=1.0, currency=None)
+    assert session.spent == Spent(tokens=85, time=1.0)
+    assert child.warn() is None  # left to the parent's next step
+    assert session.warn() == "80 % of the session's budget is spent: tokens 85 of 100."
+    child.charge(tokens=20, cost=0.0, seconds=0.0, currency=None)
+    assert child.stop() == session.stop() is not None
