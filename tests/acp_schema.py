@@ -296,8 +296,18 @@ def only_unstable(message: dict[str, Any], request_method: str | None = None) ->
 @functools.cache
 def _update_kinds(unstable: bool = False, version: Version = 1) -> frozenset[str]:
     """The ``sessionUpdate`` tags the schema's ``SessionUpdate`` union defines."""
-    variants = load_schema(unstable, version)["$defs"]["SessionUpdate"]["oneOf"]
-    return frozenset(v["properties"]["sessionUpdate"]["const"] for v in variants)
+    union = load_schema(unstable, version)["$defs"]["SessionUpdate"]
+    variants = union.get("oneOf", union.get("anyOf", []))  # v2 lists them under anyOf
+    return frozenset(
+        v["properties"]["sessionUpdate"]["const"]
+        for v in variants
+        if "const" in v["properties"]["sessionUpdate"]  # v2's open "other" branch has none
+    )
+
+
+def update_kinds(*, unstable: bool = False, version: Version = 1) -> frozenset[str]:
+    """The ``sessionUpdate`` kinds the schema of ``version`` names (not its open branch)."""
+    return _update_kinds(unstable, version)
 
 
 def validate_agent_message(
