@@ -258,6 +258,7 @@ def cli_server(*args: str) -> AcpServer:
         mcp_start_timeout=live.mcp_start_timeout,
         default_mode=live.default_mode,
         settings=settings,
+        acp_v2=bool(options.acp_v2),
     )
 
 

@@ -12,7 +12,7 @@ import pytest
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.negotiation import negotiate
 from tests.drivers import ScriptDriver
-from tests.server.wire import WireClient, served
+from tests.server.wire import WireClient, cli_served, served
 
 V2_INIT = {"protocolVersion": 2, "info": {"name": "test-client", "version": "0"}}
 
@@ -118,3 +118,22 @@ async def test_v1_is_served_byte_for_byte_the_same_with_the_flag_on(tmp_path: Pa
             ids = await _v1_exchange(client, tmp_path)
             seen.append(_without_ids(client.received, ids))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("where", ["option", "config file"])
+async def test_serve_takes_the_flag_from_the_option_or_the_config_file(
+    tmp_path: Path, where: str
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("acp_v2 = true\n" if where == "config file" else "")
+    args = ["--config", str(config), "--store", str(tmp_path / "store")]
+    async with cli_served(*args, *(["--acp-v2"] if where == "option" else [])) as (client, _):
+        client.version = 2
+        assert (await client.result("initialize", V2_INIT))["protocolVersion"] == 2
+
+
+async def test_serve_leaves_v2_off_by_default(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    async with cli_served("--config", str(config), "--store", str(tmp_path / "s")) as (client, _):
+        assert (await client.result("initialize", V2_INIT))["protocolVersion"] == 1
