@@ -23,7 +23,11 @@ class NotServedOverV2(TypeError):
 
 def encode_update(update: v1.SessionUpdate) -> dict[str, Any] | None:
     """The v2 wire form of one core update; ``None``: it has no v2 form and is not sent."""
-    match update:
+    match update:  # the streamed chunks first: they are the hot path
+        case v1.UserMessageChunk() | v1.AgentMessageChunk() | v1.AgentThoughtChunk():
+            if update.message_id is None:
+                raise NotServedOverV2(f"{update.session_update} without a messageId")
+            return to_wire(update)  # v2 requires the id the core always stamps
         case v1.AvailableCommandsUpdate():
             commands = [command_of(c) for c in update.available_commands]
             return to_wire(
@@ -44,10 +48,6 @@ def encode_update(update: v1.SessionUpdate) -> dict[str, Any] | None:
             | v1.CompactionSummaryChunk()
         ):
             return to_wire(update)  # the same shape in v2
-        case v1.UserMessageChunk() | v1.AgentMessageChunk() | v1.AgentThoughtChunk():
-            if update.message_id is None:
-                raise NotServedOverV2(f"{update.session_update} without a messageId")
-            return to_wire(update)  # v2 requires the id the core always stamps
         case (
             v1.ToolCallStart()
             | v1.ToolCallProgress()
