@@ -1,8 +1,10 @@
-"""Validate ACP v1 JSON-RPC messages against the vendored official schema.
+"""Validate ACP JSON-RPC messages against the vendored official schemas.
 
 The schema (``tests/fixtures/acp/v1/schema.json``, see ``SOURCE.md`` there) is the judge of
 what the agent writes; its unstable sibling (``schema.unstable.json``, from the same package)
 judges the features ACP has not stabilized yet (``unstable=True`` on every function here).
+``version=2`` on every function judges by the v2 files (``tests/fixtures/acp/v2/``) instead,
+with the same envelope and method checks.
 Use :func:`validate_agent_message` on every message the agent emits:
 
     validate_agent_message({"jsonrpc": "2.0", "method": "session/update", "params": {...}})
@@ -36,6 +38,18 @@ SCHEMA_PATH = Path(__file__).parent / "fixtures" / "acp" / "v1" / "schema.json"
 """The vendored ``@agentclientprotocol/sdk`` 2.4.0 ``schema/v1/schema.json``."""
 UNSTABLE_SCHEMA_PATH = SCHEMA_PATH.with_name("schema.unstable.json")
 """The vendored ``@agentclientprotocol/sdk`` 2.4.0 ``schema/v1/schema.unstable.json``."""
+V2_SCHEMA_PATH = SCHEMA_PATH.parent.parent / "v2" / "schema.json"
+"""The vendored ``@agentclientprotocol/sdk`` 2.4.0 ``schema/v2/schema.json``."""
+V2_UNSTABLE_SCHEMA_PATH = V2_SCHEMA_PATH.with_name("schema.unstable.json")
+"""The vendored ``@agentclientprotocol/sdk`` 2.4.0 ``schema/v2/schema.unstable.json``."""
+
+Version = Literal[1, 2]
+_PATHS: dict[tuple[Version, bool], Path] = {
+    (1, False): SCHEMA_PATH,
+    (1, True): UNSTABLE_SCHEMA_PATH,
+    (2, False): V2_SCHEMA_PATH,
+    (2, True): V2_UNSTABLE_SCHEMA_PATH,
+}
 
 Side = Literal["agent", "client"]
 _ENVELOPE_KEYS = frozenset({"jsonrpc", "id", "method", "params", "result", "error"})
@@ -43,21 +57,21 @@ _OTHER: dict[Side, Side] = {"agent": "client", "client": "agent"}
 
 
 class SchemaViolation(AssertionError):
-    """A message is not valid ACP v1; the message says where and why."""
+    """A message is not valid ACP (of the version judged); the message says where and why."""
 
 
 @functools.cache
-def load_schema(unstable: bool = False) -> dict[str, Any]:
-    """The vendored schema (the unstable one when ``unstable``), parsed."""
-    path = UNSTABLE_SCHEMA_PATH if unstable else SCHEMA_PATH
+def load_schema(unstable: bool = False, version: Version = 1) -> dict[str, Any]:
+    """The vendored schema of ``version`` (the unstable one when ``unstable``), parsed."""
+    path = _PATHS[(version, unstable)]
     schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return schema
 
 
 @functools.cache
-def _validator(unstable: bool, *def_names: str) -> Draft202012Validator:
+def _validator(unstable: bool, version: Version, *def_names: str) -> Draft202012Validator:
     """A validator for one ``$defs`` type, or for any of several."""
-    root = load_schema(unstable)
+    root = load_schema(unstable, version)
     refs = [{"$ref": f"#/$defs/{name}"} for name in def_names]
     body: dict[str, Any] = refs[0] if len(refs) == 1 else {"anyOf": refs}
     schema = {"$schema": root["$schema"], "$defs": root["$defs"], **body}
@@ -67,14 +81,14 @@ def _validator(unstable: bool, *def_names: str) -> Draft202012Validator:
 
 
 @functools.cache
-def _method_defs(unstable: bool = False) -> dict[tuple[str, str, str], str]:
+def _method_defs(unstable: bool = False, version: Version = 1) -> dict[tuple[str, str, str], str]:
     """``(x-side, method, "Request" | "Response" | "Notification")`` → ``$defs`` name.
 
     ``x-side`` is the side that *handles* the method: ``agent`` for ``session/prompt``,
     ``client`` for ``session/update``, ``protocol`` for ``$/cancel_request``.
     """
     table: dict[tuple[str, str, str], str] = {}
-    for name, definition in load_schema(unstable)["$defs"].items():
+    for name, definition in load_schema(unstable, version)["$defs"].items():
         method, side = definition.get("x-method"), definition.get("x-side")
         if method is None or side is None:
             continue
@@ -84,17 +98,22 @@ def _method_defs(unstable: bool = False) -> dict[tuple[str, str, str], str]:
     return table
 
 
-def schema_def_for(side: str, method: str, kind: str, *, unstable: bool = False) -> str | None:
+def schema_def_for(
+    side: str, method: str, kind: str, *, unstable: bool = False, version: Version = 1
+) -> str | None:
     """The ``$defs`` name of a method's ``Request``/``Response``/``Notification`` type.
 
     ``side`` is the side that handles the method (``"agent"``, ``"client"``, ``"protocol"``).
     """
-    return _method_defs(unstable).get((side, method, kind))
+    return _method_defs(unstable, version).get((side, method, kind))
 
 
-def schema_methods(side: str, kind: str, *, unstable: bool = False) -> frozenset[str]:
+def schema_methods(
+    side: str, kind: str, *, unstable: bool = False, version: Version = 1
+) -> frozenset[str]:
     """Every method the schema defines for ``side`` (the handler) and ``kind``."""
-    return frozenset(m for (s, m, k) in _method_defs(unstable) if s == side and k == kind)
+    table = _method_defs(unstable, version)
+    return frozenset(m for (s, m, k) in table if s == side and k == kind)
 
 
 def _describe(instance: Any) -> str:
@@ -123,14 +142,18 @@ def _most_specific(error: ValidationError) -> ValidationError:
 
 
 def validate_instance(
-    instance: Any, *def_names: str, context: str = "value", unstable: bool = False
+    instance: Any,
+    *def_names: str,
+    context: str = "value",
+    unstable: bool = False,
+    version: Version = 1,
 ) -> None:
     """Validate ``instance`` against the schema's ``$defs`` type (or any of several).
 
     Raises :class:`SchemaViolation` naming the failing location, the schema's complaint
     and the offending value.
     """
-    error = best_match(_validator(unstable, *def_names).iter_errors(instance))
+    error = best_match(_validator(unstable, version, *def_names).iter_errors(instance))
     if error is not None:
         error = _most_specific(error)
         where = error.json_path
@@ -153,7 +176,7 @@ def _check_id(message: dict[str, Any], *, allow_null: bool) -> None:
 
 
 def _validate_message(
-    message: Any, sender: Side, request_method: str | None, unstable: bool
+    message: Any, sender: Side, request_method: str | None, unstable: bool, version: Version
 ) -> None:
     receiver = _OTHER[sender]
     if not isinstance(message, dict):
@@ -175,19 +198,30 @@ def _validate_message(
         if kind == "Request":
             _check_id(message, allow_null=False)
         validate_instance(
-            message, f"{envelope_def}{kind}", context=f"{sender} {kind.lower()}", unstable=unstable
+            message,
+            f"{envelope_def}{kind}",
+            context=f"{sender} {kind.lower()}",
+            unstable=unstable,
+            version=version,
         )
         if method.startswith("_"):
             return  # Extension method: any params.
-        def_name = schema_def_for(receiver, method, kind, unstable=unstable)
+        def_name = schema_def_for(receiver, method, kind, unstable=unstable, version=version)
         if def_name is None and kind == "Notification":
-            def_name = schema_def_for("protocol", method, kind, unstable=unstable)
+            def_name = schema_def_for("protocol", method, kind, unstable=unstable, version=version)
         if def_name is None:
-            _fail(message, f"{method!r} is not a {kind.lower()} the {sender} may send (ACP v1)")
+            _fail(
+                message,
+                f"{method!r} is not a {kind.lower()} the {sender} may send (ACP v{version})",
+            )
         if "params" not in message:
             _fail(message, f"{method!r} requires params ({def_name})")
         validate_instance(
-            message["params"], def_name, context=f"params of {method!r}", unstable=unstable
+            message["params"],
+            def_name,
+            context=f"params of {method!r}",
+            unstable=unstable,
+            version=version,
         )
         return
 
@@ -197,19 +231,27 @@ def _validate_message(
         _fail(message, "a response must carry exactly one of result and error")
     _check_id(message, allow_null="error" in message)
     validate_instance(
-        message, f"{envelope_def}Response", context=f"{sender} response", unstable=unstable
+        message,
+        f"{envelope_def}Response",
+        context=f"{sender} response",
+        unstable=unstable,
+        version=version,
     )
     if "error" in message:
-        validate_instance(message["error"], "Error", context="error", unstable=unstable)
+        validate_instance(
+            message["error"], "Error", context="error", unstable=unstable, version=version
+        )
         return
     if request_method is None:
         # Every non-extension response type (the union's Ext branch accepts anything).
         names = sorted(
             name
-            for (side, _, kind), name in _method_defs(unstable).items()
+            for (side, _, kind), name in _method_defs(unstable, version).items()
             if side == sender and kind == "Response"
         )
-        validate_instance(message["result"], *names, context="result", unstable=unstable)
+        validate_instance(
+            message["result"], *names, context="result", unstable=unstable, version=version
+        )
         return
     if request_method.startswith("_"):
         from tests.extensions import EXTENSION_RESULTS
@@ -218,11 +260,19 @@ def _validate_message(
         if check is not None:  # the extension's pinned shape (the schema has none)
             check(message["result"])
         return
-    def_name = schema_def_for(sender, request_method, "Response", unstable=unstable)
+    def_name = schema_def_for(
+        sender, request_method, "Response", unstable=unstable, version=version
+    )
     if def_name is None:
-        raise ValueError(f"{request_method!r} is not a method the {sender} answers (ACP v1)")
+        raise ValueError(
+            f"{request_method!r} is not a method the {sender} answers (ACP v{version})"
+        )
     validate_instance(
-        message["result"], def_name, context=f"result of {request_method!r}", unstable=unstable
+        message["result"],
+        def_name,
+        context=f"result of {request_method!r}",
+        unstable=unstable,
+        version=version,
     )
 
 
@@ -244,31 +294,50 @@ def only_unstable(message: dict[str, Any], request_method: str | None = None) ->
 
 
 @functools.cache
-def _update_kinds(unstable: bool = False) -> frozenset[str]:
+def _update_kinds(unstable: bool = False, version: Version = 1) -> frozenset[str]:
     """The ``sessionUpdate`` tags the schema's ``SessionUpdate`` union defines."""
-    variants = load_schema(unstable)["$defs"]["SessionUpdate"]["oneOf"]
-    return frozenset(v["properties"]["sessionUpdate"]["const"] for v in variants)
+    union = load_schema(unstable, version)["$defs"]["SessionUpdate"]
+    variants = union.get("oneOf", union.get("anyOf", []))  # v2 lists them under anyOf
+    return frozenset(
+        v["properties"]["sessionUpdate"]["const"]
+        for v in variants
+        if "const" in v["properties"]["sessionUpdate"]  # v2's open "other" branch has none
+    )
+
+
+def update_kinds(*, unstable: bool = False, version: Version = 1) -> frozenset[str]:
+    """The ``sessionUpdate`` kinds the schema of ``version`` names (not its open branch)."""
+    return _update_kinds(unstable, version)
 
 
 def validate_agent_message(
-    message: dict[str, Any], *, request_method: str | None = None, unstable: bool = False
+    message: dict[str, Any],
+    *,
+    request_method: str | None = None,
+    unstable: bool = False,
+    version: Version = 1,
 ) -> None:
     """Validate one JSON-RPC message the **agent** writes.
 
     A response is checked against the result type of ``request_method`` (the method of the
     request it answers) when given, else against every agent result type. Raises
     :class:`SchemaViolation`; :class:`ValueError` if ``request_method`` is not one the agent
-    answers. ``unstable``: judge by the unstable schema (features not stabilized yet).
+    answers. ``unstable``: judge by the unstable schema (features not stabilized yet);
+    ``version``: which protocol's files judge.
     """
-    _validate_message(message, "agent", request_method, unstable)
+    _validate_message(message, "agent", request_method, unstable, version)
 
 
 def validate_client_message(
-    message: dict[str, Any], *, request_method: str | None = None, unstable: bool = False
+    message: dict[str, Any],
+    *,
+    request_method: str | None = None,
+    unstable: bool = False,
+    version: Version = 1,
 ) -> None:
     """Validate one JSON-RPC message the **client** writes (test fixtures, fakes).
 
     Mirror of :func:`validate_agent_message`: ``request_method`` is the method of the agent's
     request a response answers (``session/request_permission``, ``fs/read_text_file``).
     """
-    _validate_message(message, "client", request_method, unstable)
+    _validate_message(message, "client", request_method, unstable, version)

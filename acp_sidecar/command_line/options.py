@@ -294,6 +294,15 @@ def add_serve_options(
         help=_help("let tools read, write and run outside the session's working directory", hidden),
     )
     parser.add_argument(
+        "--acp-v2",
+        action="store_true",
+        default=_default(None, suppress),
+        help=_help(
+            "offer ACP v2 (preview) to clients that ask for it; session set-up only so far",
+            hidden,
+        ),
+    )
+    parser.add_argument(
         "--mcp-start-timeout",
         metavar="SECONDS",
         type=seconds,

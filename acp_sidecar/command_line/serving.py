@@ -137,4 +137,5 @@ def build_server(parser: argparse.ArgumentParser, args: argparse.Namespace) -> A
         settings=settings,
         job_records=job_records,
         budget=live.budget,
+        acp_v2=bool(args.acp_v2),
     )

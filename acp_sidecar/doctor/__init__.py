@@ -19,6 +19,7 @@ from acp_sidecar.checks import Check
 from acp_sidecar.doctor.findings import Finding
 from acp_sidecar.doctor.findings import Section as Section
 from acp_sidecar.doctor.local import (
+    acp_v2_check,
     config_checks,
     key_check,
     model_config,
@@ -49,7 +50,7 @@ def steps(
     model, config = model_config(args, env)
 
     async def config_file() -> list[Finding]:
-        checks = config_checks(args.config_file, args.config_problems)
+        checks = [*config_checks(args.config_file, args.config_problems), acp_v2_check(args, env)]
         return [Finding("config", check) for check in checks]
 
     async def model_and_key() -> list[Finding]:

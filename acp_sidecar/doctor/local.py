@@ -23,6 +23,8 @@ MODEL: Final = "model"
 KEY_PRESENT: Final = "key present"
 RIPGREP: Final = "ripgrep"
 STORE: Final = "store writable"
+ACP_V2: Final = "ACP v2 (preview)"
+DEFAULT_SOURCE: Final = "the config file"
 
 CONFIG_FIX: Final = (
     "Correct it in the file (or run `acp-sidecar configure`). Until then acp-sidecar runs "
@@ -57,6 +59,21 @@ def setting_source(
     if name in file.values:
         return "the config file"
     return None
+
+
+def acp_v2_check(args: argparse.Namespace, env: Mapping[str, str]) -> Check:
+    """Whether ``serve`` offers ACP v2 to clients that ask for it, and where that is set."""
+    given: argparse.Namespace = getattr(args, "command_line", args)
+    source = setting_source("acp_v2", given, env, args.config_file)
+    if not getattr(args, "acp_v2", False):
+        where = "the default" if source is None else f"from {source}"
+        return Check(ACP_V2, "ok", f"Off ({where}): every client is served ACP v1.")
+    return Check(
+        ACP_V2,
+        "ok",
+        f"On (from {source or DEFAULT_SOURCE}): a client asking for v2 gets it "
+        "(session set-up only so far).",
+    )
 
 
 def problem_check(problem: Problem) -> Check:

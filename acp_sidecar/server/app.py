@@ -1,16 +1,19 @@
 """The ACP agent server: a :class:`~acp_sidecar.server.connection.Connection` with the
 handler table (:data:`acp_sidecar.server.handlers.HANDLERS`) registered.
 
-Invariants: each handler's params are decoded into its method's type from
-:data:`~acp_sidecar.protocol.methods.METHOD_TO_TYPES` (``-32602`` naming the field) and its
-result encoded; every request but ``initialize`` is refused (``-32600``) until ``initialize``
-succeeded, and notifications before it, or whose params do not decode, are ignored (logged).
+Invariants: each request runs the handler of the connection's wire mapping (v1's until
+``initialize`` negotiated another, :mod:`acp_sidecar.server.negotiation`; a method the mapping
+lacks is ``-32601``); its params are decoded into the mapping's type for the method
+(``-32602`` naming the field) and its result encoded; every request but ``initialize`` is
+refused (``-32600``) until ``initialize`` succeeded, and notifications before it, or whose
+params do not decode, are ignored (logged).
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+from collections import ChainMap
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +26,10 @@ from acp_sidecar.server.children import refuse_child
 from acp_sidecar.server.connection import DEFAULT_MCP_START_TIMEOUT, Connection
 from acp_sidecar.server.handlers import EXTENSION_HANDLERS, HANDLERS
 from acp_sidecar.server.messages import throttled
+from acp_sidecar.server.negotiation import mapping_for, negotiate
+from acp_sidecar.server.pygls_adapter import method_not_found
 from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE
+from acp_sidecar.server.wire import WireMapping
 from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
@@ -33,6 +39,17 @@ if TYPE_CHECKING:
     from acp_sidecar.agent.toolset import ToolsProvider
     from acp_sidecar.server.settings import ServeSettings
     from acp_sidecar.store import SessionStore
+
+logger = logging.getLogger(__name__)
+
+V1 = WireMapping(
+    version=1,
+    handlers=ChainMap(HANDLERS, EXTENSION_HANDLERS),
+    method_types=ChainMap(dict(METHOD_TO_TYPES), dict(EXTENSION_TYPES)),
+    encode_update=to_wire,
+)
+"""The v1 mapping: the handler table, the schema's types and the extensions' (views of the
+tables, not copies: what the tables say when a server is built is what it serves)."""
 
 
 class AcpServer(Connection):
@@ -51,6 +68,7 @@ class AcpServer(Connection):
         settings: ServeSettings | None = None,
         job_records: Callable[[], Path] | None = None,
         budget: Limits = NO_LIMITS,
+        acp_v2: bool = False,
     ) -> None:
         super().__init__(
             driver_factory,
@@ -64,10 +82,12 @@ class AcpServer(Connection):
             job_records=job_records,
             budget=budget,
         )
-        for method, handler in HANDLERS.items():
-            self._register(method, handler, METHOD_TO_TYPES[method].params)
-        for method, handler in EXTENSION_HANDLERS.items():
-            self._register(method, handler, EXTENSION_TYPES[method].params)
+        self.acp_v2 = acp_v2
+        """Whether ``initialize`` may negotiate v2 (read there only: a refresh does not switch)."""
+        self.wire_mapping = V1
+        """The connection's wire mapping, chosen once by the first ``initialize``."""
+        self._registered: set[str] = set()
+        self._register_all(V1)
 
     def feature(self, *args: Any, **kwargs: Any) -> Any:
         """Refused: handlers are registered from :data:`~acp_sidecar.server.handlers.HANDLERS`
@@ -75,17 +95,40 @@ class AcpServer(Connection):
         decorator would register one without either."""
         raise TypeError("register a handler in acp_sidecar.server.handlers.HANDLERS")
 
-    def _register(self, method: str, handler: Callable[..., Any], params_type: type[Any]) -> None:
-        """Register ``handler(connection, params)`` for ``method`` with pygls: a coroutine
-        answers a request, a plain function handles a notification."""
+    def _register_all(self, mapping: WireMapping) -> None:
+        """Register with pygls each method of ``mapping`` not registered yet (a name unknown
+        to every mapping negotiated stays unregistered: pygls's own ``-32601``)."""
+        for method, handler in mapping.handlers.items():
+            if method not in self._registered:
+                self._registered.add(method)
+                self._register(method, inspect.iscoroutinefunction(handler))
+
+    def _negotiate(self, raw: Any) -> None:
+        """Choose the wire mapping for the version the first ``initialize`` asks."""
+        if self.initialized:
+            return  # refused by the handler; the first one's mapping stays
+        asked = raw.get("protocolVersion") if isinstance(raw, dict) else None
+        self.wire_mapping = mapping_for(negotiate(asked, self.acp_v2), V1)
+        self.encode_update = self.wire_mapping.encode_update
+        self._register_all(self.wire_mapping)
+
+    def _register(self, method: str, request: bool) -> None:
+        """Register ``method`` with pygls: a request's handler (a coroutine) is answered, a
+        notification's (a plain function) is not; each runs the connection's mapping's."""
         gated = method != INITIALIZE
 
-        if inspect.iscoroutinefunction(handler):
+        if request:
 
             async def run_request(server: AcpServer, raw: Any) -> Any:
+                if not gated:
+                    server._negotiate(raw)
+                mapping = server.wire_mapping
+                handler = mapping.handlers.get(method)
+                if handler is None:
+                    raise method_not_found(method)
                 if gated and not server.initialized:
                     raise AcpError.invalid_request(f"Invalid request: {method} before initialize")
-                params = decode_params(raw, params_type)
+                params = decode_params(raw, mapping.method_types[method].params)
                 refuse_child(server.children, method, getattr(params, "session_id", None))
                 result = await handler(server, params)
                 return None if result is None else to_wire(result)
@@ -94,6 +137,14 @@ class AcpServer(Connection):
         else:
 
             def run_notification(server: AcpServer, raw: Any) -> None:
+                handler = server.wire_mapping.handlers.get(method)
+                if handler is None:
+                    logger.warning(
+                        "ignored the notification %s: not served over ACP v%d",
+                        method,
+                        server.wire_mapping.version,
+                    )
+                    return
                 if gated and not server.initialized:
                     throttled(
                         logging.WARNING,
@@ -103,7 +154,7 @@ class AcpServer(Connection):
                     )
                     return
                 try:
-                    params = decode_params(raw, params_type)
+                    params = decode_params(raw, server.wire_mapping.method_types[method].params)
                 except AcpError as exc:  # a notification has no answer: log it
                     throttled(
                         logging.WARNING,

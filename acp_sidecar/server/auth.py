@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import attrs
 
@@ -21,6 +21,9 @@ from acp_sidecar.protocol.initialize import (
     AuthMethodTerminal,
     ClientCapabilities,
 )
+
+if TYPE_CHECKING:
+    from acp_sidecar.server.settings import ServeSettings
 
 SCRIPT: Final = "acp-sidecar"
 """The console script's name (``[project.scripts]``)."""
@@ -124,6 +127,15 @@ def auth_methods(
             )
         )
     return methods
+
+
+def named_config(settings: ServeSettings | None) -> str | None:
+    """The config file the server was told to use (``--config`` / ``ACP_SIDECAR_CONFIG``), for
+    ``configure`` run from the client's terminal to write that same file; ``None``: the
+    default location, which ``configure`` finds by itself."""
+    if settings is None or not settings.location.explicit:
+        return None
+    return str(settings.location.path)
 
 
 def is_our_method(method_id: str) -> bool:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.rule_book import RuleBook
     from acp_sidecar.server.settings import ServeSettings
+    from acp_sidecar.server.wire import UpdateEncoder
     from acp_sidecar.store import SessionStore
     from acp_sidecar.tools.builtin.shell.job_records import JobLedger
     from acp_sidecar.tools.builtin.shell.jobs import JobTable
@@ -117,6 +118,8 @@ class Connection(JsonRPCServer):
         """The settings' warnings shown already (each is shown once per connection)."""
         self.initialized = False
         self.client_capabilities = ClientCapabilities()
+        self.encode_update: UpdateEncoder = to_wire
+        """A core update → its wire form for the negotiated version (``None``: not sent)."""
         self.sessions: dict[str, Session] = {}
         self.children: dict[str, ChildSession] = {}
         """The child sessions (subagents) the client was told of, by id."""
@@ -321,7 +324,9 @@ class Connection(JsonRPCServer):
 
     async def send_update(self, session_id: str, update: SessionUpdate) -> None:
         """Emit one ``session/update``; waits while the client reads behind."""
-        self.protocol.notify_update(session_id, to_wire(update))
+        encoded = self.encode_update(update)
+        if encoded is not None:
+            self.protocol.notify_update(session_id, encoded)
         wire = self.protocol.wire
         if wire is not None:
             await wire.drain()
@@ -329,9 +334,11 @@ class Connection(JsonRPCServer):
     async def send_updates(self, session_id: str, updates: Iterable[SessionUpdate]) -> None:
         """Emit ``updates`` in order, as :meth:`send_update` one by one would (a replay):
         without a coroutine per update, awaiting only where the wire makes them wait."""
-        notify = self.protocol.notify_update
+        notify, encode = self.protocol.notify_update, self.encode_update
         for update in updates:
-            notify(session_id, to_wire(update))
+            encoded = encode(update)
+            if encoded is not None:
+                notify(session_id, encoded)
             wire = self.protocol.wire
             if wire is not None and wire.must_drain():
                 await wire.drain()
@@ -350,7 +357,9 @@ class Connection(JsonRPCServer):
             for message in messages:
                 session.recorder.notice(message.text, message.severity, message_id)
         for update in updates:
-            self.protocol.notify(SESSION_UPDATE, notification_params(session_id, update))
+            encoded = self.encode_update(update)
+            if encoded is not None:
+                self.protocol.notify(SESSION_UPDATE, {"sessionId": session_id, "update": encoded})
 
     def untold_tool_problems(self) -> list[UserMessage]:
         """The tools' problems (plugins that failed to load, tools not registered) not told on

@@ -142,21 +142,11 @@ async def initialize(server: Connection, params: InitializeRequest) -> Initializ
             ),
         ),
         auth_methods=auth.auth_methods(
-            params.client_capabilities, auth.this_program(), _named_config(server)
+            params.client_capabilities, auth.this_program(), auth.named_config(server.settings)
         ),
         agent_info=AGENT_INFO,
         meta=dict(STEERING_ADVERTISED),  # the de-facto extension (acp_sidecar.server.steering)
     )
-
-
-def _named_config(server: Connection) -> str | None:
-    """The config file this server was told to use (``--config`` / ``ACP_SIDECAR_CONFIG``),
-    for ``configure`` run from the client's terminal to write that same file; ``None``: the
-    default location, which ``configure`` finds by itself."""
-    settings = server.settings
-    if settings is None or not settings.location.explicit:
-        return None
-    return str(settings.location.path)
 
 
 async def authenticate(server: Connection, params: AuthenticateRequest) -> AuthenticateResponse:

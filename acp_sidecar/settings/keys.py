@@ -102,6 +102,7 @@ KEYS: Final[tuple[Key, ...]] = (
         "let tools work outside the session's directory",
         "--allow-outside-workspace",
     ),
+    Key("acp_v2", "flag", "offer ACP v2 (preview) to clients that ask", "--acp-v2"),
     Key("tools", "names", "extra tool modules (MODULE:ATTR)", "--tools"),
     Key(
         "pass_env",
@@ -149,6 +150,7 @@ MODEL_INFO_KEYS: Final = ("context", "images", "reasoning", "input", "output", "
 
 DEFAULTS: Final[dict[str, object]] = {
     "allow_outside_workspace": False,
+    "acp_v2": False,
     "fsync": "turn",
     "mcp_start_timeout": 10.0,
     "log_level": "WARNING",

@@ -108,6 +108,7 @@ def test_a_working_endpoint_passes_every_check(
     found = findings(done)
     assert [f["name"] for f in found] == [
         "config file",
+        "ACP v2 (preview)",
         "model",
         "key present",
         "reachable",
@@ -324,3 +325,31 @@ def test_a_remote_url_the_file_names_without_a_key_is_told_how_to_name_one(
     assert "the config file names this URL but no key" in done.stdout
     assert 'api_key_env = "NAME"' in done.stdout
     assert "sk-should-not-travel-1" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "config", "detail"),
+    [
+        ((), None, "Off (the default): every client is served ACP v1."),
+        (
+            ("--acp-v2",),
+            None,
+            "On (from --acp-v2): a client asking for v2 gets it (session set-up only so far).",
+        ),
+        (
+            (),
+            "acp_v2 = true\n",
+            "On (from the config file): a client asking for v2 gets it "
+            "(session set-up only so far).",
+        ),
+        ((), "acp_v2 = false\n", "Off (from the config file): every client is served ACP v1."),
+    ],
+)
+def test_doctor_says_whether_acp_v2_is_on(
+    tmp_path: Path, rg_bin: Path, options: tuple[str, ...], config: str | None, detail: str
+) -> None:
+    given = ("--config", str(private_config(tmp_path, config))) if config is not None else ()
+    store = ("--store", str(tmp_path / "sessions"))
+    done = doctor(*given, *options, *store, "--json", "--offline", path=rg_bin)
+    (found,) = [f for f in findings(done) if f["name"] == "ACP v2 (preview)"]
+    assert (found["status"], found["detail"]) == ("ok", detail)

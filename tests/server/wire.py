@@ -1,7 +1,8 @@
 """A plain NDJSON client for server tests: every message the sidecar writes is checked.
 
-Each line read must be one JSON object that validates against the official ACP v1 schema
-(``tests/acp_schema.py``); responses are validated against the method they answer.
+Each line read must be one JSON object that validates against the official ACP schema of the
+client's :attr:`WireClient.version` (v1 unless a test sets 2; ``tests/acp_schema.py``);
+responses are validated against the method they answer.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import IO, Any
 
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.stdio import serve
-from tests.acp_schema import validate_agent_message
+from tests.acp_schema import Version, update_kinds, validate_agent_message
 from tests.drivers import ScriptDriver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +43,8 @@ class WireClient:
         self.valid_lines: set[bytes] = set()
         self.initialized = False
         """Whether an ``initialize`` of this client succeeded (it is refused a second time)."""
+        self.version: Version = 1
+        """The ACP version whose schema judges what the sidecar writes."""
 
     # ---- writing ----
 
@@ -91,7 +94,11 @@ class WireClient:
         assert isinstance(message, dict)
         is_response = "id" in message and "method" not in message
         method = self.sent_methods.get(message["id"]) if is_response else None
-        validate_agent_message(message, request_method=method)
+        validate_agent_message(message, request_method=method, version=self.version)
+        if self.version == 2 and message.get("method") == "session/update":
+            # The v2 schema's open union accepts any kind: a v1-only one must not get through.
+            kind = message["params"]["update"]["sessionUpdate"]
+            assert kind in update_kinds(version=2), f"not a v2 update kind: {kind}"
 
     async def next_response(self, msg_id: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
         """Read until the response to ``msg_id``; updates and agent requests are kept."""
@@ -251,6 +258,7 @@ def cli_server(*args: str) -> AcpServer:
         mcp_start_timeout=live.mcp_start_timeout,
         default_mode=live.default_mode,
         settings=settings,
+        acp_v2=bool(options.acp_v2),
     )
 
 

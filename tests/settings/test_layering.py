@@ -57,6 +57,7 @@ SAMPLES: dict[str, Sample] = {
     "budget_time": Sample(("--budget-time", "10m"), 600.0, None, 90.5, 90.5),
     "mode": Sample(("--mode", "auto"), "auto", "read-only", "ask", "ask"),
     "allow_outside_workspace": Sample(("--allow-outside-workspace",), True, None, True, True),
+    "acp_v2": Sample(("--acp-v2",), True, None, True, True),
     "tools": Sample(("--tools", "opt:TOOLS"), ["opt:TOOLS"], None, ["file:TOOLS"], ["file:TOOLS"]),
     "pass_env": Sample(("--pass-env", "OPT"), ["OPT"], "ENV", ["FILE"], ["FILE"]),
     "fsync": Sample(("--fsync", "record"), "record", None, "never", "never"),

@@ -1,0 +1,92 @@
+"""ACP v2 session set-up: ``session/new`` and ``session/set_config_option``.
+
+v2 answers ``session/new`` with the commands too, and has no session modes (the mode is a
+config option). ``session/list``, ``close`` and
+``delete`` have v1's shapes and reuse v1's classes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from acp_sidecar.protocol._base import WireType
+from acp_sidecar.protocol.session import (
+    CloseSessionRequest,
+    CloseSessionResponse,
+    DeleteSessionRequest,
+    DeleteSessionResponse,
+    ListSessionsRequest,
+    ListSessionsResponse,
+)
+from acp_sidecar.protocol.v2.options import Command, ConfigOption
+
+__all__ = [
+    "CloseSessionRequest",
+    "CloseSessionResponse",
+    "DeleteSessionRequest",
+    "DeleteSessionResponse",
+    "ListSessionsRequest",
+    "ListSessionsResponse",
+    "NewSessionRequest",
+    "NewSessionResponse",
+    "SetSessionConfigOptionRequest",
+    "SetSessionConfigOptionResponse",
+]
+
+
+@attrs.frozen(repr=False, eq=False)
+class NewSessionRequest(WireType):
+    """Params of v2 ``session/new``."""
+
+    cwd: str
+    """The session's working directory (absolute)."""
+    additional_directories: list[str] = attrs.Factory(list)
+    """More workspace roots (absolute)."""
+    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
+    """MCP servers to connect to, each as sent (``type`` ``stdio`` or ``http``); parsed by
+    :mod:`acp_sidecar.mcp.config`, which reads v1's and v2's entries alike."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class NewSessionResponse(WireType):
+    """Result of v2 ``session/new``."""
+
+    session_id: str
+    """The new session's id."""
+    config_options: list[ConfigOption] = attrs.Factory(list)
+    """The session's config options (mode, model, …)."""
+    available_commands: list[Command] = attrs.Factory(list)
+    """The commands the session offers from the start."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SetSessionConfigOptionRequest(WireType):
+    """Params of v2 ``session/set_config_option``: ``type`` ``id`` with a value id, or
+    ``boolean`` with ``true``/``false`` (the handler checks the pair)."""
+
+    session_id: str
+    """The session."""
+    config_id: str
+    """The option to set."""
+    type: str
+    """``id`` or ``boolean``."""
+    value: str | bool
+    """The new value."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class SetSessionConfigOptionResponse(WireType):
+    """Result of v2 ``session/set_config_option``: every option, as now in force."""
+
+    config_options: list[ConfigOption]
+    """The session's config options."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""

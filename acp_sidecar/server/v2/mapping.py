@@ -1,0 +1,33 @@
+"""The v2 wire mapping: the methods a v2 connection serves, each with its v2 types and its
+handler, and the v2 update encoder. A method absent here is ``-32601`` over v2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from acp_sidecar.bridge.v2.updates import encode_update
+from acp_sidecar.protocol.v2 import methods as m
+from acp_sidecar.server.v2 import handlers as h
+from acp_sidecar.server.wire import WireMapping
+
+
+def v2_mapping(v1: WireMapping) -> WireMapping:
+    """The v2 mapping, its handlers running the core's (``v1``'s) for the same work."""
+    core = v1.handlers
+    handlers: dict[str, Callable[..., Any]] = {
+        m.INITIALIZE: h.initialize,
+        m.AUTH_LOGIN: partial(h.login, core),
+        m.AUTH_LOGOUT: partial(h.logout, core),
+        m.SESSION_NEW: partial(h.session_new, core),
+        m.SESSION_LIST: partial(h.session_list, core),
+        # Same params and answers as v1's: the core's handlers serve them as they are.
+        m.SESSION_CLOSE: core[m.SESSION_CLOSE],
+        m.SESSION_DELETE: core[m.SESSION_DELETE],
+        m.SESSION_SET_CONFIG_OPTION: partial(h.session_set_config_option, core),
+    }
+    return WireMapping(
+        version=2, handlers=handlers, method_types=m.METHOD_TO_TYPES, encode_update=encode_update
+    )

@@ -1,0 +1,116 @@
+"""The v2 encoder of the core's updates: every v1 kind either goes out in a form the v2 schema
+accepts, is dropped (no v2 form), or is refused as not served over v2 yet; never sent as v1."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+import attrs
+import pytest
+
+from acp_sidecar import protocol as p
+from acp_sidecar.bridge.v2.updates import NotServedOverV2, encode_update
+from tests.acp_schema import update_kinds, validate_agent_message
+from tests.protocol.samples import AGENT_SAMPLES, Sample
+
+UPDATES = [s for s in AGENT_SAMPLES if isinstance(s.value, p.SessionNotification)]
+
+SENT = {
+    "available_commands_update",
+    "config_option_update",
+    "notice",
+    "session_info_update",
+    "usage_update",
+    "compaction_update",
+    "compaction_summary_chunk",
+    "user_message_chunk",
+    "agent_message_chunk",
+    "agent_thought_chunk",
+}
+DROPPED = {"current_mode_update"}
+NOT_YET = {
+    "tool_call",
+    "tool_call_update",
+    "plan",
+    "plan_update",
+    "plan_removed",
+    "subagent_update",
+    "session_message",
+    "session_message_chunk",
+}
+
+
+def _kind(sample: Sample) -> str:
+    kind: str = sample.value.update.session_update
+    return kind
+
+
+def test_every_v1_kind_is_placed_once() -> None:
+    kinds = {attrs.fields(cl).session_update.default for cl in get_args(p.SessionUpdate)}
+    assert kinds == SENT | DROPPED | NOT_YET
+    assert not SENT & DROPPED and not SENT & NOT_YET and not DROPPED & NOT_YET
+
+
+@pytest.mark.parametrize("sample", UPDATES, ids=lambda s: s.name)
+def test_each_update(sample: Sample) -> None:
+    update = sample.value.update
+    if getattr(update, "message_id", "") is None:  # the core stamps every chunk it sends
+        update = attrs.evolve(update, message_id="m-1")
+    kind = _kind(sample)
+    if kind in NOT_YET:
+        with pytest.raises(NotServedOverV2, match=kind):
+            encode_update(update)
+        return
+    wire: dict[str, Any] | None = encode_update(update)
+    if kind in DROPPED:
+        assert wire is None
+        return
+    assert wire is not None and wire["sessionUpdate"] in update_kinds(version=2)
+    message = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": wire},
+    }
+    validate_agent_message(message, version=2)
+
+
+def test_commands_and_options_take_their_v2_tags() -> None:
+    commands = p.AvailableCommandsUpdate(
+        available_commands=[
+            p.AvailableCommand(name="a", description="A", input=p.AvailableCommandInput(hint="x"))
+        ]
+    )
+    assert encode_update(commands) == {
+        "sessionUpdate": "available_commands_update",
+        "availableCommands": [
+            {
+                "type": "command",
+                "name": "a",
+                "description": "A",
+                "input": {"type": "text", "hint": "x"},
+            }
+        ],
+    }
+    option = p.SessionConfigOption(
+        id="mode",
+        name="Mode",
+        current_value="ask",
+        options=[p.SessionConfigSelectOption(value="ask", name="Ask")],
+    )
+    wire = encode_update(p.ConfigOptionUpdate(config_options=[option]))
+    assert wire is not None
+    assert wire["configOptions"] == [
+        {
+            "type": "select",
+            "configId": "mode",
+            "name": "Mode",
+            "currentValue": "ask",
+            "options": [{"value": "ask", "name": "Ask"}],
+        }
+    ]
+
+
+def test_a_chunk_without_its_message_id_is_refused() -> None:
+    chunk = p.AgentMessageChunk(content=p.TextContentBlock(text="hi"))
+    with pytest.raises(NotServedOverV2, match="without a messageId"):
+        encode_update(chunk)

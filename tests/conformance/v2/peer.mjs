@@ -1,0 +1,49 @@
+// A client on the official TypeScript ACP SDK's experimental v2 API: it spawns the sidecar
+// named by SIDECAR_ARGV (a JSON array), initializes over v2, starts a session in SESSION_CWD,
+// sets its mode, lists and closes it, and prints one JSON object: what the SDK handed back,
+// and every line the sidecar wrote (for the Python side to judge by the v2 schema).
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+
+const [command, ...args] = JSON.parse(process.env.SIDECAR_ARGV);
+const sidecar = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const decoder = new TextDecoder();
+let written = "";
+const tee = new TransformStream({
+  transform(chunk, controller) {
+    written += decoder.decode(chunk, { stream: true });
+    controller.enqueue(chunk);
+  },
+});
+const stream = acp.ndJsonStream(
+  Writable.toWeb(sidecar.stdin),
+  Readable.toWeb(sidecar.stdout).pipeThrough(tee),
+);
+const cwd = process.env.SESSION_CWD;
+const result = await acp
+  .client({ name: "ts-v2-peer" })
+  .connectWith(stream, async (context) => {
+    const initialized = await context.request("initialize", {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      info: { name: "ts-v2-peer", version: "0" },
+      capabilities: {},
+    });
+    const session = await context.buildSession(cwd).start();
+    const set = await session.setConfigOption({ configId: "mode", type: "id", value: "auto" });
+    const listed = await context.request("session/list", { cwd });
+    const closed = await context.request("session/close", { sessionId: session.sessionId });
+    session.dispose();
+    return {
+      initialized,
+      sessionId: session.sessionId,
+      newSession: session.newSessionResponse,
+      set,
+      options: session.configOptions,
+      listed,
+      closed,
+    };
+  });
+sidecar.stdin.end();
+await new Promise((resolve) => sidecar.on("close", resolve));
+process.stdout.write(JSON.stringify({ ...result, written }) + "\n");

@@ -1,0 +1,71 @@
+"""The official TypeScript SDK's experimental v2 client (2.4.0) drives a spawned sidecar with
+``--acp-v2``: initialize, session/new, set_config_option, session/list, session/close. The SDK
+parses every answer by its own v2 types; every line the sidecar wrote is judged here too."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.ts_sdk import install_ts_sdk
+from tests.acp_schema import update_kinds, validate_agent_message
+from tests.server.wire import ROOT
+
+PEER = Path(__file__).with_name("peer.mjs")
+METHODS = [
+    "initialize",
+    "session/new",
+    "session/set_config_option",
+    "session/list",
+    "session/close",
+]
+
+
+@pytest.mark.process  # node runs the SDK's client, which spawns the sidecar
+async def test_the_typescript_v2_client_sets_up_a_session(tmp_path: Path) -> None:
+    installed = install_ts_sdk()
+    if isinstance(installed, str):
+        pytest.skip(f"the TypeScript SDK is not available: {installed}")
+    node, directory = installed
+    script = directory / "v2_session_setup_peer.mjs"
+    script.write_text(PEER.read_text())
+    store = tmp_path / "store"
+    sidecar = [sys.executable, "-m", "acp_sidecar", "--acp-v2", "--store", str(store)]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SIDECAR_ARGV": json.dumps(sidecar),
+        "SESSION_CWD": str(tmp_path),
+        "ACP_SIDECAR_CONFIG": str(tmp_path / "absent.toml"),
+        "HOME": str(tmp_path),
+    }
+    process = await asyncio.create_subprocess_exec(
+        node, str(script), cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0
+    seen = json.loads(out)
+    assert seen["initialized"]["protocolVersion"] == 2
+    assert seen["sessionId"] == seen["newSession"]["sessionId"]
+    mode = next(o for o in seen["set"]["configOptions"] if o["configId"] == "mode")
+    assert mode["currentValue"] == "auto"
+    assert seen["options"] == seen["set"]["configOptions"]  # the SDK took the answer
+    assert seen["listed"] == {"sessions": []}  # never prompted: not listed yet
+    assert seen["closed"] == {}
+    lines = [json.loads(line) for line in seen["written"].splitlines()]
+    answers = [m for m in lines if "id" in m and "method" not in m]
+    # The peer awaits each request before the next: the answers come in its order.
+    assert len(answers) == len(METHODS)
+    for answer, method in zip(answers, METHODS, strict=True):
+        validate_agent_message(answer, request_method=method, version=2)
+    for message in lines:
+        if message.get("method") == "session/update":
+            validate_agent_message(message, version=2)
+            assert message["params"]["update"]["sessionUpdate"] in update_kinds(version=2)
+    kinds = [m["params"]["update"]["sessionUpdate"] for m in lines if "method" in m]
+    assert "available_commands_update" in kinds
