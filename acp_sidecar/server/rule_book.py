@@ -65,6 +65,11 @@ class RuleBook:
     told: set[str] = attrs.field(factory=set)
     """The problems the user was told of already (each once per session)."""
     _cache: dict[Path, _Cached] = attrs.field(factory=dict)
+    project_file: Path = attrs.field(init=False)
+    """The workspace's rules file (made once: every turn checks it)."""
+
+    def __attrs_post_init__(self) -> None:
+        self.project_file = Path(self.cwd) / PROJECT_FILE
 
     def untold(self) -> list[str]:
         """The problems of the rules in force the user was not told of yet (now told)."""
@@ -72,12 +77,10 @@ class RuleBook:
         self.told.update(fresh)
         return fresh
 
-    @property
-    def project_file(self) -> Path:
-        return Path(self.cwd) / PROJECT_FILE
-
     def _read(self, path: Path, scope: RuleScope) -> RuleFile:
-        cached = self._cache.setdefault(path, _Cached())
+        cached = self._cache.get(path)
+        if cached is None:
+            cached = self._cache[path] = _Cached()
         stamp = file_stamp(path)
         if cached.file is None or cached.stamp != stamp:
             cached.file = read_rule_file(path, scope, TABLE if scope == "user" else None)
