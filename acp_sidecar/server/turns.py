@@ -13,7 +13,7 @@ from acp_sidecar.bridge.notices import UserMessage, shows_notices
 from acp_sidecar.protocol.content import ContentBlock
 from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.server.commands.base import CommandDriver, find_command, run_beside
-from acp_sidecar.server.commands.table import SESSION_COMMANDS
+from acp_sidecar.server.commands.table import ADVERTISED, SESSION_COMMANDS
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.delegation import Delegate
@@ -63,7 +63,7 @@ async def run_prompt_turn(
         waiting=waiting,
         started=started,
         command=None if found is None else found[0].name,
-        commands=tuple(command.advertised() for command in SESSION_COMMANDS),
+        commands=ADVERTISED,
         delegating=None if found is not None else delegating,
     )
     await tell_running_jobs(server, session)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from acp_sidecar.protocol.updates import AvailableCommand
 from acp_sidecar.server.commands.base import SessionCommand
 from acp_sidecar.server.commands.budget import budget
 from acp_sidecar.server.commands.export import export
@@ -71,3 +72,7 @@ SESSION_COMMANDS: Final[tuple[SessionCommand, ...]] = (
     ),
 )
 """Every session command, in the order the editor lists them (after a console's tools)."""
+
+ADVERTISED: Final[tuple[AvailableCommand, ...]] = tuple(c.advertised() for c in SESSION_COMMANDS)
+"""The session commands as ``available_commands_update`` lists them (made once: every turn
+hands them to its driver)."""
