@@ -282,8 +282,10 @@ class Connection(JsonRPCServer):
         from acp_sidecar.server.undo.keeper import SessionEffects
         from acp_sidecar.store.blobs import BlobStore, blobs_path
 
-        blobs = BlobStore(blobs_path(store.path_of(session.session_id)))
-        return attrs.evolve(scope, effects=SessionEffects(scope, blobs, recorder.undo_record))
+        if session.blobs is None:
+            session.blobs = BlobStore(blobs_path(store.path_of(session.session_id)))
+        effects = SessionEffects(scope, session.blobs, recorder.undo_record)
+        return attrs.evolve(scope, effects=effects)
 
     def recorder_for(
         self, session_id: str, cwd: str, mode: str, *, additional_directories: tuple[str, ...] = ()

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.rule_book import RuleBook
     from acp_sidecar.store import HistoryItem
+    from acp_sidecar.store.blobs import BlobStore
     from acp_sidecar.tools.builtin.shell.jobs import JobTable
     from acp_sidecar.tools.registry import ToolRegistry
 
@@ -156,6 +157,8 @@ class Session:
     jobs: JobTable | None = None
     """The ``bash`` calls kept running (``background``, ``/keep``), stopped when the session
     closes; made with the first turn's call scope (``None``: no turn ran yet)."""
+    blobs: BlobStore | None = None
+    """Where its before-images go, found with the first turn's call scope."""
 
     def fix_roots(self) -> None:
         """Resolve the session's roots now, as they are on disk (at ``new``, ``load`` and
