@@ -325,8 +325,11 @@ class Connection(JsonRPCServer):
     async def send_update(self, session_id: str, update: SessionUpdate) -> None:
         """Emit one ``session/update``; waits while the client reads behind."""
         encoded = self.encode_update(update)
-        if encoded is not None:
+        if isinstance(encoded, dict):
             self.protocol.notify_update(session_id, encoded)
+        elif encoded is not None:  # several (a v2 card and its terminal), in order
+            for each in encoded:
+                self.protocol.notify_update(session_id, each)
         wire = self.protocol.wire
         if wire is not None:
             await wire.drain()
@@ -337,8 +340,11 @@ class Connection(JsonRPCServer):
         notify, encode = self.protocol.notify_update, self.encode_update
         for update in updates:
             encoded = encode(update)
-            if encoded is not None:
+            if isinstance(encoded, dict):
                 notify(session_id, encoded)
+            elif encoded is not None:
+                for each in encoded:
+                    notify(session_id, each)
             wire = self.protocol.wire
             if wire is not None and wire.must_drain():
                 await wire.drain()
@@ -358,7 +364,7 @@ class Connection(JsonRPCServer):
                 session.recorder.notice(message.text, message.severity, message_id)
         for update in updates:
             encoded = self.encode_update(update)
-            if encoded is not None:
+            if isinstance(encoded, dict):  # a message: always one
                 self.protocol.notify(SESSION_UPDATE, {"sessionId": session_id, "update": encoded})
 
     def untold_tool_problems(self) -> list[UserMessage]:
