@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     # The tool pipeline is imported when the first turn runs, not at start-up.
     from acp_sidecar.agent.toolset import ToolsProvider
-    from acp_sidecar.bridge.policy import CallScope
+    from acp_sidecar.bridge.policy import CallScope, PermissionAsker
     from acp_sidecar.bridge.rules import Rule
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.rule_book import RuleBook
@@ -128,6 +128,7 @@ class Connection(JsonRPCServer):
         self.held_logs = HeldLogs()
         """The session logs held open (a bounded number; see :mod:`acp_sidecar.server.held`)."""
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
+        self.asker: PermissionAsker = self.client  # the v2 mapping asks in v2's form
         self._background: set[asyncio.Task[None]] = set()
         self._turns: set[asyncio.Task[None]] = set()
         """Turns started by a steer (no request holds them): shutdown waits for them too."""
@@ -265,7 +266,7 @@ class Connection(JsonRPCServer):
             cards=self.card_context(session.cwd),
             policy=session.policy,
             send=send,
-            asker=self.client,
+            asker=self.asker,
             signal=signal,
             allow_outside_workspace=self.allow_outside_workspace
             if session.allow_outside_workspace is None

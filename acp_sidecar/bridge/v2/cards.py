@@ -48,11 +48,11 @@ def card_opened(update: ToolCallStart) -> Wire:
         title=update.title,
         kind=update.kind,
         status=update.status,
-        content=_content(update.content),
+        content=card_content(update.content),
         locations=update.locations,
         raw_input=update.raw_input,
         raw_output=update.raw_output,
-        meta=_rest_of(meta),
+        meta=rest_of(meta),
     )
     if info is None:
         return (to_wire(opened),)
@@ -82,11 +82,11 @@ def card_patched(update: ToolCallProgress) -> Wire:
         title=update.title,
         kind=update.kind,
         status=update.status,
-        content=_content(update.content),
+        content=card_content(update.content),
         locations=update.locations,
         raw_input=update.raw_input,
         raw_output=update.raw_output,
-        meta=_rest_of(meta),
+        meta=rest_of(meta),
     )
     wire = to_wire(patch)
     if len(wire) > 2 or not sent:  # more than its tag and id: a field changed
@@ -94,13 +94,14 @@ def card_patched(update: ToolCallProgress) -> Wire:
     return tuple(sent)
 
 
-def _rest_of(meta: dict[str, Any]) -> dict[str, Any] | None:
+def rest_of(meta: dict[str, Any]) -> dict[str, Any] | None:
     """``meta`` without the terminal keys (``None``: nothing is left)."""
     rest = {key: value for key, value in meta.items() if key not in TERMINAL_KEYS}
     return rest or None
 
 
-def _content(content: list[ToolCallContent] | None) -> list[v2.ToolCallContent] | None:
+def card_content(content: list[ToolCallContent] | None) -> list[v2.ToolCallContent] | None:
+    """A card's content in v2's form (``None`` stays omitted)."""
     if content is None:
         return None
     return [_item(item) for item in content]

@@ -10,6 +10,7 @@ what the core does.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, assert_never
 
 from acp_sidecar import __version__
@@ -22,6 +23,8 @@ from acp_sidecar.protocol.v2 import PROTOCOL_VERSION
 from acp_sidecar.protocol.v2 import initialize as v2
 from acp_sidecar.protocol.v2 import session as v2s
 from acp_sidecar.server import auth
+from acp_sidecar.server.v2.permissions import V2PermissionAsker
+from acp_sidecar.server.v2.prompting import send_state
 
 if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
@@ -81,6 +84,7 @@ async def initialize(server: Connection, params: v2.InitializeRequest) -> v2.Ini
             "the capabilities it gave stay in force"
         )
     server.client_capabilities = core_capabilities(params.capabilities)
+    server.asker = V2PermissionAsker(server.client, partial(send_state, server))
     server.initialized = True
     server.after_answer(server.recover_jobs())
     accepted = server.driver.prompt_capabilities
