@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, TypeAlias, assert_never
 
 from acp_sidecar import protocol as v1
+from acp_sidecar.bridge import cards as v1_cards
 from acp_sidecar.bridge.v2.cards import card_opened, card_patched
 from acp_sidecar.protocol.encoding import to_wire
 from acp_sidecar.protocol.session import ConfigOption as V1ConfigOption
@@ -57,14 +58,17 @@ def encode_update(update: v1.SessionUpdate) -> Encoded:
             return card_opened(update)
         case v1.ToolCallProgress():
             return card_patched(update)
-        case (
-            v1.Plan()
-            | v1.PlanUpdate()
-            | v1.PlanRemoved()
-            | v1.SubagentUpdate()
-            | v1.SessionMessage()
-            | v1.SessionMessageChunk()
-        ):
+        case v1.PlanUpdate(plan=v1.PlanItems()):
+            return to_wire(update)  # a checklist: the same shape in v2
+        case v1.PlanRemoved(plan_id=v1_cards.CHECKLIST_PLAN_ID):
+            # v2's stable surface removes no plan: an emptied checklist is one with no entries.
+            return to_wire(v1.PlanUpdate(plan=v1.PlanItems(plan_id=update.plan_id, entries=[])))
+        case v1.PlanUpdate() | v1.PlanRemoved():
+            # A Markdown plan: only v2's unstable surface has it.
+            raise NotServedOverV2(
+                f"{update.session_update} of a Markdown plan is not served over ACP v2 yet"
+            )
+        case v1.Plan() | v1.SubagentUpdate() | v1.SessionMessage() | v1.SessionMessageChunk():
             raise NotServedOverV2(f"{update.session_update} is not served over ACP v2 yet")
         case _:
             assert_never(update)

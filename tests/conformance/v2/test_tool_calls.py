@@ -108,3 +108,18 @@ async def test_grep_is_a_generic_card(tmp_path: Path) -> None:
     assert card["name"] == "grep" and card["status"] == "completed"
     text = json.dumps(card["content"])
     assert "a.txt" in text
+
+
+async def test_a_checklist_is_a_v2_plan_update_and_emptied_has_no_entries(tmp_path: Path) -> None:
+    entries = [
+        {"content": "look", "priority": "high", "status": "in_progress"},
+        {"content": "fix", "priority": "medium", "status": "pending"},
+    ]
+    async with v2_session(tmp_path, driver=None) as (client, session_id):
+        made = await run(client, session_id, "/plan " + json.dumps({"entries": entries}))
+        emptied = await run(client, session_id, "/plan " + json.dumps({"entries": []}))
+    (plan,) = [u for u in made if u["sessionUpdate"] == "plan_update"]
+    assert plan["plan"] == {"type": "items", "planId": "checklist", "entries": entries}
+    assert folded(made)["status"] == "completed"
+    (empty,) = [u for u in emptied if u["sessionUpdate"] == "plan_update"]
+    assert empty["plan"] == {"type": "items", "planId": "checklist", "entries": []}
