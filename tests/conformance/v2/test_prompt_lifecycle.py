@@ -151,3 +151,14 @@ async def test_a_prompt_while_a_turn_runs_is_refused(tmp_path: Path) -> None:
     assert error["code"] == -32600
     assert "already running a prompt turn" in error["message"]
     assert updates[-1]["stopReason"] == "cancelled"
+
+
+async def test_closing_the_session_mid_turn_ends_it_idle_cancelled_first(tmp_path: Path) -> None:
+    async with v2_session(tmp_path) as (client, session_id):
+        await client.result("session/prompt", prompt(session_id, "wait"))
+        await said_started(client)
+        closed = await client.send_request("session/close", {"sessionId": session_id})
+        updates = await until_idle(client, session_id)
+        answer = await client.next_response(closed)
+    assert answer["result"] == {}
+    assert updates[-1]["stopReason"] == "cancelled"
