@@ -115,6 +115,13 @@ class ClientProxy:
             )
         return await self._call(ELICITATION_CREATE, request, CreateElicitationResponse, signal)
 
+    async def call(
+        self, method: str, request: object, response_type: type[R], signal: CancelSignal | None
+    ) -> R:
+        """Any client method by name, ``request`` its params' value (a v2 connection's own
+        requests go through here); abandoned as the named methods are."""
+        return await self._call(method, request, response_type, signal)
+
     async def _call(
         self, method: str, request: object, response_type: type[R], signal: CancelSignal | None
     ) -> R:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     # The tool pipeline is imported when the first turn runs, not at start-up.
     from acp_sidecar.agent.toolset import ToolsProvider
-    from acp_sidecar.bridge.policy import CallScope
+    from acp_sidecar.bridge.policy import CallScope, PermissionAsker
     from acp_sidecar.bridge.rules import Rule
     from acp_sidecar.server.recording import SessionRecorder
     from acp_sidecar.server.rule_book import RuleBook
@@ -128,6 +128,7 @@ class Connection(JsonRPCServer):
         self.held_logs = HeldLogs()
         """The session logs held open (a bounded number; see :mod:`acp_sidecar.server.held`)."""
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
+        self.asker: PermissionAsker = self.client  # the v2 mapping asks in v2's form
         self._background: set[asyncio.Task[None]] = set()
         self._turns: set[asyncio.Task[None]] = set()
         """Turns started by a steer (no request holds them): shutdown waits for them too."""
@@ -265,7 +266,7 @@ class Connection(JsonRPCServer):
             cards=self.card_context(session.cwd),
             policy=session.policy,
             send=send,
-            asker=self.client,
+            asker=self.asker,
             signal=signal,
             allow_outside_workspace=self.allow_outside_workspace
             if session.allow_outside_workspace is None
@@ -327,8 +328,11 @@ class Connection(JsonRPCServer):
     async def send_update(self, session_id: str, update: SessionUpdate) -> None:
         """Emit one ``session/update``; waits while the client reads behind."""
         encoded = self.encode_update(update)
-        if encoded is not None:
+        if isinstance(encoded, dict):
             self.protocol.notify_update(session_id, encoded)
+        elif encoded is not None:  # several (a v2 card and its terminal), in order
+            for each in encoded:
+                self.protocol.notify_update(session_id, each)
         wire = self.protocol.wire
         if wire is not None:
             await wire.drain()
@@ -339,8 +343,11 @@ class Connection(JsonRPCServer):
         notify, encode = self.protocol.notify_update, self.encode_update
         for update in updates:
             encoded = encode(update)
-            if encoded is not None:
+            if isinstance(encoded, dict):
                 notify(session_id, encoded)
+            elif encoded is not None:
+                for each in encoded:
+                    notify(session_id, each)
             wire = self.protocol.wire
             if wire is not None and wire.must_drain():
                 await wire.drain()
@@ -360,7 +367,7 @@ class Connection(JsonRPCServer):
                 session.recorder.notice(message.text, message.severity, message_id)
         for update in updates:
             encoded = self.encode_update(update)
-            if encoded is not None:
+            if isinstance(encoded, dict):  # a message: always one
                 self.protocol.notify(SESSION_UPDATE, {"sessionId": session_id, "update": encoded})
 
     def untold_tool_problems(self) -> list[UserMessage]:

@@ -18,12 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from acp_sidecar import __version__
 from acp_sidecar.bridge.modes import MODE_IDS, SessionPolicy
-from acp_sidecar.protocol.content import (
-    AudioContentBlock,
-    ContentBlock,
-    EmbeddedResourceContentBlock,
-    ImageContentBlock,
-)
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.initialize import (
     PROTOCOL_VERSION,
@@ -36,7 +30,6 @@ from acp_sidecar.protocol.initialize import (
     InitializeResponse,
     LogoutCapabilities,
     McpCapabilities,
-    PromptCapabilities,
     SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
@@ -91,7 +84,7 @@ from acp_sidecar.server.session import Session
 from acp_sidecar.server.state import announce_commands, session_state
 from acp_sidecar.server.steering import steer
 from acp_sidecar.server.transport import cancelled_by_client
-from acp_sidecar.server.turns import run_prompt_turn
+from acp_sidecar.server.turns import check_prompt_content, run_prompt_turn
 from acp_sidecar.text import shorten
 
 if TYPE_CHECKING:
@@ -279,23 +272,6 @@ async def session_steering(
         )
     check_prompt_content(params.prompt, server.driver.prompt_capabilities)
     return await steer(server, session, params)
-
-
-def check_prompt_content(prompt: list[ContentBlock], accepted: PromptCapabilities) -> None:
-    """Refuse content the agent did not advertise (``-32602`` naming the block)."""
-    for index, block in enumerate(prompt):
-        match block:
-            case ImageContentBlock() if not accepted.image:
-                kind = "image"
-            case AudioContentBlock() if not accepted.audio:
-                kind = "audio"
-            case EmbeddedResourceContentBlock() if not accepted.embedded_context:
-                kind = "resource"
-            case _:
-                continue
-        raise AcpError.invalid_params(
-            f"Invalid params: prompt/{index}: {kind} content is not supported by this agent"
-        )
 
 
 HANDLERS: dict[str, Callable[..., Any]] = {

@@ -184,13 +184,15 @@ class Session:
         inform: Callable[[str], None] | None = None,
         waiting: Callable[[str, bool], None] | None = None,
         started: Callable[[], None] | None = None,
+        accepted: Callable[[str], None] | None = None,
         command: str | None = None,
         commands: tuple[AvailableCommand, ...] = (),
         delegating: DelegateFactory | None = None,
     ) -> StopReason:
         """Run one prompt turn; refuses to start while another turn runs. ``started`` is
-        called once it runs; prompts steered into it are echoed and logged when the driver
-        takes them (what it never took, when it ends). ``command``: the session command the
+        called once it runs, ``accepted`` with the prompt's id once it is echoed; prompts
+        steered into it are echoed and logged when the driver takes them (what it never took,
+        when it ends). ``command``: the session command the
         prompt runs (``driver`` runs it), logged with the prompt so no model reads the turn;
         ``commands``: the session's own commands, for the driver's help. ``delegating`` makes
         the turn's :attr:`Turn.delegate`, given the turn and where each task call's child id
@@ -279,6 +281,8 @@ class Session:
         ended = "error"  # what the log says if the driver fails
         try:
             await echo(prompt, prompt_id)
+            if accepted is not None:
+                accepted(prompt_id)
             stop_reason = await drive(driver, turn, grace)
             ended = stop_reason
             for blocks in () if inbox is None else inbox.close():

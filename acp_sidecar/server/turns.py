@@ -10,7 +10,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from acp_sidecar.bridge.notices import UserMessage, shows_notices
-from acp_sidecar.protocol.content import ContentBlock
+from acp_sidecar.protocol.content import (
+    AudioContentBlock,
+    ContentBlock,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+)
+from acp_sidecar.protocol.errors import AcpError
+from acp_sidecar.protocol.initialize import PromptCapabilities
 from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.server.commands.base import CommandDriver, find_command, run_beside
 from acp_sidecar.server.commands.table import ADVERTISED, SESSION_COMMANDS
@@ -28,10 +35,11 @@ async def run_prompt_turn(
     prompt: list[ContentBlock],
     *,
     started: Callable[[], None] | None = None,
+    accepted: Callable[[str], None] | None = None,
 ) -> StopReason:
     """Run one turn of ``session`` on ``prompt`` through the server's driver, or the session
     command it names; ``started`` is called once the turn runs (the session refuses a second
-    one from then on)."""
+    one from then on), ``accepted`` with the prompt's message id once it is echoed."""
     session_id = session.session_id
 
     def waiting(text: str, first: bool) -> None:  # a line, not a line every tick, as text
@@ -62,6 +70,7 @@ async def run_prompt_turn(
         inform=lambda text: server.tell(session_id, UserMessage("info", text)),
         waiting=waiting,
         started=started,
+        accepted=accepted,
         command=None if found is None else found[0].name,
         commands=ADVERTISED,
         delegating=None if found is not None else delegating,
@@ -98,3 +107,20 @@ async def run_beside_turn(server: Connection, session: Session, prompt: list[Con
     command, argument = found
     await run_beside(command, argument, prompt, session, server)
     return True
+
+
+def check_prompt_content(prompt: list[ContentBlock], accepted: PromptCapabilities) -> None:
+    """Refuse content the agent did not advertise (``-32602`` naming the block)."""
+    for index, block in enumerate(prompt):
+        match block:
+            case ImageContentBlock() if not accepted.image:
+                kind = "image"
+            case AudioContentBlock() if not accepted.audio:
+                kind = "audio"
+            case EmbeddedResourceContentBlock() if not accepted.embedded_context:
+                kind = "resource"
+            case _:
+                continue
+        raise AcpError.invalid_params(
+            f"Invalid params: prompt/{index}: {kind} content is not supported by this agent"
+        )

@@ -18,8 +18,11 @@ from acp_sidecar.protocol.updates import SessionUpdate
 Version: TypeAlias = Literal[1, 2]
 """An ACP major version this agent speaks."""
 
-UpdateEncoder: TypeAlias = Callable[[SessionUpdate], "dict[str, Any] | None"]
-"""A core update → its wire dict for the connection's version (``None``: not sent)."""
+UpdateEncoder: TypeAlias = Callable[
+    [SessionUpdate], "dict[str, Any] | tuple[dict[str, Any], ...] | None"
+]
+"""A core update → its wire dict for the connection's version, or several to send in order
+(v2 draws a terminal card as its terminal and its card), or ``None``: not sent."""
 
 
 @attrs.frozen

@@ -7,13 +7,18 @@ wire. The match over the v1 union is exhaustive: a new v1 kind breaks the type c
 
 from __future__ import annotations
 
-from typing import Any, assert_never
+from typing import Any, TypeAlias, assert_never
 
 from acp_sidecar import protocol as v1
+from acp_sidecar.bridge import cards as v1_cards
+from acp_sidecar.bridge.v2.cards import card_opened, card_patched
 from acp_sidecar.protocol.encoding import to_wire
 from acp_sidecar.protocol.session import ConfigOption as V1ConfigOption
 from acp_sidecar.protocol.session import SessionConfigBooleanOption, SessionConfigOption
 from acp_sidecar.protocol.v2 import options, updates
+
+Encoded: TypeAlias = dict[str, Any] | tuple[dict[str, Any], ...] | None
+"""One update's wire form: one dict, several in order, or none."""
 
 
 class NotServedOverV2(TypeError):
@@ -21,8 +26,9 @@ class NotServedOverV2(TypeError):
     connection serves yet: raised rather than sent in a form the v2 schema does not know."""
 
 
-def encode_update(update: v1.SessionUpdate) -> dict[str, Any] | None:
-    """The v2 wire form of one core update; ``None``: it has no v2 form and is not sent."""
+def encode_update(update: v1.SessionUpdate) -> Encoded:
+    """The v2 wire form of one core update: one dict, several in order (a card and its
+    terminal), or ``None``: it has no v2 form and is not sent."""
     match update:  # the streamed chunks first: they are the hot path
         case v1.UserMessageChunk() | v1.AgentMessageChunk() | v1.AgentThoughtChunk():
             if update.message_id is None:
@@ -48,16 +54,21 @@ def encode_update(update: v1.SessionUpdate) -> dict[str, Any] | None:
             | v1.CompactionSummaryChunk()
         ):
             return to_wire(update)  # the same shape in v2
-        case (
-            v1.ToolCallStart()
-            | v1.ToolCallProgress()
-            | v1.Plan()
-            | v1.PlanUpdate()
-            | v1.PlanRemoved()
-            | v1.SubagentUpdate()
-            | v1.SessionMessage()
-            | v1.SessionMessageChunk()
-        ):
+        case v1.ToolCallStart():
+            return card_opened(update)
+        case v1.ToolCallProgress():
+            return card_patched(update)
+        case v1.PlanUpdate(plan=v1.PlanItems()):
+            return to_wire(update)  # a checklist: the same shape in v2
+        case v1.PlanRemoved(plan_id=v1_cards.CHECKLIST_PLAN_ID):
+            # v2's stable surface removes no plan: an emptied checklist is one with no entries.
+            return to_wire(v1.PlanUpdate(plan=v1.PlanItems(plan_id=update.plan_id, entries=[])))
+        case v1.PlanUpdate() | v1.PlanRemoved():
+            # A Markdown plan: only v2's unstable surface has it.
+            raise NotServedOverV2(
+                f"{update.session_update} of a Markdown plan is not served over ACP v2 yet"
+            )
+        case v1.Plan() | v1.SubagentUpdate() | v1.SessionMessage() | v1.SessionMessageChunk():
             raise NotServedOverV2(f"{update.session_update} is not served over ACP v2 yet")
         case _:
             assert_never(update)

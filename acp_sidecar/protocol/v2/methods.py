@@ -9,25 +9,29 @@ from typing import Final
 
 from acp_sidecar.protocol.methods import (
     INITIALIZE,
+    SESSION_CANCEL,
     SESSION_CLOSE,
     SESSION_DELETE,
     SESSION_LIST,
     SESSION_NEW,
+    SESSION_PROMPT,
     SESSION_SET_CONFIG_OPTION,
     SESSION_UPDATE,
     MethodTypes,
 )
-from acp_sidecar.protocol.v2 import initialize, session
+from acp_sidecar.protocol.v2 import initialize, prompt, session
 
 __all__ = [
     "AUTH_LOGIN",
     "AUTH_LOGOUT",
     "INITIALIZE",
     "METHOD_TO_TYPES",
+    "SESSION_CANCEL",
     "SESSION_CLOSE",
     "SESSION_DELETE",
     "SESSION_LIST",
     "SESSION_NEW",
+    "SESSION_PROMPT",
     "SESSION_SET_CONFIG_OPTION",
     "SESSION_UPDATE",
 ]
@@ -48,5 +52,7 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     SESSION_SET_CONFIG_OPTION: MethodTypes(
         session.SetSessionConfigOptionRequest, session.SetSessionConfigOptionResponse
     ),
+    SESSION_PROMPT: MethodTypes(prompt.PromptRequest, prompt.PromptResponse),
+    SESSION_CANCEL: MethodTypes(prompt.CancelNotification, None),
 }
 """The client → agent methods a v2 connection serves, with their types."""

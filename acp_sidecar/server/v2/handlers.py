@@ -10,6 +10,7 @@ what the core does.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, assert_never
 
 from acp_sidecar import __version__
@@ -22,6 +23,8 @@ from acp_sidecar.protocol.v2 import PROTOCOL_VERSION
 from acp_sidecar.protocol.v2 import initialize as v2
 from acp_sidecar.protocol.v2 import session as v2s
 from acp_sidecar.server import auth
+from acp_sidecar.server.v2.permissions import V2PermissionAsker
+from acp_sidecar.server.v2.prompting import send_state
 
 if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
@@ -34,8 +37,8 @@ AGENT_INFO = v2.Implementation(name="acp-sidecar", title="ACP Sidecar", version=
 
 def core_capabilities(capabilities: v2.ClientCapabilities) -> v1.ClientCapabilities:
     """What the core should assume of a v2 client: no ``fs/*``, no ``terminal/*``, no modes
-    (the mode is a config option); notices, compaction, plan operations and boolean options
-    are v2's baseline; elicitation and terminal auth as the client said."""
+    (the mode is a config option); notices, compaction, plan operations, boolean options and
+    terminal output are v2's baseline; elicitation and terminal auth as the client said."""
     terminal_auth = capabilities.auth is not None and capabilities.auth.terminal is not None
     return v1.ClientCapabilities(
         elicitation=capabilities.elicitation,
@@ -44,6 +47,8 @@ def core_capabilities(capabilities: v2.ClientCapabilities) -> v1.ClientCapabilit
         ),
         auth=v1.AuthCapabilities(terminal=terminal_auth),
         plan={},
+        # v2's terminals are baseline: the v1 cards carry one, and the v2 encoder draws it.
+        meta={"terminal_output": True},
     )
 
 
@@ -79,6 +84,7 @@ async def initialize(server: Connection, params: v2.InitializeRequest) -> v2.Ini
             "the capabilities it gave stay in force"
         )
     server.client_capabilities = core_capabilities(params.capabilities)
+    server.asker = V2PermissionAsker(server.client, partial(send_state, server))
     server.initialized = True
     server.after_answer(server.recover_jobs())
     accepted = server.driver.prompt_capabilities

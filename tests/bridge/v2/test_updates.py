@@ -9,6 +9,7 @@ import attrs
 import pytest
 
 from acp_sidecar import protocol as p
+from acp_sidecar.bridge.v2.cards import NoV2Form
 from acp_sidecar.bridge.v2.updates import NotServedOverV2, encode_update
 from tests.acp_schema import update_kinds, validate_agent_message
 from tests.protocol.samples import AGENT_SAMPLES, Sample
@@ -28,12 +29,12 @@ SENT = {
     "agent_thought_chunk",
 }
 DROPPED = {"current_mode_update"}
+CARDS = {"tool_call", "tool_call_update"}
+"""Sent as one or more v2 updates (a card, its terminal)."""
+PLANS = {"plan_update", "plan_removed"}
+"""A checklist's are sent (see the plan tests below); a Markdown plan's are not yet."""
 NOT_YET = {
-    "tool_call",
-    "tool_call_update",
     "plan",
-    "plan_update",
-    "plan_removed",
     "subagent_update",
     "session_message",
     "session_message_chunk",
@@ -47,8 +48,9 @@ def _kind(sample: Sample) -> str:
 
 def test_every_v1_kind_is_placed_once() -> None:
     kinds = {attrs.fields(cl).session_update.default for cl in get_args(p.SessionUpdate)}
-    assert kinds == SENT | DROPPED | NOT_YET
-    assert not SENT & DROPPED and not SENT & NOT_YET and not DROPPED & NOT_YET
+    assert kinds == SENT | DROPPED | NOT_YET | CARDS | PLANS
+    placed = [SENT, DROPPED, NOT_YET, CARDS, PLANS]
+    assert sum(len(k) for k in placed) == len(kinds)
 
 
 @pytest.mark.parametrize("sample", UPDATES, ids=lambda s: s.name)
@@ -61,11 +63,27 @@ def test_each_update(sample: Sample) -> None:
         with pytest.raises(NotServedOverV2, match=kind):
             encode_update(update)
         return
-    wire: dict[str, Any] | None = encode_update(update)
+    if kind in CARDS:
+        content = getattr(update, "content", None) or ()
+        if any(isinstance(c, p.ToolCallSession) for c in content):
+            with pytest.raises(NoV2Form):  # v2 links a child session otherwise
+                encode_update(update)
+            return
+        several = encode_update(update)
+        assert isinstance(several, tuple) and several
+        for each in several:
+            _validate(each)
+        return
+    wire = encode_update(update)
     if kind in DROPPED:
         assert wire is None
         return
-    assert wire is not None and wire["sessionUpdate"] in update_kinds(version=2)
+    assert isinstance(wire, dict)
+    _validate(wire)
+
+
+def _validate(wire: dict[str, Any]) -> None:
+    assert wire["sessionUpdate"] in update_kinds(version=2)
     message = {
         "jsonrpc": "2.0",
         "method": "session/update",
@@ -114,3 +132,40 @@ def test_a_chunk_without_its_message_id_is_refused() -> None:
     chunk = p.AgentMessageChunk(content=p.TextContentBlock(text="hi"))
     with pytest.raises(NotServedOverV2, match="without a messageId"):
         encode_update(chunk)
+
+
+ENTRY = p.PlanEntry(content="look", priority="high", status="pending")
+
+
+def test_a_checklist_goes_out_as_v2_plan_items() -> None:
+    wire = encode_update(p.PlanUpdate(plan=p.PlanItems(plan_id="checklist", entries=[ENTRY])))
+    assert isinstance(wire, dict)
+    _validate(wire)
+    assert wire["plan"] == {
+        "type": "items",
+        "planId": "checklist",
+        "entries": [{"content": "look", "priority": "high", "status": "pending"}],
+    }
+
+
+def test_a_removed_checklist_is_one_without_entries() -> None:
+    wire = encode_update(p.PlanRemoved(plan_id="checklist"))
+    assert isinstance(wire, dict)
+    _validate(wire)
+    assert wire == {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "items", "planId": "checklist", "entries": []},
+    }
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        p.PlanUpdate(plan=p.PlanMarkdown(plan_id="markdown", content="# Plan")),
+        p.PlanRemoved(plan_id="markdown"),
+    ],
+    ids=["markdown", "markdown-removed"],
+)
+def test_a_markdown_plan_is_not_served_over_v2_yet(update: p.SessionUpdate) -> None:
+    with pytest.raises(NotServedOverV2, match="Markdown plan"):
+        encode_update(update)

@@ -1,7 +1,8 @@
 // A client on the official TypeScript ACP SDK's experimental v2 API: it spawns the sidecar
 // named by SIDECAR_ARGV (a JSON array), initializes over v2, starts a session in SESSION_CWD,
-// sets its mode, lists and closes it, and prints one JSON object: what the SDK handed back,
-// and every line the sidecar wrote (for the Python side to judge by the v2 schema).
+// sends one prompt that writes a file (allowing the dialog it asks) and reads until idle, sets
+// the session's mode, lists and closes it, and prints one JSON object: what the SDK handed
+// back, and every line the sidecar wrote (for the Python side to judge by the v2 schema).
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
@@ -21,8 +22,14 @@ const stream = acp.ndJsonStream(
   Readable.toWeb(sidecar.stdout).pipeThrough(tee),
 );
 const cwd = process.env.SESSION_CWD;
+const asked = [];
 const result = await acp
   .client({ name: "ts-v2-peer" })
+  .onRequest("session/request_permission", ({ params }) => {
+    asked.push(params);
+    const allow = params.options.find((option) => option.kind === "allow_once");
+    return { outcome: { outcome: "selected", optionId: allow.optionId } };
+  })
   .connectWith(stream, async (context) => {
     const initialized = await context.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
@@ -30,6 +37,9 @@ const result = await acp
       capabilities: {},
     });
     const session = await context.buildSession(cwd).start();
+    const write = JSON.stringify({ path: "from-peer.txt", content: "written by the peer\n" });
+    const prompted = await session.prompt(`/write ${write}`);
+    const text = await session.readTextUntilIdle();
     const set = await session.setConfigOption({ configId: "mode", type: "id", value: "auto" });
     const listed = await context.request("session/list", { cwd });
     const closed = await context.request("session/close", { sessionId: session.sessionId });
@@ -38,6 +48,9 @@ const result = await acp
       initialized,
       sessionId: session.sessionId,
       newSession: session.newSessionResponse,
+      prompted,
+      text,
+      asked,
       set,
       options: session.configOptions,
       listed,

@@ -1,6 +1,7 @@
 """The official TypeScript SDK's experimental v2 client (2.4.0) drives a spawned sidecar with
-``--acp-v2``: initialize, session/new, set_config_option, session/list, session/close. The SDK
-parses every answer by its own v2 types; every line the sidecar wrote is judged here too."""
+``--acp-v2``: initialize, session/new, a prompt that writes a file behind a permission dialog
+(read until idle), set_config_option, session/list, session/close. The SDK parses every answer
+by its own v2 types; every line the sidecar wrote is judged here too."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ PEER = Path(__file__).with_name("peer.mjs")
 METHODS = [
     "initialize",
     "session/new",
+    "session/prompt",
     "session/set_config_option",
     "session/list",
     "session/close",
@@ -55,7 +57,12 @@ async def test_the_typescript_v2_client_sets_up_a_session(tmp_path: Path) -> Non
     mode = next(o for o in seen["set"]["configOptions"] if o["configId"] == "mode")
     assert mode["currentValue"] == "auto"
     assert seen["options"] == seen["set"]["configOptions"]  # the SDK took the answer
-    assert seen["listed"] == {"sessions": []}  # never prompted: not listed yet
+    listed = seen["listed"]["sessions"]
+    assert [s["sessionId"] for s in listed] == [seen["sessionId"]]  # prompted: stored
+    (asked,) = seen["asked"]
+    assert asked["subject"]["type"] == "tool_call"
+    assert asked["subject"]["toolCall"]["content"][0]["type"] == "diff"
+    assert (tmp_path / "from-peer.txt").read_text() == "written by the peer\n"
     assert seen["closed"] == {}
     lines = [json.loads(line) for line in seen["written"].splitlines()]
     answers = [m for m in lines if "id" in m and "method" not in m]
@@ -67,5 +74,24 @@ async def test_the_typescript_v2_client_sets_up_a_session(tmp_path: Path) -> Non
         if message.get("method") == "session/update":
             validate_agent_message(message, version=2)
             assert message["params"]["update"]["sessionUpdate"] in update_kinds(version=2)
-    kinds = [m["params"]["update"]["sessionUpdate"] for m in lines if "method" in m]
+    (dialog,) = [m for m in lines if m.get("method") == "session/request_permission"]
+    validate_agent_message(dialog, version=2)
+    kinds = [
+        m["params"]["update"]["sessionUpdate"] for m in lines if m.get("method") == "session/update"
+    ]
     assert "available_commands_update" in kinds
+    echoed = [
+        m["params"]["update"]
+        for m in lines
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"] == "user_message_chunk"
+    ]
+    assert [u["messageId"] for u in echoed] == [seen["prompted"]["messageId"]]
+    states = [
+        m["params"]["update"]
+        for m in lines
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"] == "state_update"
+    ]
+    assert [s["state"] for s in states] == ["running", "requires_action", "running", "idle"]
+    assert states[-1]["stopReason"] == "end_turn"

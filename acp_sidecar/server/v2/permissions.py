@@ -1,0 +1,104 @@
+"""The permission dialog over v2: the policy's (v1-shaped) request asked as v2's, with its
+subject (a ``bash`` card's command, else the card), and the session's foreground state
+``requires_action`` while a dialog is open.
+
+Invariant: ``requires_action`` is sent when a session's first open dialog opens and
+``running`` when its last one is answered with a choice (a cancelled one ends the turn, whose
+``idle`` follows); so every ``requires_action`` is followed by ``running`` or ``idle``. A
+dialog open while another call of the turn runs still reports ``requires_action`` (our calls
+that ask are asked before they run, one dialog at a time per call).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from acp_sidecar.bridge.v2.cards import card_content, rest_of
+from acp_sidecar.protocol.client import (
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    SelectedPermissionOutcome,
+)
+from acp_sidecar.protocol.methods import SESSION_REQUEST_PERMISSION
+from acp_sidecar.protocol.v2 import permissions as v2
+from acp_sidecar.protocol.v2.prompt import RequiresActionState, RunningState, StateUpdate
+
+if TYPE_CHECKING:
+    from acp_sidecar.server.client import ClientProxy
+    from acp_sidecar.tools.cancel import CancelSignal
+
+
+class V2PermissionAsker:
+    """Asks the client's v2 dialog for the policy (:class:`~acp_sidecar.bridge.policy.
+    PermissionAsker`), reporting each session's state around it through ``send_state``."""
+
+    def __init__(self, client: ClientProxy, send_state: Callable[[str, StateUpdate], None]) -> None:
+        self._client = client
+        self._send_state = send_state
+        self._open: Counter[str] = Counter()
+
+    async def request_permission(
+        self, request: RequestPermissionRequest, *, signal: CancelSignal | None = None
+    ) -> RequestPermissionResponse:
+        """``session/request_permission`` in v2's form; the answer has v1's shape."""
+        session_id = request.session_id
+        asked = v2_request(request)
+        self._open[session_id] += 1
+        if self._open[session_id] == 1:
+            self._send_state(session_id, RequiresActionState())
+        answered = False
+        try:
+            response = await self._client.call(
+                SESSION_REQUEST_PERMISSION, asked, RequestPermissionResponse, signal
+            )
+            answered = isinstance(response.outcome, SelectedPermissionOutcome)
+            return response
+        finally:
+            self._open[session_id] -= 1
+            if not self._open[session_id]:
+                del self._open[session_id]
+                if answered:
+                    self._send_state(session_id, RunningState())
+
+
+def v2_request(request: RequestPermissionRequest) -> v2.RequestPermissionRequest:
+    """The v2 dialog of the policy's request: the same options, the card's title as the
+    question, a terminal card's command as its subject (else the card itself)."""
+    card = request.tool_call
+    title = card.title or "Allow this tool call?"
+    return v2.RequestPermissionRequest(
+        session_id=request.session_id,
+        title=title,
+        options=list(request.options),
+        subject=_command(card.raw_input, card.meta, card.tool_call_id) or _card(request),
+        meta=request.meta,
+    )
+
+
+def _command(raw_input: Any, meta: dict[str, Any] | None, call_id: str) -> v2.CommandSubject | None:
+    """A terminal card's command (its terminal and the call's ``command`` argument)."""
+    info = (meta or {}).get("terminal_info")
+    command = raw_input.get("command") if isinstance(raw_input, dict) else None
+    if info is None or not isinstance(command, str) or not info.get("cwd"):
+        return None
+    return v2.CommandSubject(
+        command=command, cwd=info["cwd"], tool_call_id=call_id, terminal_id=info["terminal_id"]
+    )
+
+
+def _card(request: RequestPermissionRequest) -> v2.ToolCallSubject:
+    card = request.tool_call
+    return v2.ToolCallSubject(
+        tool_call=v2.ToolCallCard(
+            tool_call_id=card.tool_call_id,
+            title=card.title,
+            kind=card.kind,
+            status=card.status,
+            content=card_content(card.content),
+            locations=card.locations,
+            raw_input=card.raw_input,
+            meta=rest_of(card.meta or {}),
+        )
+    )
