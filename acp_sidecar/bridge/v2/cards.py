@@ -38,11 +38,9 @@ class NoV2Form(TypeError):
     """Card content v2 has no form for (a ``session`` link: v2 links a child otherwise)."""
 
 
-def card_opened(update: ToolCallStart) -> Wire:
-    """A new card: its terminal first (if it has one), then the card."""
-    meta = update.meta or {}
-    info = meta.get("terminal_info")
-    opened = v2.ToolCallUpdate(
+def _card(update: ToolCallStart | ToolCallProgress, meta: dict[str, Any]) -> v2.ToolCallUpdate:
+    """The card's own fields in v2 form (its terminal's keys left out of ``_meta``)."""
+    return v2.ToolCallUpdate(
         tool_call_id=update.tool_call_id,
         name=update.name,
         title=update.title,
@@ -54,6 +52,13 @@ def card_opened(update: ToolCallStart) -> Wire:
         raw_output=update.raw_output,
         meta=rest_of(meta),
     )
+
+
+def card_opened(update: ToolCallStart) -> Wire:
+    """A new card: its terminal first (if it has one), then the card."""
+    meta = update.meta or {}
+    info = meta.get("terminal_info")
+    opened = _card(update, meta)
     if info is None:
         return (to_wire(opened),)
     terminal = v2.TerminalUpdate(terminal_id=info["terminal_id"], cwd=info.get("cwd"))
@@ -76,18 +81,7 @@ def card_patched(update: ToolCallProgress) -> Wire:
         sent.append(
             to_wire(v2.TerminalUpdate(terminal_id=ended["terminal_id"], exit_status=status))
         )
-    patch = v2.ToolCallUpdate(
-        tool_call_id=update.tool_call_id,
-        name=update.name,
-        title=update.title,
-        kind=update.kind,
-        status=update.status,
-        content=card_content(update.content),
-        locations=update.locations,
-        raw_input=update.raw_input,
-        raw_output=update.raw_output,
-        meta=rest_of(meta),
-    )
+    patch = _card(update, meta)
     wire = to_wire(patch)
     if len(wire) > 2 or not sent:  # more than its tag and id: a field changed
         sent.append(wire)
