@@ -12,8 +12,7 @@ from typing import Any, Literal, TypeAlias
 import attrs
 
 from acp_sidecar.protocol._base import WireType
-from acp_sidecar.protocol.content import ContentBlock
-from acp_sidecar.protocol.session import CancelNotification, StopReason
+from acp_sidecar.protocol.session import CancelNotification, PromptRequest, StopReason
 
 __all__ = [
     "BackgroundTerminal",
@@ -30,18 +29,6 @@ __all__ = [
 
 V2StopReason: TypeAlias = StopReason | Literal["error"]
 """v1's stop reasons, and ``error``: the turn failed after its prompt was inserted."""
-
-
-@attrs.frozen(repr=False, eq=False)
-class PromptRequest(WireType):
-    """Params of ``session/prompt``: one user message for the session."""
-
-    session_id: str
-    """The session to prompt."""
-    prompt: list[ContentBlock]
-    """The user's message (never empty: ``-32602``)."""
-    meta: dict[str, Any] | None = None
-    """Extension metadata (``_meta``), passed through verbatim."""
 
 
 @attrs.frozen(repr=False, eq=False)
