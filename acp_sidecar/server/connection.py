@@ -25,7 +25,6 @@ from acp_sidecar.bridge.notices import UserMessage, user_updates
 from acp_sidecar.protocol.converter import converter, to_wire
 from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.initialize import ClientCapabilities
-from acp_sidecar.protocol.methods import SESSION_UPDATE
 from acp_sidecar.protocol.updates import SessionUpdate
 from acp_sidecar.server.children import ChildSession
 from acp_sidecar.server.client import ClientProxy
@@ -327,12 +326,7 @@ class Connection(JsonRPCServer):
 
     async def send_update(self, session_id: str, update: SessionUpdate) -> None:
         """Emit one ``session/update``; waits while the client reads behind."""
-        encoded = self.encode_update(update)
-        if isinstance(encoded, dict):
-            self.protocol.notify_update(session_id, encoded)
-        elif encoded is not None:  # several (a v2 card and its terminal), in order
-            for each in encoded:
-                self.protocol.notify_update(session_id, each)
+        self._notify(session_id, update)
         wire = self.protocol.wire
         if wire is not None:
             await wire.drain()
@@ -340,14 +334,9 @@ class Connection(JsonRPCServer):
     async def send_updates(self, session_id: str, updates: Iterable[SessionUpdate]) -> None:
         """Emit ``updates`` in order, as :meth:`send_update` one by one would (a replay):
         without a coroutine per update, awaiting only where the wire makes them wait."""
-        notify, encode = self.protocol.notify_update, self.encode_update
+        notify = self._notify
         for update in updates:
-            encoded = encode(update)
-            if isinstance(encoded, dict):
-                notify(session_id, encoded)
-            elif encoded is not None:
-                for each in encoded:
-                    notify(session_id, each)
+            notify(session_id, update)
             wire = self.protocol.wire
             if wire is not None and wire.must_drain():
                 await wire.drain()
@@ -366,9 +355,17 @@ class Connection(JsonRPCServer):
             for message in messages:
                 session.recorder.notice(message.text, message.severity, message_id)
         for update in updates:
-            encoded = self.encode_update(update)
-            if isinstance(encoded, dict):  # a message: always one
-                self.protocol.notify(SESSION_UPDATE, {"sessionId": session_id, "update": encoded})
+            self._notify(session_id, update)
+
+    def _notify(self, session_id: str, update: SessionUpdate) -> None:
+        """Write ``update`` in this connection's version: one message, several in order (a v2
+        card and its terminal), or none (a kind that version does not have)."""
+        encoded = self.encode_update(update)
+        if isinstance(encoded, dict):
+            self.protocol.notify_update(session_id, encoded)
+        elif encoded is not None:
+            for each in encoded:
+                self.protocol.notify_update(session_id, each)
 
     def untold_tool_problems(self) -> list[UserMessage]:
         """The tools' problems (plugins that failed to load, tools not registered) not told on
