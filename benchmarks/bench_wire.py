@@ -11,6 +11,9 @@ through plain pipes by the same minimal NDJSON client, alternating peer order ev
 
 - ``acp-sidecar``: the ``acp-sidecar`` command (cold start exactly as an editor spawns it;
   ``--driver benchmarks.wire_peers:FloodDriver`` for the other figures);
+- ``acp-sidecar-v2``: the same with ``--acp-v2``, spoken to in ACP v2: ``initialize`` asks for
+  protocol 2, and a turn ends at its idle ``state_update`` rather than at the prompt's answer
+  (which v2 sends as soon as the prompt is in);
 - ``sdk-agent``: a minimal agent on the official ACP Python SDK (``agent-client-protocol``);
 - ``ts-sdk-agent``: the same agent on the official TypeScript SDK (``@agentclientprotocol/sdk``
   :data:`~benchmarks.ts_sdk.TS_SDK_VERSION`, installed with ``npm`` into
@@ -30,7 +33,8 @@ Figures:
   timed from sending the prompt to reading its answer, every line parsed by the client:
   messages/s and MB/s (medians over ``--rounds``), and the peer's peak RSS (VmHWM).
 
-Goals (issue 3): cold start faster than the SDK agent and within 1.15x of the pygls floor;
+Goals (issue 29): ``acp-sidecar-v2`` within 10 % of ``acp-sidecar`` for cold start and
+messages/s. (issue 3): cold start faster than the SDK agent and within 1.15x of the pygls floor;
 throughput ahead of 37,000 messages/s. Issue 12: at least 1.5x the TypeScript SDK agent's
 messages/s, and round-trip p50 with the default durability within 1.2x the Python SDK agent's. The machine is shared and noisy: trust medians and
 ratios measured in the same run, not single figures. On two CPUs each client/peer pair runs
@@ -70,8 +74,12 @@ SIDECAR_SCRIPT = Path(PY).with_name("acp-sidecar")
 SIDECAR = [str(SIDECAR_SCRIPT)] if SIDECAR_SCRIPT.exists() else [PY, "-m", "acp_sidecar"]
 FLOOD_DRIVER = ["serve", "--driver", "benchmarks.wire_peers:FloodDriver"]
 
+V2 = "acp-sidecar-v2"
+"""The one peer spoken to in ACP v2."""
+
 COLD_PEERS: dict[str, list[str]] = {
     "acp-sidecar": SIDECAR,
+    V2: [*SIDECAR, "--acp-v2"],
     "sdk-agent": [PY, "-c", SDK_AGENT],
     "bare": [PY, "-c", BARE_RESPONDER],
     "pygls-floor": [PY, "-c", PYGLS_FLOOR],
@@ -79,6 +87,7 @@ COLD_PEERS: dict[str, list[str]] = {
 WIRE_PEERS: dict[str, list[str]] = {
     "acp-sidecar": SIDECAR + FLOOD_DRIVER,
     "acp-sidecar-nosync": SIDECAR + FLOOD_DRIVER + ["--fsync", "never"],
+    V2: SIDECAR + FLOOD_DRIVER + ["--acp-v2"],
     "sdk-agent": [PY, "-c", SDK_AGENT],
     "bare": [PY, "-c", BARE_RESPONDER],
 }
@@ -113,7 +122,10 @@ PEER_ENV: dict[str, dict[str, str]] = {}
 class Peer:
     """One spawned agent and a blocking NDJSON client on its pipes."""
 
-    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, argv: list[str], env: dict[str, str] | None = None, version: int = 1
+    ) -> None:
+        self.version = version
         self.process = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -136,11 +148,14 @@ class Peer:
         self.stdin.flush()
         return self.next_id
 
-    def answer(self, msg_id: int) -> tuple[dict[str, Any], int, int]:
-        """Read until the answer to ``msg_id``: (answer, ``agent_message_chunk`` updates read,
-        bytes read). Other notifications are read and not counted: a peer may send its own
-        besides the chunks (acp-sidecar's ``session_info_update`` at the end of a turn)."""
+    def answer(self, msg_id: int, turn: bool = False) -> tuple[dict[str, Any], int, int]:
+        """Read until the answer to ``msg_id`` (for a v2 ``turn``, until its idle
+        ``state_update`` too): (answer, ``agent_message_chunk`` updates read, bytes read).
+        Other notifications are read and not counted: a peer may send its own besides the
+        chunks (acp-sidecar's ``session_info_update`` at the end of a turn)."""
         chunks = size = 0
+        answer: dict[str, Any] | None = None
+        idle = not (turn and self.version == 2)
         readline = self.stdout.readline
         while True:
             line = readline()
@@ -150,23 +165,31 @@ class Peer:
             message = json.loads(line)
             if "method" in message:
                 update = (message.get("params") or {}).get("update") or {}
-                if update.get("sessionUpdate") == "agent_message_chunk":
+                kind = update.get("sessionUpdate")
+                if kind == "agent_message_chunk":
                     chunks += 1
-                continue
-            if message.get("id") == msg_id:
+                elif kind == "state_update" and update.get("state") == "idle":
+                    idle = True
+            elif message.get("id") == msg_id:
                 if "result" not in message:
                     raise RuntimeError(f"error answer: {message}")
-                return message, chunks, size
+                answer = message
+            if answer is not None and idle:
+                return answer, chunks, size
 
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = self.answer(self.send(method, params))[0]["result"]
         return result
 
     def start_session(self) -> str:
-        self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-        session_id: str = self.call("session/new", {"cwd": str(ROOT), "mcpServers": []})[
-            "sessionId"
-        ]
+        if self.version == 2:
+            info = {"name": "bench-wire", "version": "0"}
+            self.call("initialize", {"protocolVersion": 2, "info": info, "capabilities": {}})
+            new: dict[str, Any] = {"cwd": str(ROOT)}
+        else:
+            self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+            new = {"cwd": str(ROOT), "mcpServers": []}
+        session_id: str = self.call("session/new", new)["sessionId"]
         return session_id
 
     def peak_rss(self) -> int:
@@ -188,9 +211,9 @@ def prompt(session_id: str, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
 
-def cold_start(argv: list[str], env: dict[str, str] | None = None) -> float:
+def cold_start(argv: list[str], env: dict[str, str] | None = None, version: int = 1) -> float:
     started = time.perf_counter()
-    peer = Peer(argv, env)
+    peer = Peer(argv, env, version)
     peer.start_session()
     elapsed = time.perf_counter() - started
     peer.close()
@@ -198,19 +221,23 @@ def cold_start(argv: list[str], env: dict[str, str] | None = None) -> float:
 
 
 def wire_round(
-    argv: list[str], requests: int, flood: int, env: dict[str, str] | None = None
+    argv: list[str],
+    requests: int,
+    flood: int,
+    env: dict[str, str] | None = None,
+    version: int = 1,
 ) -> dict[str, Any]:
-    peer = Peer(argv, env)
+    peer = Peer(argv, env, version)
     session_id = peer.start_session()
     ping = prompt(session_id, "ping")
     latencies = []
     for _ in range(requests):
         started = time.perf_counter()
-        peer.answer(peer.send("session/prompt", ping))
+        peer.answer(peer.send("session/prompt", ping), turn=True)
         latencies.append(time.perf_counter() - started)
     started = time.perf_counter()
     _, received, size = peer.answer(
-        peer.send("session/prompt", prompt(session_id, f"flood {flood}"))
+        peer.send("session/prompt", prompt(session_id, f"flood {flood}")), turn=True
     )
     elapsed = time.perf_counter() - started
     rss = peer.peak_rss()
@@ -223,6 +250,10 @@ def wire_round(
         "mb_per_s": size / elapsed / 1e6,
         "peak_rss_mib": rss / 2**20,
     }
+
+
+def version(name: str) -> int:
+    return 2 if name == V2 else 1
 
 
 def rotate(names: list[str], run: int) -> list[str]:
@@ -239,16 +270,17 @@ def report_cold_start(args: argparse.Namespace) -> None:
     cold: dict[str, list[float]] = {name: [] for name in COLD_PEERS}
     for run in range(args.cold_runs):
         for name in rotate(list(COLD_PEERS), run):
-            cold[name].append(cold_start(COLD_PEERS[name], PEER_ENV.get(name)))
+            cold[name].append(cold_start(COLD_PEERS[name], PEER_ENV.get(name), version(name)))
     medians = {name: statistics.median(times) for name, times in cold.items()}
     print(f"\nCold start: spawn -> initialize -> session/new answered (median of {args.cold_runs})")
     for name, median in medians.items():
-        print(f"  {name:<12} {median * 1000:8.1f} ms   (min {min(cold[name]) * 1000:.1f})")
+        print(f"  {name:<14} {median * 1000:8.1f} ms   (min {min(cold[name]) * 1000:.1f})")
     sidecar = medians["acp-sidecar"]
     print(
         f"  acp-sidecar / pygls-floor = {sidecar / medians['pygls-floor']:.3f} (goal <= 1.15)\n"
         f"  acp-sidecar / sdk-agent   = {sidecar / medians['sdk-agent']:.3f} (goal < 1)\n"
-        f"  acp-sidecar / bare        = {sidecar / medians['bare']:.3f}"
+        f"  acp-sidecar / bare        = {sidecar / medians['bare']:.3f}\n"
+        f"  acp-sidecar-v2 / acp-sidecar = {medians[V2] / sidecar:.3f} (goal <= 1.10)"
     )
     if BASELINE in medians:
         print(f"  {BASELINE} / pygls-floor = {medians[BASELINE] / medians['pygls-floor']:.3f}")
@@ -265,7 +297,9 @@ def report_wire(args: argparse.Namespace) -> None:
     for run in range(args.rounds):
         for name in rotate(list(peers), run):
             rounds[name].append(
-                wire_round(peers[name], args.requests, args.flood, PEER_ENV.get(name))
+                wire_round(
+                    peers[name], args.requests, args.flood, PEER_ENV.get(name), version(name)
+                )
             )
 
     print(f"\nRound trip: {args.requests} sequential session/prompt (x{args.rounds} rounds)")
@@ -285,6 +319,7 @@ def report_wire(args: argparse.Namespace) -> None:
         f"  acp-sidecar-nosync / sdk-agent p50 = "
         f"{p50s['acp-sidecar-nosync'] / p50s['sdk-agent']:.3f} (the rest is the per-turn fsync)"
     )
+    print(f"  acp-sidecar-v2 / acp-sidecar p50 = {p50s[V2] / p50s['acp-sidecar']:.3f}")
     if BASELINE in p50s:
         print(f"  {BASELINE} / sdk-agent p50 = {p50s[BASELINE] / p50s['sdk-agent']:.3f}")
 
@@ -302,7 +337,8 @@ def report_wire(args: argparse.Namespace) -> None:
     print(
         f"  acp-sidecar / sdk-agent = {sidecar / rates['sdk-agent']:.2f}x "
         f"(goal: ahead of 37,000 msg/s)\n"
-        f"  acp-sidecar / bare      = {sidecar / rates['bare']:.2f}x"
+        f"  acp-sidecar / bare      = {sidecar / rates['bare']:.2f}x\n"
+        f"  acp-sidecar-v2 / acp-sidecar = {rates[V2] / sidecar:.2f}x (goal >= 0.90)"
     )
     if "ts-sdk-agent" in rates:
         print(
