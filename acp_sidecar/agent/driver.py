@@ -106,8 +106,9 @@ class Turn:
     """Emit one ``session/update`` for this session; waits while the client reads behind."""
     client: ClientRequests
     """Requests to the editor (permission, file system)."""
-    scope: CallScope
-    """What tool calls of this turn carry: the session's cards, mode policy and workspace."""
+    open_scope: Callable[[], CallScope]
+    """Makes :attr:`scope`; called again it must return that same scope (the server's is
+    made at the first tool call, so a turn that calls none never pays for it)."""
     record: EventSink | None = None
     """Hears each tool call and result of the turn (the session log), if any."""
     history: tuple[HistoryItem, ...] = ()
@@ -155,6 +156,11 @@ class Turn:
     budget: BudgetGate | None = None
     """The session's budget, which a model driver counts its work against and ends the turn
     on at a step boundary once reached; ``None``: no budget applies."""
+
+    @property
+    def scope(self) -> CallScope:
+        """What tool calls of this turn carry: the session's cards, mode policy and workspace."""
+        return self.open_scope()
 
 
 async def send_notice(turn: Turn, text: str) -> None:

@@ -16,6 +16,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -65,8 +66,9 @@ ScopeFactory = Callable[
 ]
 """Makes the call scope of one turn: ``(session, turn signal, send) -> CallScope``.
 
-The server supplies it (it knows the client); the session calls it once per turn, because
-the scope carries that turn's signal and its recording ``send``."""
+The server supplies it (it knows the client); the session calls it at most once per turn, at
+the turn's first tool call, because the scope carries that turn's signal and its recording
+``send``."""
 
 DEFAULT_CANCEL_GRACE = 3.0
 """Seconds a cancelled driver may take to wind down before it is stopped.
@@ -257,7 +259,7 @@ class Session:
             signal=signal,
             send=send_update,
             client=client,
-            scope=make_scope(self, signal, send_update),
+            open_scope=functools.cache(functools.partial(make_scope, self, signal, send_update)),
             record=None if recorder is None else recorder.record_call_event,
             history=history,
             notice=send_notice,

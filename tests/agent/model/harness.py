@@ -71,7 +71,7 @@ def make_turn(
         signal=signal,
         send=send,
         client=client,
-        scope=scope,
+        open_scope=lambda: scope,
         record=record,
         history=tuple(history),
         notice=notice,
