@@ -16,7 +16,6 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -241,6 +240,12 @@ class Session:
                 await send(session_id, UserMessageChunk(content=block, message_id=message_id))
 
         inbox = SteeringInbox() if driver.steers else None
+        scopes: list[CallScope] = []
+
+        def open_scope() -> CallScope:
+            if not scopes:
+                scopes.append(make_scope(self, signal, send_update))
+            return scopes[0]
 
         async def take_steered(last: bool) -> tuple[tuple[ContentBlock, ...], ...]:
             assert inbox is not None
@@ -259,7 +264,7 @@ class Session:
             signal=signal,
             send=send_update,
             client=client,
-            open_scope=functools.cache(functools.partial(make_scope, self, signal, send_update)),
+            open_scope=open_scope,
             record=None if recorder is None else recorder.record_call_event,
             history=history,
             notice=send_notice,
