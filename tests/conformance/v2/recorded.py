@@ -11,11 +11,13 @@ from typing import Any
 
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.store import SessionStore
+from tests.acp_schema import validate_agent_message
 from tests.conformance.v2.test_prompt_lifecycle import CLIENT_INFO, prompt, until_idle
 from tests.server.wire import WireClient, served
 
 V1_CAPABILITIES: dict[str, Any] = {"_meta": {"terminal_output": True}, "plan": {}}
-"""A v1 client that draws terminals and plan operations, as every v2 client does."""
+"""A v1 client that draws terminals and plan operations, as every v2 client does (plan
+operations are in v1's unstable schema, which judges what it is sent)."""
 
 
 def sidecar(store: Path) -> AcpServer:
@@ -27,6 +29,14 @@ def sidecar(store: Path) -> AcpServer:
 async def v1_client(store: Path, **capabilities: Any) -> AsyncIterator[WireClient]:
     """A v1 connection to a sidecar on ``store``."""
     async with served(sidecar(store)) as (client, _):
+
+        def check(message: Any) -> None:
+            assert isinstance(message, dict)
+            is_response = "id" in message and "method" not in message
+            method = client.sent_methods.get(message["id"]) if is_response else None
+            validate_agent_message(message, request_method=method, unstable=True)
+
+        client.check = check  # type: ignore[method-assign]
         await client.initialize(**(capabilities or V1_CAPABILITIES))
         yield client
 
