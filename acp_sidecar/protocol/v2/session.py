@@ -113,10 +113,11 @@ class ResumeSessionRequest(WireType):
     """The session to resume."""
     cwd: str
     """The session's working directory (absolute; must be the session's)."""
-    additional_directories: list[str] = attrs.Factory(list)
-    """More workspace roots: when non-empty, the session's whole new list."""
-    mcp_servers: list[dict[str, Any]] = attrs.Factory(list)
-    """MCP servers to connect to, each as sent; the complete set (none are restored)."""
+    additional_directories: list[str] | None = None
+    """More workspace roots: when non-empty, the session's whole new list (``null``: none)."""
+    mcp_servers: list[dict[str, Any]] | None = None
+    """MCP servers to connect to, each as sent; the complete set, none restored (``null``:
+    none)."""
     replay_from: ReplayFrom | None = None
     """Where the replay begins; ``None``: no replay."""
     meta: dict[str, Any] | None = None

@@ -52,13 +52,14 @@ async def session_resume(
     ``session/resume`` (not), then its state, then the answer with its options and commands
     in their v2 form."""
     replay = wants_replay(params.replay_from)
-    check_transports(params.mcp_servers)
+    servers = params.mcp_servers or []
+    check_transports(servers)
     attached: v1s.LoadSessionResponse | v1s.ResumeSessionResponse
     if replay:
         load = v1s.LoadSessionRequest(
             session_id=params.session_id,
             cwd=params.cwd,
-            mcp_servers=params.mcp_servers,
+            mcp_servers=servers,
             additional_directories=params.additional_directories,
             meta=params.meta,
         )
@@ -67,7 +68,7 @@ async def session_resume(
         resume = v1s.ResumeSessionRequest(
             session_id=params.session_id,
             cwd=params.cwd,
-            mcp_servers=params.mcp_servers,
+            mcp_servers=servers,
             additional_directories=params.additional_directories,
             meta=params.meta,
         )

@@ -2,7 +2,8 @@
 idle ``state_update`` precedes the answer; with ``{type: "start"}`` the history replays first
 (its cards as v2 ``tool_call_update``s under the ids the log kept), then the snapshot, then the
 answer ``{configOptions, availableCommands}``; any other cursor is ``-32602`` and attaches
-nothing. The log is version-neutral: a session recorded over v1 resumes over v2, and one
+nothing; a session whose turn runs on this connection is refused, as by v1's load and resume
+(it is attached already). The log is version-neutral: a session recorded over v1 resumes over v2, and one
 recorded over v2 loads over v1. Every message is judged by the v2 (or v1) schema.
 
 Spec: the vendored ``tests/fixtures/acp/v2/schema.json`` (``ResumeSessionRequest``,
@@ -18,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from acp_sidecar.server.app import AcpServer
+from acp_sidecar.store import SessionStore
 from tests.conformance.v2.recorded import (
     record_v1,
     record_v2,
@@ -26,7 +29,9 @@ from tests.conformance.v2.recorded import (
     v1_client,
     v2_client,
 )
-from tests.conformance.v2.test_prompt_lifecycle import prompt, until_idle
+from tests.conformance.v2.test_prompt_lifecycle import CLIENT_INFO, prompt, said_started, until_idle
+from tests.drivers import ScriptDriver
+from tests.server.wire import served
 
 IDLE = {"sessionUpdate": "state_update", "state": "idle", "background": []}
 """The snapshot of a resumed session: idle, no stop reason of its own, no work left running."""
@@ -53,11 +58,12 @@ async def test_without_replay_only_the_idle_snapshot_precedes_the_answer(tmp_pat
     assert {"type", "name", "description"} <= set(result["availableCommands"][0])
 
 
-async def test_a_null_cursor_is_no_replay(tmp_path: Path) -> None:
+async def test_null_cursor_directories_and_servers_are_their_defaults(tmp_path: Path) -> None:
     store = tmp_path / "store"
     session_id = await record_v2(store, tmp_path, [WRITE])
     async with v2_client(store) as (client, _):
-        params = resume_params(session_id, tmp_path, replayFrom=None)
+        nulls = {"replayFrom": None, "additionalDirectories": None, "mcpServers": None}
+        params = resume_params(session_id, tmp_path, **nulls)
         before, answer = await until_answer(
             client, await client.send_request("session/resume", params)
         )
@@ -174,3 +180,34 @@ async def test_a_session_recorded_over_v2_loads_over_v1_with_its_cards(tmp_path:
     assert not any(u["sessionUpdate"] == "state_update" for u in before)
     metas = [u.get("_meta", {}) for u in before if u["sessionUpdate"] == "tool_call_update"]
     assert any("terminal_output" in meta for meta in metas)  # the v1 terminal of the bash card
+
+
+async def test_resuming_a_session_whose_turn_runs_here_is_refused_and_the_turn_goes_on(
+    tmp_path: Path,
+) -> None:
+    sidecar = AcpServer(
+        ScriptDriver, cancel_grace=0.3, acp_v2=True, store=lambda: SessionStore(tmp_path / "s")
+    )
+    async with served(sidecar) as (client, _):
+        client.version = 2
+        params = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
+        await client.result("initialize", params)
+        client.initialized = True
+        session_id = (await client.result("session/new", {"cwd": str(tmp_path)}))["sessionId"]
+        await client.result("session/prompt", prompt(session_id, "wait"))
+        await said_started(client)
+        cursor = {"type": "start"}
+        error = await client.error(
+            "session/resume", resume_params(session_id, tmp_path, replayFrom=cursor)
+        )
+        await client.notify("session/cancel", {"sessionId": session_id})
+        updates = await until_idle(client, session_id)
+    assert error == {
+        "code": -32600,
+        "message": f"Invalid request: session {session_id} is running a prompt turn",
+    }
+    assert updates[-1]["stopReason"] == "cancelled"
+    assert [u["state"] for u in updates if u["sessionUpdate"] == "state_update"] == [
+        "running",
+        "idle",
+    ]
