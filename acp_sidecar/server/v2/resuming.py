@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from acp_sidecar.bridge.v2.updates import command_of, option_of
 from acp_sidecar.protocol import methods as m
 from acp_sidecar.protocol import session as v1s
-from acp_sidecar.protocol.errors import AcpError
+from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.v2.prompt import IdleState, RunningState
 from acp_sidecar.protocol.v2.session import ReplayFrom, ResumeSessionRequest, ResumeSessionResponse
 from acp_sidecar.server.commands.base import advertised
@@ -52,6 +52,14 @@ async def session_resume(
     ``session/resume`` (not), then its state, then the answer with its options and commands
     in their v2 form."""
     replay = wants_replay(params.replay_from)
+    if not server.stores_sessions:
+        # v2's resume is baseline: without a store no session is stored, so none is found
+        # (v1 does not offer the method then), as ``session/load`` says of an unknown id.
+        raise AcpError(
+            RESOURCE_NOT_FOUND,
+            f"Session not found: {params.session_id}",
+            {"sessionId": params.session_id},
+        )
     servers = params.mcp_servers or []
     check_transports(servers)
     attached: v1s.LoadSessionResponse | v1s.ResumeSessionResponse

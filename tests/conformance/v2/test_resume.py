@@ -143,11 +143,19 @@ async def test_a_malformed_cursor_is_invalid_params(tmp_path: Path) -> None:
     assert error["code"] == -32602 and "replayFrom" in error["message"]
 
 
-async def test_an_unknown_session_is_not_found(tmp_path: Path) -> None:
+async def test_an_unknown_session_is_not_found_with_a_store_or_without(tmp_path: Path) -> None:
+    params = resume_params("nope", tmp_path, replayFrom={"type": "start"})
     async with v2_client(tmp_path / "store") as (client, _):
-        params = resume_params("nope", tmp_path, replayFrom={"type": "start"})
-        error = await client.error("session/resume", params)
-    assert error["code"] == -32002 and error["data"] == {"sessionId": "nope"}
+        stored = await client.error("session/resume", params)
+    sidecar = AcpServer(None, acp_v2=True)  # no store: resume is baseline in v2 all the same
+    async with served(sidecar) as (client, _):
+        client.version = 2
+        init = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
+        await client.result("initialize", init)
+        client.initialized = True
+        unstored = await client.error("session/resume", params)
+    expected = {"code": -32002, "message": "Session not found: nope", "data": {"sessionId": "nope"}}
+    assert stored == unstored == expected
 
 
 async def test_a_session_recorded_over_v1_resumes_over_v2_with_its_cards(tmp_path: Path) -> None:
