@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pygls.exceptions import JsonRpcException
 
@@ -49,6 +49,15 @@ logger = logging.getLogger(__name__)
 
 CLIENT_ERROR_SHOWN = 300
 """The most characters of a client's error message a card shows (the rest is logged)."""
+
+
+class Elicitor(Protocol):
+    """Sends an MCP server's ``elicitation/create`` to the editor (the client proxy, or the
+    v2 mapping's asker, which reports the session's state around it)."""
+
+    async def create_elicitation(
+        self, request: CreateElicitationRequest, *, signal: CancelSignal | None = None
+    ) -> CreateElicitationResponse: ...
 
 
 class ClientProxy:

@@ -27,7 +27,7 @@ from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.initialize import ClientCapabilities
 from acp_sidecar.protocol.updates import SessionUpdate
 from acp_sidecar.server.children import ChildSession
-from acp_sidecar.server.client import ClientProxy
+from acp_sidecar.server.client import ClientProxy, Elicitor
 from acp_sidecar.server.drivers import DriverSlot
 from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.held import HeldLogs
@@ -128,6 +128,7 @@ class Connection(JsonRPCServer):
         """The session logs held open (a bounded number; see :mod:`acp_sidecar.server.held`)."""
         self.client = ClientProxy(self.protocol, lambda: self.client_capabilities)
         self.asker: PermissionAsker = self.client  # the v2 mapping asks in v2's form
+        self.elicitor: Elicitor = self.client  # and reports the state around a question
         self._background: set[asyncio.Task[None]] = set()
         self._turns: set[asyncio.Task[None]] = set()
         """Turns started by a steer (no request holds them): shutdown waits for them too."""

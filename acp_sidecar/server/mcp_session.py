@@ -264,7 +264,7 @@ class SessionServers:
         if not client.elicits(request.mode):
             return ElicitationAnswer(action="decline")
         try:
-            response = await client.create_elicitation(request)
+            response = await self._server.elicitor.create_elicitation(request)
         except (AcpError, ClientCapabilityError) as exc:
             logger.info("the editor did not answer an MCP server's elicitation: %s", exc)
             return ElicitationAnswer(action="cancel")

@@ -15,6 +15,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_LIST,
     SESSION_NEW,
     SESSION_PROMPT,
+    SESSION_RESUME,
     SESSION_SET_CONFIG_OPTION,
     SESSION_UPDATE,
     MethodTypes,
@@ -32,6 +33,7 @@ __all__ = [
     "SESSION_LIST",
     "SESSION_NEW",
     "SESSION_PROMPT",
+    "SESSION_RESUME",
     "SESSION_SET_CONFIG_OPTION",
     "SESSION_UPDATE",
 ]
@@ -54,5 +56,6 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     ),
     SESSION_PROMPT: MethodTypes(prompt.PromptRequest, prompt.PromptResponse),
     SESSION_CANCEL: MethodTypes(prompt.CancelNotification, None),
+    SESSION_RESUME: MethodTypes(session.ResumeSessionRequest, session.ResumeSessionResponse),
 }
 """The client → agent methods a v2 connection serves, with their types."""

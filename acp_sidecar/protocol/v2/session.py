@@ -1,4 +1,4 @@
-"""ACP v2 session set-up: ``session/new`` and ``session/set_config_option``.
+"""ACP v2 session set-up: ``session/new``, ``session/resume`` and ``session/set_config_option``.
 
 v2 answers ``session/new`` with the commands too, and has no session modes (the mode is a
 config option). ``session/list``, ``close`` and
@@ -31,6 +31,9 @@ __all__ = [
     "ListSessionsResponse",
     "NewSessionRequest",
     "NewSessionResponse",
+    "ReplayFrom",
+    "ResumeSessionRequest",
+    "ResumeSessionResponse",
     "SetSessionConfigOptionRequest",
     "SetSessionConfigOptionResponse",
 ]
@@ -88,5 +91,46 @@ class SetSessionConfigOptionResponse(WireType):
 
     config_options: list[ConfigOption]
     """The session's config options."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ReplayFrom(WireType):
+    """Where ``session/resume`` replays from: ``start`` (the whole history) is the one cursor
+    served; another ``type`` is refused, never substituted (the handler checks it)."""
+
+    type: str
+    """The cursor's kind: ``start``, or a custom or future one."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ResumeSessionRequest(WireType):
+    """Params of v2 ``session/resume``: reattach to a stored session, replaying its history
+    first when ``replay_from`` asks."""
+
+    session_id: str
+    """The session to resume."""
+    cwd: str
+    """The session's working directory (absolute; must be the session's)."""
+    additional_directories: list[str] | None = None
+    """More workspace roots: when non-empty, the session's whole new list (``null``: none)."""
+    mcp_servers: list[dict[str, Any]] | None = None
+    """MCP servers to connect to, each as sent; the complete set, none restored (``null``:
+    none)."""
+    replay_from: ReplayFrom | None = None
+    """Where the replay begins; ``None``: no replay."""
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ResumeSessionResponse(WireType):
+    """Result of v2 ``session/resume``, sent after the replay and the state snapshot."""
+
+    config_options: list[ConfigOption] = attrs.Factory(list)
+    """The session's config options."""
+    available_commands: list[Command] = attrs.Factory(list)
+    """The session's commands (an ``available_commands_update`` follows, as after ``new``)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""

@@ -23,6 +23,7 @@ from acp_sidecar.protocol.v2 import PROTOCOL_VERSION
 from acp_sidecar.protocol.v2 import initialize as v2
 from acp_sidecar.protocol.v2 import session as v2s
 from acp_sidecar.server import auth
+from acp_sidecar.server.v2.mcp_servers import check_transports
 from acp_sidecar.server.v2.permissions import V2PermissionAsker
 from acp_sidecar.server.v2.prompting import send_state
 
@@ -84,7 +85,7 @@ async def initialize(server: Connection, params: v2.InitializeRequest) -> v2.Ini
             "the capabilities it gave stay in force"
         )
     server.client_capabilities = core_capabilities(params.capabilities)
-    server.asker = V2PermissionAsker(server.client, partial(send_state, server))
+    server.asker = server.elicitor = V2PermissionAsker(server.client, partial(send_state, server))
     server.initialized = True
     server.after_answer(server.recover_jobs())
     accepted = server.driver.prompt_capabilities
@@ -131,6 +132,7 @@ async def session_new(core: Core, server: Connection, params: v2s.NewSessionRequ
     """``session/new``: the core's, answered with the options in their v2 form. The commands
     follow in ``available_commands_update``, as over v1, so the answer does not wait for the
     session's tool set."""
+    check_transports(params.mcp_servers)
     request = v1s.NewSessionRequest(
         cwd=params.cwd,
         mcp_servers=params.mcp_servers,

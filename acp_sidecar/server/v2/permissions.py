@@ -1,6 +1,6 @@
 """The permission dialog over v2: the policy's (v1-shaped) request asked as v2's, with its
 subject (a ``bash`` card's command, else the card), and the session's foreground state
-``requires_action`` while a dialog is open.
+``requires_action`` while a dialog, or an MCP server's question during a call, is open.
 
 Invariant: ``requires_action`` is sent when a session's first open dialog opens and
 ``running`` when its last one is answered with a choice (a cancelled one ends the turn, whose
@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from acp_sidecar.bridge.v2.cards import card_content, rest_of
 from acp_sidecar.protocol.client import (
+    CreateElicitationRequest,
+    CreateElicitationResponse,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SelectedPermissionOutcome,
@@ -32,7 +34,8 @@ if TYPE_CHECKING:
 
 class V2PermissionAsker:
     """Asks the client's v2 dialog for the policy (:class:`~acp_sidecar.bridge.policy.
-    PermissionAsker`), reporting each session's state around it through ``send_state``."""
+    PermissionAsker`) and MCP servers' questions (:class:`~acp_sidecar.server.client.
+    Elicitor`), reporting each session's state around them through ``send_state``."""
 
     def __init__(self, client: ClientProxy, send_state: Callable[[str, StateUpdate], None]) -> None:
         self._client = client
@@ -45,9 +48,7 @@ class V2PermissionAsker:
         """``session/request_permission`` in v2's form; the answer has v1's shape."""
         session_id = request.session_id
         asked = v2_request(request)
-        self._open[session_id] += 1
-        if self._open[session_id] == 1:
-            self._send_state(session_id, RequiresActionState())
+        self._opened(session_id)
         answered = False
         try:
             response = await self._client.call(
@@ -56,11 +57,35 @@ class V2PermissionAsker:
             answered = isinstance(response.outcome, SelectedPermissionOutcome)
             return response
         finally:
-            self._open[session_id] -= 1
-            if not self._open[session_id]:
-                del self._open[session_id]
-                if answered:
-                    self._send_state(session_id, RunningState())
+            self._closed(session_id, resumed=answered)
+
+    async def create_elicitation(
+        self, request: CreateElicitationRequest, *, signal: CancelSignal | None = None
+    ) -> CreateElicitationResponse:
+        """``elicitation/create`` (v1's shape is v2's). One asked during a tool call blocks
+        the turn as a dialog does; one outside any call is background and changes no state."""
+        if request.tool_call_id is None:
+            return await self._client.create_elicitation(request, signal=signal)
+        self._opened(request.session_id)
+        answered = False
+        try:
+            response = await self._client.create_elicitation(request, signal=signal)
+            answered = True  # any action: the call that asked goes on with it
+            return response
+        finally:
+            self._closed(request.session_id, resumed=answered)
+
+    def _opened(self, session_id: str) -> None:
+        self._open[session_id] += 1
+        if self._open[session_id] == 1:
+            self._send_state(session_id, RequiresActionState())
+
+    def _closed(self, session_id: str, *, resumed: bool) -> None:
+        self._open[session_id] -= 1
+        if not self._open[session_id]:
+            del self._open[session_id]
+            if resumed:
+                self._send_state(session_id, RunningState())
 
 
 def v2_request(request: RequestPermissionRequest) -> v2.RequestPermissionRequest:

@@ -1,7 +1,9 @@
 """The official TypeScript SDK's experimental v2 client (2.4.0) drives a spawned sidecar with
 ``--acp-v2``: initialize, session/new, a prompt that writes a file behind a permission dialog
-(read until idle), set_config_option, session/list, session/close. The SDK parses every answer
-by its own v2 types; every line the sidecar wrote is judged here too."""
+(read until idle), set_config_option, session/list, session/close, then session/resume with
+``replayFrom`` ``start`` (the written file's card replayed, the idle snapshot last). The SDK
+parses every answer and update by its own v2 types; every line the sidecar wrote is judged
+here too."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ METHODS = [
     "session/set_config_option",
     "session/list",
     "session/close",
+    "session/resume",
 ]
 
 
@@ -75,6 +78,7 @@ async def test_the_typescript_v2_client_sets_up_a_session(tmp_path: Path) -> Non
             validate_agent_message(message, version=2)
             assert message["params"]["update"]["sessionUpdate"] in update_kinds(version=2)
     (dialog,) = [m for m in lines if m.get("method") == "session/request_permission"]
+    lines = lines[: lines.index(answers[METHODS.index("session/close")])]  # before the resume
     validate_agent_message(dialog, version=2)
     kinds = [
         m["params"]["update"]["sessionUpdate"] for m in lines if m.get("method") == "session/update"
@@ -95,3 +99,20 @@ async def test_the_typescript_v2_client_sets_up_a_session(tmp_path: Path) -> Non
     ]
     assert [s["state"] for s in states] == ["running", "requires_action", "running", "idle"]
     assert states[-1]["stopReason"] == "end_turn"
+    card_id = asked["subject"]["toolCall"]["toolCallId"]
+    replayed = seen["replayed"]
+    cards = [u for u in replayed if u["sessionUpdate"] == "tool_call_update"]
+    assert {u["toolCallId"] for u in cards} == {card_id}  # the one card, under its id
+    assert cards[0]["name"] == "write" and cards[-1]["status"] == "completed"
+    snapshot = {"sessionUpdate": "state_update", "state": "idle", "background": []}
+    assert [u for u in replayed if u["sessionUpdate"] == "state_update"] == [snapshot]
+    everything = [json.loads(line) for line in seen["written"].splitlines()]
+    resume_answer = everything.index(answers[METHODS.index("session/resume")])
+    assert everything[resume_answer - 1]["params"]["update"] == snapshot  # right before it
+    assert [u["messageId"] for u in replayed if u["sessionUpdate"] == "user_message_chunk"] == [
+        seen["prompted"]["messageId"]
+    ]
+    resumed = seen["resumed"]
+    mode = next(o for o in resumed["configOptions"] if o["configId"] == "mode")
+    assert mode["currentValue"] == "auto"  # the log's mode, restored
+    assert {c["name"] for c in resumed["availableCommands"]} >= {"write", "edit", "bash"}

@@ -101,6 +101,10 @@ RESULTS: dict[str, list[Any]] = {
     "session/set_config_option": [
         s.SetSessionConfigOptionResponse(config_options=[SELECT, BOOLEAN])
     ],
+    "session/resume": [
+        s.ResumeSessionResponse(),
+        s.ResumeSessionResponse(config_options=[SELECT], available_commands=COMMANDS, meta=META),
+    ],
 }
 
 REQUESTS: dict[str, list[Any]] = {
@@ -133,6 +137,17 @@ REQUESTS: dict[str, list[Any]] = {
         s.SetSessionConfigOptionRequest(
             session_id="s1", config_id="outside", type="boolean", value=True
         ),
+    ],
+    "session/resume": [
+        s.ResumeSessionRequest(session_id="s1", cwd="/w"),
+        s.ResumeSessionRequest(
+            session_id="s1",
+            cwd="/w",
+            additional_directories=["/x"],
+            mcp_servers=[{"type": "http", "name": "h", "url": "https://h.example/mcp"}],
+            replay_from=s.ReplayFrom(type="start"),
+        ),
+        s.ResumeSessionRequest(session_id="s1", cwd="/w", replay_from=s.ReplayFrom(type="_x")),
     ],
 }
 
