@@ -29,6 +29,7 @@ from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.v2.handlers import core_capabilities
 from acp_sidecar.store import SessionStore
 from tests.acp_schema import load_schema
+from tests.agent.model.fake_openai import Reply, say, stop, usage
 from tests.conformance.v2.test_prompt_lifecycle import CLIENT_INFO, prompt, until_idle
 from tests.in_process import cli_server, kept_process_state
 from tests.server.subagent_harness import ENV, RoutedOpenAI
@@ -139,6 +140,30 @@ async def test_a_markdown_plan_and_its_removal_live_and_replayed(tmp_path: Path)
 
 def on_model(endpoint: RoutedOpenAI, store: Path) -> tuple[str, ...]:
     return ("--model", "test-model", "--base-url", endpoint.base_url, "--store", str(store))
+
+
+async def test_a_model_turns_idle_reports_the_tokens_it_used(tmp_path: Path) -> None:
+    endpoint = RoutedOpenAI()
+    endpoint.route("hi", Reply([*say("Hello."), stop()], usage=usage(120, 7, cached=100)))
+    async with endpoint, unstable_client(*on_model(endpoint, tmp_path / "s")) as (client, _, _):
+        session_id = await new_session(client, tmp_path)
+        idle = (await turn(client, session_id, "hi"))[-1]
+    assert idle["usage"] == {
+        "totalTokens": 127,
+        "inputTokens": 120,
+        "outputTokens": 7,
+        "cachedReadTokens": 100,
+    }
+    stable = load_schema(False, 2)["$defs"]["IdleStateUpdate"]["properties"]
+    unstable = load_schema(True, 2)["$defs"]["IdleStateUpdate"]["properties"]
+    assert "usage" in unstable and "usage" not in stable
+
+
+async def test_a_console_turns_idle_reports_no_usage(tmp_path: Path) -> None:
+    async with unstable_client() as (client, _, _):
+        session_id = await new_session(client, tmp_path)
+        idle = (await turn(client, session_id, "/grep nothing-matches-this"))[-1]
+    assert "usage" not in idle
 
 
 JOB = "Report what a.txt says."
