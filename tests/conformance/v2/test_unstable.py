@@ -28,11 +28,12 @@ from acp_sidecar.protocol.v2.initialize import ClientCapabilities
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.v2.handlers import core_capabilities
 from acp_sidecar.store import SessionStore
-from tests.acp_schema import load_schema
+from tests.acp_schema import load_schema, update_kinds
 from tests.agent.model.fake_openai import Reply, say, stop, usage
+from tests.agent.model.fake_openai import tool_call as model_call
 from tests.conformance.v2.test_prompt_lifecycle import CLIENT_INFO, prompt, until_idle
 from tests.in_process import cli_server, kept_process_state
-from tests.server.subagent_harness import ENV, RoutedOpenAI
+from tests.server.subagent_harness import ENV, RoutedOpenAI, task_call
 from tests.server.wire import WireClient, served
 
 DOCUMENT = "# Plan\n\n1. Look at a.txt\n2. Report\n"
@@ -185,3 +186,95 @@ async def until_parent_idle(client: WireClient, parent: str) -> list[tuple[str, 
         seen.append((session_id, update))
         if session_id == parent and update.get("state") == "idle":
             return seen
+
+
+async def test_a_task_child_is_a_subagent_session(tmp_path: Path) -> None:
+    endpoint = RoutedOpenAI()
+    endpoint.route(
+        "look",
+        Reply([task_call(0, "call_a", "Read a", JOB), stop("tool_calls")], usage=usage(100, 5)),
+        Reply([*say("Done."), stop()], usage=usage(200, 3)),
+    )
+    endpoint.route(JOB, Reply([*say("a says 1."), stop()], usage=usage(10, 2)))
+    async with endpoint, unstable_client(*on_model(endpoint, tmp_path / "s")) as (client, _, _):
+        parent = await new_session(client, tmp_path)
+        await client.result("session/prompt", prompt(parent, "look"))
+        seen = await until_parent_idle(client, parent)
+    child = f"{parent}~task~call_a"
+    first = next(i for i, (s, u) in enumerate(seen) if s == child or child in json.dumps(u))
+    announced = seen[first]
+    assert announced == (
+        parent,
+        {
+            "sessionUpdate": "subagent_update",
+            "sessionId": child,
+            "title": "Read a",
+            "capabilities": {"cancel": {}},
+            "state": {"state": "running"},
+        },
+    )
+    mine = [u for s, u in seen if s == child]
+    assert mine[0]["sessionUpdate"] == "session_message"
+    assert (mine[0]["senderSessionId"], mine[0]["recipientSessionId"]) == (parent, child)
+    assert mine[1] == {
+        "sessionUpdate": "session_message_chunk",
+        "messageId": mine[0]["messageId"],
+        "content": {"type": "text", "text": JOB},
+    }
+    said = [u["content"]["text"] for u in mine if u["sessionUpdate"] == "agent_message_chunk"]
+    assert "".join(said) == "a says 1."
+    states = [
+        u["state"] for s, u in seen if s == parent and u["sessionUpdate"] == "subagent_update"
+    ]
+    assert states[-1] == {
+        "state": "idle",
+        "stopReason": "end_turn",
+        "usage": {"totalTokens": 12, "inputTokens": 10, "outputTokens": 2},
+    }
+    # The child's answer reaches the parent as a message from the child.
+    answers = [u for s, u in seen if s == parent and u["sessionUpdate"] == "session_message"]
+    assert [(a["senderSessionId"], a["recipientSessionId"]) for a in answers] == [(child, parent)]
+    # v2 has no ``session`` card content: the child is linked by its subagent_update alone.
+    for _session, update in seen:
+        for item in update.get("content", []) if isinstance(update.get("content"), list) else []:
+            assert item.get("type") != "session", update
+        if update["sessionUpdate"] in (
+            "subagent_update",
+            "session_message",
+            "session_message_chunk",
+        ):
+            only_in_unstable(update)
+    # The parent's idle counts its own responses and the child's.
+    assert seen[-1][1]["usage"] == {"totalTokens": 320, "inputTokens": 310, "outputTokens": 10}
+    assert {"subagent_update", "session_message"} <= update_kinds(unstable=True, version=2)
+    assert not {"subagent_update", "session_message"} & update_kinds(version=2)
+
+
+async def test_a_child_asks_in_v2s_form_under_its_own_id(tmp_path: Path) -> None:
+    endpoint = RoutedOpenAI()
+    job = "Write done into out.txt."
+    endpoint.route(
+        "write",
+        Reply([task_call(0, "call_a", "Write out", job, write=True), stop("tool_calls")]),
+        Reply([*say("Written."), stop()]),
+    )
+    write = model_call(0, "call_w", "write", '{"path": "out.txt", "content": "done"}')
+    endpoint.route(job, Reply([write, stop("tool_calls")]), Reply([*say("Wrote it."), stop()]))
+    async with endpoint, unstable_client(*on_model(endpoint, tmp_path / "s")) as (client, _, _):
+        parent = await new_session(client, tmp_path)
+        await client.result("session/prompt", prompt(parent, "write"))
+        seen = await until_parent_idle(client, parent)
+    child = f"{parent}~task~call_a"
+    assert (tmp_path / "out.txt").read_text() == "done"
+    at = next(i for i, (s, _) in enumerate(seen) if s == "asked")
+    asked = seen[at][1]
+    assert asked["sessionId"] == child  # judged by the v2 schema: a v2 dialog, with a subject
+    assert asked["title"].startswith("Subagent “Write out”: ")
+    assert asked["subject"]["type"] == "tool_call"
+    children = [
+        (i, u["state"])
+        for i, (s, u) in enumerate(seen)
+        if s == parent and u["sessionUpdate"] == "subagent_update"
+    ]
+    assert [state for i, state in children if i < at][-1] == {"state": "requires_action"}
+    assert [state["state"] for i, state in children if i > at] == ["running", "idle"]
