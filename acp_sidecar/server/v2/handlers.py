@@ -105,6 +105,7 @@ async def initialize(server: Connection, params: v2.InitializeRequest) -> v2.Ini
                 ),
                 mcp=v2.McpCapabilities(stdio={}, http={}),
                 delete={} if server.stores_sessions else None,
+                fork={} if server.stores_sessions else None,  # unstable
                 additional_directories={},
             ),
             auth=v2.AgentAuthCapabilities(),

@@ -28,7 +28,7 @@ from acp_sidecar.protocol.v2.initialize import ClientCapabilities
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.v2.handlers import core_capabilities
 from acp_sidecar.store import SessionStore
-from tests.acp_schema import load_schema, update_kinds
+from tests.acp_schema import load_schema, schema_def_for, update_kinds
 from tests.agent.model.fake_openai import Reply, say, stop, usage
 from tests.agent.model.fake_openai import tool_call as model_call
 from tests.conformance.v2.test_prompt_lifecycle import CLIENT_INFO, prompt, until_idle
@@ -278,3 +278,34 @@ async def test_a_child_asks_in_v2s_form_under_its_own_id(tmp_path: Path) -> None
     ]
     assert [state for i, state in children if i < at][-1] == {"state": "requires_action"}
     assert [state["state"] for i, state in children if i > at] == ["running", "idle"]
+
+
+async def test_session_fork_over_v2(tmp_path: Path) -> None:
+    async with unstable_client("--store", str(tmp_path / "store")) as (client, _, initialized):
+        assert initialized["capabilities"]["session"]["fork"] == {}
+        source = await new_session(client, tmp_path)
+        await turn(client, source, "/plan " + json.dumps({"markdown": DOCUMENT}))
+        forked = await client.result("session/fork", {"sessionId": source, "cwd": str(tmp_path)})
+        fork = forked["sessionId"]
+        assert fork != source
+        assert set(forked) == {"sessionId", "configOptions", "availableCommands"}
+        assert "mode" in [o["configId"] for o in forked["configOptions"]]
+        listed = await client.result("session/list", {"cwd": str(tmp_path)})
+        assert {s["sessionId"] for s in listed["sessions"]} == {source, fork}
+        echoed = await turn(client, fork, "/grep nothing-matches-this")  # the fork runs turns
+        assert echoed[-1]["state"] == "idle"
+        missing = await client.error("session/fork", {"sessionId": "nope", "cwd": str(tmp_path)})
+    assert missing["code"] == -32602
+    # Only the unstable schema has the method and the capability.
+    assert schema_def_for("agent", "session/fork", "Request", version=2) is None
+    assert schema_def_for("agent", "session/fork", "Request", unstable=True, version=2)
+    stable = load_schema(False, 2)["$defs"]["SessionCapabilities"]["properties"]
+    assert "fork" not in stable
+
+
+async def test_no_fork_is_offered_without_a_store(tmp_path: Path) -> None:
+    async with served(AcpServer(None, acp_v2=True)) as (client, _):  # no store
+        client.version, client.unstable = 2, True
+        params = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
+        initialized = await client.result("initialize", params)
+    assert "fork" not in initialized["capabilities"]["session"]
