@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from acp_sidecar.server.rule_book import RuleBook
     from acp_sidecar.store import HistoryItem
     from acp_sidecar.store.blobs import BlobStore
+    from acp_sidecar.store.records import CompactionRecord, UsageRecord
     from acp_sidecar.tools.builtin.shell.jobs import JobTable
     from acp_sidecar.tools.registry import ToolRegistry
 
@@ -160,6 +161,8 @@ class Session:
     closes; made with the first turn's call scope (``None``: no turn ran yet)."""
     blobs: BlobStore | None = None
     """Where its before-images go, found with the first turn's call scope."""
+    used: list[UsageRecord] = attrs.Factory(list)
+    """What the model's responses of the last (or running) turn used, its children's too."""
 
     def fix_roots(self) -> None:
         """Resolve the session's roots now, as they are on disk (at ``new``, ``load`` and
@@ -205,6 +208,17 @@ class Session:
         signal = CancelSignal()
         session_id = self.session_id
         recorder = self.recorder
+        used: list[UsageRecord] = []
+        self.used = used
+
+        def keep(record: UsageRecord | CompactionRecord) -> None:
+            from acp_sidecar.store import records  # the driver's: loaded by now
+
+            if isinstance(record, records.UsageRecord):
+                used.append(record)
+            if recorder is not None:
+                recorder.keep(record)
+
         history: tuple[HistoryItem, ...] = ()
         ids = self.message_ids
         prompt_id = ids.user_message()  # the client's own messageId, if any, is not ours
@@ -274,7 +288,7 @@ class Session:
             budget=self.budget,
             inform=inform,
             waiting=waiting,
-            keep=None if recorder is None else recorder.keep,
+            keep=keep,
             commands=commands,
             steered=None if inbox is None else take_steered,
         )

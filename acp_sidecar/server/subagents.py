@@ -220,9 +220,9 @@ def child_tools(registry: ToolRegistry, write: bool) -> ToolRegistry:
 
 @attrs.frozen
 class _ChildAsker:
-    """Asks the user about a child's call: the card's title names the child; a client that
-    takes children is asked under the child's id, the parent's state ``requires_action``
-    while it answers."""
+    """Asks the user about a child's call, through the connection's asker (its version's
+    dialog): the card's title names the child; a client that takes children is asked under
+    the child's id, the parent's state ``requires_action`` while it answers."""
 
     server: Connection
     parent: CallScope
@@ -237,9 +237,9 @@ class _ChildAsker:
         title = f"Subagent “{self.description}”: {card.title or 'a tool call'}"
         named = attrs.evolve(request, tool_call=attrs.evolve(card, title=title))
         if not self.opted:
-            return await self.server.client.request_permission(named, signal=signal)
+            return await self.server.asker.request_permission(named, signal=signal)
         await self.parent.send(subagents.state(self.child_id, "requires_action"))
         try:
-            return await self.server.client.request_permission(named, signal=signal)
+            return await self.server.asker.request_permission(named, signal=signal)
         finally:
             await self.parent.send(subagents.state(self.child_id, "running"))

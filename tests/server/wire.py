@@ -45,6 +45,8 @@ class WireClient:
         """Whether an ``initialize`` of this client succeeded (it is refused a second time)."""
         self.version: Version = 1
         """The ACP version whose schema judges what the sidecar writes."""
+        self.unstable = False
+        """Whether that version's unstable schema judges instead (features not stabilized)."""
 
     # ---- writing ----
 
@@ -94,11 +96,14 @@ class WireClient:
         assert isinstance(message, dict)
         is_response = "id" in message and "method" not in message
         method = self.sent_methods.get(message["id"]) if is_response else None
-        validate_agent_message(message, request_method=method, version=self.version)
+        validate_agent_message(
+            message, request_method=method, unstable=self.unstable, version=self.version
+        )
         if self.version == 2 and message.get("method") == "session/update":
             # The v2 schema's open union accepts any kind: a v1-only one must not get through.
             kind = message["params"]["update"]["sessionUpdate"]
-            assert kind in update_kinds(version=2), f"not a v2 update kind: {kind}"
+            known = update_kinds(unstable=self.unstable, version=2)
+            assert kind in known, f"not a v2 update kind: {kind}"
 
     async def next_response(self, msg_id: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
         """Read until the response to ``msg_id``; updates and agent requests are kept."""

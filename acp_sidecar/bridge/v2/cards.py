@@ -5,7 +5,8 @@ becomes a v2 terminal: announced by ``terminal_update`` before the card names it
 ``terminal_output_chunk``, its exit status in a last ``terminal_update``.
 
 Invariant: pure (a function of the v1 update alone), so live and replayed cards agree; the v1
-card's fields go through as they are (omitted stays omitted: unchanged), and the terminal keys
+card's fields go through as they are (omitted stays omitted: unchanged) but for a task card's
+link to its child (v2 links it by ``subagent_update``: :mod:`.subagents`), and the terminal keys
 of its ``_meta`` (:mod:`acp_sidecar.bridge.cards`'s ``terminal_*``) become v2's terminal updates
 and are never sent as ``_meta``.
 """
@@ -16,6 +17,7 @@ import base64
 from typing import Any, assert_never
 
 from acp_sidecar.bridge.v2.diffs import diff_of
+from acp_sidecar.bridge.v2.subagents import unlinked
 from acp_sidecar.protocol.encoding import to_wire
 from acp_sidecar.protocol.tool_call import (
     ToolCallContent,
@@ -35,7 +37,8 @@ Wire = tuple[dict[str, Any], ...]
 
 
 class NoV2Form(TypeError):
-    """Card content v2 has no form for (a ``session`` link: v2 links a child otherwise)."""
+    """Card content v2 has no form for (a ``session`` link, which a card update sheds first:
+    :func:`~acp_sidecar.bridge.v2.subagents.unlinked`)."""
 
 
 def _card(update: ToolCallStart | ToolCallProgress, meta: dict[str, Any]) -> v2.ToolCallUpdate:
@@ -46,7 +49,7 @@ def _card(update: ToolCallStart | ToolCallProgress, meta: dict[str, Any]) -> v2.
         title=update.title,
         kind=update.kind,
         status=update.status,
-        content=card_content(update.content),
+        content=card_content(unlinked(update.content)),  # v2 links a child otherwise
         locations=update.locations,
         raw_input=update.raw_input,
         raw_output=update.raw_output,

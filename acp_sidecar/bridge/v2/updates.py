@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any, TypeAlias, assert_never
 
 from acp_sidecar import protocol as v1
-from acp_sidecar.bridge import cards as v1_cards
 from acp_sidecar.bridge.v2.cards import card_opened, card_patched
+from acp_sidecar.bridge.v2.plans import plan_of
+from acp_sidecar.bridge.v2.subagents import child_update
 from acp_sidecar.protocol.encoding import to_wire
 from acp_sidecar.protocol.session import ConfigOption as V1ConfigOption
 from acp_sidecar.protocol.session import SessionConfigBooleanOption, SessionConfigOption
@@ -22,8 +23,8 @@ Encoded: TypeAlias = dict[str, Any] | tuple[dict[str, Any], ...] | None
 
 
 class NotServedOverV2(TypeError):
-    """A v1 update kind that only the prompt turn or a replay sends, neither of which a v2
-    connection serves yet: raised rather than sent in a form the v2 schema does not know."""
+    """A v1 update the core never sends a v2 client (the legacy ``plan``, a chunk without its
+    id): raised rather than sent in a form the v2 schema does not know."""
 
 
 def encode_update(update: v1.SessionUpdate) -> Encoded:
@@ -58,18 +59,13 @@ def encode_update(update: v1.SessionUpdate) -> Encoded:
             return card_opened(update)
         case v1.ToolCallProgress():
             return card_patched(update)
-        case v1.PlanUpdate(plan=v1.PlanItems()):
-            return to_wire(update)  # a checklist: the same shape in v2
-        case v1.PlanRemoved(plan_id=v1_cards.CHECKLIST_PLAN_ID):
-            # v2's stable surface removes no plan: an emptied checklist is one with no entries.
-            return to_wire(v1.PlanUpdate(plan=v1.PlanItems(plan_id=update.plan_id, entries=[])))
         case v1.PlanUpdate() | v1.PlanRemoved():
-            # A Markdown plan: only v2's unstable surface has it.
-            raise NotServedOverV2(
-                f"{update.session_update} of a Markdown plan is not served over ACP v2 yet"
-            )
-        case v1.Plan() | v1.SubagentUpdate() | v1.SessionMessage() | v1.SessionMessageChunk():
-            raise NotServedOverV2(f"{update.session_update} is not served over ACP v2 yet")
+            return plan_of(update)
+        case v1.SubagentUpdate() | v1.SessionMessage() | v1.SessionMessageChunk():
+            return child_update(update)
+        case v1.Plan():
+            # Never on v2: the core gives a v2 client plan operations.
+            raise NotServedOverV2(f"{update.session_update} is not served over ACP v2")
         case _:
             assert_never(update)
 

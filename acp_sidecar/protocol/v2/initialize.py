@@ -96,6 +96,8 @@ class SessionCapabilities(WireType):
     """MCP transports supported."""
     delete: dict[str, Any] | None = None
     """Present (``{}``): the agent handles ``session/delete``."""
+    fork: dict[str, Any] | None = None
+    """Present (``{}``): the agent handles ``session/fork`` (unstable schema only)."""
     additional_directories: dict[str, Any] | None = None
     """Present (``{}``): the agent honours ``additionalDirectories``."""
     meta: dict[str, Any] | None = None

@@ -12,6 +12,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_CANCEL,
     SESSION_CLOSE,
     SESSION_DELETE,
+    SESSION_FORK,
     SESSION_LIST,
     SESSION_NEW,
     SESSION_PROMPT,
@@ -20,7 +21,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_UPDATE,
     MethodTypes,
 )
-from acp_sidecar.protocol.v2 import initialize, prompt, session
+from acp_sidecar.protocol.v2 import initialize, prompt, session, unstable
 
 __all__ = [
     "AUTH_LOGIN",
@@ -30,6 +31,7 @@ __all__ = [
     "SESSION_CANCEL",
     "SESSION_CLOSE",
     "SESSION_DELETE",
+    "SESSION_FORK",
     "SESSION_LIST",
     "SESSION_NEW",
     "SESSION_PROMPT",
@@ -57,5 +59,6 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     SESSION_PROMPT: MethodTypes(prompt.PromptRequest, prompt.PromptResponse),
     SESSION_CANCEL: MethodTypes(prompt.CancelNotification, None),
     SESSION_RESUME: MethodTypes(session.ResumeSessionRequest, session.ResumeSessionResponse),
+    SESSION_FORK: MethodTypes(unstable.ForkSessionRequest, unstable.ForkSessionResponse),
 }
 """The client → agent methods a v2 connection serves, with their types."""

@@ -13,6 +13,7 @@ import attrs
 
 from acp_sidecar.protocol._base import WireType
 from acp_sidecar.protocol.session import CancelNotification, PromptRequest, StopReason
+from acp_sidecar.protocol.v2.unstable import Usage
 
 __all__ = [
     "BackgroundTerminal",
@@ -97,6 +98,8 @@ class IdleState(WireType):
     """Why the turn ended; ``None`` on a snapshot that ends no turn."""
     error: TurnError | None = None
     """The failure, with ``stop_reason`` ``error`` only."""
+    usage: Usage | None = None
+    """The tokens the turn's model responses used (unstable; ``None``: none reported)."""
     background: list[BackgroundTerminal] = attrs.Factory(list)
     """Every piece of background work, the whole list each time."""
 

@@ -39,7 +39,8 @@ AGENT_INFO = v2.Implementation(name="acp-sidecar", title="ACP Sidecar", version=
 def core_capabilities(capabilities: v2.ClientCapabilities) -> v1.ClientCapabilities:
     """What the core should assume of a v2 client: no ``fs/*``, no ``terminal/*``, no modes
     (the mode is a config option); notices, compaction, plan operations, boolean options and
-    terminal output are v2's baseline; elicitation and terminal auth as the client said."""
+    terminal output are v2's baseline, child sessions its unstable surface; elicitation and
+    terminal auth as the client said."""
     terminal_auth = capabilities.auth is not None and capabilities.auth.terminal is not None
     return v1.ClientCapabilities(
         elicitation=capabilities.elicitation,
@@ -48,6 +49,7 @@ def core_capabilities(capabilities: v2.ClientCapabilities) -> v1.ClientCapabilit
         ),
         auth=v1.AuthCapabilities(terminal=terminal_auth),
         plan={},
+        subagents={},  # unstable in v2, served to every v2 client (the same flag)
         # v2's terminals are baseline: the v1 cards carry one, and the v2 encoder draws it.
         meta={"terminal_output": True},
     )
@@ -104,6 +106,7 @@ async def initialize(server: Connection, params: v2.InitializeRequest) -> v2.Ini
                 ),
                 mcp=v2.McpCapabilities(stdio={}, http={}),
                 delete={} if server.stores_sessions else None,
+                fork={} if server.stores_sessions else None,  # unstable
                 additional_directories={},
             ),
             auth=v2.AgentAuthCapabilities(),

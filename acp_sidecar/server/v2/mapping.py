@@ -11,6 +11,7 @@ from typing import Any
 from acp_sidecar.bridge.v2.updates import encode_update
 from acp_sidecar.protocol.v2 import methods as m
 from acp_sidecar.server.v2 import handlers as h
+from acp_sidecar.server.v2.forking import session_fork
 from acp_sidecar.server.v2.prompting import session_prompt
 from acp_sidecar.server.v2.resuming import session_resume
 from acp_sidecar.server.wire import WireMapping
@@ -32,6 +33,7 @@ def v2_mapping(v1: WireMapping) -> WireMapping:
         m.SESSION_PROMPT: session_prompt,
         m.SESSION_CANCEL: core[m.SESSION_CANCEL],  # v1's params; idle ``cancelled`` confirms
         m.SESSION_RESUME: partial(session_resume, core),
+        m.SESSION_FORK: partial(session_fork, core),  # unstable
     }
     return WireMapping(
         version=2, handlers=handlers, method_types=m.METHOD_TO_TYPES, encode_update=encode_update

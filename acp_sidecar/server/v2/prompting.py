@@ -1,6 +1,7 @@
 """``session/prompt`` over v2: answered with ``{messageId}`` once the prompt is inserted (echoed
 and logged), the turn running on in the background and reported by ``state_update``:
-``running`` when it starts, ``idle`` with its stop reason when it ends.
+``running`` when it starts, ``idle`` with its stop reason (and the tokens it used) when it
+ends.
 
 Invariant: every turn that sent ``running`` ends with exactly one ``idle``, after every other
 update of the turn; a turn that fails before insertion answers an error and sends neither.
@@ -12,6 +13,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
+from acp_sidecar.bridge.subagents import tokens_used
 from acp_sidecar.protocol.encoding import to_wire
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
 from acp_sidecar.protocol.v2.prompt import (
@@ -109,7 +111,8 @@ async def run_turn(
             )
         )
         return
-    send_state(server, session_id, IdleState(stop_reason=stop_reason, error=error))
+    usage = tokens_used(session.used)  # unstable: sent to every v2 client (same flag)
+    send_state(server, session_id, IdleState(stop_reason=stop_reason, error=error, usage=usage))
 
 
 def failure_of(exc: Exception) -> TurnError:

@@ -1,5 +1,6 @@
 """The v2 encoder of the core's updates: every v1 kind either goes out in a form the v2 schema
-accepts, is dropped (no v2 form), or is refused as not served over v2 yet; never sent as v1."""
+accepts (the unstable one for the kinds only it defines), is dropped (no v2 form), or is
+refused as never sent to a v2 client; never sent as v1."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import attrs
 import pytest
 
 from acp_sidecar import protocol as p
-from acp_sidecar.bridge.v2.cards import NoV2Form
 from acp_sidecar.bridge.v2.updates import NotServedOverV2, encode_update
 from tests.acp_schema import update_kinds, validate_agent_message
 from tests.protocol.samples import AGENT_SAMPLES, Sample
@@ -32,13 +32,11 @@ DROPPED = {"current_mode_update"}
 CARDS = {"tool_call", "tool_call_update"}
 """Sent as one or more v2 updates (a card, its terminal)."""
 PLANS = {"plan_update", "plan_removed"}
-"""A checklist's are sent (see the plan tests below); a Markdown plan's are not yet."""
-NOT_YET = {
-    "plan",
-    "subagent_update",
-    "session_message",
-    "session_message_chunk",
-}
+"""A checklist's are stable v2, a Markdown plan's unstable (see the plan tests below)."""
+CHILDREN = {"subagent_update", "session_message", "session_message_chunk"}
+"""Child sessions: v2's unstable surface."""
+NOT_YET = {"plan"}
+"""The legacy plan: the core gives a v2 client plan operations."""
 
 
 def _kind(sample: Sample) -> str:
@@ -48,8 +46,8 @@ def _kind(sample: Sample) -> str:
 
 def test_every_v1_kind_is_placed_once() -> None:
     kinds = {attrs.fields(cl).session_update.default for cl in get_args(p.SessionUpdate)}
-    assert kinds == SENT | DROPPED | NOT_YET | CARDS | PLANS
-    placed = [SENT, DROPPED, NOT_YET, CARDS, PLANS]
+    assert kinds == SENT | DROPPED | NOT_YET | CARDS | PLANS | CHILDREN
+    placed = [SENT, DROPPED, NOT_YET, CARDS, PLANS, CHILDREN]
     assert sum(len(k) for k in placed) == len(kinds)
 
 
@@ -64,32 +62,29 @@ def test_each_update(sample: Sample) -> None:
             encode_update(update)
         return
     if kind in CARDS:
-        content = getattr(update, "content", None) or ()
-        if any(isinstance(c, p.ToolCallSession) for c in content):
-            with pytest.raises(NoV2Form):  # v2 links a child session otherwise
-                encode_update(update)
-            return
         several = encode_update(update)
-        assert isinstance(several, tuple) and several
+        assert isinstance(several, tuple)
         for each in several:
             _validate(each)
+            assert all(c["type"] != "session" for c in each.get("content", ()))
+        assert several
         return
     wire = encode_update(update)
     if kind in DROPPED:
         assert wire is None
         return
     assert isinstance(wire, dict)
-    _validate(wire)
+    _validate(wire, unstable=kind in CHILDREN | PLANS)
 
 
-def _validate(wire: dict[str, Any]) -> None:
-    assert wire["sessionUpdate"] in update_kinds(version=2)
+def _validate(wire: dict[str, Any], *, unstable: bool = False) -> None:
+    assert wire["sessionUpdate"] in update_kinds(unstable=unstable, version=2)
     message = {
         "jsonrpc": "2.0",
         "method": "session/update",
         "params": {"sessionId": "s", "update": wire},
     }
-    validate_agent_message(message, version=2)
+    validate_agent_message(message, unstable=unstable, version=2)
 
 
 def test_commands_and_options_take_their_v2_tags() -> None:
@@ -158,14 +153,31 @@ def test_a_removed_checklist_is_one_without_entries() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    "update",
-    [
-        p.PlanUpdate(plan=p.PlanMarkdown(plan_id="markdown", content="# Plan")),
-        p.PlanRemoved(plan_id="markdown"),
-    ],
-    ids=["markdown", "markdown-removed"],
-)
-def test_a_markdown_plan_is_not_served_over_v2_yet(update: p.SessionUpdate) -> None:
-    with pytest.raises(NotServedOverV2, match="Markdown plan"):
-        encode_update(update)
+def test_a_markdown_plan_goes_out_as_the_unstable_markdown_plan_without_its_path() -> None:
+    document = p.PlanMarkdown(plan_id="markdown", content="# Plan", path="/w/PLAN.md")
+    wire = encode_update(p.PlanUpdate(plan=document))
+    assert isinstance(wire, dict)
+    _validate(wire, unstable=True)
+    assert wire == {
+        "sessionUpdate": "plan_update",
+        "plan": {"type": "markdown", "planId": "markdown", "content": "# Plan"},
+    }
+
+
+def test_a_removed_markdown_plan_is_the_unstable_plan_removed() -> None:
+    wire = encode_update(p.PlanRemoved(plan_id="markdown"))
+    assert isinstance(wire, dict)
+    _validate(wire, unstable=True)
+    assert wire == {"sessionUpdate": "plan_removed", "planId": "markdown"}
+
+
+def test_a_task_cards_link_is_left_out_and_a_link_alone_patches_nothing() -> None:
+    link = p.ToolCallSession(session_id="s~task~c1")
+    text = p.ToolCallContentBlock(content=p.TextContentBlock(text="done"))
+    alone = encode_update(p.ToolCallProgress(tool_call_id="c1", content=[link]))
+    assert alone == ({"sessionUpdate": "tool_call_update", "toolCallId": "c1"},)
+    (done,) = encode_update(
+        p.ToolCallProgress(tool_call_id="c1", status="completed", content=[link, text])
+    )
+    assert done["content"] == [{"type": "content", "content": {"type": "text", "text": "done"}}]
+    assert encode_update(p.ToolCallProgress(tool_call_id="c1", content=[]))[0]["content"] == []

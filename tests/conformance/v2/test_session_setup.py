@@ -175,7 +175,6 @@ async def test_a_session_prompted_over_v1_is_listed_over_v2(tmp_path: Path) -> N
         ("logout", {}),
         ("session/load", {"sessionId": "s", "cwd": "/tmp", "mcpServers": []}),
         ("session/set_mode", {"sessionId": "s", "modeId": "auto"}),
-        ("session/fork", {"sessionId": "s", "cwd": "/tmp"}),
         ("_session/steering", {"sessionId": "s", "prompt": []}),
     ],
 )
