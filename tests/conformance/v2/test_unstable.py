@@ -31,6 +31,7 @@ from acp_sidecar.store import SessionStore
 from tests.acp_schema import load_schema, schema_def_for, update_kinds
 from tests.agent.model.fake_openai import Reply, say, stop, usage
 from tests.agent.model.fake_openai import tool_call as model_call
+from tests.conformance.v2.recorded import resume_params, until_answer
 from tests.conformance.v2.test_prompt_lifecycle import CLIENT_INFO, prompt, until_idle
 from tests.in_process import cli_server, kept_process_state
 from tests.server.subagent_harness import ENV, RoutedOpenAI, task_call
@@ -137,6 +138,14 @@ async def test_a_markdown_plan_and_its_removal_live_and_replayed(tmp_path: Path)
         for update in replay_updates(header, records, registry.get, ctx, client_is)
     ]
     assert plans([u for u in replayed if isinstance(u, dict)]) == made + gone + emptied
+    # And so over the wire: a later connection resumes the session from its start.
+    async with unstable_client("--store", str(store)) as (client, _, _):
+        params = resume_params(session_id, tmp_path, replayFrom={"type": "start"})
+        before, answer = await until_answer(
+            client, await client.send_request("session/resume", params)
+        )
+    assert "result" in answer, answer
+    assert plans(before) == made + gone + emptied
 
 
 def on_model(endpoint: RoutedOpenAI, store: Path) -> tuple[str, ...]:
