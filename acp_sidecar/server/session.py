@@ -41,7 +41,7 @@ from acp_sidecar.protocol.updates import (
     UserMessageChunk,
 )
 from acp_sidecar.server.inbox import SteeringInbox
-from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.cancel import CancelSignal, RunningCalls
 from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
 if TYPE_CHECKING:
@@ -159,6 +159,8 @@ class Session:
     closes; made with the first turn's call scope (``None``: no turn ran yet)."""
     blobs: BlobStore | None = None
     """Where its before-images go, found with the first turn's call scope."""
+    calls: RunningCalls = attrs.field(factory=RunningCalls)
+    """Its tool calls while they run, each cancellable alone (its turns' call scopes share it)."""
 
     def fix_roots(self) -> None:
         """Resolve the session's roots now, as they are on disk (at ``new``, ``load`` and

@@ -11,6 +11,7 @@ from typing import Any
 from acp_sidecar.bridge.v2.updates import encode_update
 from acp_sidecar.protocol.v2 import methods as m
 from acp_sidecar.server.v2 import handlers as h
+from acp_sidecar.server.v2.background import SessionStates
 from acp_sidecar.server.v2.prompting import session_prompt
 from acp_sidecar.server.wire import WireMapping
 
@@ -18,8 +19,9 @@ from acp_sidecar.server.wire import WireMapping
 def v2_mapping(v1: WireMapping) -> WireMapping:
     """The v2 mapping, its handlers running the core's (``v1``'s) for the same work."""
     core = v1.handlers
+    states = SessionStates()  # this connection's: the mapping is made once per connection
     handlers: dict[str, Callable[..., Any]] = {
-        m.INITIALIZE: h.initialize,
+        m.INITIALIZE: partial(h.initialize, states),
         m.AUTH_LOGIN: partial(h.login, core),
         m.AUTH_LOGOUT: partial(h.logout, core),
         m.SESSION_NEW: partial(h.session_new, core),
@@ -28,7 +30,7 @@ def v2_mapping(v1: WireMapping) -> WireMapping:
         m.SESSION_CLOSE: core[m.SESSION_CLOSE],
         m.SESSION_DELETE: core[m.SESSION_DELETE],
         m.SESSION_SET_CONFIG_OPTION: partial(h.session_set_config_option, core),
-        m.SESSION_PROMPT: session_prompt,
+        m.SESSION_PROMPT: partial(session_prompt, states),
         m.SESSION_CANCEL: core[m.SESSION_CANCEL],  # v1's params; idle ``cancelled`` confirms
     }
     return WireMapping(
