@@ -8,10 +8,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from acp_sidecar.bridge.v2.updates import encode_update
 from acp_sidecar.protocol.v2 import methods as m
 from acp_sidecar.server.v2 import handlers as h
 from acp_sidecar.server.v2.background import SessionStates
+from acp_sidecar.server.v2.cancelling import CallControls, terminal_cancel, tool_call_cancel
 from acp_sidecar.server.v2.prompting import session_prompt
 from acp_sidecar.server.wire import WireMapping
 
@@ -19,7 +19,8 @@ from acp_sidecar.server.wire import WireMapping
 def v2_mapping(v1: WireMapping) -> WireMapping:
     """The v2 mapping, its handlers running the core's (``v1``'s) for the same work."""
     core = v1.handlers
-    states = SessionStates()  # this connection's: the mapping is made once per connection
+    # This connection's: the mapping is made once per connection.
+    states, controls = SessionStates(), CallControls()
     handlers: dict[str, Callable[..., Any]] = {
         m.INITIALIZE: partial(h.initialize, states),
         m.AUTH_LOGIN: partial(h.login, core),
@@ -30,9 +31,11 @@ def v2_mapping(v1: WireMapping) -> WireMapping:
         m.SESSION_CLOSE: core[m.SESSION_CLOSE],
         m.SESSION_DELETE: core[m.SESSION_DELETE],
         m.SESSION_SET_CONFIG_OPTION: partial(h.session_set_config_option, core),
-        m.SESSION_PROMPT: partial(session_prompt, states),
+        m.SESSION_PROMPT: partial(session_prompt, states, controls),
         m.SESSION_CANCEL: core[m.SESSION_CANCEL],  # v1's params; idle ``cancelled`` confirms
+        m.TOOL_CALL_CANCEL: tool_call_cancel,
+        m.TERMINAL_CANCEL: partial(terminal_cancel, states),
     }
     return WireMapping(
-        version=2, handlers=handlers, method_types=m.METHOD_TO_TYPES, encode_update=encode_update
+        version=2, handlers=handlers, method_types=m.METHOD_TO_TYPES, encode_update=controls.encode
     )

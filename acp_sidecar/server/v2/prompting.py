@@ -28,17 +28,19 @@ if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
     from acp_sidecar.server.v2.background import SessionStates
+    from acp_sidecar.server.v2.cancelling import CallControls
 
 logger = logging.getLogger(__name__)
 
 
 async def session_prompt(
-    states: SessionStates, server: Connection, params: PromptRequest
+    states: SessionStates, controls: CallControls, server: Connection, params: PromptRequest
 ) -> PromptResponse:
     """Start a turn on ``params.prompt`` and answer once its message is inserted. A prompt
     for a session that runs a turn is refused, as over v1."""
     session = server.session(params.session_id)
-    states.watch(server, session)
+    states.watch(server, session)  # its jobs listed, its running calls cancellable
+    controls.watch(server, session)
     if not params.prompt:
         raise AcpError.invalid_params("Invalid params: prompt: a prompt needs at least one block")
     check_prompt_content(params.prompt, server.driver.prompt_capabilities)

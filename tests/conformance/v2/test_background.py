@@ -126,6 +126,37 @@ async def test_a_kept_job_is_listed_announced_first_and_its_later_output_arrives
         assert "stopReason" not in snapshot  # a repeated snapshot ends no turn
 
 
+async def test_terminal_cancel_kills_the_job_then_a_list_without_it(tmp_path: Path) -> None:
+    async with v2_session(tmp_path, driver=None) as (client, session_id):
+        terminal_id, _ = await keep_job(client, session_id, "echo up; exec sleep 300")
+        params = {"sessionId": session_id, "terminalId": terminal_id}
+        assert await client.result("terminal/cancel", params) == {}
+        ended = await until(client, session_id, exited(terminal_id))
+        assert ended[-1]["exitStatus"] == {"signal": "SIGTERM"}
+        assert ended[-1]["capabilities"] is None
+        (snapshot,) = await until(client, session_id, idle_snapshot)
+        assert listed(snapshot) == []
+        error = await client.error("terminal/cancel", params)
+    assert error["code"] == -32602
+    assert error["message"] == (
+        f"Invalid params: terminalId: terminal {terminal_id} is not running in session "
+        f"{session_id} (unknown, or it exited)"
+    )
+
+
+async def test_terminal_cancel_of_an_unknown_terminal_is_invalid_params(tmp_path: Path) -> None:
+    async with v2_session(tmp_path, driver=None) as (client, session_id):
+        params = {"sessionId": session_id, "terminalId": "no-such-terminal"}
+        error = await client.error("terminal/cancel", params)
+    assert error == {
+        "code": -32602,
+        "message": (
+            f"Invalid params: terminalId: terminal no-such-terminal is not running in session "
+            f"{session_id} (unknown, or it exited)"
+        ),
+    }
+
+
 async def test_every_state_update_carries_the_list_even_empty(tmp_path: Path) -> None:
     async with v2_session(tmp_path, driver=None) as (client, session_id):
         await auto(client, session_id)
@@ -135,3 +166,66 @@ async def test_every_state_update_carries_the_list_even_empty(tmp_path: Path) ->
     assert not [
         u for u in updates if "capabilities" in u and u["sessionUpdate"] == "terminal_update"
     ]
+
+
+def advertised(call_id: str) -> Callable[[Update], bool]:
+    return lambda u: (
+        u["sessionUpdate"] == "tool_call_update"
+        and u["toolCallId"] == call_id
+        and u.get("capabilities") == {"cancel": {}}
+    )
+
+
+async def test_tool_call_cancel_stops_one_call_and_the_turn_ends_normally(tmp_path: Path) -> None:
+    async with v2_session(tmp_path, driver=None) as (client, session_id):
+        await auto(client, session_id)
+        command = f"echo running; {WAITS.format('never')}"
+        await client.result("session/prompt", prompt(session_id, bash(command)))
+        opened = await until(client, session_id, lambda u: u["sessionUpdate"] == "tool_call_update")
+        call_id = opened[-1]["toolCallId"]
+        before = await until(client, session_id, advertised(call_id))
+        assert [u["state"] for u in states(opened + before)] == ["running"]
+        params = {"sessionId": session_id, "toolCallId": call_id}
+        assert await client.result("tool_call/cancel", params) == {}
+        rest = await until_idle(client, session_id)
+        assert rest[-1]["stopReason"] == "end_turn"  # the turn went on to its end
+        card = folded(opened + before + rest)
+        assert card["status"] == "cancelled"
+        final = [u for u in rest if u["sessionUpdate"] == "tool_call_update"][-1]
+        assert final["status"] == "cancelled" and final["capabilities"] is None
+        assert [u["state"] for u in states(rest)] == ["idle"]  # cancelling changed no state
+        ended = [u for u in rest if exited(call_id)(u)]
+        assert [u["exitStatus"] for u in ended] == [{"signal": "SIGTERM"}]
+        error = await client.error("tool_call/cancel", params)
+    assert error == {
+        "code": -32602,
+        "message": (
+            f"Invalid params: toolCallId: tool call {call_id} is not running in session "
+            f"{session_id} (unknown, or final)"
+        ),
+    }
+
+
+async def test_tool_call_cancel_of_an_unknown_call_is_invalid_params(tmp_path: Path) -> None:
+    async with v2_session(tmp_path, driver=None) as (client, session_id):
+        params = {"sessionId": session_id, "toolCallId": "no-such-call"}
+        error = await client.error("tool_call/cancel", params)
+    assert error == {
+        "code": -32602,
+        "message": (
+            f"Invalid params: toolCallId: tool call no-such-call is not running in session "
+            f"{session_id} (unknown, or final)"
+        ),
+    }
+
+
+async def test_a_call_is_cancellable_while_it_runs_and_not_once_final(tmp_path: Path) -> None:
+    async with v2_session(tmp_path, driver=None) as (client, session_id):
+        await auto(client, session_id)
+        await client.result("session/prompt", prompt(session_id, bash("echo hi")))
+        updates = await until_idle(client, session_id)
+    patches = [u for u in updates if u["sessionUpdate"] == "tool_call_update"]
+    controls = [u["capabilities"] for u in patches if "capabilities" in u]
+    assert controls == [{"cancel": {}}, None]
+    assert patches[-1]["status"] == "completed" and patches[-1]["capabilities"] is None
+    assert "capabilities" not in patches[0]  # pending: not yet running
