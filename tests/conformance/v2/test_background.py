@@ -229,3 +229,18 @@ async def test_a_call_is_cancellable_while_it_runs_and_not_once_final(tmp_path: 
     assert controls == [{"cancel": {}}, None]
     assert patches[-1]["status"] == "completed" and patches[-1]["capabilities"] is None
     assert "capabilities" not in patches[0]  # pending: not yet running
+
+
+async def test_a_job_ending_during_a_turn_is_dropped_by_a_running_snapshot(tmp_path: Path) -> None:
+    async with v2_session(tmp_path, driver=None) as (client, session_id):
+        terminal_id, _ = await keep_job(client, session_id, f"{WAITS.format('stop')}; exit 0")
+        command = f"touch stop; {WAITS.format('done')}"  # ends the job, then runs on
+        await client.result("session/prompt", prompt(session_id, bash(command)))
+        ended = await until(client, session_id, exited(terminal_id))
+        assert ended[-1]["exitStatus"] == {"exitCode": 0}
+        assert [listed(s) for s in states(ended)] == [[terminal_id]]  # the turn's running
+        snapshot = await until(client, session_id, lambda u: u in states([u]))
+        assert snapshot[-1]["state"] == "running" and listed(snapshot[-1]) == []
+        (tmp_path / "done").touch()
+        rest = await until_idle(client, session_id)
+    assert rest[-1]["stopReason"] == "end_turn" and listed(rest[-1]) == []
