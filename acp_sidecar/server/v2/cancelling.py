@@ -43,8 +43,8 @@ class CallControls:
     def __init__(self) -> None:
         self._closing: dict[str, bool] = {}
         """Calls whose next patch is their final one, and whether each was cancelled alone
-        (by call id alone: the encoder is not told the session, and the drivers' ids are
-        unique)."""
+        (by call id alone: the encoder is not told the session; two sessions would have to
+        close calls of the same id at the same moment to be confused)."""
         self._watched: set[str] = set()
 
     def watch(self, server: Connection, session: Session) -> None:
