@@ -44,7 +44,7 @@ from acp_sidecar.protocol import (
     ToolCallUpdate,
 )
 from acp_sidecar.store.records import PermissionAnswer
-from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.cancel import CancelSignal, RunningCalls
 from acp_sidecar.tools.context import (
     EditorFiles,
     PermissionCall,
@@ -129,6 +129,8 @@ class CallScope:
     """Where the session's permission decisions are recorded (``None``: nowhere)."""
     jobs: JobTable | None = None
     """The session's kept jobs (what ``bash`` with ``background`` adds to)."""
+    calls: RunningCalls = attrs.field(factory=RunningCalls)
+    """The session's calls running now, each under its own signal (``runner.execute_call``)."""
     effects: FileEffectKeeper | None = None
     """Keeps the before-images of the files calls declare they change (``None``: the
     session keeps none, and nothing it does can be undone)."""

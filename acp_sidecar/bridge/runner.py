@@ -76,16 +76,17 @@ async def execute_call(
     call_id = opened.call.call_id
     live = LiveCall(call_id, opened.view, scope.cards, scope.send)
     try:
-        result = await registry.execute(
-            ToolExecutionInput(
-                call_id=call_id,
-                name=opened.call.name,
-                arguments=arguments,
-                context=scope,
-                signal=scope.signal,
-                progress=live,
+        with scope.calls.running(call_id, scope.signal) as signal:
+            result = await registry.execute(
+                ToolExecutionInput(
+                    call_id=call_id,
+                    name=opened.call.name,
+                    arguments=arguments,
+                    context=scope,
+                    signal=signal,  # the turn's, or this call's own cancel
+                    progress=live,
+                )
             )
-        )
     finally:
         streamed = await live.close()
         scope.pending.pop(call_id, None)
@@ -102,6 +103,7 @@ async def close_call(
 ) -> None:
     """Draw the call's result card (also for a call answered without running)."""
     scope.pending.pop(opened.call.call_id, None)
+    scope.calls.closing(opened.call.call_id)
     updates = translate_result(
         lookup, opened.call, opened.view, result, scope.cards, streamed=streamed
     )

@@ -4,7 +4,8 @@ attrs compiling ``__repr__``/``__eq__`` per class doubled this package's import 
 classes use ``@attrs.frozen(repr=False, eq=False)`` and inherit these. The converter keys on it.
 """
 
-from typing import Any
+import enum
+from typing import Any, Final
 
 import attrs
 
@@ -33,3 +34,14 @@ class WireType:
 
     def __hash__(self) -> int:
         return hash((self.__class__, *_values(self)))
+
+
+class Unset(enum.Enum):
+    """A patch field's "unchanged": a field defaulting to :data:`UNSET` is omitted while unset
+    and sent otherwise, ``None`` as ``null`` (v2's "cleared")."""
+
+    UNSET = "unset"
+
+
+UNSET: Final = Unset.UNSET
+"""The one :class:`Unset` value."""

@@ -1,7 +1,9 @@
 """Unstructuring: one generated straight-line function per wire class, looked up by exact class.
 
-A field whose default is ``None`` is omitted while ``None`` (except :data:`_EMIT_NULL`); every
-other field is always emitted. Nothing is validated here: the types already did.
+A field whose default is ``None`` is omitted while ``None`` (except :data:`_EMIT_NULL`); one
+whose default is :data:`~acp_sidecar.protocol._base.UNSET` is omitted while unset, ``None``
+sent as ``null``; every other field is always emitted. Nothing is validated here: the types
+already did.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, get_args, get_origin
 
+from acp_sidecar.protocol._base import UNSET, Unset
 from acp_sidecar.protocol.shapes import fields, is_wire_type, union_members, wire_name
 from acp_sidecar.protocol.tool_call import ToolCallDiff
 
@@ -65,6 +68,16 @@ def _make_unstructure(cl: type) -> Callable[[Any], dict[str, Any]]:
         where = f"{cl.__name__}.{a.name}"
         members = union_members(a.type)
         t = members[0][0] if members is not None and len(members[0]) == 1 else a.type
+        if a.default is UNSET and members is not None:
+            kept = [m for m in members[0] if m is not Unset]
+            t = kept[0] if len(kept) == 1 else a.type
+            globs["_UNSET"] = UNSET
+            expr = _value_expr(t, "v", globs, str(n), where)
+            optional.append(
+                f"  v = instance.{a.name}\n  if v is not _UNSET:\n"
+                f"    res[{key!r}] = None if v is None else {expr}"
+            )
+            continue
         if a.default is None and (cl, a.name) not in _EMIT_NULL:
             expr = _value_expr(t, "v", globs, str(n), where)
             optional.append(

@@ -275,6 +275,7 @@ class Connection(JsonRPCServer):
             files=ClientFiles(self.client, session.session_id, signal),
             decisions=session.recorder,
             jobs=self.jobs_of(session),
+            calls=session.calls,
             rules=self.rules_of(session),
         )
         recorder, store = session.recorder, self.store

@@ -41,7 +41,7 @@ from acp_sidecar.protocol.updates import (
     UserMessageChunk,
 )
 from acp_sidecar.server.inbox import SteeringInbox
-from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.cancel import CancelSignal, RunningCalls
 from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
 if TYPE_CHECKING:
@@ -163,6 +163,8 @@ class Session:
     """Where its before-images go, found with the first turn's call scope."""
     used: list[UsageRecord] = attrs.Factory(list)
     """What the model's responses of the last (or running) turn used, its children's too."""
+    calls: RunningCalls = attrs.field(factory=RunningCalls)
+    """Its tool calls while they run, each cancellable alone (its turns' call scopes share it)."""
 
     def fix_roots(self) -> None:
         """Resolve the session's roots now, as they are on disk (at ``new``, ``load`` and

@@ -1,16 +1,19 @@
-"""Cooperative cancellation: the signal a tool polls or awaits, and a running tool's race with it.
+"""Cooperative cancellation: the signal a tool polls or awaits, a running tool's race with it,
+and the calls running now, each under a signal of its own (:class:`RunningCalls`).
 
 A signal is cancelled once, first reason wins; a child is cancelled with its parent, never the
-reverse (a timeout never cancels the turn). :func:`run_watched` never leaves a task behind.
+reverse (a timeout or one call's cancel never cancels the turn). :func:`run_watched` never
+leaves a task behind.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from acp_sidecar.tools.errors import ToolCancelledError, ToolTimeoutError
 
@@ -117,6 +120,71 @@ class CancelSignal:
         remove = self.add_callback(child.cancel)
         child.add_callback(lambda _reason: remove())
         return child
+
+
+class RunningCalls:
+    """A session's tool calls while they run, each under a child of its turn's signal: one
+    may be cancelled alone (v2's ``tool_call/cancel``) and the turn goes on. Listeners hear a
+    call start and, just before its result card is drawn, that it is closing and whether it
+    was cancelled alone."""
+
+    def __init__(self) -> None:
+        self._signals: dict[str, CancelSignal] = {}
+        self._ended: dict[str, bool] = {}
+        self._listeners: list[tuple[Callable[[str], None], Callable[[str, bool], None]]] = []
+
+    def __contains__(self, call_id: object) -> bool:
+        return call_id in self._signals
+
+    @contextlib.contextmanager
+    def running(self, call_id: str, turn: CancelSignal) -> Iterator[CancelSignal]:
+        """The signal ``call_id`` runs under (a child of ``turn``) while the block runs."""
+        signal = turn.child()
+        self._signals[call_id] = signal
+        for on_started, _ in tuple(self._listeners):
+            _run_listener(on_started, call_id)
+        try:
+            yield signal
+        finally:
+            if self._signals.get(call_id) is signal:
+                del self._signals[call_id]
+            self._ended[call_id] = signal.cancelled and not turn.cancelled
+
+    def cancel(self, call_id: str, reason: str) -> bool:
+        """Cancel the running call ``call_id`` alone; whether it runs (and was not already)."""
+        signal = self._signals.get(call_id)
+        if signal is None or signal.cancelled:
+            return False
+        signal.cancel(reason)
+        return True
+
+    def closing(self, call_id: str) -> None:
+        """The result card of ``call_id`` is drawn next (a call that never ran: nothing)."""
+        alone = self._ended.pop(call_id, None)
+        if alone is None:
+            return
+        for _, on_closing in tuple(self._listeners):
+            _run_listener(on_closing, call_id, alone)
+
+    def listen(
+        self, on_started: Callable[[str], None], on_closing: Callable[[str, bool], None]
+    ) -> Callable[[], None]:
+        """Hear each call start and close from now on; returns what stops it."""
+        listener = (on_started, on_closing)
+        self._listeners.append(listener)
+
+        def stop() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return stop
+
+
+def _run_listener(listener: Callable[..., None], *args: object) -> None:
+    try:
+        listener(*args)
+    except Exception:
+        logger.exception("a running-calls listener raised")
 
 
 async def run_watched(

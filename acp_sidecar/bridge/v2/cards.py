@@ -18,6 +18,7 @@ from typing import Any, assert_never
 
 from acp_sidecar.bridge.v2.diffs import diff_of
 from acp_sidecar.bridge.v2.subagents import unlinked
+from acp_sidecar.protocol._base import UNSET, Unset
 from acp_sidecar.protocol.encoding import to_wire
 from acp_sidecar.protocol.tool_call import (
     ToolCallContent,
@@ -41,14 +42,20 @@ class NoV2Form(TypeError):
     :func:`~acp_sidecar.bridge.v2.subagents.unlinked`)."""
 
 
-def _card(update: ToolCallStart | ToolCallProgress, meta: dict[str, Any]) -> v2.ToolCallUpdate:
+def _card(
+    update: ToolCallStart | ToolCallProgress,
+    meta: dict[str, Any],
+    status: v2.V2ToolCallStatus | None,
+    capabilities: v2.ToolCallCapabilities | None | Unset = UNSET,
+) -> v2.ToolCallUpdate:
     """The card's own fields in v2 form (its terminal's keys left out of ``_meta``)."""
     return v2.ToolCallUpdate(
         tool_call_id=update.tool_call_id,
         name=update.name,
         title=update.title,
         kind=update.kind,
-        status=update.status,
+        status=status,
+        capabilities=capabilities,
         content=card_content(unlinked(update.content)),  # v2 links a child otherwise
         locations=update.locations,
         raw_input=update.raw_input,
@@ -61,16 +68,22 @@ def card_opened(update: ToolCallStart) -> Wire:
     """A new card: its terminal first (if it has one), then the card."""
     meta = update.meta or {}
     info = meta.get("terminal_info")
-    opened = _card(update, meta)
+    opened = _card(update, meta, update.status)
     if info is None:
         return (to_wire(opened),)
     terminal = v2.TerminalUpdate(terminal_id=info["terminal_id"], cwd=info.get("cwd"))
     return (to_wire(terminal), to_wire(opened))
 
 
-def card_patched(update: ToolCallProgress) -> Wire:
+def card_patched(
+    update: ToolCallProgress,
+    *,
+    status: v2.V2ToolCallStatus | None = None,
+    capabilities: v2.ToolCallCapabilities | None | Unset = UNSET,
+) -> Wire:
     """A card patched: new terminal output, then the terminal's end, then the card's fields
-    that changed (none: only its terminal moved, and no ``tool_call_update`` is sent)."""
+    that changed (none: only its terminal moved, and no ``tool_call_update`` is sent).
+    ``status`` and ``capabilities``: v2's own, in place of the v1 status and beside it."""
     meta = update.meta or {}
     sent: list[dict[str, Any]] = []
     output = meta.get("terminal_output")
@@ -80,11 +93,9 @@ def card_patched(update: ToolCallProgress) -> Wire:
         sent.append(to_wire(chunk))
     ended = meta.get("terminal_exit")
     if ended is not None:
-        status = v2.TerminalExitStatus(exit_code=ended.get("exit_code"), signal=ended.get("signal"))
-        sent.append(
-            to_wire(v2.TerminalUpdate(terminal_id=ended["terminal_id"], exit_status=status))
-        )
-    patch = _card(update, meta)
+        how = v2.TerminalExitStatus(exit_code=ended.get("exit_code"), signal=ended.get("signal"))
+        sent.append(to_wire(v2.TerminalUpdate(terminal_id=ended["terminal_id"], exit_status=how)))
+    patch = _card(update, meta, status or update.status, capabilities)
     wire = to_wire(patch)
     if len(wire) > 2 or not sent:  # more than its tag and id: a field changed
         sent.append(wire)

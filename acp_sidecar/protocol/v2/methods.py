@@ -21,7 +21,7 @@ from acp_sidecar.protocol.methods import (
     SESSION_UPDATE,
     MethodTypes,
 )
-from acp_sidecar.protocol.v2 import initialize, prompt, session, unstable
+from acp_sidecar.protocol.v2 import cancel, initialize, prompt, session, unstable
 
 __all__ = [
     "AUTH_LOGIN",
@@ -38,12 +38,19 @@ __all__ = [
     "SESSION_RESUME",
     "SESSION_SET_CONFIG_OPTION",
     "SESSION_UPDATE",
+    "TERMINAL_CANCEL",
+    "TOOL_CALL_CANCEL",
 ]
 
 AUTH_LOGIN: Final = "auth/login"
 """Log in with one of the methods advertised in ``initialize`` (v1's ``authenticate``)."""
 AUTH_LOGOUT: Final = "auth/logout"
 """End the authenticated state (v1's ``logout``); served whenever auth methods are offered."""
+
+TOOL_CALL_CANCEL: Final = "tool_call/cancel"
+"""Stop one running tool call; the turn goes on."""
+TERMINAL_CANCEL: Final = "terminal/cancel"
+"""Stop the process of one background terminal."""
 
 METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     INITIALIZE: MethodTypes(initialize.InitializeRequest, initialize.InitializeResponse),
@@ -60,5 +67,7 @@ METHOD_TO_TYPES: Final[Mapping[str, MethodTypes]] = {
     SESSION_CANCEL: MethodTypes(prompt.CancelNotification, None),
     SESSION_RESUME: MethodTypes(session.ResumeSessionRequest, session.ResumeSessionResponse),
     SESSION_FORK: MethodTypes(unstable.ForkSessionRequest, unstable.ForkSessionResponse),
+    TOOL_CALL_CANCEL: MethodTypes(cancel.CancelToolCallRequest, cancel.CancelToolCallResponse),
+    TERMINAL_CANCEL: MethodTypes(cancel.CancelTerminalRequest, cancel.CancelTerminalResponse),
 }
 """The client → agent methods a v2 connection serves, with their types."""

@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeAlias
 
 import attrs
 
-from acp_sidecar.protocol._base import WireType
+from acp_sidecar.protocol._base import UNSET, Unset, WireType
 from acp_sidecar.protocol.tool_call import (
     ToolCallContentBlock,
     ToolCallLocation,
@@ -23,15 +23,47 @@ from acp_sidecar.protocol.tool_call import (
 )
 
 __all__ = [
+    "CancelControl",
     "DiffChange",
     "DiffPatch",
+    "TerminalCapabilities",
     "TerminalExitStatus",
     "TerminalOutputChunk",
     "TerminalUpdate",
+    "ToolCallCapabilities",
     "ToolCallContent",
     "ToolCallDiff",
     "ToolCallUpdate",
+    "V2ToolCallStatus",
 ]
+
+V2ToolCallStatus: TypeAlias = ToolCallStatus | Literal["cancelled"]
+"""v1's statuses, and ``cancelled``: the call was stopped before it completed."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class CancelControl(WireType):
+    """``cancel`` in a card's or terminal's capabilities: present (``{}``) means the client
+    may cancel it (``tool_call/cancel``, ``terminal/cancel``)."""
+
+    meta: dict[str, Any] | None = None
+    """Extension metadata (``_meta``), passed through verbatim."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class ToolCallCapabilities(WireType):
+    """What the client may do to a card now."""
+
+    cancel: CancelControl | None = None
+    """``tool_call/cancel`` is accepted while present."""
+
+
+@attrs.frozen(repr=False, eq=False)
+class TerminalCapabilities(WireType):
+    """What the client may do to a terminal now."""
+
+    cancel: CancelControl | None = None
+    """``terminal/cancel`` is accepted while present."""
 
 
 @attrs.frozen(repr=False, eq=False)
@@ -91,7 +123,7 @@ class ToolCallUpdate(WireType):
     """The card's headline."""
     kind: ToolKind | None = None
     """What sort of work, for the icon."""
-    status: ToolCallStatus | None = None
+    status: V2ToolCallStatus | None = None
     """Where the call is."""
     content: list[ToolCallContent] | None = None
     """The card's whole content, replaced."""
@@ -101,6 +133,8 @@ class ToolCallUpdate(WireType):
     """The call's arguments."""
     raw_output: Any = None
     """The call's raw result."""
+    capabilities: ToolCallCapabilities | None | Unset = UNSET
+    """What the client may do to the call (``None``: nothing any more; unset: unchanged)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 
@@ -132,6 +166,8 @@ class TerminalUpdate(WireType):
     """Where it runs (absolute)."""
     exit_status: TerminalExitStatus | None = None
     """How it ended, once it did."""
+    capabilities: TerminalCapabilities | None | Unset = UNSET
+    """What the client may do to it (``None``: nothing any more; unset: unchanged)."""
     meta: dict[str, Any] | None = None
     """Extension metadata (``_meta``), passed through verbatim."""
 

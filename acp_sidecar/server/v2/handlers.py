@@ -25,10 +25,10 @@ from acp_sidecar.protocol.v2 import session as v2s
 from acp_sidecar.server import auth
 from acp_sidecar.server.v2.mcp_servers import check_transports
 from acp_sidecar.server.v2.permissions import V2PermissionAsker
-from acp_sidecar.server.v2.prompting import send_state
 
 if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
+    from acp_sidecar.server.v2.background import SessionStates
 
 Core = Mapping[str, Callable[..., Any]]
 """The core's handler of each v1 method, by v1 method name."""
@@ -79,15 +79,18 @@ def auth_method_of(method: v1.AuthMethod) -> v2.AuthMethod:
             assert_never(method)
 
 
-async def initialize(server: Connection, params: v2.InitializeRequest) -> v2.InitializeResponse:
-    """Answer ``initialize`` in v2; once per connection, as over v1."""
+async def initialize(
+    states: SessionStates, server: Connection, params: v2.InitializeRequest
+) -> v2.InitializeResponse:
+    """Answer ``initialize`` in v2; once per connection, as over v1 (``states``: where the
+    connection's ``state_update``s go out)."""
     if server.initialized:
         raise AcpError.invalid_request(
             "Invalid request: initialize was already called on this connection; "
             "the capabilities it gave stay in force"
         )
     server.client_capabilities = core_capabilities(params.capabilities)
-    server.asker = server.elicitor = V2PermissionAsker(server.client, partial(send_state, server))
+    server.asker = server.elicitor = V2PermissionAsker(server.client, partial(states.send, server))
     server.initialized = True
     server.after_answer(server.recover_jobs())
     accepted = server.driver.prompt_capabilities

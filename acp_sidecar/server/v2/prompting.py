@@ -14,14 +14,12 @@ import logging
 from typing import TYPE_CHECKING
 
 from acp_sidecar.bridge.subagents import tokens_used
-from acp_sidecar.protocol.encoding import to_wire
 from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
 from acp_sidecar.protocol.v2.prompt import (
     IdleState,
     PromptRequest,
     PromptResponse,
     RunningState,
-    StateUpdate,
     TurnError,
     V2StopReason,
 )
@@ -31,19 +29,20 @@ if TYPE_CHECKING:
     from acp_sidecar.protocol.content import ContentBlock
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
+    from acp_sidecar.server.v2.background import SessionStates
+    from acp_sidecar.server.v2.cancelling import CallControls
 
 logger = logging.getLogger(__name__)
 
 
-def send_state(server: Connection, session_id: str, state: StateUpdate) -> None:
-    """Write one ``state_update`` for ``session_id`` now, behind every update sent before."""
-    server.protocol.notify_update(session_id, to_wire(state))
-
-
-async def session_prompt(server: Connection, params: PromptRequest) -> PromptResponse:
+async def session_prompt(
+    states: SessionStates, controls: CallControls, server: Connection, params: PromptRequest
+) -> PromptResponse:
     """Start a turn on ``params.prompt`` and answer once its message is inserted. A prompt
     for a session that runs a turn is refused, as over v1."""
     session = server.session(params.session_id)
+    states.watch(server, session)  # its jobs listed, its running calls cancellable
+    controls.watch(server, session)
     if not params.prompt:
         raise AcpError.invalid_params("Invalid params: prompt: a prompt needs at least one block")
     check_prompt_content(params.prompt, server.driver.prompt_capabilities)
@@ -52,7 +51,7 @@ async def session_prompt(server: Connection, params: PromptRequest) -> PromptRes
             f"Invalid request: session {session.session_id} is already running a prompt turn"
         )
     inserted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    turn = server.spawn_turn(run_turn(server, session, params.prompt, inserted))
+    turn = server.spawn_turn(run_turn(states, server, session, params.prompt, inserted))
     try:
         message_id = await asyncio.shield(inserted)
     except asyncio.CancelledError:
@@ -63,6 +62,7 @@ async def session_prompt(server: Connection, params: PromptRequest) -> PromptRes
 
 
 async def run_turn(
+    states: SessionStates,
     server: Connection,
     session: Session,
     prompt: list[ContentBlock],
@@ -81,7 +81,7 @@ async def run_turn(
     def started() -> None:
         nonlocal began
         began = True
-        send_state(server, session_id, RunningState())
+        states.send(server, session_id, RunningState())
 
     error: TurnError | None = None
     stop_reason: V2StopReason
@@ -91,7 +91,7 @@ async def run_turn(
         )
     except asyncio.CancelledError:
         if inserted.done():  # the connection closes: the turn it started ends
-            send_state(server, session_id, IdleState(stop_reason="cancelled"))
+            states.send(server, session_id, IdleState(stop_reason="cancelled"))
         else:
             inserted.cancel()
         raise
@@ -99,7 +99,7 @@ async def run_turn(
         if not inserted.done():
             inserted.set_exception(exc)
             if began:  # ran, but its prompt never went in: no stop to report
-                send_state(server, session_id, IdleState())
+                states.send(server, session_id, IdleState())
             return
         logger.exception("the turn of session %s failed after its prompt", session_id)
         stop_reason = "error"
@@ -112,7 +112,7 @@ async def run_turn(
         )
         return
     usage = tokens_used(session.used)  # unstable: sent to every v2 client (same flag)
-    send_state(server, session_id, IdleState(stop_reason=stop_reason, error=error, usage=usage))
+    states.send(server, session_id, IdleState(stop_reason=stop_reason, error=error, usage=usage))
 
 
 def failure_of(exc: Exception) -> TurnError:

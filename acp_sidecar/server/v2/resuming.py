@@ -22,10 +22,10 @@ from acp_sidecar.protocol.v2.session import ReplayFrom, ResumeSessionRequest, Re
 from acp_sidecar.server.commands.base import advertised
 from acp_sidecar.server.commands.table import SESSION_COMMANDS
 from acp_sidecar.server.v2.mcp_servers import check_transports
-from acp_sidecar.server.v2.prompting import send_state
 
 if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
+    from acp_sidecar.server.v2.background import SessionStates
     from acp_sidecar.server.v2.handlers import Core
 
 START = "start"
@@ -46,7 +46,7 @@ def wants_replay(replay_from: ReplayFrom | None) -> bool:
 
 
 async def session_resume(
-    core: Core, server: Connection, params: ResumeSessionRequest
+    states: SessionStates, core: Core, server: Connection, params: ResumeSessionRequest
 ) -> ResumeSessionResponse:
     """Reattach ``params.session_id`` through the core's ``session/load`` (replaying it) or
     ``session/resume`` (not), then its state, then the answer with its options and commands
@@ -85,7 +85,8 @@ async def session_resume(
     # The core refuses a session whose turn runs, but a prompt may start one while it
     # restores the session's choices; the snapshot says which, with no stop reason of its own.
     state = IdleState() if session.running is None else RunningState()
-    send_state(server, session.session_id, state)
+    states.watch(server, session)  # the snapshot lists its jobs
+    states.send(server, session.session_id, state)
     commands = advertised(SESSION_COMMANDS, server.driver.commands_update(session.tools))
     return ResumeSessionResponse(
         config_options=[option_of(o) for o in attached.config_options or ()],

@@ -156,7 +156,12 @@ async def execute_bash(args: BashArgs, execution: ToolExecution) -> ToolOutput:
     keeping: contextlib.AbstractContextManager[KeepRequest | None] = (
         contextlib.nullcontext()
         if jobs is None
-        else jobs.call(args.command, background=args.background, window=START_WINDOW_S)
+        else jobs.call(
+            args.command,
+            background=args.background,
+            window=START_WINDOW_S,
+            call_id=execution.call_id,
+        )
     )
     with keeping as keeper:
         outcome = await run_command(

@@ -7,6 +7,8 @@ Invariants:
   :meth:`JobTable.close` end its processes, through the same pidfd-checked signals.
 - Every job still held is in the ledger (when there is one), so a crash leaves a record the
   next start can act on; a job leaves the ledger when it is stopped.
+- A listener hears of a job before any of its output after its call returned, and of its
+  shell's exit once, after the last of that output (:meth:`JobTable.listen`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -57,10 +59,14 @@ class JobView:
 class Job:
     """One kept job."""
 
-    def __init__(self, number: int, command: str, running: RunningCommand) -> None:
+    def __init__(
+        self, number: int, command: str, running: RunningCommand, call_id: str | None = None
+    ) -> None:
         self.number = number
         self.command = command
         self.running = running
+        self.call_id = call_id
+        """The ``bash`` call it was kept from (its card's terminal), when known."""
         self.started = time.strftime("%H:%M:%S")
 
     async def view(self) -> JobView:
@@ -80,9 +86,18 @@ class KeepRequest:
     """One running ``bash`` call that the table may take as a job (see
     :class:`~acp_sidecar.tools.builtin.shell.process.Keeper`)."""
 
-    def __init__(self, table: JobTable, command: str, *, background: bool, window: float) -> None:
+    def __init__(
+        self,
+        table: JobTable,
+        command: str,
+        *,
+        background: bool,
+        window: float,
+        call_id: str | None = None,
+    ) -> None:
         self._table = table
         self.command = command
+        self.call_id = call_id
         self.background = background
         self._window = window
         self._now = asyncio.Event()
@@ -100,7 +115,7 @@ class KeepRequest:
             await asyncio.wait_for(self._now.wait(), self._window)
 
     async def take(self, running: RunningCommand) -> int:
-        self.number = (await self._table.adopt(running, self.command)).number
+        self.number = (await self._table.adopt(running, self.command, self.call_id)).number
         return self.number
 
 
@@ -113,6 +128,8 @@ class JobTable:
         self._jobs: dict[int, Job] = {}
         self._next = 1
         self._calls: list[KeepRequest] = []
+        self._listeners: list[tuple[OnKept, OnExited]] = []
+        self._watching: set[asyncio.Task[None]] = set()
         self.closed = False
 
     @property
@@ -124,9 +141,11 @@ class JobTable:
         return self._jobs.get(number)
 
     @contextlib.contextmanager
-    def call(self, command: str, *, background: bool, window: float = 0.0) -> Iterator[KeepRequest]:
+    def call(
+        self, command: str, *, background: bool, window: float = 0.0, call_id: str | None = None
+    ) -> Iterator[KeepRequest]:
         """A ``bash`` call running: ``/keep`` may take it (the latest call first)."""
-        request = KeepRequest(self, command, background=background, window=window)
+        request = KeepRequest(self, command, background=background, window=window, call_id=call_id)
         self._calls.append(request)
         try:
             yield request
@@ -141,16 +160,40 @@ class JobTable:
                 return request
         return None
 
-    async def adopt(self, running: RunningCommand, command: str) -> Job:
+    def listen(self, on_kept: OnKept, on_exited: OnExited) -> Callable[[], None]:
+        """Hear of each job kept from now on, and of its shell's exit (its return code;
+        ``None``: not known); returns what stops it."""
+        listener = (on_kept, on_exited)
+        self._listeners.append(listener)
+
+        def stop() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return stop
+
+    async def adopt(self, running: RunningCommand, command: str, call_id: str | None = None) -> Job:
         """Hold ``running`` as the next job (a closed table stops it instead, at once)."""
-        job = Job(self._next, command, running)
+        job = Job(self._next, command, running, call_id)
         self._next += 1
         self._jobs[job.number] = job
+        # Before the first await: the output after the call returned may flow from then on.
+        for on_kept, _ in tuple(self._listeners):
+            _hear(on_kept, job)
+        if self._listeners:
+            watching = asyncio.ensure_future(self._watch(job))
+            self._watching.add(watching)
+            watching.add_done_callback(self._watching.discard)
         members = await asyncio.to_thread(running.call.members)
         self.record(job, members or [])
         if self.closed:  # the session closed while the call ran: nothing may outlive it
             await self.kill(job.number, 0.0)
         return job
+
+    async def _watch(self, job: Job) -> None:
+        returncode = await job.running.finished()
+        for _, on_exited in tuple(self._listeners):
+            _hear(on_exited, job, returncode)
 
     def record(self, job: Job, members: Sequence[ProcessInfo]) -> None:
         """Bring ``job``'s record up to date with its processes now."""
@@ -196,6 +239,19 @@ class JobTable:
         for outcome in outcomes:
             if isinstance(outcome, Exception):
                 logger.error("stopping a job failed", exc_info=outcome)
+
+
+OnKept = Callable[[Job], None]
+"""Hears a job just kept."""
+OnExited = Callable[[Job, int | None], None]
+"""Hears that a job's shell exited, with its return code (negative: the signal's number)."""
+
+
+def _hear(listener: Callable[..., None], *args: object) -> None:
+    try:
+        listener(*args)
+    except Exception:
+        logger.exception("a job listener failed")
 
 
 def jobs_of(context: object) -> JobTable | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import logging
 import os
 import shutil
 import signal as signals
@@ -22,6 +23,8 @@ from acp_sidecar.tools.builtin.errors import SpawnError
 from acp_sidecar.tools.builtin.shell.reaper import CallProcesses
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.environment import child_environment
+
+logger = logging.getLogger(__name__)
 
 TERM_GRACE_S = 1.0
 """Between SIGTERM and SIGKILL. Below the registry's cancel grace, so a cancelled call still
@@ -176,6 +179,7 @@ class RunningCommand:
         self._pump: _Pump | None = None
         self._pumping: asyncio.Future[None] | None = None
         self._released = False
+        self._followers: list[Callable[[str], Awaitable[None]]] = []
 
     @property
     def pid(self) -> int:
@@ -200,9 +204,44 @@ class RunningCommand:
         self._pumping = asyncio.ensure_future(self._pump.run())
 
     def detach(self) -> None:
-        """Send the output only to :attr:`tail` from now on (the call that showed it ended)."""
+        """Send the output only to :attr:`tail` and the followers from now on (the call that
+        showed it ended)."""
         if self._pump is not None:
-            self._pump.on_output = _into(self.tail)
+            self._pump.on_output = self._after_call
+
+    def follow(self, on_output: Callable[[str], Awaitable[None]]) -> Callable[[], None]:
+        """Also send the output after :meth:`detach` to ``on_output`` (awaited: the
+        back-pressure); returns what stops it. A follower that raises is dropped."""
+        self._followers.append(on_output)
+
+        def stop() -> None:
+            if on_output in self._followers:
+                self._followers.remove(on_output)
+
+        return stop
+
+    async def _after_call(self, text: str) -> None:
+        self.tail.feed(text)
+        for follower in tuple(self._followers):
+            try:
+                await follower(text)
+            except Exception:
+                logger.exception("a follower of a kept command's output failed; dropped")
+                self._followers.remove(follower)
+
+    async def finished(self) -> int | None:
+        """The shell's return code once it exited and its output was read (waiting at most
+        :data:`DRAIN_S` more while something that outlived it holds the pipe); ``None`` when
+        it was released without being reaped."""
+        try:
+            returncode = await asyncio.shield(self.exited)
+        except asyncio.CancelledError:
+            if self.exited.cancelled():
+                return None
+            raise
+        if self._pumping is not None:
+            await asyncio.wait({self._pumping}, timeout=DRAIN_S)
+        return returncode
 
     async def alive(self) -> bool:
         """Whether any of its processes still runs (a scan, off the loop)."""
@@ -232,13 +271,6 @@ class RunningCommand:
                 task.cancel()
         if self._transport is not None:
             self._transport.close()
-
-
-def _into(tail: OutputTail) -> Callable[[str], Awaitable[None]]:
-    async def discard(_text: str) -> None:
-        return None  # the pump fed the tail already
-
-    return discard
 
 
 class Keeper(Protocol):

@@ -1,0 +1,144 @@
+"""A v2 connection's ``state_update``s and the background list they carry: each session's kept
+jobs (``bash`` with ``background``, ``/keep``) as ``{type: "terminal", terminalId}``, the
+terminal being the card's of the call the job was kept from.
+
+Invariants: every ``state_update`` goes out through :meth:`SessionStates.send`, with the whole
+list (``[]`` included); a job is announced (``terminal_update`` with ``capabilities.cancel``)
+before the first snapshot that lists it, and its ``exitStatus`` (capabilities cleared) goes
+out before the snapshot that no longer does; its output after its call returned goes out as
+``terminal_output_chunk`` between the two.
+"""
+
+from __future__ import annotations
+
+import base64
+import signal as signals
+from functools import partial
+from typing import TYPE_CHECKING, Literal
+
+import attrs
+
+from acp_sidecar.protocol.encoding import to_wire
+from acp_sidecar.protocol.v2.prompt import (
+    BackgroundTerminal,
+    IdleState,
+    RequiresActionState,
+    RunningState,
+    StateUpdate,
+)
+from acp_sidecar.protocol.v2.tool_call import (
+    CancelControl,
+    TerminalCapabilities,
+    TerminalExitStatus,
+    TerminalOutputChunk,
+    TerminalUpdate,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from acp_sidecar.server.connection import Connection
+    from acp_sidecar.server.session import Session
+    from acp_sidecar.tools.builtin.shell.jobs import Job
+
+State = Literal["running", "requires_action", "idle"]
+
+
+@attrs.define
+class _Listed:
+    """A job in a session's background list."""
+
+    number: int
+    """Its number in the session's job table."""
+    unfollow: Callable[[], None]
+    """Stops its output going out."""
+
+
+class SessionStates:
+    """Each session's foreground state as last reported and its background list, for one v2
+    connection."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, State] = {}
+        self._listed: dict[str, dict[str, _Listed]] = {}
+        self._watched: set[str] = set()
+
+    def send(self, server: Connection, session_id: str, state: StateUpdate) -> None:
+        """Write ``state`` for ``session_id`` now, with its background list, behind every
+        update sent before."""
+        background = [BackgroundTerminal(terminal_id=t) for t in self._listed.get(session_id, {})]
+        self._states[session_id] = state.state
+        state = attrs.evolve(state, background=background)
+        server.protocol.notify_update(session_id, to_wire(state))
+
+    def repeat(self, server: Connection, session_id: str) -> None:
+        """Send the session's state again (its list changed): no stop reason is repeated."""
+        match self._states.get(session_id, "idle"):
+            case "running":
+                self.send(server, session_id, RunningState())
+            case "requires_action":
+                self.send(server, session_id, RequiresActionState())
+            case "idle":
+                self.send(server, session_id, IdleState())
+
+    def terminal(self, session_id: str, terminal_id: str) -> int | None:
+        """The job number of a listed terminal (``None``: not listed, or exited)."""
+        listed = self._listed.get(session_id, {}).get(terminal_id)
+        return None if listed is None else listed.number
+
+    def watch(self, server: Connection, session: Session) -> None:
+        """List ``session``'s jobs from now on (once per session)."""
+        session_id = session.session_id
+        if session_id in self._watched:
+            return
+        self._watched.add(session_id)
+        jobs = server.jobs_of(session)
+        jobs.listen(
+            partial(self._kept, server, session_id), partial(self._exited, server, session_id)
+        )
+
+    def _kept(self, server: Connection, session_id: str, job: Job) -> None:
+        terminal_id = job.call_id
+        if terminal_id is None:  # kept outside a call's card: it has no terminal to name
+            return
+        cancel = TerminalCapabilities(cancel=CancelControl())
+        announced = TerminalUpdate(terminal_id=terminal_id, capabilities=cancel)
+        server.protocol.notify_update(session_id, to_wire(announced))
+        unfollow = job.running.follow(partial(_output, server, session_id, terminal_id))
+        self._listed.setdefault(session_id, {})[terminal_id] = _Listed(job.number, unfollow)
+        self.repeat(server, session_id)
+
+    def _exited(
+        self, server: Connection, session_id: str, job: Job, returncode: int | None
+    ) -> None:
+        terminal_id = job.call_id
+        listed = self._listed.get(session_id, {}).pop(terminal_id or "", None)
+        if terminal_id is None or listed is None:
+            return
+        listed.unfollow()
+        ended = TerminalUpdate(
+            terminal_id=terminal_id, exit_status=exit_status(returncode), capabilities=None
+        )
+        server.protocol.notify_update(session_id, to_wire(ended))
+        self.repeat(server, session_id)
+
+
+def exit_status(returncode: int | None) -> TerminalExitStatus:
+    """How a shell ended: its exit code, or the name of the signal that killed it."""
+    if returncode is None:
+        return TerminalExitStatus()
+    if returncode < 0:
+        try:
+            return TerminalExitStatus(signal=signals.Signals(-returncode).name)
+        except ValueError:
+            return TerminalExitStatus()
+    return TerminalExitStatus(exit_code=returncode)
+
+
+async def _output(server: Connection, session_id: str, terminal_id: str, text: str) -> None:
+    data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    chunk = TerminalOutputChunk(terminal_id=terminal_id, data=data)
+    server.protocol.notify_update(session_id, to_wire(chunk))
+    wire = server.protocol.wire
+    if wire is not None:
+        await wire.drain()
