@@ -95,11 +95,25 @@ def card_patched(
     if ended is not None:
         how = v2.TerminalExitStatus(exit_code=ended.get("exit_code"), signal=ended.get("signal"))
         sent.append(to_wire(v2.TerminalUpdate(terminal_id=ended["terminal_id"], exit_status=how)))
+    elif update.status in ("completed", "failed"):
+        sent.extend(_ended_unseen(update.content))
     patch = _card(update, meta, status or update.status, capabilities)
     wire = to_wire(patch)
     if len(wire) > 2 or not sent:  # more than its tag and id: a field changed
         sent.append(wire)
     return tuple(sent)
+
+
+def _ended_unseen(content: list[ToolCallContent] | None) -> Wire:
+    """A call ended with no result of its own (refused, or failed before or as it ran) keeps
+    its terminal under the message: v2 marks it exited, how unknown, so no client shows it
+    running on."""
+    exited = v2.TerminalExitStatus()
+    return tuple(
+        to_wire(v2.TerminalUpdate(terminal_id=item.terminal_id, exit_status=exited))
+        for item in content or ()
+        if isinstance(item, ToolCallTerminal)
+    )
 
 
 def rest_of(meta: dict[str, Any]) -> dict[str, Any] | None:

@@ -81,6 +81,9 @@ async def test_bash_asks_about_its_command_and_a_rejection_keeps_it_from_running
     assert announced, "the terminal the subject names was announced"
     assert not (tmp_path / "rejected.txt").exists()
     assert updates[-1]["state"] == "idle"
+    # The card shows the refusal above a terminal that never ran: marked over, how unknown.
+    over = {"sessionUpdate": "terminal_update", "terminalId": subject["terminalId"]}
+    assert {**over, "exitStatus": {}} in updates
 
 
 def is_terminal_update(message: dict[str, Any], terminal_id: str) -> bool:
