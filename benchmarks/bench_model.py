@@ -239,7 +239,7 @@ def make_turn(sink: WireSink) -> Turn:
         signal=signal,
         send=sink.send,
         client=client,
-        open_scope=lambda: scope,
+        scope=scope,
     )
 
 

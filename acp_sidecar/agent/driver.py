@@ -106,9 +106,10 @@ class Turn:
     """Emit one ``session/update`` for this session; waits while the client reads behind."""
     client: ClientRequests
     """Requests to the editor (permission, file system)."""
-    open_scope: Callable[[], CallScope]
-    """Makes :attr:`scope`; called again it must return that same scope (the server's is
-    made at the first tool call, so a turn that calls none never pays for it)."""
+    _scope: CallScope | Callable[[], CallScope] = attrs.field(alias="scope")
+    """:attr:`scope`, or what makes it at first use; called again, that must return the same
+    scope (the server's is made at the turn's first tool call, so a turn that calls none
+    never pays for it)."""
     record: EventSink | None = None
     """Hears each tool call and result of the turn (the session log), if any."""
     history: tuple[HistoryItem, ...] = ()
@@ -160,7 +161,7 @@ class Turn:
     @property
     def scope(self) -> CallScope:
         """What tool calls of this turn carry: the session's cards, mode policy and workspace."""
-        return self.open_scope()
+        return self._scope() if callable(self._scope) else self._scope
 
 
 async def send_notice(turn: Turn, text: str) -> None:

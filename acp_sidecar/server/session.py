@@ -280,7 +280,7 @@ class Session:
             signal=signal,
             send=send_update,
             client=client,
-            open_scope=open_scope,
+            scope=open_scope,
             record=None if recorder is None else recorder.record_call_event,
             history=history,
             notice=send_notice,

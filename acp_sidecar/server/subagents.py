@@ -181,7 +181,7 @@ async def run_child(
         signal=signal,
         send=send,
         client=parent.client,
-        open_scope=lambda: scope,
+        scope=scope,
         record=None if recorder is None else recorder.record_call_event,
         notice=notice,
         tools=child_tools(registry, allowed),

@@ -41,7 +41,7 @@ def make_turn(signal: CancelSignal | None = None) -> Turn:
         signal=CancelSignal() if signal is None else signal,
         send=send,
         client=cast(Any, None),
-        open_scope=cast(Any, None),
+        scope=cast(Any, None),
     )
 
 

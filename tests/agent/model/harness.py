@@ -71,7 +71,7 @@ def make_turn(
         signal=signal,
         send=send,
         client=client,
-        open_scope=lambda: scope,
+        scope=scope,
         record=record,
         history=tuple(history),
         notice=notice,

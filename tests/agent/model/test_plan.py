@@ -87,7 +87,7 @@ async def test_the_plan_runs_without_asking_in_ask_and_read_only_modes(
     turn = make_turn(editor, "plan it")
     scope = attrs.evolve(turn.scope, policy=SessionPolicy(mode=mode))
 
-    assert await driver.run_turn(attrs.evolve(turn, open_scope=lambda: scope)) == "end_turn"
+    assert await driver.run_turn(attrs.evolve(turn, scope=scope)) == "end_turn"
 
     assert editor.asked == []
     assert [u for u in editor.updates if u["sessionUpdate"] == "plan"] == [
@@ -120,7 +120,7 @@ async def test_the_model_writes_a_markdown_plan_in_read_only_mode(
     cards = CardContext(cwd=CWD, plan_operations=True)
     scope = attrs.evolve(turn.scope, policy=SessionPolicy(mode="read-only"), cards=cards)
 
-    assert await driver.run_turn(attrs.evolve(turn, open_scope=lambda: scope)) == "end_turn"
+    assert await driver.run_turn(attrs.evolve(turn, scope=scope)) == "end_turn"
 
     assert editor.asked == []
     plan = {"type": "markdown", "planId": "markdown", "content": document, "path": path}
