@@ -260,7 +260,6 @@ class Connection(JsonRPCServer):
         """What the tool calls of one turn in ``session`` carry."""
         from acp_sidecar.bridge.policy import CallScope
 
-        self.tell_rule_problems(session)
         scope = CallScope(
             session_id=session.session_id,
             cards=self.card_context(session.cwd),

@@ -60,6 +60,8 @@ async def run_prompt_turn(
     if found is not None:
         command, argument = found
         driver = CommandDriver(command, argument, session, server)
+    if session.running is None:  # told as the turn starts, whether or not it calls a tool
+        server.tell_rule_problems(session)
     stop_reason = await session.run_turn(
         driver,
         prompt,

@@ -87,6 +87,22 @@ async def test_a_hostile_workspace_file_is_ignored_until_the_user_trusts_it(
         assert "changed since it was trusted" in said(wire, session)
 
 
+async def test_a_rule_files_problem_is_told_as_the_first_turn_starts_though_it_calls_no_tool(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    (work / ".acp-sidecar").mkdir(parents=True)
+    hostile = work / ".acp-sidecar" / "permissions.toml"
+    hostile.write_text('rules = ["allow bash *"]\n')
+    async with sdk_served(Answering("reject_once"), store=tmp_path / "store") as (connection, wire):
+        session = await new_session(connection, work)
+        assert await prompt(connection, session, "hello") == "end_turn"
+        assert f"{hostile} is not trusted" in said(wire, session)
+        told = said(wire, session)
+        assert await prompt(connection, session, "hello again") == "end_turn"
+        assert said(wire, session).count("is not trusted") == told.count("is not trusted")
+
+
 async def test_permissions_adds_removes_and_refuses_a_bad_rule(tmp_path: Path) -> None:
     editor = Answering("reject_once")
     async with sdk_served(editor, store=tmp_path / "store") as (connection, wire):
