@@ -11,6 +11,7 @@ from acp_sidecar.bridge.v2.updates import option_of
 from acp_sidecar.protocol import session as v1
 from acp_sidecar.protocol.methods import SESSION_FORK
 from acp_sidecar.protocol.v2.unstable import ForkSessionRequest, ForkSessionResponse
+from acp_sidecar.server.v2.mcp_servers import check_transports
 
 if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
@@ -22,6 +23,7 @@ async def session_fork(
 ) -> ForkSessionResponse:
     """Fork ``params.session_id`` through the core's handler; the commands follow in
     ``available_commands_update``, as after ``session/new``."""
+    check_transports(params.mcp_servers)  # before anything is forked
     request = v1.ForkSessionRequest(
         session_id=params.session_id,
         cwd=params.cwd,

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from acp_sidecar.store import SessionStore
 from tests.conformance.v2.fold import fold_v2
 from tests.conformance.v2.recorded import record_v2, resume_params, until_answer, v2_client
 from tests.conformance.v2.test_prompt_lifecycle import prompt, until_idle
@@ -170,12 +171,17 @@ async def test_a_transport_v2_does_not_offer_is_invalid_params(
         "serves (stdio, http)",
     }
     servers = [stdio_peer(tmp_path / "peer"), entry]
+    stored = SessionStore(store).list().sessions
     async with v2_client(store) as (client, server):
         new = await client.error("session/new", {"cwd": str(tmp_path), "mcpServers": servers})
         params = resume_params(session_id, tmp_path, mcpServers=servers)
         before, resumed = await until_answer(
             client, await client.send_request("session/resume", params)
         )
+        forked = await client.error(
+            "session/fork", resume_params(session_id, tmp_path, mcpServers=servers)
+        )
         assert server.sessions == {}
-    assert new == expected and resumed["error"] == expected
+    assert new == expected and resumed["error"] == expected and forked == expected
     assert before == []
+    assert SessionStore(store).list().sessions == stored  # nothing was forked
