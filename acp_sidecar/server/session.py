@@ -7,7 +7,8 @@ Invariants:
 - Every step of a driver runs in the one task made for it, never in the request's task:
   deadlines and task groups a driver enters bind to that task.
 - A prompt steered into a turn (:mod:`acp_sidecar.server.steering`) is echoed and logged
-  when the driver takes it, at a step boundary; one it never took, when the turn ends.
+  when the driver takes it, at a step boundary; one it never took, when the turn ends; only
+  then is its offerer told the id it went in under (:meth:`Steered.place`).
 - Every turn that ends (not one whose request was cancelled from under it) sends one
   ``session_info_update`` (``updatedAt``, and the title its first prompt gave) before
   ``session/prompt`` answers; neither is recorded.
@@ -41,7 +42,7 @@ from acp_sidecar.protocol.updates import (
     UserMessageChunk,
 )
 from acp_sidecar.server.driving import drive
-from acp_sidecar.server.inbox import SteeringInbox
+from acp_sidecar.server.inbox import Steered, SteeringInbox
 from acp_sidecar.tools.cancel import CancelSignal, RunningCalls
 from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
@@ -245,6 +246,11 @@ class Session:
             paragraphs.new_message()
             return message_id
 
+        async def insert(steered: Steered) -> None:
+            message_id = log_prompt(steered.prompt)
+            await echo(steered.prompt, message_id)
+            steered.place(message_id)
+
         async def echo(blocks: Sequence[ContentBlock], message_id: str) -> None:
             for block in blocks:  # the prompt echoed, under the id the agent gave it
                 await send(session_id, UserMessageChunk(content=block, message_id=message_id))
@@ -260,9 +266,9 @@ class Session:
         async def take_steered(last: bool) -> tuple[tuple[ContentBlock, ...], ...]:
             assert inbox is not None
             taken = inbox.take(last)
-            for blocks in taken:
-                await echo(blocks, log_prompt(blocks))
-            return taken
+            for steered in taken:
+                await insert(steered)
+            return tuple(steered.prompt for steered in taken)
 
         async def send_notice(text: str, blocks: Sequence[ContentBlock] = ()) -> None:
             await self.notice(send, text, blocks)
@@ -302,14 +308,14 @@ class Session:
                 accepted(prompt_id)
             stop_reason = await drive(driver, turn, grace)
             ended = stop_reason
-            for blocks in () if inbox is None else inbox.close():
-                await echo(blocks, log_prompt(blocks))  # steered in, never taken
+            for steered in () if inbox is None else inbox.close():
+                await insert(steered)  # steered in, never taken
         except asyncio.CancelledError:
             ended = "cancelled"
             raise
         finally:
-            for blocks in () if inbox is None else inbox.close():
-                log_prompt(blocks)  # the turn was torn down: kept in the log all the same
+            for steered in () if inbox is None else inbox.close():
+                steered.place(log_prompt(steered.prompt))  # torn down: logged all the same
             self.running = None
             self.inbox = None
             ids.end()
