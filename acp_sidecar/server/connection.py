@@ -29,10 +29,11 @@ from acp_sidecar.protocol.updates import SessionUpdate
 from acp_sidecar.server.children import ChildSession
 from acp_sidecar.server.client import ClientProxy, Elicitor
 from acp_sidecar.server.drivers import DriverSlot
+from acp_sidecar.server.driving import SHUTDOWN
 from acp_sidecar.server.files import ClientFiles
 from acp_sidecar.server.held import HeldLogs
 from acp_sidecar.server.messages import shown_id, throttled
-from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, SHUTDOWN, Session
+from acp_sidecar.server.session import DEFAULT_CANCEL_GRACE, Session
 from acp_sidecar.server.transport import AcpJsonRpcProtocol
 from acp_sidecar.tools.cancel import CancelSignal
 

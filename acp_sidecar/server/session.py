@@ -3,11 +3,12 @@
 Invariants:
 - A session runs at most one turn at a time; a second ``session/prompt`` is refused.
 - Once the turn's signal fires the answer is ``cancelled``, whatever the driver does; a driver
-  still running ``grace`` seconds later is stopped (:data:`SHUTDOWN_WIND_DOWN` at shutdown).
+  still running ``grace`` seconds later is stopped (:mod:`acp_sidecar.server.driving`).
 - Every step of a driver runs in the one task made for it, never in the request's task:
   deadlines and task groups a driver enters bind to that task.
 - A prompt steered into a turn (:mod:`acp_sidecar.server.steering`) is echoed and logged
-  when the driver takes it, at a step boundary; one it never took, when the turn ends.
+  when the driver takes it, at a step boundary; one it never took, when the turn ends; only
+  then is its offerer told the id it went in under (:meth:`Steered.place`).
 - Every turn that ends (not one whose request was cancelled from under it) sends one
   ``session_info_update`` (``updatedAt``, and the title its first prompt gave) before
   ``session/prompt`` answers; neither is recorded.
@@ -17,12 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from acp_sidecar.agent.driver import ClientRequests, Driver, Turn, TurnDriver
+from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
 from acp_sidecar.agent.model.budget import BudgetGate
 from acp_sidecar.bridge.message_ids import MessageIds
 from acp_sidecar.bridge.modes import SessionPolicy
@@ -40,7 +41,8 @@ from acp_sidecar.protocol.updates import (
     SessionUpdate,
     UserMessageChunk,
 )
-from acp_sidecar.server.inbox import SteeringInbox
+from acp_sidecar.server.driving import drive
+from acp_sidecar.server.inbox import Steered, SteeringInbox
 from acp_sidecar.tools.cancel import CancelSignal, RunningCalls
 from acp_sidecar.tools.context import WorkspaceRoot, fixed_roots
 
@@ -77,13 +79,6 @@ Longer than the registry's grace for a cancelled tool (``CANCEL_GRACE_S``, 2 s),
 longer than ``bash``'s SIGTERM-to-SIGKILL wait: a command that ignores SIGTERM is killed, its
 card completed and its result logged before the turn itself is stopped. (Shutdown has its own,
 shorter bound.)"""
-
-SHUTDOWN = "shutdown"
-"""The cancellation reason when the sidecar itself is stopping."""
-
-SHUTDOWN_WIND_DOWN = 0.8
-"""At shutdown a driver gets only this long (the process must exit within 2 s); a stopped
-tool task still ends its process group (``bash`` kills it in its ``finally``)."""
 
 
 class SessionMcp(Protocol):
@@ -251,6 +246,11 @@ class Session:
             paragraphs.new_message()
             return message_id
 
+        async def insert(steered: Steered) -> None:
+            message_id = log_prompt(steered.prompt)
+            await echo(steered.prompt, message_id)
+            steered.place(message_id)
+
         async def echo(blocks: Sequence[ContentBlock], message_id: str) -> None:
             for block in blocks:  # the prompt echoed, under the id the agent gave it
                 await send(session_id, UserMessageChunk(content=block, message_id=message_id))
@@ -266,9 +266,9 @@ class Session:
         async def take_steered(last: bool) -> tuple[tuple[ContentBlock, ...], ...]:
             assert inbox is not None
             taken = inbox.take(last)
-            for blocks in taken:
-                await echo(blocks, log_prompt(blocks))
-            return taken
+            for steered in taken:
+                await insert(steered)
+            return tuple(steered.prompt for steered in taken)
 
         async def send_notice(text: str, blocks: Sequence[ContentBlock] = ()) -> None:
             await self.notice(send, text, blocks)
@@ -308,14 +308,14 @@ class Session:
                 accepted(prompt_id)
             stop_reason = await drive(driver, turn, grace)
             ended = stop_reason
-            for blocks in () if inbox is None else inbox.close():
-                await echo(blocks, log_prompt(blocks))  # steered in, never taken
+            for steered in () if inbox is None else inbox.close():
+                await insert(steered)  # steered in, never taken
         except asyncio.CancelledError:
             ended = "cancelled"
             raise
         finally:
-            for blocks in () if inbox is None else inbox.close():
-                log_prompt(blocks)  # the turn was torn down: kept in the log all the same
+            for steered in () if inbox is None else inbox.close():
+                steered.place(log_prompt(steered.prompt))  # torn down: logged all the same
             self.running = None
             self.inbox = None
             ids.end()
@@ -371,80 +371,3 @@ def _now() -> str:
 def _set(event: asyncio.Event) -> asyncio.Event:
     event.set()
     return event
-
-
-async def drive(driver: TurnDriver, turn: Turn, grace: float) -> StopReason:
-    """Run ``driver`` on ``turn``, honouring the turn's signal as the module docstring says.
-
-    The driver runs in a task of its own, every step of it: ``asyncio.timeout`` and
-    ``TaskGroup`` bind to the task current when they are entered, so a driver's steps must
-    not move from one task to another. The caller waits on one future, which the signal and
-    the driver's own last step settle (not a done callback, nor ``asyncio.wait``: each costs
-    the turn a trip round the event loop, and an empty turn is mostly such trips).
-    """
-    loop = asyncio.get_running_loop()
-    woken: asyncio.Future[None] = loop.create_future()
-    task = loop.create_task(_waking(driver.run_turn(turn), woken), name=f"turn {turn.session_id}")
-
-    def on_cancel(_reason: str) -> None:
-        loop.call_soon_threadsafe(_settle, woken)
-
-    remove = turn.signal.add_callback(on_cancel)
-    try:
-        await woken
-    except asyncio.CancelledError:
-        if turn.signal.reason == SHUTDOWN:  # signalled in the same loop step as cancelled
-            grace = min(grace, SHUTDOWN_WIND_DOWN)
-        turn.signal.cancel("the prompt request was cancelled")
-        await _wind_down(task, grace)
-        raise
-    finally:
-        remove()
-        woken.cancel()
-    if not task.done() or turn.signal.cancelled:
-        if turn.signal.reason == SHUTDOWN:
-            grace = min(grace, SHUTDOWN_WIND_DOWN)
-        await _wind_down(task, grace)
-        return "cancelled"
-    if task.cancelled():
-        raise RuntimeError("the driver's task was cancelled, but the turn was not")
-    return task.result()
-
-
-async def _waking(run: Coroutine[Any, Any, StopReason], woken: asyncio.Future[None]) -> StopReason:
-    """``run``, then settle ``woken`` from its last step (the driver task is done by the
-    time its waiter runs)."""
-    try:
-        return await run
-    finally:
-        _settle(woken)
-
-
-def _settle(woken: asyncio.Future[None]) -> None:
-    if not woken.done() and not woken.get_loop().is_closed():
-        woken.set_result(None)
-
-
-async def _wind_down(task: asyncio.Task[StopReason], grace: float) -> None:
-    """Give a signalled driver ``grace`` seconds, then stop it; its outcome is only logged.
-
-    Cancelled meanwhile (the prompt request cancelled, or shutdown), it stops the driver at
-    once and lets the cancellation go on: a driver ignoring the signal never outlives its
-    turn."""
-    task.add_done_callback(_log_outcome)
-    try:
-        if not task.done():
-            await asyncio.wait((task,), timeout=grace)
-        if not task.done():
-            logger.warning("the driver ignored cancellation for %.1f s; stopping it", grace)
-            task.cancel()
-            await asyncio.wait((task,), timeout=0.2)
-    except asyncio.CancelledError:
-        task.cancel()
-        raise
-
-
-def _log_outcome(task: asyncio.Task[StopReason]) -> None:
-    """Log how a signalled driver ended (and retrieve its exception, so asyncio does not)."""
-    if not task.cancelled() and task.exception() is not None:
-        logger.debug("the cancelled driver ended with %r", task.exception())

@@ -13,7 +13,7 @@ from acp_sidecar.server.v2 import handlers as h
 from acp_sidecar.server.v2.background import SessionStates
 from acp_sidecar.server.v2.cancelling import CallControls, terminal_cancel, tool_call_cancel
 from acp_sidecar.server.v2.forking import session_fork
-from acp_sidecar.server.v2.prompting import session_prompt
+from acp_sidecar.server.v2.prompting import Foreground, session_prompt
 from acp_sidecar.server.v2.resuming import session_resume
 from acp_sidecar.server.wire import WireMapping
 
@@ -22,7 +22,7 @@ def v2_mapping(v1: WireMapping) -> WireMapping:
     """The v2 mapping, its handlers running the core's (``v1``'s) for the same work."""
     core = v1.handlers
     # This connection's: the mapping is made once per connection.
-    states, controls = SessionStates(), CallControls()
+    states, controls, foreground = SessionStates(), CallControls(), Foreground()
     handlers: dict[str, Callable[..., Any]] = {
         m.INITIALIZE: partial(h.initialize, states),
         m.AUTH_LOGIN: partial(h.login, core),
@@ -33,7 +33,7 @@ def v2_mapping(v1: WireMapping) -> WireMapping:
         m.SESSION_CLOSE: core[m.SESSION_CLOSE],
         m.SESSION_DELETE: core[m.SESSION_DELETE],
         m.SESSION_SET_CONFIG_OPTION: partial(h.session_set_config_option, core),
-        m.SESSION_PROMPT: partial(session_prompt, states, controls),
+        m.SESSION_PROMPT: partial(session_prompt, states, controls, foreground),
         m.SESSION_CANCEL: core[m.SESSION_CANCEL],  # v1's params; idle ``cancelled`` confirms
         m.SESSION_RESUME: partial(session_resume, states, core),
         m.SESSION_FORK: partial(session_fork, core),  # unstable

@@ -3,18 +3,33 @@ and logged), the turn running on in the background and reported by ``state_updat
 ``running`` when it starts, ``idle`` with its stop reason (and the tokens it used) when it
 ends.
 
+A prompt for a session whose turn runs is not refused:
+- offered to the turn when its driver takes steering (v1's ``_session/steering``), it is
+  answered when the driver takes it at its next step boundary, with the id it is then echoed
+  and logged under; one the turn never took is echoed, logged and answered as the turn ends
+  (not echoed, but logged and answered all the same, when the turn is torn down: v1's rule);
+- otherwise (a driver that does not steer, a session command, immediate ones included, or a
+  turn past its last boundary) it waits until the session is idle and its last turn's
+  ``idle`` went out, then starts a turn of its own; such prompts start one at a time, in
+  arrival order (the session's ``steering`` lock, v1's steers' too); one the running turn
+  takes goes in ahead of them, as over v1.
+``session/cancel`` cancels the running turn only, as over v1: prompts waiting go on to run, in
+order; ``$/cancel_request`` of a prompt not yet inserted withdraws it (``-32800``).
+
 Invariant: every turn that sent ``running`` ends with exactly one ``idle``, after every other
-update of the turn; a turn that fails before insertion answers an error and sends neither.
+update of the turn and before the next turn's ``running``; a turn that fails before insertion
+answers an error and sends neither.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 from acp_sidecar.bridge.subagents import tokens_used
-from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
+from acp_sidecar.protocol.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.v2.prompt import (
     IdleState,
     PromptRequest,
@@ -23,7 +38,7 @@ from acp_sidecar.protocol.v2.prompt import (
     TurnError,
     V2StopReason,
 )
-from acp_sidecar.server.turns import check_prompt_content, run_prompt_turn
+from acp_sidecar.server.turns import check_prompt_content, run_prompt_turn, runs_command
 
 if TYPE_CHECKING:
     from acp_sidecar.protocol.content import ContentBlock
@@ -35,30 +50,100 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+class Foreground:
+    """Each session's last turn started over one v2 connection, until it has said ``idle``."""
+
+    def __init__(self) -> None:
+        self._turns: dict[str, asyncio.Task[None]] = {}
+
+    def track(self, session_id: str, turn: asyncio.Task[None]) -> None:
+        """``turn`` is ``session_id``'s foreground turn from now on (forgotten once done)."""
+        self._turns[session_id] = turn
+        turn.add_done_callback(partial(self._forget, session_id))
+
+    def _forget(self, session_id: str, turn: asyncio.Task[None]) -> None:
+        if self._turns.get(session_id) is turn:
+            del self._turns[session_id]
+
+    async def settled(self, session: Session) -> None:
+        """Return once ``session`` runs no turn and its last one's ``idle`` went out."""
+        while True:
+            if session.running is not None:
+                await session.idle.wait()
+                continue
+            turn = self._turns.get(session.session_id)
+            if turn is None or turn.done():
+                return
+            await asyncio.wait((turn,))
+
+
 async def session_prompt(
-    states: SessionStates, controls: CallControls, server: Connection, params: PromptRequest
+    states: SessionStates,
+    controls: CallControls,
+    foreground: Foreground,
+    server: Connection,
+    params: PromptRequest,
 ) -> PromptResponse:
-    """Start a turn on ``params.prompt`` and answer once its message is inserted. A prompt
-    for a session that runs a turn is refused, as over v1."""
+    """Insert ``params.prompt`` into the session as the module docstring says; the answer is
+    the id it was inserted under."""
     session = server.session(params.session_id)
     states.watch(server, session)  # its jobs listed, its running calls cancellable
     controls.watch(server, session)
     if not params.prompt:
         raise AcpError.invalid_params("Invalid params: prompt: a prompt needs at least one block")
     check_prompt_content(params.prompt, server.driver.prompt_capabilities)
-    if session.running is not None:
-        raise AcpError.invalid_request(
-            f"Invalid request: session {session.session_id} is already running a prompt turn"
-        )
-    inserted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    turn = server.spawn_turn(run_turn(states, server, session, params.prompt, inserted))
-    try:
-        message_id = await asyncio.shield(inserted)
-    except asyncio.CancelledError:
-        if not inserted.done():  # cancelled before insertion: the turn never starts
-            turn.cancel()
-        raise
+    message_id = await steered(session, params.prompt)
+    if message_id is None:
+        message_id = await own_turn(states, foreground, server, session, params.prompt)
     return PromptResponse(message_id=message_id)
+
+
+async def steered(session: Session, prompt: list[ContentBlock]) -> str | None:
+    """Offer ``prompt`` to the running turn; the id it went in under (``None``: no turn takes
+    it). Cancelled before the driver took it, the prompt is withdrawn."""
+    inbox = session.inbox
+    if inbox is None or runs_command(prompt):
+        return None
+    placed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    def place(message_id: str) -> None:
+        if not placed.done():
+            placed.set_result(message_id)
+
+    if not inbox.offer(prompt, place):
+        return None
+    try:
+        return await placed
+    except asyncio.CancelledError:
+        inbox.withdraw(place)
+        raise
+
+
+async def own_turn(
+    states: SessionStates,
+    foreground: Foreground,
+    server: Connection,
+    session: Session,
+    prompt: list[ContentBlock],
+) -> str:
+    """Start a turn on ``prompt`` once the session is settled, after those that came first;
+    the id it was inserted under."""
+    session_id = session.session_id
+    async with session.steering:
+        await foreground.settled(session)
+        if server.sessions.get(session_id) is not session:
+            raise AcpError(  # closed while the prompt waited
+                RESOURCE_NOT_FOUND, f"Session not found: {session_id}", {"sessionId": session_id}
+            )
+        inserted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        turn = server.spawn_turn(run_turn(states, server, session, prompt, inserted))
+        foreground.track(session_id, turn)
+        try:
+            return await asyncio.shield(inserted)
+        except asyncio.CancelledError:
+            if not inserted.done():  # cancelled before insertion: the turn never starts
+                turn.cancel()
+            raise
 
 
 async def run_turn(

@@ -141,16 +141,22 @@ async def test_an_empty_prompt_is_refused_without_a_turn(tmp_path: Path) -> None
     assert [u["messageId"] for u in echoed] == [answer["messageId"]]  # the refused one: none
 
 
-async def test_a_prompt_while_a_turn_runs_is_refused(tmp_path: Path) -> None:
+async def test_a_prompt_while_a_turn_runs_waits_for_it_and_runs_next(tmp_path: Path) -> None:
+    # ScriptDriver takes no steering: the prompt waits (more in test_prompts_while_running).
     async with v2_session(tmp_path) as (client, session_id):
         await client.result("session/prompt", prompt(session_id, "wait"))
         await said_started(client)
-        error = await client.error("session/prompt", prompt(session_id, "echo again"))
+        waiting = await client.send_request("session/prompt", prompt(session_id, "echo again"))
         await client.notify("session/cancel", {"sessionId": session_id})
-        updates = await until_idle(client, session_id)
-    assert error["code"] == -32600
-    assert "already running a prompt turn" in error["message"]
-    assert updates[-1]["stopReason"] == "cancelled"
+        first = await until_idle(client, session_id)
+        answer = await client.next_response(waiting)
+        second = await until_idle(client, session_id)
+    assert first[-1]["stopReason"] == "cancelled"
+    echoed = [u["messageId"] for u in second if u["sessionUpdate"] == "user_message_chunk"]
+    assert echoed == [answer["result"]["messageId"]]
+    said = [u["content"] for u in second if u["sessionUpdate"] == "agent_message_chunk"]
+    assert said == [{"type": "text", "text": "again"}]
+    assert second[-1]["stopReason"] == "end_turn"
 
 
 async def test_closing_the_session_mid_turn_ends_it_idle_cancelled_first(tmp_path: Path) -> None:
