@@ -267,7 +267,7 @@ async def test_an_export_that_cannot_be_written_is_the_answer_and_leaves_nothing
     store = tmp_path / "store"
     async with sdk_served(AllowingEditor(), store=store) as (connection, wire):
         session = await new_session(connection, tmp_path)
-        (store / f"{session}.md").mkdir()  # not a file the session may replace
+        (store / f"{session}.md").mkdir(parents=True)  # not a file the session may replace
         assert await prompt(connection, session, "/export md") == "end_turn"
         refused = turn_of(wire.updates, "/export md")
         assert await prompt(connection, session, "/export") == "end_turn"
