@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
-    from acp_sidecar.tools.builtin.shell.jobs import Job
+    from acp_sidecar.tools.builtin.shell.jobs import Job, JobTable
 
 State = Literal["running", "requires_action", "idle"]
 
@@ -61,7 +61,9 @@ class SessionStates:
     def __init__(self) -> None:
         self._states: dict[str, State] = {}
         self._listed: dict[str, dict[str, _Listed]] = {}
-        self._watched: set[str] = set()
+        self._watched: dict[str, tuple[JobTable, Callable[[], None]]] = {}
+        """Each watched session's job table (a resumed session has a new one) and what
+        stops hearing it."""
 
     def send(self, server: Connection, session_id: str, state: StateUpdate) -> None:
         """Write ``state`` for ``session_id`` now, with its background list, behind every
@@ -87,15 +89,27 @@ class SessionStates:
         return None if listed is None else listed.number
 
     def watch(self, server: Connection, session: Session) -> None:
-        """List ``session``'s jobs from now on (once per session)."""
+        """List ``session``'s jobs from now on (once per job table: a session closed and
+        resumed is watched anew)."""
         session_id = session.session_id
-        if session_id in self._watched:
-            return
-        self._watched.add(session_id)
         jobs = server.jobs_of(session)
-        jobs.listen(
+        watched = self._watched.get(session_id)
+        if watched is not None and watched[0] is jobs:
+            return
+        self.forget(session_id)
+        stop = jobs.listen(
             partial(self._kept, server, session_id), partial(self._exited, server, session_id)
         )
+        self._watched[session_id] = (jobs, stop)
+
+    def forget(self, session_id: str) -> None:
+        """Stop hearing ``session_id``'s jobs and drop its state (the session closed)."""
+        watched = self._watched.pop(session_id, None)
+        if watched is not None:
+            watched[1]()
+        for listed in self._listed.pop(session_id, {}).values():
+            listed.unfollow()
+        self._states.pop(session_id, None)
 
     def _kept(self, server: Connection, session_id: str, job: Job) -> None:
         terminal_id = job.call_id

@@ -27,10 +27,13 @@ from acp_sidecar.protocol.v2.cancel import (
 from acp_sidecar.protocol.v2.tool_call import CancelControl, ToolCallCapabilities, ToolCallUpdate
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
     from acp_sidecar.server.v2.background import SessionStates
     from acp_sidecar.tools.builtin.shell.jobs import JobTable
+    from acp_sidecar.tools.cancel import RunningCalls
 
 TOOL_CALL_CANCEL = "tool_call/cancel"
 """The reason a call cancelled alone is given (its tool may report it)."""
@@ -45,14 +48,25 @@ class CallControls:
         """Calls whose next patch is their final one, and whether each was cancelled alone
         (by call id alone: the encoder is not told the session; two sessions would have to
         close calls of the same id at the same moment to be confused)."""
-        self._watched: set[str] = set()
+        self._watched: dict[str, tuple[RunningCalls, Callable[[], None]]] = {}
+        """Each watched session's running calls (a resumed session has new ones) and what
+        stops hearing them."""
 
     def watch(self, server: Connection, session: Session) -> None:
-        """Advertise ``session``'s running calls from now on (once per session)."""
-        if session.session_id in self._watched:
+        """Advertise ``session``'s running calls from now on (once per :class:`RunningCalls`:
+        a session closed and resumed is watched anew)."""
+        watched = self._watched.get(session.session_id)
+        if watched is not None and watched[0] is session.calls:
             return
-        self._watched.add(session.session_id)
-        session.calls.listen(partial(_started, server, session.session_id), self._close)
+        self.forget(session.session_id)
+        stop = session.calls.listen(partial(_started, server, session.session_id), self._close)
+        self._watched[session.session_id] = (session.calls, stop)
+
+    def forget(self, session_id: str) -> None:
+        """Stop hearing ``session_id``'s calls (the session closed)."""
+        watched = self._watched.pop(session_id, None)
+        if watched is not None:
+            watched[1]()
 
     def _close(self, call_id: str, alone: bool) -> None:
         self._closing[call_id] = alone
