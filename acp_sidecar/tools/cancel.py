@@ -138,20 +138,26 @@ class RunningCalls:
 
     @contextlib.contextmanager
     def running(self, call_id: str, turn: CancelSignal) -> Iterator[CancelSignal]:
-        """The signal ``call_id`` runs under (a child of ``turn``) while the block runs."""
-        signal = turn.child()
+        """The signal ``call_id`` runs under (a child of ``turn``) while the block runs. The
+        call stays cancellable until :meth:`closing`: a cancel that races its end is taken
+        (and changes nothing), as its card still offers it."""
+        signal = CancelSignal()
+        detach = turn.add_callback(signal.cancel)  # removed at the end: a turn has many calls
         self._signals[call_id] = signal
         for on_started, _ in tuple(self._listeners):
             _run_listener(on_started, call_id)
         try:
             yield signal
+        except BaseException:
+            self._drop(call_id, signal)  # no result card follows
+            raise
         finally:
-            if self._signals.get(call_id) is signal:
-                del self._signals[call_id]
+            detach()
             self._ended[call_id] = signal.cancelled and not turn.cancelled
 
     def cancel(self, call_id: str, reason: str) -> bool:
-        """Cancel the running call ``call_id`` alone; whether it runs (and was not already)."""
+        """Cancel the call ``call_id`` alone; whether it runs or is ending (and was not
+        cancelled already)."""
         signal = self._signals.get(call_id)
         if signal is None or signal.cancelled:
             return False
@@ -163,8 +169,13 @@ class RunningCalls:
         alone = self._ended.pop(call_id, None)
         if alone is None:
             return
+        self._signals.pop(call_id, None)
         for _, on_closing in tuple(self._listeners):
             _run_listener(on_closing, call_id, alone)
+
+    def _drop(self, call_id: str, signal: CancelSignal) -> None:
+        if self._signals.get(call_id) is signal:
+            del self._signals[call_id]
 
     def listen(
         self, on_started: Callable[[str], None], on_closing: Callable[[str, bool], None]
