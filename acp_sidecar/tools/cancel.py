@@ -155,6 +155,10 @@ class RunningCalls:
             detach()
             self._ended[call_id] = signal.cancelled and not turn.cancelled
 
+    def signal_of(self, call_id: str) -> CancelSignal | None:
+        """The signal ``call_id`` runs under (``None``: not running)."""
+        return self._signals.get(call_id)
+
     def cancel(self, call_id: str, reason: str) -> bool:
         """Cancel the call ``call_id`` alone; whether it runs or is ending (and was not
         cancelled already)."""

@@ -259,7 +259,9 @@ async def test_a_task_child_is_a_subagent_session(tmp_path: Path) -> None:
     assert not {"subagent_update", "session_message"} & update_kinds(version=2)
 
 
-async def test_a_child_asks_in_v2s_form_under_its_own_id(tmp_path: Path) -> None:
+async def test_a_child_asks_in_v2s_form_under_its_own_id_blocking_its_parent(
+    tmp_path: Path,
+) -> None:
     endpoint = RoutedOpenAI()
     job = "Write done into out.txt."
     endpoint.route(
@@ -287,6 +289,16 @@ async def test_a_child_asks_in_v2s_form_under_its_own_id(tmp_path: Path) -> None
     ]
     assert [state for i, state in children if i < at][-1] == {"state": "requires_action"}
     assert [state["state"] for i, state in children if i > at] == ["running", "idle"]
+    # The dialog blocks the parent's foreground (its task call waits): its state says so;
+    # the child's own state is its subagent_update, never a state_update under its id.
+    assert [u for s, u in seen if s == child and u["sessionUpdate"] == "state_update"] == []
+    blocked = [
+        (i, u["state"])
+        for i, (s, u) in enumerate(seen)
+        if s == parent and u["sessionUpdate"] == "state_update"
+    ]
+    assert [state for i, state in blocked if i < at][-1] == "requires_action"
+    assert [state for i, state in blocked if i > at] == ["running", "idle"]
 
 
 async def test_session_fork_over_v2(tmp_path: Path) -> None:
