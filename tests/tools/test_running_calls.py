@@ -103,3 +103,13 @@ def test_a_failing_listener_is_logged_and_the_call_still_runs(
         assert "c1" in calls
     assert events == [("started", "c1")]  # the stopped listener heard nothing
     assert "a running-calls listener raised" in caplog.text
+
+
+def test_a_call_knows_the_session_its_card_is_drawn_in_until_it_closes() -> None:
+    calls, turn = RunningCalls(), CancelSignal()
+    with calls.running("c1", turn, session_id="parent~task~call_a") as signal:
+        assert calls.session_of("c1") == "parent~task~call_a"
+        assert calls.signal_of("c1") is signal
+    assert calls.session_of("c1") == "parent~task~call_a"  # its final patch is still due
+    calls.closing("c1")
+    assert calls.session_of("c1") is None and calls.signal_of("c1") is None

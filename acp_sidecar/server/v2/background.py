@@ -2,6 +2,13 @@
 jobs (``bash`` with ``background``, ``/keep``) as ``{type: "terminal", terminalId}``, the
 terminal being the card's of the call the job was kept from.
 
+A subagent's job is listed by its root parent, whose job table holds it and whose close stops
+it: the stable ``BackgroundWork`` has no subagent variant (the unstable one is not sent) and
+no ``state_update`` goes out under a child's id (its state is its ``subagent_update``). Its
+announcement, output and exit go to the child's session, where its terminal was drawn (its
+id is its call's: parent and children share one job table and one table of running calls,
+both keyed by call id).
+
 Invariants: every ``state_update`` goes out through :meth:`SessionStates.send`, with the whole
 list (``[]`` included); a job is announced (``terminal_update`` with ``capabilities.cancel``)
 before the first snapshot that lists it, and its ``exitStatus`` (capabilities cleared) goes
@@ -50,6 +57,8 @@ class _Listed:
 
     number: int
     """Its number in the session's job table."""
+    shown_in: str
+    """The session its terminal was announced in (a child's, for a subagent's job)."""
     unfollow: Callable[[], None]
     """Stops its output going out."""
 
@@ -83,10 +92,13 @@ class SessionStates:
             case "idle":
                 self.send(server, session_id, IdleState())
 
-    def terminal(self, session_id: str, terminal_id: str) -> int | None:
-        """The job number of a listed terminal (``None``: not listed, or exited)."""
+    def terminal(self, session_id: str, terminal_id: str, named_in: str) -> int | None:
+        """The job number of a terminal ``session_id`` lists, named in that session or the
+        one its terminal is in (``None``: not listed, or exited)."""
         listed = self._listed.get(session_id, {}).get(terminal_id)
-        return None if listed is None else listed.number
+        if listed is None or named_in not in (session_id, listed.shown_in):
+            return None
+        return listed.number
 
     def watch(self, server: Connection, session: Session) -> None:
         """List ``session``'s jobs from now on (once per job table: a session closed and
@@ -98,7 +110,7 @@ class SessionStates:
             return
         self.forget(session_id)
         stop = jobs.listen(
-            partial(self._kept, server, session_id), partial(self._exited, server, session_id)
+            partial(self._kept, server, session), partial(self._exited, server, session_id)
         )
         self._watched[session_id] = (jobs, stop)
 
@@ -111,15 +123,19 @@ class SessionStates:
             listed.unfollow()
         self._states.pop(session_id, None)
 
-    def _kept(self, server: Connection, session_id: str, job: Job) -> None:
+    def _kept(self, server: Connection, session: Session, job: Job) -> None:
         terminal_id = job.call_id
         if terminal_id is None:  # kept outside a call's card: it has no terminal to name
             return
+        session_id = session.session_id
+        # Kept while its call runs: the call knows the session its card (and terminal) is in.
+        shown_in = session.calls.session_of(terminal_id) or session_id
         cancel = TerminalCapabilities(cancel=CancelControl())
         announced = TerminalUpdate(terminal_id=terminal_id, capabilities=cancel)
-        server.protocol.notify_update(session_id, to_wire(announced))
-        unfollow = job.running.follow(partial(_output, server, session_id, terminal_id))
-        self._listed.setdefault(session_id, {})[terminal_id] = _Listed(job.number, unfollow)
+        server.protocol.notify_update(shown_in, to_wire(announced))
+        unfollow = job.running.follow(partial(_output, server, shown_in, terminal_id))
+        listed = _Listed(job.number, shown_in, unfollow)
+        self._listed.setdefault(session_id, {})[terminal_id] = listed
         self.repeat(server, session_id)
 
     def _exited(
@@ -133,7 +149,7 @@ class SessionStates:
         ended = TerminalUpdate(
             terminal_id=terminal_id, exit_status=exit_status(returncode), capabilities=None
         )
-        server.protocol.notify_update(session_id, to_wire(ended))
+        server.protocol.notify_update(listed.shown_in, to_wire(ended))
         self.repeat(server, session_id)
 
 

@@ -32,6 +32,7 @@ from acp_sidecar.protocol.client import (
 from acp_sidecar.protocol.methods import SESSION_REQUEST_PERMISSION
 from acp_sidecar.protocol.v2 import permissions as v2
 from acp_sidecar.protocol.v2.prompt import RequiresActionState, RunningState, StateUpdate
+from acp_sidecar.server.children import root_of
 from acp_sidecar.tools.errors import ToolCancelledError
 
 if TYPE_CHECKING:
@@ -93,10 +94,7 @@ class V2PermissionAsker:
     def _blocked(self, session_id: str) -> str:
         """The session whose foreground a dialog under ``session_id`` blocks: a child's
         root parent, else itself."""
-        children = self._server.children
-        while (child := children.get(session_id)) is not None:
-            session_id = child.parent_id
-        return session_id
+        return root_of(self._server.children, session_id)
 
     def _goes_on(self, session_id: str) -> bool:
         session = self._server.sessions.get(session_id)
