@@ -76,7 +76,7 @@ async def execute_call(
     call_id = opened.call.call_id
     live = LiveCall(call_id, opened.view, scope.cards, scope.send)
     try:
-        with scope.calls.running(call_id, scope.signal) as signal:
+        with scope.calls.running(call_id, scope.signal, session_id=scope.session_id) as signal:
             result = await registry.execute(
                 ToolExecutionInput(
                     call_id=call_id,

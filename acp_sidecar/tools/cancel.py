@@ -130,6 +130,8 @@ class RunningCalls:
 
     def __init__(self) -> None:
         self._signals: dict[str, CancelSignal] = {}
+        self._sessions: dict[str, str] = {}
+        """The session each running call's card is drawn in (a child's, for a subagent's)."""
         self._ended: dict[str, bool] = {}
         self._listeners: list[tuple[Callable[[str], None], Callable[[str, bool], None]]] = []
 
@@ -137,21 +139,38 @@ class RunningCalls:
         return call_id in self._signals
 
     @contextlib.contextmanager
-    def running(self, call_id: str, turn: CancelSignal) -> Iterator[CancelSignal]:
-        """The signal ``call_id`` runs under (a child of ``turn``) while the block runs."""
-        signal = turn.child()
+    def running(
+        self, call_id: str, turn: CancelSignal, *, session_id: str = ""
+    ) -> Iterator[CancelSignal]:
+        """The signal ``call_id`` (drawn in ``session_id``) runs under, a child of ``turn``,
+        while the block runs. The call stays cancellable until :meth:`closing`: a cancel that
+        races its end is taken (and changes nothing), as its card still offers it."""
+        signal = CancelSignal()
+        detach = turn.add_callback(signal.cancel)  # removed at the end: a turn has many calls
         self._signals[call_id] = signal
+        self._sessions[call_id] = session_id
         for on_started, _ in tuple(self._listeners):
             _run_listener(on_started, call_id)
         try:
             yield signal
+        except BaseException:
+            self._drop(call_id, signal)  # no result card follows
+            raise
         finally:
-            if self._signals.get(call_id) is signal:
-                del self._signals[call_id]
+            detach()
             self._ended[call_id] = signal.cancelled and not turn.cancelled
 
+    def signal_of(self, call_id: str) -> CancelSignal | None:
+        """The signal ``call_id`` runs under (``None``: not running)."""
+        return self._signals.get(call_id)
+
+    def session_of(self, call_id: str) -> str | None:
+        """The session the running call ``call_id`` is drawn in (``None``: not running)."""
+        return self._sessions.get(call_id) if call_id in self._signals else None
+
     def cancel(self, call_id: str, reason: str) -> bool:
-        """Cancel the running call ``call_id`` alone; whether it runs (and was not already)."""
+        """Cancel the call ``call_id`` alone; whether it runs or is ending (and was not
+        cancelled already)."""
         signal = self._signals.get(call_id)
         if signal is None or signal.cancelled:
             return False
@@ -163,8 +182,15 @@ class RunningCalls:
         alone = self._ended.pop(call_id, None)
         if alone is None:
             return
+        self._signals.pop(call_id, None)
+        self._sessions.pop(call_id, None)
         for _, on_closing in tuple(self._listeners):
             _run_listener(on_closing, call_id, alone)
+
+    def _drop(self, call_id: str, signal: CancelSignal) -> None:
+        if self._signals.get(call_id) is signal:
+            del self._signals[call_id]
+            self._sessions.pop(call_id, None)
 
     def listen(
         self, on_started: Callable[[str], None], on_closing: Callable[[str, bool], None]

@@ -2,6 +2,13 @@
 jobs (``bash`` with ``background``, ``/keep``) as ``{type: "terminal", terminalId}``, the
 terminal being the card's of the call the job was kept from.
 
+A subagent's job is listed by its root parent, whose job table holds it and whose close stops
+it: the stable ``BackgroundWork`` has no subagent variant (the unstable one is not sent) and
+no ``state_update`` goes out under a child's id (its state is its ``subagent_update``). Its
+announcement, output and exit go to the child's session, where its terminal was drawn (its
+id is its call's: parent and children share one job table and one table of running calls,
+both keyed by call id).
+
 Invariants: every ``state_update`` goes out through :meth:`SessionStates.send`, with the whole
 list (``[]`` included); a job is announced (``terminal_update`` with ``capabilities.cancel``)
 before the first snapshot that lists it, and its ``exitStatus`` (capabilities cleared) goes
@@ -39,7 +46,7 @@ if TYPE_CHECKING:
 
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
-    from acp_sidecar.tools.builtin.shell.jobs import Job
+    from acp_sidecar.tools.builtin.shell.jobs import Job, JobTable
 
 State = Literal["running", "requires_action", "idle"]
 
@@ -50,6 +57,8 @@ class _Listed:
 
     number: int
     """Its number in the session's job table."""
+    shown_in: str
+    """The session its terminal was announced in (a child's, for a subagent's job)."""
     unfollow: Callable[[], None]
     """Stops its output going out."""
 
@@ -61,7 +70,9 @@ class SessionStates:
     def __init__(self) -> None:
         self._states: dict[str, State] = {}
         self._listed: dict[str, dict[str, _Listed]] = {}
-        self._watched: set[str] = set()
+        self._watched: dict[str, tuple[JobTable, Callable[[], None]]] = {}
+        """Each watched session's job table (a resumed session has a new one) and what
+        stops hearing it."""
 
     def send(self, server: Connection, session_id: str, state: StateUpdate) -> None:
         """Write ``state`` for ``session_id`` now, with its background list, behind every
@@ -81,31 +92,50 @@ class SessionStates:
             case "idle":
                 self.send(server, session_id, IdleState())
 
-    def terminal(self, session_id: str, terminal_id: str) -> int | None:
-        """The job number of a listed terminal (``None``: not listed, or exited)."""
+    def terminal(self, session_id: str, terminal_id: str, named_in: str) -> int | None:
+        """The job number of a terminal ``session_id`` lists, named in that session or the
+        one its terminal is in (``None``: not listed, or exited)."""
         listed = self._listed.get(session_id, {}).get(terminal_id)
-        return None if listed is None else listed.number
+        if listed is None or named_in not in (session_id, listed.shown_in):
+            return None
+        return listed.number
 
     def watch(self, server: Connection, session: Session) -> None:
-        """List ``session``'s jobs from now on (once per session)."""
+        """List ``session``'s jobs from now on (once per job table: a session closed and
+        resumed is watched anew)."""
         session_id = session.session_id
-        if session_id in self._watched:
-            return
-        self._watched.add(session_id)
         jobs = server.jobs_of(session)
-        jobs.listen(
-            partial(self._kept, server, session_id), partial(self._exited, server, session_id)
+        watched = self._watched.get(session_id)
+        if watched is not None and watched[0] is jobs:
+            return
+        self.forget(session_id)
+        stop = jobs.listen(
+            partial(self._kept, server, session), partial(self._exited, server, session_id)
         )
+        self._watched[session_id] = (jobs, stop)
 
-    def _kept(self, server: Connection, session_id: str, job: Job) -> None:
+    def forget(self, session_id: str) -> None:
+        """Stop hearing ``session_id``'s jobs and drop its state (the session closed)."""
+        watched = self._watched.pop(session_id, None)
+        if watched is not None:
+            watched[1]()
+        for listed in self._listed.pop(session_id, {}).values():
+            listed.unfollow()
+        self._states.pop(session_id, None)
+
+    def _kept(self, server: Connection, session: Session, job: Job) -> None:
         terminal_id = job.call_id
         if terminal_id is None:  # kept outside a call's card: it has no terminal to name
             return
+        session_id = session.session_id
+        # Kept while its call runs: the call knows the session its card (and terminal) is in.
+        shown_in = session.calls.session_of(terminal_id) or session_id
         cancel = TerminalCapabilities(cancel=CancelControl())
         announced = TerminalUpdate(terminal_id=terminal_id, capabilities=cancel)
-        server.protocol.notify_update(session_id, to_wire(announced))
-        unfollow = job.running.follow(partial(_output, server, session_id, terminal_id))
-        self._listed.setdefault(session_id, {})[terminal_id] = _Listed(job.number, unfollow)
+        server.protocol.notify_update(shown_in, to_wire(announced))
+        unfollow = job.running.follow(partial(_output, server, shown_in, terminal_id))
+        listed = _Listed(job.number, shown_in, unfollow)
+        self._listed.setdefault(session_id, {})[terminal_id] = listed
         self.repeat(server, session_id)
 
     def _exited(
@@ -119,7 +149,7 @@ class SessionStates:
         ended = TerminalUpdate(
             terminal_id=terminal_id, exit_status=exit_status(returncode), capabilities=None
         )
-        server.protocol.notify_update(session_id, to_wire(ended))
+        server.protocol.notify_update(listed.shown_in, to_wire(ended))
         self.repeat(server, session_id)
 
 

@@ -90,7 +90,7 @@ async def initialize(
             "the capabilities it gave stay in force"
         )
     server.client_capabilities = core_capabilities(params.capabilities)
-    server.asker = server.elicitor = V2PermissionAsker(server.client, partial(states.send, server))
+    server.asker = server.elicitor = V2PermissionAsker(server, partial(states.send, server))
     server.initialized = True
     server.after_answer(server.recover_jobs())
     accepted = server.driver.prompt_capabilities

@@ -12,6 +12,7 @@ from acp_sidecar.protocol.v2 import methods as m
 from acp_sidecar.server.v2 import handlers as h
 from acp_sidecar.server.v2.background import SessionStates
 from acp_sidecar.server.v2.cancelling import CallControls, terminal_cancel, tool_call_cancel
+from acp_sidecar.server.v2.closing import session_close, session_delete
 from acp_sidecar.server.v2.forking import session_fork
 from acp_sidecar.server.v2.prompting import Foreground, session_prompt
 from acp_sidecar.server.v2.resuming import session_resume
@@ -29,9 +30,9 @@ def v2_mapping(v1: WireMapping) -> WireMapping:
         m.AUTH_LOGOUT: partial(h.logout, core),
         m.SESSION_NEW: partial(h.session_new, core),
         m.SESSION_LIST: partial(h.session_list, core),
-        # Same params and answers as v1's: the core's handlers serve them as they are.
-        m.SESSION_CLOSE: core[m.SESSION_CLOSE],
-        m.SESSION_DELETE: core[m.SESSION_DELETE],
+        # Same params and answers as v1's: the core's, then the session's v2 state dropped.
+        m.SESSION_CLOSE: partial(session_close, states, controls, core),
+        m.SESSION_DELETE: partial(session_delete, states, controls, core),
         m.SESSION_SET_CONFIG_OPTION: partial(h.session_set_config_option, core),
         m.SESSION_PROMPT: partial(session_prompt, states, controls, foreground),
         m.SESSION_CANCEL: core[m.SESSION_CANCEL],  # v1's params; idle ``cancelled`` confirms

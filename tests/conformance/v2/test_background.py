@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.conformance.v2.recorded import resume_params, v2_client
 from tests.conformance.v2.test_prompt_lifecycle import prompt, until_idle, v2_session
 from tests.conformance.v2.test_tool_calls import auto, folded
 from tests.server.wire import WireClient
@@ -244,3 +245,33 @@ async def test_a_job_ending_during_a_turn_is_dropped_by_a_running_snapshot(tmp_p
         (tmp_path / "done").touch()
         rest = await until_idle(client, session_id)
     assert rest[-1]["stopReason"] == "end_turn" and listed(rest[-1]) == []
+
+
+async def test_a_session_closed_and_resumed_on_one_connection_keeps_jobs_and_cancels(
+    tmp_path: Path,
+) -> None:
+    async with v2_client(tmp_path / "store") as (client, _):
+        created = await client.result("session/new", {"cwd": str(tmp_path)})
+        session_id = created["sessionId"]
+        first, _ = await keep_job(client, session_id, "echo up; exec sleep 300")
+        assert await client.result("session/close", {"sessionId": session_id}) == {}
+        await until(client, session_id, exited(first))  # its job stopped with it (before)
+        (closed,) = await until(client, session_id, idle_snapshot)
+        assert listed(closed) == []
+        await client.result("session/resume", resume_params(session_id, tmp_path))
+        (snapshot,) = await until(client, session_id, idle_snapshot)
+        assert listed(snapshot) == []
+        terminal_id, updates = await keep_job(client, session_id, "echo again; exec sleep 300")
+        assert terminal_id != first
+        patches = [u for u in updates if u["sessionUpdate"] == "tool_call_update"]
+        assert [u["capabilities"] for u in patches if "capabilities" in u] == [{"cancel": {}}, None]
+        announced = [u for u in updates if u["sessionUpdate"] == "terminal_update"]
+        assert {"terminalId": terminal_id, "capabilities": {"cancel": {}}} in [
+            {k: u[k] for k in ("terminalId", "capabilities") if k in u} for u in announced
+        ]
+        params = {"sessionId": session_id, "terminalId": terminal_id}
+        assert await client.result("terminal/cancel", params) == {}
+        ended = await until(client, session_id, exited(terminal_id))
+        assert ended[-1]["exitStatus"] == {"signal": "SIGTERM"}
+        (snapshot,) = await until(client, session_id, idle_snapshot)
+        assert listed(snapshot) == []

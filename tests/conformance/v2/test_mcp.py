@@ -2,7 +2,8 @@
 subprocesses): a ``stdio`` server on ``session/new`` draws v2 cards and asks in v2's dialog; an
 ``http`` one named on ``session/resume`` serves the resumed session; a server's question during
 a call is v2's ``elicitation/create``, with the session ``requires_action`` until it is
-answered; a transport v2 does not offer is ``-32602``. Every message is judged by the v2
+answered, or abandoned with its call (cancelled alone, the turn ``running`` on; with the
+turn, ``idle``); a transport v2 does not offer is ``-32602``. Every message is judged by the v2
 schema.
 
 Spec: the vendored ``tests/fixtures/acp/v2/schema.json`` (``McpServer``, ``McpServerStdio``,
@@ -19,12 +20,17 @@ from typing import Any
 import pytest
 
 from acp_sidecar.store import SessionStore
+from tests.agent.model.fake_openai import Reply, say, stop
+from tests.agent.model.fake_openai import tool_call as model_call
 from tests.conformance.v2.fold import fold_v2
 from tests.conformance.v2.recorded import record_v2, resume_params, until_answer, v2_client
-from tests.conformance.v2.test_prompt_lifecycle import prompt, until_idle
+from tests.conformance.v2.test_prompt_lifecycle import CLIENT_INFO, prompt, until_idle
+from tests.conformance.v2.test_unstable import on_model
+from tests.in_process import cli_server, kept_process_state
 from tests.mcp.conftest import PEERS, http_peer
 from tests.mcp.over_acp import PEER
-from tests.server.wire import WireClient
+from tests.server.subagent_harness import ENV, RoutedOpenAI
+from tests.server.wire import WireClient, served
 
 pytestmark = pytest.mark.process  # every test here starts an MCP server's interpreter
 
@@ -150,6 +156,76 @@ async def test_a_question_during_a_call_is_v2_elicitation_and_blocks_the_turn(
     assert states(before)[-1] == "requires_action"  # while the question is open
     assert states(after) == ["running", "requires_action", "running", "idle"]  # the whole turn
     assert json.loads(text_of(card_of(after))) == [{"action": "accept", "content": {"name": "Ada"}}]
+
+
+ASKER = {
+    "type": "stdio",
+    "name": "asker",
+    "command": sys.executable,
+    "args": [str(PEERS / "asking_peer.py")],
+    "env": [],
+}
+"""Our MCP test server whose ``ask`` tool asks the client its ``requests`` during the call."""
+
+
+async def test_a_call_cancelled_alone_during_a_question_leaves_the_turn_running(
+    tmp_path: Path,
+) -> None:
+    endpoint = RoutedOpenAI()
+    asked = json.dumps({"requests": [FORM]})
+    endpoint.route(
+        "ask",
+        Reply([model_call(0, "call_q", "mcp__asker__ask", asked), stop("tool_calls")]),
+        Reply([*say("Went on."), stop()]),
+    )
+    with kept_process_state(env=ENV):
+        async with (
+            endpoint,
+            served(cli_server("--acp-v2", *on_model(endpoint, tmp_path / "s"))) as (client, _),
+        ):
+            client.version, client.unstable = 2, True
+            caps = {"elicitation": {"form": {}}}
+            params = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": caps}
+            await client.result("initialize", params)
+            client.initialized = True
+            session_id = await created(client, tmp_path, [ASKER])
+            auto = {"sessionId": session_id, "configId": "mode", "type": "id", "value": "auto"}
+            await client.result("session/set_config_option", auto)
+            await client.result("session/prompt", prompt(session_id, "ask"))
+            request = await client.next_agent_request(MCP_START)
+            assert request["method"] == "elicitation/create"
+            cancel = {"sessionId": session_id, "toolCallId": request["params"]["toolCallId"]}
+            assert await client.result("tool_call/cancel", cancel) == {}
+            ended = await until_idle(client, session_id)
+            withdrawn = [m for m in client.received if m.get("method") == "$/cancel_request"]
+    assert [m["params"] for m in withdrawn] == [{"requestId": request["id"]}]
+    final = [u for u in ended if u["sessionUpdate"] == "tool_call_update" and "status" in u]
+    assert final[-1]["toolCallId"] == "call_q" and final[-1]["status"] == "cancelled"
+    said = next(i for i, u in enumerate(ended) if u["sessionUpdate"] == "agent_message_chunk")
+    # The model's next step is the turn going on: "running" is reported before it.
+    assert states(ended[:said])[-2:] == ["requires_action", "running"]
+    assert states(ended[said:]) == ["idle"] and ended[-1]["stopReason"] == "end_turn"
+
+
+async def test_a_turn_cancelled_during_a_question_ends_idle_and_reports_nothing_after(
+    tmp_path: Path,
+) -> None:
+    async with v2_client(tmp_path / "store", elicitation={"form": {}}) as (client, _):
+        session_id = await created(client, tmp_path, [ASKER])
+        auto = {"sessionId": session_id, "configId": "mode", "type": "id", "value": "auto"}
+        await client.result("session/set_config_option", auto)
+        ask = "/mcp__asker__ask " + json.dumps({"requests": [FORM]})
+        await client.result("session/prompt", prompt(session_id, ask))
+        request = await client.next_agent_request(MCP_START)
+        assert request["method"] == "elicitation/create"
+        await client.notify("session/cancel", {"sessionId": session_id})
+        ended = await until_idle(client, session_id)
+        await client.respond(request["id"], {"action": "cancel"})  # the editor's dialog closes
+        await client.result("session/list", {})  # a round trip: the answer was read
+        later = [m for m in client.updates if m.get("method") == "session/update"]
+    assert states(ended)[-2:] == ["requires_action", "idle"]
+    assert ended[-1]["stopReason"] == "cancelled"
+    assert [m for m in later if m["params"]["update"]["sessionUpdate"] == "state_update"] == []
 
 
 @pytest.mark.parametrize(

@@ -259,7 +259,9 @@ async def test_a_task_child_is_a_subagent_session(tmp_path: Path) -> None:
     assert not {"subagent_update", "session_message"} & update_kinds(version=2)
 
 
-async def test_a_child_asks_in_v2s_form_under_its_own_id(tmp_path: Path) -> None:
+async def test_a_child_asks_in_v2s_form_under_its_own_id_blocking_its_parent(
+    tmp_path: Path,
+) -> None:
     endpoint = RoutedOpenAI()
     job = "Write done into out.txt."
     endpoint.route(
@@ -287,6 +289,112 @@ async def test_a_child_asks_in_v2s_form_under_its_own_id(tmp_path: Path) -> None
     ]
     assert [state for i, state in children if i < at][-1] == {"state": "requires_action"}
     assert [state["state"] for i, state in children if i > at] == ["running", "idle"]
+    # The dialog blocks the parent's foreground (its task call waits): its state says so;
+    # the child's own state is its subagent_update, never a state_update under its id.
+    assert [u for s, u in seen if s == child and u["sessionUpdate"] == "state_update"] == []
+    blocked = [
+        (i, u["state"])
+        for i, (s, u) in enumerate(seen)
+        if s == parent and u["sessionUpdate"] == "state_update"
+    ]
+    assert [state for i, state in blocked if i < at][-1] == "requires_action"
+    assert [state for i, state in blocked if i > at] == ["running", "idle"]
+
+
+def in_child(endpoint: RoutedOpenAI, first: Any) -> str:
+    """A parent that delegates one job (``call_a``, writing allowed) whose child makes the
+    call ``first`` and then answers; the parent's prompt."""
+    job = "Do the job."
+    endpoint.route(
+        "delegate",
+        Reply([task_call(0, "call_a", "Job", job, write=True), stop("tool_calls")]),
+        Reply([*say("Delegated."), stop()]),
+    )
+    endpoint.route(job, Reply([first, stop("tool_calls")]), Reply([*say("Did it."), stop()]))
+    return "delegate"
+
+
+async def until_seen(
+    client: WireClient, wanted: Any, seen: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """Read (session id, update) pairs into ``seen`` up to the first ``wanted`` one."""
+    while True:
+        message = client.updates.pop(0) if client.updates else await client.receive()
+        if message.get("method") == "session/update":
+            pair = (message["params"]["sessionId"], message["params"]["update"])
+            seen.append(pair)
+            if wanted(*pair):
+                return
+
+
+async def test_a_childs_call_is_advertised_and_cancelled_in_the_childs_session(
+    tmp_path: Path,
+) -> None:
+    endpoint = RoutedOpenAI()
+    waits = json.dumps({"command": "while [ ! -e never ]; do sleep 0.02; done"})
+    asked = in_child(endpoint, model_call(0, "call_w", "bash", waits))
+    async with endpoint, unstable_client(*on_model(endpoint, tmp_path / "s")) as (client, _, _):
+        parent = await new_session(client, tmp_path)
+        child = f"{parent}~task~call_a"
+        auto = {"sessionId": parent, "configId": "mode", "type": "id", "value": "auto"}
+        await client.result("session/set_config_option", auto)
+        await client.result("session/prompt", prompt(parent, asked))
+        seen: list[tuple[str, dict[str, Any]]] = []
+        await until_seen(
+            client,
+            lambda _s, u: (
+                u.get("capabilities") == {"cancel": {}} and u.get("toolCallId") == "call_w"
+            ),
+            seen,
+        )
+        assert seen[-1][0] == child  # advertised where its card is
+        refused = await client.error(
+            "tool_call/cancel", {"sessionId": parent, "toolCallId": "call_w"}
+        )
+        cancel = {"sessionId": child, "toolCallId": "call_w"}
+        assert await client.result("tool_call/cancel", cancel) == {}
+        seen += await until_parent_idle(client, parent)
+    assert refused["code"] == -32602  # not a call of the parent's
+    assert seen[-1][1]["stopReason"] == "end_turn"  # the parent's turn went on
+    cards = [u for s, u in seen if u["sessionUpdate"] == "tool_call_update"]
+    assert not [u for s, u in seen if s == parent and u.get("toolCallId") == "call_w"]
+    final = [u for u in cards if u["toolCallId"] == "call_w" and "status" in u][-1]
+    assert final["status"] == "cancelled" and final["capabilities"] is None
+
+
+async def test_a_childs_kept_job_is_listed_by_its_parent_and_ends_in_the_childs_session(
+    tmp_path: Path,
+) -> None:
+    endpoint = RoutedOpenAI()
+    kept = json.dumps({"command": "echo up; exec sleep 300", "background": True})
+    asked = in_child(endpoint, model_call(0, "call_b", "bash", kept))
+    async with endpoint, unstable_client(*on_model(endpoint, tmp_path / "s")) as (client, _, _):
+        parent = await new_session(client, tmp_path)
+        child = f"{parent}~task~call_a"
+        auto = {"sessionId": parent, "configId": "mode", "type": "id", "value": "auto"}
+        await client.result("session/set_config_option", auto)
+        await client.result("session/prompt", prompt(parent, asked))
+        seen = await until_parent_idle(client, parent)
+        assert [b["terminalId"] for b in seen[-1][1]["background"]] == ["call_b"]
+        cancel = {"sessionId": child, "terminalId": "call_b"}
+        assert await client.result("terminal/cancel", cancel) == {}
+        after: list[tuple[str, dict[str, Any]]] = []
+        await until_seen(client, lambda s, u: s == parent and u.get("state") == "idle", after)
+    terminals = {
+        s: [u for ss, u in seen + after if ss == s and u["sessionUpdate"] == "terminal_update"]
+        for s in (parent, child)
+    }
+    assert terminals[parent] == []  # the parent never names a terminal it did not draw
+    drawn, announced, ended = terminals[child]
+    assert drawn["terminalId"] == "call_b" and "cwd" in drawn
+    assert announced == {
+        "sessionUpdate": "terminal_update",
+        "terminalId": "call_b",
+        "capabilities": {"cancel": {}},
+    }
+    assert ended["exitStatus"] == {"signal": "SIGTERM"} and ended["capabilities"] is None
+    assert after[-1][1]["background"] == []
+    assert [u for s, u in seen + after if s == child and u["sessionUpdate"] == "state_update"] == []
 
 
 async def test_session_fork_over_v2(tmp_path: Path) -> None:
