@@ -5,24 +5,10 @@
 // ActiveSession.cancelToolCall. The SDK refuses either cancel unless the sidecar advertised
 // it, so each one sent proves the advertising too. It prints one JSON object: what the SDK
 // handed back, and every line the sidecar wrote (for the Python side to judge by the schema).
-import { spawn } from "node:child_process";
-import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import { spawnSidecar } from "./sidecar.mjs";
 
-const [command, ...args] = JSON.parse(process.env.SIDECAR_ARGV);
-const sidecar = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-const decoder = new TextDecoder();
-let written = "";
-const tee = new TransformStream({
-  transform(chunk, controller) {
-    written += decoder.decode(chunk, { stream: true });
-    controller.enqueue(chunk);
-  },
-});
-const stream = acp.ndJsonStream(
-  Writable.toWeb(sidecar.stdin),
-  Readable.toWeb(sidecar.stdout).pipeThrough(tee),
-);
+const { stream, finish } = spawnSidecar(acp.ndJsonStream);
 const cwd = process.env.SESSION_CWD;
 const bash = (command, background) => `/bash ${JSON.stringify({ command, background })}`;
 
@@ -96,6 +82,4 @@ const result = await acp
       closed,
     };
   });
-sidecar.stdin.end();
-await new Promise((resolve) => sidecar.on("close", resolve));
-process.stdout.write(JSON.stringify({ ...result, written }) + "\n");
+await finish(result);

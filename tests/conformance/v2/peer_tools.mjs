@@ -5,24 +5,10 @@
 // the SDK until its idle state. A permission dialog is allowed once, unless what it asks about
 // names DENY: then it is rejected once. It prints one JSON object: per prompt, the SDK's answer
 // and the updates it handed back, the dialogs asked, and every line the sidecar wrote.
-import { spawn } from "node:child_process";
-import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import { spawnSidecar } from "./sidecar.mjs";
 
-const [command, ...args] = JSON.parse(process.env.SIDECAR_ARGV);
-const sidecar = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-const decoder = new TextDecoder();
-let written = "";
-const tee = new TransformStream({
-  transform(chunk, controller) {
-    written += decoder.decode(chunk, { stream: true });
-    controller.enqueue(chunk);
-  },
-});
-const stream = acp.ndJsonStream(
-  Writable.toWeb(sidecar.stdin),
-  Readable.toWeb(sidecar.stdout).pipeThrough(tee),
-);
+const { stream, finish } = spawnSidecar(acp.ndJsonStream);
 const asked = [];
 const choose = (params) => {
   const kind = JSON.stringify(params.subject).includes("DENY") ? "reject_once" : "allow_once";
@@ -59,5 +45,4 @@ const result = await acp
     session.dispose();
     return { turns, asked };
   });
-sidecar.stdin.end();
-process.stdout.write(JSON.stringify({ ...result, written }) + "\n");
+await finish(result);

@@ -3,24 +3,10 @@
 // session in SESSION_CWD, sends PLAN_TEXT and then TASK_TEXT (allowing any dialog), reading
 // each turn's updates until idle as the SDK hands them back, forks the session and lists
 // both, and prints one JSON object: what the SDK returned, and every line the sidecar wrote.
-import { spawn } from "node:child_process";
-import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { spawnSidecar } from "./sidecar.mjs";
 
-const [command, ...args] = JSON.parse(process.env.SIDECAR_ARGV);
-const sidecar = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-const decoder = new TextDecoder();
-let written = "";
-const tee = new TransformStream({
-  transform(chunk, controller) {
-    written += decoder.decode(chunk, { stream: true });
-    controller.enqueue(chunk);
-  },
-});
-const stream = acp.ndJsonStream(
-  Writable.toWeb(sidecar.stdin),
-  Readable.toWeb(sidecar.stdout).pipeThrough(tee),
-);
+const { stream, finish } = spawnSidecar(acp.ndJsonStream);
 const cwd = process.env.SESSION_CWD;
 const asked = [];
 
@@ -56,6 +42,4 @@ const result = await acp
     session.dispose();
     return { initialized, sessionId: session.sessionId, planned, delegated, forked, listed, asked };
   });
-sidecar.stdin.end();
-await new Promise((resolve) => sidecar.on("close", resolve));
-process.stdout.write(JSON.stringify({ ...result, written }) + "\n");
+await finish(result);

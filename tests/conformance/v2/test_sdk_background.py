@@ -7,44 +7,20 @@ v2 schema here too."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from benchmarks.ts_sdk import install_ts_sdk
 from tests.acp_schema import validate_agent_message
-from tests.server.wire import ROOT
-
-PEER = Path(__file__).with_name("background_peer.mjs")
+from tests.conformance.v2.node_peer import run_peer
 
 
 @pytest.mark.process  # node runs the SDK's client, which spawns the sidecar
 async def test_the_typescript_v2_client_cancels_a_terminal_and_a_tool_call(tmp_path: Path) -> None:
-    installed = install_ts_sdk()
-    if isinstance(installed, str):
-        pytest.skip(f"the TypeScript SDK is not available: {installed}")
-    node, directory = installed
-    script = directory / "v2_background_peer.mjs"
-    script.write_text(PEER.read_text())
     sidecar = [sys.executable, "-m", "acp_sidecar", "--acp-v2"]
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "SIDECAR_ARGV": json.dumps(sidecar),
-        "SESSION_CWD": str(tmp_path),
-        "ACP_SIDECAR_CONFIG": str(tmp_path / "absent.toml"),
-        "HOME": str(tmp_path),
-    }
-    process = await asyncio.create_subprocess_exec(
-        node, str(script), cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), 90)
-    assert process.returncode == 0
-    seen = json.loads(out)
+    seen = await run_peer("background_peer.mjs", sidecar, tmp_path)
     terminal_id = seen["terminalId"]
     assert seen["listed"] == [{"type": "terminal", "terminalId": terminal_id}]
     assert seen["advertisedTerminal"] is True

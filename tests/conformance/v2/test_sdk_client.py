@@ -7,19 +7,15 @@ here too."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from benchmarks.ts_sdk import install_ts_sdk
 from tests.acp_schema import update_kinds, validate_agent_message
-from tests.server.wire import ROOT
+from tests.conformance.v2.node_peer import run_peer
 
-PEER = Path(__file__).with_name("peer.mjs")
 METHODS = [
     "initialize",
     "session/new",
@@ -33,28 +29,9 @@ METHODS = [
 
 @pytest.mark.process  # node runs the SDK's client, which spawns the sidecar
 async def test_the_typescript_v2_client_sets_up_a_session(tmp_path: Path) -> None:
-    installed = install_ts_sdk()
-    if isinstance(installed, str):
-        pytest.skip(f"the TypeScript SDK is not available: {installed}")
-    node, directory = installed
-    script = directory / "v2_session_setup_peer.mjs"
-    script.write_text(PEER.read_text())
     store = tmp_path / "store"
     sidecar = [sys.executable, "-m", "acp_sidecar", "--acp-v2", "--store", str(store)]
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "SIDECAR_ARGV": json.dumps(sidecar),
-        "SESSION_CWD": str(tmp_path),
-        "ACP_SIDECAR_CONFIG": str(tmp_path / "absent.toml"),
-        "HOME": str(tmp_path),
-    }
-    process = await asyncio.create_subprocess_exec(
-        node, str(script), cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode == 0
-    seen = json.loads(out)
+    seen = await run_peer("peer.mjs", sidecar, tmp_path)
     assert seen["initialized"]["protocolVersion"] == 2
     assert seen["sessionId"] == seen["newSession"]["sessionId"]
     mode = next(o for o in seen["set"]["configOptions"] if o["configId"] == "mode")

@@ -7,9 +7,7 @@ line the sidecar wrote is judged by the v2 schema here too."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,13 +16,11 @@ import pytest
 
 from acp_sidecar.render.blocks import CardBlock
 from acp_sidecar.render.fold import CardState
-from benchmarks.ts_sdk import install_ts_sdk
 from tests.acp_schema import validate_agent_message
 from tests.conformance.v2.fold import fold_v2
+from tests.conformance.v2.node_peer import run_peer
 from tests.mcp.over_acp import BIN
-from tests.server.wire import ROOT
 
-PEER = Path(__file__).with_name("peer_tools.mjs")
 PROMPTS = [
     "/write " + json.dumps({"path": "notes.txt", "content": "alpha\nbeta\n"}),
     "/edit " + json.dumps({"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}),
@@ -47,33 +43,19 @@ def text_of(card: CardState) -> str:
 
 @pytest.mark.process  # node runs the SDK's client, which spawns the sidecar and the MCP server
 async def test_the_typescript_v2_client_runs_tools_with_their_dialogs(tmp_path: Path) -> None:
-    installed = install_ts_sdk()
-    if isinstance(installed, str):
-        pytest.skip(f"the TypeScript SDK is not available: {installed}")
     time_server = BIN / "mcp-server-time"
     if not time_server.exists():
         pytest.skip("mcp-server-time is not installed (pip install -e '.[test]')")
-    node, directory = installed
-    script = directory / "v2_tools_peer.mjs"
-    script.write_text(PEER.read_text())
     sidecar = [sys.executable, "-m", "acp_sidecar", "--acp-v2", "--store", str(tmp_path / "s")]
     servers = [{"type": "stdio", "name": "time", "command": str(time_server), "args": []}]
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "SIDECAR_ARGV": json.dumps(sidecar),
-        "SESSION_CWD": str(tmp_path),
-        "MCP_SERVERS": json.dumps(servers),
-        "PROMPTS": json.dumps(PROMPTS),
-        "ACP_SIDECAR_CONFIG": str(tmp_path / "absent.toml"),
-        "HOME": str(tmp_path),
-    }
-    process = await asyncio.create_subprocess_exec(
-        node, str(script), cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
+    seen = await run_peer(
+        "peer_tools.mjs",
+        sidecar,
+        tmp_path,
+        timeout=120,
+        MCP_SERVERS=json.dumps(servers),
+        PROMPTS=json.dumps(PROMPTS),
     )
-    out, _ = await asyncio.wait_for(process.communicate(), 120)
-    assert process.returncode == 0
-    seen = json.loads(out)
 
     assert (tmp_path / "notes.txt").read_text() == "alpha\nBETA\n"
     assert not (tmp_path / "denied.txt").exists()  # rejected: never ran

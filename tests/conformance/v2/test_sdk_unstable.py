@@ -6,22 +6,18 @@ line the sidecar wrote is judged here by ``schema.unstable.json`` too."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from benchmarks.ts_sdk import install_ts_sdk
 from tests.acp_schema import update_kinds, validate_agent_message
 from tests.agent.model.fake_openai import Reply, answer, stop
 from tests.agent.model.fake_openai import tool_call as model_call
+from tests.conformance.v2.node_peer import run_peer
 from tests.server.subagent_harness import ENV, RoutedOpenAI, task_call
-from tests.server.wire import ROOT
 
-PEER = Path(__file__).with_name("peer_unstable.mjs")
 DOCUMENT = "# Plan\n\n1. Read a.txt\n"
 PLAN_TEXT = "make a plan"
 TASK_TEXT = "delegate it"
@@ -49,12 +45,6 @@ def script(endpoint: RoutedOpenAI) -> None:
 async def test_the_typescript_v2_unstable_client_takes_a_plan_a_child_and_a_fork(
     tmp_path: Path,
 ) -> None:
-    installed = install_ts_sdk()
-    if isinstance(installed, str):
-        pytest.skip(f"the TypeScript SDK is not available: {installed}")
-    node, directory = installed
-    peer = directory / "v2_unstable_peer.mjs"
-    peer.write_text(PEER.read_text())
     endpoint = RoutedOpenAI()
     script(endpoint)
     async with endpoint:
@@ -62,23 +52,9 @@ async def test_the_typescript_v2_unstable_client_takes_a_plan_a_child_and_a_fork
             sys.executable, "-m", "acp_sidecar", "--acp-v2", "--model", "test-model",
             "--base-url", endpoint.base_url, "--store", str(tmp_path / "store"),
         ]  # fmt: skip
-        env = {
-            **os.environ,
-            **ENV,
-            "PYTHONPATH": str(ROOT),
-            "SIDECAR_ARGV": json.dumps(sidecar),
-            "SESSION_CWD": str(tmp_path),
-            "PLAN_TEXT": PLAN_TEXT,
-            "TASK_TEXT": TASK_TEXT,
-            "ACP_SIDECAR_CONFIG": str(tmp_path / "absent.toml"),
-            "HOME": str(tmp_path),
-        }
-        process = await asyncio.create_subprocess_exec(
-            node, str(peer), cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
+        seen = await run_peer(
+            "peer_unstable.mjs", sidecar, tmp_path, **ENV, PLAN_TEXT=PLAN_TEXT, TASK_TEXT=TASK_TEXT
         )
-        out, _ = await asyncio.wait_for(process.communicate(), 90)
-    assert process.returncode == 0
-    seen = json.loads(out)
     parent = seen["sessionId"]
     child = f"{parent}~task~call_a"
     assert seen["initialized"]["capabilities"]["session"]["fork"] == {}
