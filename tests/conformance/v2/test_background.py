@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conformance.v2.recorded import resume_params, v2_client
-from tests.conformance.v2.test_prompt_lifecycle import prompt, until_idle, v2_session
+from tests.conformance.v2.test_prompt_lifecycle import prompt, until, until_idle, v2_session
 from tests.conformance.v2.test_tool_calls import auto, folded
 from tests.server.wire import WireClient
 
@@ -32,26 +32,6 @@ WAITS = "while [ ! -e {0} ]; do sleep 0.02; done"
 
 def bash(command: str, *, background: bool = False) -> str:
     return "/bash " + json.dumps({"command": command, "background": background})
-
-
-async def until(
-    client: WireClient, session_id: str, wanted: Callable[[Update], bool]
-) -> list[Update]:
-    """Every update of ``session_id`` up to and including the first ``wanted`` one."""
-    seen: list[Update] = []
-    kept = list(client.updates)
-    client.updates.clear()
-    while True:
-        message = kept.pop(0) if kept else await client.receive()
-        if message.get("method") != "session/update":
-            continue
-        if message["params"]["sessionId"] != session_id:
-            continue
-        update = message["params"]["update"]
-        seen.append(update)
-        if wanted(update):
-            client.updates.extend(kept)  # read ahead: left for the next wait
-            return seen
 
 
 def states(updates: list[Update]) -> list[Update]:

@@ -8,7 +8,7 @@ Spec: the vendored ``tests/fixtures/acp/v2/schema.json`` (``PromptResponse``, ``
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -40,9 +40,10 @@ def prompt(session_id: str, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
 
-async def until_idle(client: WireClient, session_id: str) -> list[dict[str, Any]]:
-    """Every update of ``session_id`` up to and including its next idle ``state_update``,
-    those read while awaiting an answer (kept in ``client.updates``) first."""
+async def until(
+    client: WireClient, session_id: str, wanted: Callable[[dict[str, Any]], bool]
+) -> list[dict[str, Any]]:
+    """Every update of ``session_id`` up to and including the first ``wanted`` one."""
     seen: list[dict[str, Any]] = []
     kept = list(client.updates)
     client.updates.clear()
@@ -54,8 +55,19 @@ async def until_idle(client: WireClient, session_id: str) -> list[dict[str, Any]
             continue
         update = message["params"]["update"]
         seen.append(update)
-        if update["sessionUpdate"] == "state_update" and update["state"] == "idle":
+        if wanted(update):
+            client.updates.extend(kept)  # read ahead: left for the next wait
             return seen
+
+
+async def until_idle(client: WireClient, session_id: str) -> list[dict[str, Any]]:
+    """Every update of ``session_id`` up to and including its next idle ``state_update``,
+    those read while awaiting an answer (kept in ``client.updates``) first."""
+    return await until(client, session_id, is_idle)
+
+
+def is_idle(update: dict[str, Any]) -> bool:
+    return bool(update["sessionUpdate"] == "state_update" and update["state"] == "idle")
 
 
 async def said_started(client: WireClient) -> None:
