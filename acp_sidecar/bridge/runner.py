@@ -88,7 +88,11 @@ async def execute_call(
                 )
             )
     finally:
-        streamed = await live.close()
+        try:
+            streamed = await live.close()
+        except BaseException:
+            scope.calls.forget(call_id)  # torn down before its card closes: none will
+            raise
         scope.pending.pop(call_id, None)
     return Executed(result, streamed)
 

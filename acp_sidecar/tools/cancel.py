@@ -154,11 +154,12 @@ class RunningCalls:
         try:
             yield signal
         except BaseException:
-            self._drop(call_id, signal)  # no result card follows
+            self.forget(call_id)  # no result card follows
             raise
+        else:
+            self._ended[call_id] = signal.cancelled and not turn.cancelled
         finally:
             detach()
-            self._ended[call_id] = signal.cancelled and not turn.cancelled
 
     def signal_of(self, call_id: str) -> CancelSignal | None:
         """The signal ``call_id`` runs under (``None``: not running)."""
@@ -187,10 +188,12 @@ class RunningCalls:
         for _, on_closing in tuple(self._listeners):
             _run_listener(on_closing, call_id, alone)
 
-    def _drop(self, call_id: str, signal: CancelSignal) -> None:
-        if self._signals.get(call_id) is signal:
-            del self._signals[call_id]
-            self._sessions.pop(call_id, None)
+    def forget(self, call_id: str) -> None:
+        """``call_id`` ended with no result card to come (it was torn down): no longer
+        cancellable, and no listener hears it close."""
+        self._signals.pop(call_id, None)
+        self._sessions.pop(call_id, None)
+        self._ended.pop(call_id, None)
 
     def listen(
         self, on_started: Callable[[str], None], on_closing: Callable[[str, bool], None]

@@ -113,3 +113,18 @@ def test_a_call_knows_the_session_its_card_is_drawn_in_until_it_closes() -> None
     assert calls.session_of("c1") == "parent~task~call_a"  # its final patch is still due
     calls.closing("c1")
     assert calls.session_of("c1") is None and calls.signal_of("c1") is None
+
+
+def test_a_call_torn_down_before_its_card_closes_is_forgotten_and_cannot_be_cancelled() -> None:
+    calls, turn = RunningCalls(), CancelSignal()
+    with calls.running("c1", turn):
+        pass  # the tool returned; then the driver's task is stopped before its card closes
+    calls.forget("c1")
+    assert "c1" not in calls and not calls.cancel("c1", "tool_call/cancel")
+    with pytest.raises(RuntimeError), calls.running("c2", turn):
+        raise RuntimeError("the turn broke off")
+    heard_closing: list[str] = []
+    calls.listen(lambda call_id: None, lambda call_id, alone: heard_closing.append(call_id))
+    calls.closing("c1")
+    calls.closing("c2")
+    assert heard_closing == []  # neither left anything behind to close

@@ -100,9 +100,10 @@ async def session_prompt(
 
 async def steered(session: Session, prompt: list[ContentBlock]) -> str | None:
     """Offer ``prompt`` to the running turn; the id it went in under (``None``: no turn takes
-    it). Cancelled before the driver took it, the prompt is withdrawn."""
-    inbox = session.inbox
-    if inbox is None or runs_command(prompt):
+    it: none runs, or the one running was cancelled and only winds down). Cancelled before the
+    driver took it, the prompt is withdrawn; after, it is the turn's, and answered with its id."""
+    inbox, running = session.inbox, session.running
+    if inbox is None or runs_command(prompt) or (running is not None and running.cancelled):
         return None
     placed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
@@ -113,10 +114,11 @@ async def steered(session: Session, prompt: list[ContentBlock]) -> str | None:
     if not inbox.offer(prompt, place):
         return None
     try:
-        return await placed
+        return await asyncio.shield(placed)  # a cancel must not cancel the id, which may come
     except asyncio.CancelledError:
-        inbox.withdraw(place)
-        raise
+        if inbox.withdraw(place):
+            raise
+    return await placed  # taken already: the model reads it, so the client gets its id
 
 
 async def own_turn(
@@ -179,6 +181,8 @@ async def run_turn(
             states.send(server, session_id, IdleState(stop_reason="cancelled"))
         else:
             inserted.cancel()
+            if began:  # it reported running, its prompt never went in: no stop to report
+                states.send(server, session_id, IdleState())
         raise
     except Exception as exc:
         if not inserted.done():

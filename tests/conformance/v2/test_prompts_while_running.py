@@ -17,8 +17,15 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
+
+from acp_sidecar.agent.driver import DriverBase, Turn
+from acp_sidecar.protocol.content import TextContentBlock
+from acp_sidecar.protocol.initialize import PromptCapabilities
+from acp_sidecar.protocol.session import StopReason
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.server.drivers import DriverFactory
+from acp_sidecar.server.v2 import prompting
 from tests.agent.model.fake_openai import Pause, Reply, ScriptedOpenAI, answer, say, stop
 from tests.conformance.v2.test_prompt_lifecycle import CLIENT_INFO, prompt
 from tests.drivers import ScriptDriver
@@ -305,3 +312,60 @@ async def test_a_cancelled_request_withdraws_its_steered_prompt_before_the_drive
     assert [kind for kind, _ in shown] == ["running", "user", "agent", "idle"]
     assert shown[-1] == ("idle", "end_turn")
     assert len(endpoint.requests) == 1  # the turn ended: nothing was steered into it
+
+
+class WindsDownSlowly(DriverBase):
+    """Steers; its first turn, once cancelled, takes a while to wind down (a command being
+    stopped); later turns end at once."""
+
+    steers = True
+    prompt_capabilities = PromptCapabilities()
+
+    def __init__(self) -> None:
+        self.wound_down = asyncio.Event()
+        self.prompts: list[str] = []
+
+    async def run_turn(self, turn: Turn) -> StopReason:
+        block = turn.prompt[0]
+        self.prompts.append(block.text if isinstance(block, TextContentBlock) else "")
+        if len(self.prompts) > 1:
+            return "end_turn"
+        await turn.signal.wait()
+        await self.wound_down.wait()
+        return "cancelled"
+
+
+async def test_a_prompt_sent_after_cancel_runs_as_a_turn_of_its_own(tmp_path: Path) -> None:
+    driver = WindsDownSlowly()
+    async with scripted(tmp_path, lambda: driver) as (client, _server, session_id):
+        await client.result("session/prompt", prompt(session_id, "one"))
+        await client.notify("session/cancel", {"sessionId": session_id})
+        instead = await client.send_request("session/prompt", prompt(session_id, "instead"))
+        await settled(client)
+        driver.wound_down.set()  # the cancelled turn's inbox was open all along
+        await read(client, lambda: idles(client) == 2)
+        shown = timeline(client, instead)
+    assert driver.prompts == ["one", "instead"]  # a driver read it, in a turn of its own
+    states = [entry for entry in shown if entry[0] in ("running", "idle")]
+    assert states == [("running", ""), ("idle", "cancelled"), ("running", ""), ("idle", "end_turn")]
+
+
+async def test_a_turn_cancelled_before_its_prompt_went_in_still_ends_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reported = asyncio.Event()
+
+    async def running_then_held(*_: object, started: Callable[[], None], **__: object) -> None:
+        started()  # running is reported; the echo would come next, and waits on the client
+        reported.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(prompting, "run_prompt_turn", running_then_held)
+    async with scripted(tmp_path, ScriptDriver) as (client, _server, session_id):
+        request = await client.send_request("session/prompt", prompt(session_id, "one"))
+        await asyncio.wait_for(reported.wait(), HANG_GUARD)
+        await client.notify("$/cancel_request", {"requestId": request})
+        await read(client, lambda: answer_of(client, request) is not None)
+        await settled(client)
+    states = [kind for kind, _ in timeline(client) if kind in ("running", "idle")]
+    assert states == ["running", "idle"]  # the running it reported is ended, with no stop
