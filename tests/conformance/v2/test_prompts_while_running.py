@@ -66,6 +66,21 @@ async def on_model(
             yield client, server, await v2_client(client, cwd)
 
 
+@asynccontextmanager
+async def painting(
+    cwd: Path, *more: Reply
+) -> AsyncIterator[tuple[ScriptedOpenAI, Pause, WireClient, str, str]]:
+    """A model turn on "paint it" held mid-response (``more``: the endpoint's later replies):
+    the endpoint, its pause, the client, the session and the prompt's message id."""
+    pause = Pause()
+    async with ScriptedOpenAI(strict=True) as endpoint:
+        endpoint.script(Reply([*say("Working "), pause, *say("on it."), stop()]), *more)
+        async with on_model(cwd, endpoint) as (client, _server, session_id):
+            started = await client.result("session/prompt", prompt(session_id, "paint it"))
+            await asyncio.wait_for(pause.reached.wait(), HANG_GUARD)
+            yield endpoint, pause, client, session_id, started["messageId"]
+
+
 async def read(client: WireClient, done: Callable[[], bool]) -> None:
     """Read what the sidecar writes until ``done`` (everything kept in ``client.received``)."""
 
@@ -179,24 +194,18 @@ async def test_prompts_into_a_console_turn_wait_and_run_next_in_arrival_order(
 async def test_a_prompt_steered_into_a_model_turn_is_answered_with_the_echo_the_model_reads(
     tmp_path: Path,
 ) -> None:
-    pause = Pause()
-    async with ScriptedOpenAI(strict=True) as endpoint:
-        endpoint.script(
-            Reply([*say("Working "), pause, *say("on it."), stop()]), answer("Noted: blue.")
-        )
-        async with on_model(tmp_path, endpoint) as (client, _server, session_id):
-            painting = await client.result("session/prompt", prompt(session_id, "paint it"))
-            await asyncio.wait_for(pause.reached.wait(), HANG_GUARD)
-            steered = await client.send_request("session/prompt", prompt(session_id, "blue"))
-            await settled(client)
-            assert answer_of(client, steered) is None  # offered: the driver has not taken it
-            pause.release.set()
-            await read(client, lambda: idles(client) == 1)
-            shown = timeline(client, steered)
+    held = painting(tmp_path, answer("Noted: blue."))
+    async with held as (endpoint, pause, client, session_id, painted):
+        steered = await client.send_request("session/prompt", prompt(session_id, "blue"))
+        await settled(client)
+        assert answer_of(client, steered) is None  # offered: the driver has not taken it
+        pause.release.set()
+        await read(client, lambda: idles(client) == 1)
+        shown = timeline(client, steered)
     (message_id,) = [value for kind, value in shown if kind == "answer"]
     assert [entry for entry in shown if entry[0] != "answer"] == [
         ("running", ""),
-        ("user", painting["messageId"]),
+        ("user", painted),
         ("agent", "Working on it."),
         ("user", message_id),  # at the boundary: after the whole response
         ("agent", "Noted: blue."),
@@ -215,21 +224,16 @@ async def test_a_prompt_steered_into_a_model_turn_is_answered_with_the_echo_the_
 async def test_cancel_ends_the_running_turn_and_the_waiting_prompts_still_go_in(
     tmp_path: Path,
 ) -> None:
-    pause = Pause()
-    async with ScriptedOpenAI(strict=True) as endpoint:
-        endpoint.script(Reply([*say("Working "), pause, *say("on it."), stop()]))
-        async with on_model(tmp_path, endpoint) as (client, _server, session_id):
-            painting = await client.result("session/prompt", prompt(session_id, "paint it"))
-            await asyncio.wait_for(pause.reached.wait(), HANG_GUARD)
-            steered = await client.send_request("session/prompt", prompt(session_id, "blue"))
-            # A session command (an immediate one, which v1 runs beside the turn) waits.
-            waiting = await client.send_request("session/prompt", prompt(session_id, "/jobs"))
-            await settled(client)
-            assert answer_of(client, steered) is None and answer_of(client, waiting) is None
-            await client.notify("session/cancel", {"sessionId": session_id})
-            await read(client, lambda: idles(client) == 2)
-            pause.release.set()
-            shown = timeline(client, steered, waiting)
+    async with painting(tmp_path) as (endpoint, pause, client, session_id, painted):
+        steered = await client.send_request("session/prompt", prompt(session_id, "blue"))
+        # A session command (an immediate one, which v1 runs beside the turn) waits.
+        waiting = await client.send_request("session/prompt", prompt(session_id, "/jobs"))
+        await settled(client)
+        assert answer_of(client, steered) is None and answer_of(client, waiting) is None
+        await client.notify("session/cancel", {"sessionId": session_id})
+        await read(client, lambda: idles(client) == 2)
+        pause.release.set()
+        shown = timeline(client, steered, waiting)
     answers = [value for kind, value in shown if kind == "answer"]
     assert len(answers) == 2
     steered_id, waiting_id = answers if echoed(client, answers[0]) == ["blue"] else answers[::-1]
@@ -237,7 +241,7 @@ async def test_cancel_ends_the_running_turn_and_the_waiting_prompts_still_go_in(
     order = [(kind, value) for kind, value in shown if kind in ("user", "running", "idle")]
     assert order == [
         ("running", ""),
-        ("user", painting["messageId"]),
+        ("user", painted),
         ("user", steered_id),  # never taken: inserted as the cancelled turn ends (v1's rule)
         ("idle", "cancelled"),
         ("running", ""),
@@ -294,20 +298,15 @@ async def test_the_next_prompt_waits_for_the_idle_of_a_turn_that_ends_telling_of
 async def test_a_cancelled_request_withdraws_its_steered_prompt_before_the_driver_takes_it(
     tmp_path: Path,
 ) -> None:
-    pause = Pause()
-    async with ScriptedOpenAI(strict=True) as endpoint:
-        endpoint.script(Reply([*say("Working "), pause, *say("on it."), stop()]))
-        async with on_model(tmp_path, endpoint) as (client, _server, session_id):
-            await client.result("session/prompt", prompt(session_id, "paint it"))
-            await asyncio.wait_for(pause.reached.wait(), HANG_GUARD)
-            steered = await client.send_request("session/prompt", prompt(session_id, "blue"))
-            await settled(client)
-            await client.notify("$/cancel_request", {"requestId": steered})
-            await read(client, lambda: answer_of(client, steered) is not None)
-            refused = client.received[answer_of(client, steered) or 0]
-            pause.release.set()
-            await read(client, lambda: idles(client) == 1)
-            shown = timeline(client)
+    async with painting(tmp_path) as (endpoint, pause, client, session_id, _painted):
+        steered = await client.send_request("session/prompt", prompt(session_id, "blue"))
+        await settled(client)
+        await client.notify("$/cancel_request", {"requestId": steered})
+        await read(client, lambda: answer_of(client, steered) is not None)
+        refused = client.received[answer_of(client, steered) or 0]
+        pause.release.set()
+        await read(client, lambda: idles(client) == 1)
+        shown = timeline(client)
     assert refused["error"]["code"] == -32800
     assert [kind for kind, _ in shown] == ["running", "user", "agent", "idle"]
     assert shown[-1] == ("idle", "end_turn")

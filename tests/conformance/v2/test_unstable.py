@@ -327,6 +327,16 @@ async def until_seen(
                 return
 
 
+async def delegated(client: WireClient, cwd: Path, asked: str) -> tuple[str, str]:
+    """A session in the auto mode whose turn on ``asked`` delegates ``call_a``: its id and
+    its child's."""
+    parent = await new_session(client, cwd)
+    auto = {"sessionId": parent, "configId": "mode", "type": "id", "value": "auto"}
+    await client.result("session/set_config_option", auto)
+    await client.result("session/prompt", prompt(parent, asked))
+    return parent, f"{parent}~task~call_a"
+
+
 async def test_a_childs_call_is_advertised_and_cancelled_in_the_childs_session(
     tmp_path: Path,
 ) -> None:
@@ -334,11 +344,7 @@ async def test_a_childs_call_is_advertised_and_cancelled_in_the_childs_session(
     waits = json.dumps({"command": "while [ ! -e never ]; do sleep 0.02; done"})
     asked = in_child(endpoint, model_call(0, "call_w", "bash", waits))
     async with endpoint, unstable_client(*on_model(endpoint, tmp_path / "s")) as (client, _, _):
-        parent = await new_session(client, tmp_path)
-        child = f"{parent}~task~call_a"
-        auto = {"sessionId": parent, "configId": "mode", "type": "id", "value": "auto"}
-        await client.result("session/set_config_option", auto)
-        await client.result("session/prompt", prompt(parent, asked))
+        parent, child = await delegated(client, tmp_path, asked)
         seen: list[tuple[str, dict[str, Any]]] = []
         await until_seen(
             client,
@@ -369,11 +375,7 @@ async def test_a_childs_kept_job_is_listed_by_its_parent_and_ends_in_the_childs_
     kept = json.dumps({"command": "echo up; exec sleep 300", "background": True})
     asked = in_child(endpoint, model_call(0, "call_b", "bash", kept))
     async with endpoint, unstable_client(*on_model(endpoint, tmp_path / "s")) as (client, _, _):
-        parent = await new_session(client, tmp_path)
-        child = f"{parent}~task~call_a"
-        auto = {"sessionId": parent, "configId": "mode", "type": "id", "value": "auto"}
-        await client.result("session/set_config_option", auto)
-        await client.result("session/prompt", prompt(parent, asked))
+        parent, child = await delegated(client, tmp_path, asked)
         seen = await until_parent_idle(client, parent)
         assert [b["terminalId"] for b in seen[-1][1]["background"]] == ["call_b"]
         cancel = {"sessionId": child, "terminalId": "call_b"}
