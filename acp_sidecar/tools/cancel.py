@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 from acp_sidecar.tools.errors import ToolCancelledError, ToolTimeoutError
+from acp_sidecar.tools.listeners import Listeners, hear
 
 logger = logging.getLogger(__name__)
 
@@ -133,7 +134,7 @@ class RunningCalls:
         self._sessions: dict[str, str] = {}
         """The session each running call's card is drawn in (a child's, for a subagent's)."""
         self._ended: dict[str, bool] = {}
-        self._listeners: list[tuple[Callable[[str], None], Callable[[str, bool], None]]] = []
+        self._listeners: Listeners[_CallListener] = Listeners()
 
     def __contains__(self, call_id: object) -> bool:
         return call_id in self._signals
@@ -149,8 +150,8 @@ class RunningCalls:
         detach = turn.add_callback(signal.cancel)  # removed at the end: a turn has many calls
         self._signals[call_id] = signal
         self._sessions[call_id] = session_id
-        for on_started, _ in tuple(self._listeners):
-            _run_listener(on_started, call_id)
+        for on_started, _ in self._listeners:
+            hear(on_started, call_id, what=_WHAT)
         try:
             yield signal
         except BaseException:
@@ -185,8 +186,8 @@ class RunningCalls:
             return
         self._signals.pop(call_id, None)
         self._sessions.pop(call_id, None)
-        for _, on_closing in tuple(self._listeners):
-            _run_listener(on_closing, call_id, alone)
+        for _, on_closing in self._listeners:
+            hear(on_closing, call_id, alone, what=_WHAT)
 
     def forget(self, call_id: str) -> None:
         """``call_id`` ended with no result card to come (it was torn down): no longer
@@ -199,21 +200,12 @@ class RunningCalls:
         self, on_started: Callable[[str], None], on_closing: Callable[[str, bool], None]
     ) -> Callable[[], None]:
         """Hear each call start and close from now on; returns what stops it."""
-        listener = (on_started, on_closing)
-        self._listeners.append(listener)
-
-        def stop() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return stop
+        return self._listeners.add((on_started, on_closing))
 
 
-def _run_listener(listener: Callable[..., None], *args: object) -> None:
-    try:
-        listener(*args)
-    except Exception:
-        logger.exception("a running-calls listener raised")
+_CallListener = tuple[Callable[[str], None], Callable[[str, bool], None]]
+"""Hears a call start, then close (whether it was cancelled alone)."""
+_WHAT = "a running-calls listener"
 
 
 async def run_watched(

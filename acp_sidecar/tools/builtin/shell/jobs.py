@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from acp_sidecar.tools.builtin.shell.reaper import ProcessInfo
+from acp_sidecar.tools.listeners import Listeners, hear
 
 if TYPE_CHECKING:
     from acp_sidecar.tools.builtin.shell.job_records import JobLedger
@@ -128,7 +129,7 @@ class JobTable:
         self._jobs: dict[int, Job] = {}
         self._next = 1
         self._calls: list[KeepRequest] = []
-        self._listeners: list[tuple[OnKept, OnExited]] = []
+        self._listeners: Listeners[tuple[OnKept, OnExited]] = Listeners()
         self._watching: set[asyncio.Task[None]] = set()
         self.closed = False
 
@@ -163,14 +164,7 @@ class JobTable:
     def listen(self, on_kept: OnKept, on_exited: OnExited) -> Callable[[], None]:
         """Hear of each job kept from now on, and of its shell's exit (its return code;
         ``None``: not known); returns what stops it."""
-        listener = (on_kept, on_exited)
-        self._listeners.append(listener)
-
-        def stop() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return stop
+        return self._listeners.add((on_kept, on_exited))
 
     async def adopt(self, running: RunningCommand, command: str, call_id: str | None = None) -> Job:
         """Hold ``running`` as the next job (a closed table stops it instead, at once)."""
@@ -178,8 +172,8 @@ class JobTable:
         self._next += 1
         self._jobs[job.number] = job
         # Before the first await: the output after the call returned may flow from then on.
-        for on_kept, _ in tuple(self._listeners):
-            _hear(on_kept, job)
+        for on_kept, _ in self._listeners:
+            hear(on_kept, job, what="a job listener")
         if self._listeners:
             watching = asyncio.ensure_future(self._watch(job))
             self._watching.add(watching)
@@ -192,8 +186,8 @@ class JobTable:
 
     async def _watch(self, job: Job) -> None:
         returncode = await job.running.finished()
-        for _, on_exited in tuple(self._listeners):
-            _hear(on_exited, job, returncode)
+        for _, on_exited in self._listeners:
+            hear(on_exited, job, returncode, what="a job listener")
 
     def record(self, job: Job, members: Sequence[ProcessInfo]) -> None:
         """Bring ``job``'s record up to date with its processes now."""
@@ -245,13 +239,6 @@ OnKept = Callable[[Job], None]
 """Hears a job just kept."""
 OnExited = Callable[[Job, int | None], None]
 """Hears that a job's shell exited, with its return code (negative: the signal's number)."""
-
-
-def _hear(listener: Callable[..., None], *args: object) -> None:
-    try:
-        listener(*args)
-    except Exception:
-        logger.exception("a job listener failed")
 
 
 def jobs_of(context: object) -> JobTable | None:

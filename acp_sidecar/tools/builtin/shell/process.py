@@ -23,6 +23,7 @@ from acp_sidecar.tools.builtin.errors import SpawnError
 from acp_sidecar.tools.builtin.shell.reaper import CallProcesses
 from acp_sidecar.tools.cancel import CancelSignal
 from acp_sidecar.tools.environment import child_environment
+from acp_sidecar.tools.listeners import Listeners
 
 logger = logging.getLogger(__name__)
 
@@ -179,7 +180,7 @@ class RunningCommand:
         self._pump: _Pump | None = None
         self._pumping: asyncio.Future[None] | None = None
         self._released = False
-        self._followers: list[Callable[[str], Awaitable[None]]] = []
+        self._followers: Listeners[Callable[[str], Awaitable[None]]] = Listeners()
 
     @property
     def pid(self) -> int:
@@ -212,22 +213,16 @@ class RunningCommand:
     def follow(self, on_output: Callable[[str], Awaitable[None]]) -> Callable[[], None]:
         """Also send the output after :meth:`detach` to ``on_output`` (awaited: the
         back-pressure); returns what stops it. A follower that raises is dropped."""
-        self._followers.append(on_output)
-
-        def stop() -> None:
-            if on_output in self._followers:
-                self._followers.remove(on_output)
-
-        return stop
+        return self._followers.add(on_output)
 
     async def _after_call(self, text: str) -> None:
         self.tail.feed(text)
-        for follower in tuple(self._followers):
+        for follower in self._followers:
             try:
                 await follower(text)
             except Exception:
                 logger.exception("a follower of a kept command's output failed; dropped")
-                self._followers.remove(follower)
+                self._followers.discard(follower)
 
     async def finished(self) -> int | None:
         """The shell's return code once it exited and its output was read (waiting at most
