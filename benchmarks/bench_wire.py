@@ -15,6 +15,9 @@ through plain pipes by the same minimal NDJSON client, alternating peer order ev
   protocol 2, and a turn ends at its idle ``state_update`` rather than at the prompt's answer
   (which v2 sends as soon as the prompt is in);
 - ``sdk-agent``: a minimal agent on the official ACP Python SDK (``agent-client-protocol``);
+- ``sdk-agent-echo``: that agent also sending, before each answer, the two updates every
+  acp-sidecar turn sends (the prompt echoed under a message id, the session's
+  ``updatedAt``): the round trip of the same work (round trip and throughput only);
 - ``ts-sdk-agent``: the same agent on the official TypeScript SDK (``@agentclientprotocol/sdk``
   :data:`~benchmarks.ts_sdk.TS_SDK_VERSION`, installed with ``npm`` into
   :data:`~benchmarks.ts_sdk.TS_SDK_DIR` under the system's temporary directory on first use,
@@ -66,6 +69,7 @@ from benchmarks.wire_peers import (  # noqa: E402
     BARE_RESPONDER,
     PYGLS_FLOOR,
     SDK_AGENT,
+    SDK_AGENT_ECHO,
     TS_SDK_AGENT,
 )
 
@@ -76,6 +80,8 @@ FLOOD_DRIVER = ["serve", "--driver", "benchmarks.wire_peers:FloodDriver"]
 
 V2 = "acp-sidecar-v2"
 """The one peer spoken to in ACP v2."""
+ECHO = "sdk-agent-echo"
+"""The SDK agent sending the two updates an acp-sidecar turn sends before its answer."""
 
 COLD_PEERS: dict[str, list[str]] = {
     "acp-sidecar": SIDECAR,
@@ -89,6 +95,7 @@ WIRE_PEERS: dict[str, list[str]] = {
     "acp-sidecar-nosync": SIDECAR + FLOOD_DRIVER + ["--fsync", "never"],
     V2: SIDECAR + FLOOD_DRIVER + ["--acp-v2"],
     "sdk-agent": [PY, "-c", SDK_AGENT],
+    ECHO: [PY, "-c", SDK_AGENT_ECHO],
     "bare": [PY, "-c", BARE_RESPONDER],
 }
 """``acp-sidecar`` logs every turn and syncs the log at its end (the default, for
@@ -318,6 +325,10 @@ def report_wire(args: argparse.Namespace) -> None:
     print(
         f"  acp-sidecar-nosync / sdk-agent p50 = "
         f"{p50s['acp-sidecar-nosync'] / p50s['sdk-agent']:.3f} (the rest is the per-turn fsync)"
+    )
+    print(
+        f"  acp-sidecar / {ECHO} p50 = {p50s['acp-sidecar'] / p50s[ECHO]:.3f} "
+        "(the same three messages a turn)"
     )
     print(f"  acp-sidecar-v2 / acp-sidecar p50 = {p50s[V2] / p50s['acp-sidecar']:.3f}")
     if BASELINE in p50s:

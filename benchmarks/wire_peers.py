@@ -6,6 +6,7 @@ Each peer answers the same three requests the same way: ``initialize``, ``sessio
 
 - :class:`FloodDriver`: acp-sidecar's driver (``--driver benchmarks.wire_peers:FloodDriver``).
 - :data:`SDK_AGENT`: a minimal agent on the official ACP Python SDK (``acp.run_agent``).
+- :data:`SDK_AGENT_ECHO`: that agent sending the two updates every acp-sidecar turn sends.
 - :data:`TS_SDK_AGENT`: the same agent on the official TypeScript SDK
   (``@agentclientprotocol/sdk``), an ES module run by ``node`` from the folder the SDK is
   installed in.
@@ -74,6 +75,19 @@ class BenchAgent:
 
 asyncio.run(acp.run_agent(BenchAgent()))
 """
+
+SDK_AGENT_ECHO = SDK_AGENT.replace(
+    '        return schema.PromptResponse(stop_reason="end_turn")',
+    """        await self.conn.session_update(session_id, schema.UserMessageChunk(
+            session_update="user_message_chunk", content=prompt[0], message_id=uuid.uuid4().hex[:16]))
+        now = datetime.datetime.now(datetime.UTC).isoformat().replace("+00:00", "Z")
+        await self.conn.session_update(session_id, schema.SessionInfoUpdate(
+            session_update="session_info_update", updated_at=now))
+        return schema.PromptResponse(stop_reason="end_turn")""",
+).replace("import asyncio, uuid", "import asyncio, datetime, uuid")
+""":data:`SDK_AGENT` sending what each acp-sidecar turn sends besides its answer: the prompt
+echoed under a message id, then a ``session_info_update`` with the session's ``updatedAt``
+(the messages ACP's message ids and session info ask for): the round trip of the same work."""
 
 TS_SDK_AGENT = """\
 import { Readable, Writable } from "node:stream";

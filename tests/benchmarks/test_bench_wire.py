@@ -28,6 +28,7 @@ def test_bench_wire_runs_every_figure_at_a_smoke_size() -> None:
     for figure in (
         "acp-sidecar / pygls-floor =",
         "acp-sidecar / sdk-agent p50 =",
+        "acp-sidecar / sdk-agent-echo p50 =",
         "acp-sidecar / sdk-agent =",
         "acp-sidecar-v2 / acp-sidecar =",
         "acp-sidecar-v2 / acp-sidecar p50 =",
