@@ -9,7 +9,6 @@ trusted (their SHA-256), so a changed file is untrusted again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -59,8 +58,10 @@ def read_rule_file(path: Path, scope: RuleScope, table: str | None) -> RuleFile:
         return RuleFile(path)
     except OSError as exc:
         return RuleFile(path, problems=(RuleProblem(shown, None, f"cannot be read: {exc}"),))
-    digest = hashlib.sha256(data).hexdigest()
+    import hashlib  # only for a file that exists: OpenSSL's loading is a cold-start cost
     import tomllib
+
+    digest = hashlib.sha256(data).hexdigest()
 
     try:
         text = data.decode("utf-8")
