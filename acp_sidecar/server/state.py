@@ -16,12 +16,13 @@ from acp_sidecar.protocol.updates import CurrentModeUpdate, UsageUpdate
 from acp_sidecar.server.config_options import config_options
 from acp_sidecar.server.connection import Connection
 from acp_sidecar.server.session import Session
+from acp_sidecar.values import Value
 
 logger = logging.getLogger(__name__)
 
 
-@attrs.frozen
-class SessionState:
+@attrs.frozen(repr=False, eq=False)
+class SessionState(Value):
     """What a session-opening answer reports of the session."""
 
     modes: SessionModeState

@@ -20,6 +20,7 @@ import attrs
 from acp_sidecar.settings.keys import KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, PERMISSIONS, Key
 from acp_sidecar.settings.location import ConfigLocation
 from acp_sidecar.text import close_match
+from acp_sidecar.values import State, Value
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.config import ModelProfile
@@ -35,8 +36,8 @@ _ASSIGN: Final = re.compile(rf"^({_PART}(?:\s*\.\s*{_PART})*)\s*=")
 _PARTS: Final = re.compile(_PART)
 
 
-@attrs.frozen
-class Problem:
+@attrs.frozen(repr=False, eq=False)
+class Problem(Value):
     """One thing wrong (or doubtful) in a config file."""
 
     path: str
@@ -62,8 +63,8 @@ class ConfigError(Exception):
         self.problems = problems
 
 
-@attrs.frozen
-class FileSettings:
+@attrs.frozen(repr=False, eq=False)
+class FileSettings(Value):
     """What a config file says, checked (see the module invariants)."""
 
     location: ConfigLocation
@@ -223,8 +224,8 @@ def _unknown(what: str, name: str, known: Iterable[str]) -> str:
     return f"unknown {what}, ignored (a newer acp-sidecar's?)"
 
 
-@attrs.define
-class _Checker:
+@attrs.define(repr=False, eq=False)
+class _Checker(State):
     """Checks one parsed file, collecting its problems."""
 
     shown: str
