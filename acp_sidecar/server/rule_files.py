@@ -18,6 +18,7 @@ from typing import Any, Final
 import attrs
 
 from acp_sidecar.bridge.rules import Origin, Rule, RuleError, RuleProblem, RuleScope, parse_rule
+from acp_sidecar.values import State, Value
 
 PROJECT_FILE: Final = Path(".acp-sidecar") / "permissions.toml"
 """The workspace's rules file, relative to the session's cwd."""
@@ -34,8 +35,8 @@ PROJECT_HEADER: Final = (
 _LINE: Final = re.compile(r"line (\d+)")
 
 
-@attrs.frozen
-class RuleFile:
+@attrs.frozen(repr=False, eq=False)
+class RuleFile(Value):
     """What one rules file holds: its rules, its bad lines, and its bytes' hash."""
 
     path: Path
@@ -182,8 +183,8 @@ def _same_rules(read: RuleFile, rules: Sequence[str]) -> None:
         raise ValueError(f"{read.path} would not hold these rules: {read.problems}")
 
 
-@attrs.define
-class TrustRecord:
+@attrs.define(repr=False, eq=False)
+class TrustRecord(State):
     """Which workspace rules files the user trusts, by path, with the hash trusted."""
 
     locate: Callable[[], Path]
