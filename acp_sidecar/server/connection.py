@@ -202,7 +202,10 @@ class Connection(JsonRPCServer):
         from acp_sidecar.tools.builtin.shell.job_records import recover_jobs
 
         try:
-            stopped = await asyncio.to_thread(lambda: recover_jobs(locate()))
+            directory = locate()  # computed, nothing read: no thread is started for nothing
+            if not directory.is_dir():
+                return
+            stopped = await asyncio.to_thread(recover_jobs, directory)
         except Exception:
             logger.exception("stopping the jobs of a crashed sidecar failed")
             return
