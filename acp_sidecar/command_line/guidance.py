@@ -1,4 +1,5 @@
-"""The command line's parser class: errors that say what was meant ("did you mean --model?").
+"""The command line's parser class: errors that say what was meant ("did you mean --model?");
+and its subcommands, each given its options when chosen (:class:`Subcommands`).
 
 A value given to a flag named like a key never appears in an error. The one module that
 reaches into argparse's internals (``_actions``, ``_check_value``); tests fail by name if they
