@@ -8,7 +8,13 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "package", ["acp_sidecar.tools", "acp_sidecar.tools.builtin", "acp_sidecar.agent.model"]
+    "package",
+    [
+        "acp_sidecar.tools",
+        "acp_sidecar.tools.builtin",
+        "acp_sidecar.agent.model",
+        "acp_sidecar.store",
+    ],
 )
 def test_every_public_name_is_listed_and_resolves(package: str) -> None:
     module = importlib.import_module(package)

@@ -28,6 +28,7 @@ from acp_sidecar.protocol.updates import (
     SessionUpdate,
 )
 from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.values import Value
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.delegation import Delegate
@@ -90,8 +91,8 @@ class Notice(Protocol):
     def __call__(self, text: str, blocks: Sequence[ContentBlock] = ()) -> Awaitable[None]: ...
 
 
-@attrs.frozen
-class Turn:
+@attrs.frozen(repr=False, eq=False)
+class Turn(Value):
     """One prompt turn, as a driver sees it."""
 
     session_id: str

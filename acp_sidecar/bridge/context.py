@@ -7,9 +7,11 @@ import posixpath
 
 import attrs
 
+from acp_sidecar.values import Value
 
-@attrs.frozen
-class CardContext:
+
+@attrs.frozen(repr=False, eq=False)
+class CardContext(Value):
     """The session facts a card depends on."""
 
     cwd: str

@@ -10,6 +10,7 @@ import attrs
 
 from acp_sidecar.bridge.rules import Rule
 from acp_sidecar.protocol.session import SessionMode, SessionModeState
+from acp_sidecar.values import State
 
 ModeId: TypeAlias = Literal["ask", "auto", "read-only"]
 MODE_IDS: Final[tuple[ModeId, ...]] = get_args(ModeId)
@@ -38,8 +39,8 @@ def mode_state(current: ModeId) -> SessionModeState:
     return SessionModeState(current_mode_id=current, available_modes=list(MODES))
 
 
-@attrs.define
-class SessionPolicy:
+@attrs.define(repr=False, eq=False)
+class SessionPolicy(State):
     """A session's mutable permission state: its mode and its own permission rules (those
     added by ``/permissions`` or an "always … in this session" answer; no other session
     sees them, and the session's log keeps them for a load, resume or fork)."""

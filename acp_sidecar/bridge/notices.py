@@ -21,13 +21,14 @@ from acp_sidecar.protocol.updates import (
     SessionUpdate,
 )
 from acp_sidecar.text import shorten
+from acp_sidecar.values import Value
 
 TITLE_MAX: Final = 100
 """The longest notice title, in characters."""
 
 
-@attrs.frozen
-class UserMessage:
+@attrs.frozen(repr=False, eq=False)
+class UserMessage(Value):
     """Something to tell the user that is not part of the conversation."""
 
     severity: NoticeSeverity

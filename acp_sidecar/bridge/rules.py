@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeAlias, get_args
 
 import attrs
 
+from acp_sidecar.values import Value
+
 if TYPE_CHECKING:
     from acp_sidecar.tools.context import WorkspaceRoot
 
@@ -42,8 +44,8 @@ class RuleError(ValueError):
     """A rule that cannot be parsed; the message is the reason."""
 
 
-@attrs.frozen
-class Origin:
+@attrs.frozen(repr=False, eq=False)
+class Origin(Value):
     """Where a rule was found: its scope, and for a file its path and line."""
 
     scope: RuleScope
@@ -60,8 +62,8 @@ class Origin:
 SESSION: Final = Origin("session")
 
 
-@attrs.frozen
-class Rule:
+@attrs.frozen(repr=False, eq=False)
+class Rule(Value):
     """One rule: what it decides, for which tools (a name or a glob of names), and for which
     arguments (``None``: every call of the tools)."""
 
@@ -146,8 +148,8 @@ def _path_matches(pattern: str, relative: str) -> bool:
     return bool(spec.match_file(relative))  # type: ignore[attr-defined]
 
 
-@attrs.frozen
-class CallFacts:
+@attrs.frozen(repr=False, eq=False)
+class CallFacts(Value):
     """What a rule sees of a call: the tool's name, its path arguments (absolute, normalised)
     and its command line, if it has one."""
 
@@ -237,8 +239,8 @@ def deciding_rule(
     return first.get("ask") or first.get("allow")
 
 
-@attrs.frozen
-class RuleProblem:
+@attrs.frozen(repr=False, eq=False)
+class RuleProblem(Value):
     """A line of a rules file that is no rule (or a file that could not be used)."""
 
     file: str
@@ -250,8 +252,8 @@ class RuleProblem:
         return f"{where}: {self.reason}"
 
 
-@attrs.frozen
-class RuleSet:
+@attrs.frozen(repr=False, eq=False)
+class RuleSet(Value):
     """The rules in force for a session, in the order they are tried (session, project, user),
     and what could not be used."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from acp_sidecar.command_line.guidance import CommandParser
+from acp_sidecar.command_line.guidance import CommandParser, Subcommands
 from acp_sidecar.command_line.options import CONFIG_HINT, add_key_refusal, add_log_options
 
 PROVIDER_CHOICES = ("openai", "deepseek", "openrouter", "ollama", "llama.cpp", "vllm", "custom")
@@ -38,14 +38,18 @@ KEY_ADVICE = (
 )
 
 
-def add_configure_parser(commands: argparse._SubParsersAction[CommandParser]) -> None:
+def add_configure_parser(commands: Subcommands) -> None:
     """The ``configure`` subcommand and its script flags."""
-    configure = commands.add_parser(
+    commands.add_command(
         "configure",
+        _fill_configure,
         help="choose a model endpoint, check it and write the config file",
         description=CONFIGURE_DESCRIPTION,
         epilog=CONFIGURE_EPILOG,
     )
+
+
+def _fill_configure(configure: CommandParser) -> None:
     configure.add_argument(
         "--config",
         metavar="PATH",

@@ -1,4 +1,5 @@
-"""The command line's parser class: errors that say what was meant ("did you mean --model?").
+"""The command line's parser class: errors that say what was meant ("did you mean --model?");
+and its subcommands, each given its options when chosen (:class:`Subcommands`).
 
 A value given to a flag named like a key never appears in an error. The one module that
 reaches into argparse's internals (``_actions``, ``_check_value``); tests fail by name if they
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from acp_sidecar.text import close_match
 
@@ -64,6 +65,50 @@ class KeyRefused(argparse.Action):
         parser.error(f"{option_string}: {KEY_REFUSED}; {self.advice}")
 
 
+if TYPE_CHECKING:
+    _SubParsers = argparse._SubParsersAction["CommandParser"]
+else:
+    _SubParsers = argparse._SubParsersAction
+
+
+class Subcommands(_SubParsers):
+    """The subcommands' parsers, each given its options when it is chosen (or an error needs
+    every parser's flags): a start parses only the program's own options."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._fills: dict[str, Callable[[], None]] = {}
+
+    def add_command(
+        self, name: str, fill: Callable[[CommandParser], None], **kwargs: Any
+    ) -> CommandParser:
+        """The parser of subcommand ``name``; ``fill`` adds its options on first use."""
+        parser = self.add_parser(name, **kwargs)
+        self._fills[name] = lambda: fill(parser)
+        return parser
+
+    def fill(self, name: str) -> None:
+        """Give subcommand ``name``'s parser its options, once."""
+        fill = self._fills.pop(name, None)
+        if fill is not None:
+            fill()
+
+    def fill_all(self) -> None:
+        for name in list(self._fills):
+            self.fill(name)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if isinstance(values, Sequence) and values and isinstance(values[0], str):
+            self.fill(values[0])
+        super().__call__(parser, namespace, values, option_string)
+
+
 class CommandParser(argparse.ArgumentParser):
     """An argument parser whose errors follow the module invariants. The program's parser
     knows its subcommands' parsers by name (:attr:`subcommands`)."""
@@ -80,6 +125,9 @@ class CommandParser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
+        for action in self._actions:  # the flags of every subcommand name what was meant
+            if isinstance(action, Subcommands):
+                action.fill_all()
         blamed = self._named_subcommand() or self
         known = flags(self) | flags(blamed)
         unknown = [

@@ -6,14 +6,12 @@ imports nothing heavy, not even argparse, until :func:`build_parser` runs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from acp_sidecar import __version__
 
 if TYPE_CHECKING:
-    import argparse
-
-    from acp_sidecar.command_line.guidance import CommandParser
+    from acp_sidecar.command_line.guidance import CommandParser, Subcommands
 
 CONFIG_EPILOG = (
     "Settings come from, in order: the command line, the environment, the config file "
@@ -28,10 +26,11 @@ CONFIG_EPILOG = (
 
 
 def build_parser() -> CommandParser:
-    """The argument parser for every subcommand."""
+    """The argument parser for every subcommand (each subcommand's options are added when it
+    is chosen: :class:`~acp_sidecar.command_line.guidance.Subcommands`)."""
 
     from acp_sidecar.command_line.configure_options import add_configure_parser
-    from acp_sidecar.command_line.guidance import CommandParser
+    from acp_sidecar.command_line.guidance import CommandParser, Subcommands
     from acp_sidecar.command_line.options import (
         add_command_options,
         add_model_options,
@@ -52,34 +51,46 @@ def build_parser() -> CommandParser:
     )
     add_serving_options(parser)
     parser.add_argument("--version", action="version", version=f"acp-sidecar {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve = commands.add_parser(
+    commands = cast(
+        "Subcommands",
+        parser.add_subparsers(dest="command", metavar="COMMAND", action=Subcommands),
+    )
+    commands.add_command(
         "serve",
+        lambda serve: add_serving_options(serve, suppress=True),
         help="serve ACP on stdin/stdout (the default)",
         description=(
             "Serve ACP v1 on stdin/stdout: one JSON-RPC message per line. Stdout carries "
             "only protocol messages; logs go to stderr or --log-file."
         ),
     )
-    add_serving_options(serve, suppress=True)
-    listing = commands.add_parser(
+
+    def fill_tools(listing: CommandParser) -> None:
+        add_command_options(listing, tools=True)
+        listing.add_argument("--json", action="store_true", help="print the list as JSON")
+
+    commands.add_command(
         "tools",
+        fill_tools,
         help="list every registered tool with its JSON Schema",
         description="List the tools a session offers (built-in and loaded) with their schemas. "
         "The exit status is 1 when a tool module failed to load.",
     )
-    add_command_options(listing, tools=True)
-    listing.add_argument("--json", action="store_true", help="print the list as JSON")
-    sessions = commands.add_parser(
+
+    def fill_sessions(sessions: CommandParser) -> None:
+        add_command_options(sessions, store=True)
+        sessions.add_argument("--cwd", metavar="DIR", help="only sessions that work in DIR")
+
+    commands.add_command(
         "sessions",
+        fill_sessions,
         help="list stored sessions, newest first",
         description="List the stored sessions, newest first.",
     )
-    add_command_options(sessions, store=True)
-    sessions.add_argument("--cwd", metavar="DIR", help="only sessions that work in DIR")
     add_replay_parser(commands)
-    demo = commands.add_parser(
+    commands.add_command(
         "demo",
+        lambda demo: add_command_options(demo, store=True, tools=True),
         help="watch a scripted session: the sidecar under a small built-in ACP client",
         description=(
             "Run acp-sidecar as a subprocess under a small built-in ACP client, in a "
@@ -89,9 +100,29 @@ def build_parser() -> CommandParser:
             "it later); otherwise it lives in a temporary directory."
         ),
     )
-    add_command_options(demo, store=True, tools=True)
-    doctor = commands.add_parser(
+
+    def fill_doctor(doctor: CommandParser) -> None:
+        add_command_options(doctor, store=True)
+        add_model_options(doctor, suppress=True)
+        add_tool_options(doctor, suppress=True, hidden=True)
+        add_serve_options(doctor, suppress=True, hidden=True)
+        doctor.add_argument("--json", action="store_true", help="print the checks as a JSON list")
+        doctor.add_argument(
+            "--offline",
+            action="store_true",
+            help="make no request to the model endpoint (check only what is local)",
+        )
+        doctor.add_argument(
+            "--timeout",
+            metavar="SECONDS",
+            type=seconds,
+            default=20.0,
+            help="give each request to the endpoint this long (default: 20)",
+        )
+
+    commands.add_command(
         "doctor",
+        fill_doctor,
         help="check the set-up: config file, model endpoint, key, ripgrep, session store",
         description=(
             "Check what acp-sidecar would use, with the same options, environment and config "
@@ -103,36 +134,16 @@ def build_parser() -> CommandParser:
             "command line can be checked as it is."
         ),
     )
-    add_command_options(doctor, store=True)
-    add_model_options(doctor, suppress=True)
-    add_tool_options(doctor, suppress=True, hidden=True)
-    add_serve_options(doctor, suppress=True, hidden=True)
-    doctor.add_argument("--json", action="store_true", help="print the checks as a JSON list")
-    doctor.add_argument(
-        "--offline",
-        action="store_true",
-        help="make no request to the model endpoint (check only what is local)",
-    )
-    doctor.add_argument(
-        "--timeout",
-        metavar="SECONDS",
-        type=seconds,
-        default=20.0,
-        help="give each request to the endpoint this long (default: 20)",
-    )
     add_configure_parser(commands)
     parser.subcommands = dict(commands.choices)
     return parser
 
 
-def add_replay_parser(commands: argparse._SubParsersAction[CommandParser]) -> None:
+def add_replay_parser(commands: Subcommands) -> None:
     """The ``replay`` subcommand: a stored session in the terminal, or exported."""
-    import argparse
-
-    from acp_sidecar.command_line.options import add_command_options
-
-    replay = commands.add_parser(
+    commands.add_command(
         "replay",
+        _fill_replay,
         help="show a stored session's transcript as the editor drew it",
         description=(
             "Render a stored session in the terminal: messages, and each tool card as the "
@@ -141,6 +152,13 @@ def add_replay_parser(commands: argparse._SubParsersAction[CommandParser]) -> No
             "acp-sidecar replay SESSION --html transcript.html"
         ),
     )
+
+
+def _fill_replay(replay: CommandParser) -> None:
+    import argparse
+
+    from acp_sidecar.command_line.options import add_command_options
+
     add_command_options(replay, store=True, tools=True)
     replay.add_argument("session", metavar="SESSION_ID_OR_PATH", help="a session id or a log file")
     formats = replay.add_mutually_exclusive_group()

@@ -18,7 +18,6 @@ from cattrs.errors import (
     IterableValidationNote,
     StructureHandlerNotFoundError,
 )
-from cattrs.gen import make_dict_structure_fn, override
 
 from acp_sidecar.protocol.client import RequestPermissionOutcome
 from acp_sidecar.protocol.content import ContentBlock
@@ -94,15 +93,41 @@ def _structure_string_map(obj: Any, _: Any) -> dict[str, str]:
     return obj
 
 
+def _field_hook(converter: cattrs.Converter, t: Any) -> Callable[[Any, Any], Any]:
+    try:
+        hook: Callable[[Any, Any], Any] = converter.get_structure_hook(t)
+    except RecursionError:  # a type that holds itself: looked up when a value comes
+        return converter.structure
+    return hook
+
+
 def _make_class_structure(converter: cattrs.Converter, cl: type) -> Callable[[Any, Any], Any]:
-    overrides = {a.name: override(rename=wire_name(a.name)) for a in fields(cl)}
-    make = typing.cast("Callable[..., Callable[[Any, Any], Any]]", make_dict_structure_fn)
-    inner = make(cl, converter, _cattrs_detailed_validation=True, **overrides)
+    """Each field by its wire key, in field order: the first that fails is the one reported
+    (with its path below the key), as cattrs' detailed validation reports its first error.
+    A closure over the fields, not generated code: no compile on a request's first use."""
+    plan = [
+        (wire_name(a.name), a.alias or a.name, _field_hook(converter, a.type), a.type)
+        for a in fields(cl)
+        if a.init
+    ]
+    required = frozenset(
+        wire_name(a.name) for a in fields(cl) if a.init and a.default is attrs.NOTHING
+    )
 
     def structure(obj: Any, _: Any) -> Any:
         if not isinstance(obj, dict):
             raise WireError(f"expected object, got {json_type(obj)}")
-        return inner(obj, cl)
+        values: dict[str, Any] = {}
+        for key, alias, hook, t in plan:
+            if key in obj:
+                try:
+                    values[alias] = hook(obj[key], t)
+                except Exception as exc:
+                    path, reason = locate(exc)
+                    raise WireError(reason, (key, *path)) from exc
+            elif key in required:
+                raise WireError("required field missing", (key,))
+        return cl(**values)
 
     return structure
 

@@ -21,6 +21,7 @@ from acp_sidecar.protocol.initialize import (
     AuthMethodTerminal,
     ClientCapabilities,
 )
+from acp_sidecar.values import Value
 
 if TYPE_CHECKING:
     from acp_sidecar.server.settings import ServeSettings
@@ -51,8 +52,8 @@ TERMINAL_DESCRIPTION = (
 )
 
 
-@attrs.frozen
-class LaunchCommand:
+@attrs.frozen(repr=False, eq=False)
+class LaunchCommand(Value):
     """A command line that starts this sidecar: ``command`` then ``args``."""
 
     command: str

@@ -9,13 +9,14 @@ import attrs
 
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.values import State
 
 ITEM_CANCELS = frozenset({"tool_call/cancel", "terminal/cancel"})
 """v2's cancels of one item: a child's calls and jobs are named by the child's id."""
 
 
-@attrs.define
-class ChildSession:
+@attrs.define(repr=False, eq=False)
+class ChildSession(State):
     """One child session the client was told of (live, or replayed by ``session/load``)."""
 
     parent_id: str

@@ -199,10 +199,13 @@ class Connection(JsonRPCServer):
         locate = self.job_records
         if locate is None:
             return
-        from acp_sidecar.tools.builtin.shell.job_records import recover_jobs
-
         try:
-            stopped = await asyncio.to_thread(lambda: recover_jobs(locate()))
+            directory = locate()  # computed, nothing read: no thread is started for nothing
+            if not directory.is_dir():
+                return
+            from acp_sidecar.tools.builtin.shell.job_records import recover_jobs
+
+            stopped = await asyncio.to_thread(recover_jobs, directory)
         except Exception:
             logger.exception("stopping the jobs of a crashed sidecar failed")
             return

@@ -16,6 +16,7 @@ import sys
 import attrs
 
 from acp_sidecar.tools.builtin.shell import reaper
+from acp_sidecar.values import Value
 
 logger = logging.getLogger(__name__)
 
@@ -23,8 +24,8 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 
 
-@attrs.frozen
-class Hardening:
+@attrs.frozen(repr=False, eq=False)
+class Hardening(Value):
     """What :func:`harden_process` could set."""
 
     not_dumpable: bool

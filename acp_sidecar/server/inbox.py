@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from acp_sidecar.protocol.content import ContentBlock
+from acp_sidecar.values import Value
 
 Prompt = tuple[ContentBlock, ...]
 
@@ -18,8 +19,8 @@ Placed = Callable[[str], None]
 """Told the message id a steered prompt was logged (and echoed) under."""
 
 
-@attrs.frozen
-class Steered:
+@attrs.frozen(repr=False, eq=False)
+class Steered(Value):
     """One prompt steered into the turn."""
 
     prompt: Prompt

@@ -20,6 +20,7 @@ from acp_sidecar.protocol.errors import INTERNAL_ERROR, AcpError
 from acp_sidecar.protocol.initialize import LogoutRequest, LogoutResponse
 from acp_sidecar.protocol.methods import LOGOUT
 from acp_sidecar.server.refresh import refresh_settings
+from acp_sidecar.values import Value
 
 if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
@@ -35,8 +36,8 @@ Outcome = Literal["removed", "environment", "nothing"]
 found no key to forget."""
 
 
-@attrs.frozen
-class Forgotten:
+@attrs.frozen(repr=False, eq=False)
+class Forgotten(Value):
     """What a ``logout`` did, and the text that tells the user."""
 
     outcome: Outcome

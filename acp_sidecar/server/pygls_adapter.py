@@ -24,12 +24,14 @@ from pygls.feature_manager import FeatureManager
 from pygls.protocol.json_rpc import JsonRPCProtocol, MsgId
 from pygls.server import JsonRPCServer
 
+from acp_sidecar.values import Value
+
 TESTED_WITH = ("2.0", "2.1")
 """The pygls minor versions the transport's tests passed on."""
 
 
-@attrs.frozen
-class Member:
+@attrs.frozen(repr=False, eq=False)
+class Member(Value):
     """A pygls member the package relies on, and the parameters it is called or overridden
     with (``None``: an attribute or property, not called)."""
 

@@ -27,6 +27,7 @@ from acp_sidecar.server.rule_files import (
     save_user_rules,
 )
 from acp_sidecar.settings.reading import file_stamp
+from acp_sidecar.values import State
 
 Selection: TypeAlias = Literal["all", "user", "session"]
 """Which sources a session's rules come from: all three, all but the workspace's, its own."""
@@ -39,8 +40,8 @@ SOURCES: Final[dict[Selection, tuple[RuleScope, ...]]] = {
 _NAMES: Final[dict[RuleScope, str]] = {"session": "session", "project": "project", "user": "user"}
 
 
-@attrs.define
-class _Cached:
+@attrs.define(repr=False, eq=False)
+class _Cached(State):
     stamp: object = None
     file: RuleFile | None = None
 

@@ -9,7 +9,6 @@ trusted (their SHA-256), so a changed file is untrusted again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from typing import Any, Final
 import attrs
 
 from acp_sidecar.bridge.rules import Origin, Rule, RuleError, RuleProblem, RuleScope, parse_rule
+from acp_sidecar.values import State, Value
 
 PROJECT_FILE: Final = Path(".acp-sidecar") / "permissions.toml"
 """The workspace's rules file, relative to the session's cwd."""
@@ -35,8 +35,8 @@ PROJECT_HEADER: Final = (
 _LINE: Final = re.compile(r"line (\d+)")
 
 
-@attrs.frozen
-class RuleFile:
+@attrs.frozen(repr=False, eq=False)
+class RuleFile(Value):
     """What one rules file holds: its rules, its bad lines, and its bytes' hash."""
 
     path: Path
@@ -59,8 +59,10 @@ def read_rule_file(path: Path, scope: RuleScope, table: str | None) -> RuleFile:
         return RuleFile(path)
     except OSError as exc:
         return RuleFile(path, problems=(RuleProblem(shown, None, f"cannot be read: {exc}"),))
-    digest = hashlib.sha256(data).hexdigest()
+    import hashlib  # only for a file that exists: OpenSSL's loading is a cold-start cost
     import tomllib
+
+    digest = hashlib.sha256(data).hexdigest()
 
     try:
         text = data.decode("utf-8")
@@ -181,8 +183,8 @@ def _same_rules(read: RuleFile, rules: Sequence[str]) -> None:
         raise ValueError(f"{read.path} would not hold these rules: {read.problems}")
 
 
-@attrs.define
-class TrustRecord:
+@attrs.define(repr=False, eq=False)
+class TrustRecord(State):
     """Which workspace rules files the user trusts, by path, with the hash trusted."""
 
     locate: Callable[[], Path]

@@ -33,6 +33,7 @@ from acp_sidecar.settings.reading import (
     read_settings,
 )
 from acp_sidecar.text import shown_url
+from acp_sidecar.values import Value
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.driver import DriverFactory
@@ -58,8 +59,8 @@ MODEL_PROBLEM: Final = "acp-sidecar cannot use the configured model: "
 """How a model configuration that cannot work starts (every prompt answers with it too)."""
 
 
-@attrs.frozen
-class LiveSettings:
+@attrs.frozen(repr=False, eq=False)
+class LiveSettings(Value):
     """What the running server applies from the settings, each from its next use: a running
     turn keeps its model, a variable once hidden from children stays hidden."""
 
@@ -79,8 +80,8 @@ class LiveSettings:
     """The budget each session starts with (a loaded one keeps what its log set)."""
 
 
-@attrs.frozen
-class Changed:
+@attrs.frozen(repr=False, eq=False)
+class Changed(Value):
     """What a re-read of the config file changed (the problems may be all of it)."""
 
     before: LiveSettings

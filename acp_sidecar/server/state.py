@@ -13,17 +13,16 @@ from acp_sidecar.agent.model.budget import metered
 from acp_sidecar.bridge.modes import mode_state
 from acp_sidecar.protocol.session import ConfigOption, SessionModeState
 from acp_sidecar.protocol.updates import CurrentModeUpdate, UsageUpdate
-from acp_sidecar.server.commands.base import advertised
-from acp_sidecar.server.commands.table import SESSION_COMMANDS
 from acp_sidecar.server.config_options import config_options
 from acp_sidecar.server.connection import Connection
 from acp_sidecar.server.session import Session
+from acp_sidecar.values import Value
 
 logger = logging.getLogger(__name__)
 
 
-@attrs.frozen
-class SessionState:
+@attrs.frozen(repr=False, eq=False)
+class SessionState(Value):
     """What a session-opening answer reports of the session."""
 
     modes: SessionModeState
@@ -46,6 +45,10 @@ def announce_commands(connection: Connection, session_id: str) -> None:
     driver = connection.driver  # the one serving now, as the answer said
 
     async def send() -> None:
+        # After the answer: the session's commands are not imported at start.
+        from acp_sidecar.server.commands.base import advertised
+        from acp_sidecar.server.commands.table import SESSION_COMMANDS
+
         session = connection.sessions.get(session_id)
         if session is None:
             return  # gone meanwhile (a failed load)

@@ -19,8 +19,6 @@ from acp_sidecar.protocol.content import (
 from acp_sidecar.protocol.errors import AcpError
 from acp_sidecar.protocol.initialize import PromptCapabilities
 from acp_sidecar.protocol.session import StopReason
-from acp_sidecar.server.commands.base import CommandDriver, find_command, run_beside
-from acp_sidecar.server.commands.table import ADVERTISED, SESSION_COMMANDS
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.delegation import Delegate
@@ -55,6 +53,9 @@ async def run_prompt_turn(
 
     if await run_beside_turn(server, session, prompt):
         return "end_turn"
+    from acp_sidecar.server.commands.base import CommandDriver, find_command
+    from acp_sidecar.server.commands.table import ADVERTISED, SESSION_COMMANDS
+
     driver: Driver = model_driver
     found = find_command(prompt, SESSION_COMMANDS)
     if found is not None:
@@ -97,12 +98,20 @@ async def tell_running_jobs(server: Connection, session: Session) -> None:
 def runs_command(prompt: list[ContentBlock]) -> bool:
     """Whether ``prompt`` runs a session command (a steer of one is never injected into a
     running turn: it waits and runs as a turn of its own)."""
+    from acp_sidecar.server.commands.base import find_command
+    from acp_sidecar.server.commands.table import SESSION_COMMANDS
+
     return find_command(prompt, SESSION_COMMANDS) is not None
 
 
 async def run_beside_turn(server: Connection, session: Session, prompt: list[ContentBlock]) -> bool:
     """Run the immediate session command ``prompt`` names beside the turn ``session`` runs;
     whether it did (no turn runs, or the prompt is no such command: it did not)."""
+    # The commands (and the undo, export and jobs modules they run) load with the first
+    # prompt, not at start: a first session/new does not need them.
+    from acp_sidecar.server.commands.base import find_command, run_beside
+    from acp_sidecar.server.commands.table import SESSION_COMMANDS
+
     found = find_command(prompt, SESSION_COMMANDS)
     if found is None or not found[0].immediate or session.running is None:
         return False

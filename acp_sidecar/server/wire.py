@@ -14,6 +14,7 @@ import attrs
 
 from acp_sidecar.protocol.methods import MethodTypes
 from acp_sidecar.protocol.updates import SessionUpdate
+from acp_sidecar.values import Value
 
 Version: TypeAlias = Literal[1, 2]
 """An ACP major version this agent speaks."""
@@ -25,8 +26,8 @@ UpdateEncoder: TypeAlias = Callable[
 (v2 draws a terminal card as its terminal and its card), or ``None``: not sent."""
 
 
-@attrs.frozen
-class WireMapping:
+@attrs.frozen(repr=False, eq=False)
+class WireMapping(Value):
     """Everything a connection does differently by protocol version."""
 
     version: Version

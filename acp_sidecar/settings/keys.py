@@ -10,6 +10,8 @@ from typing import Final, Literal, TypeAlias
 
 import attrs
 
+from acp_sidecar.values import Value
+
 MODE_CHOICES: Final = ("ask", "auto", "read-only")
 """The modes (:data:`acp_sidecar.bridge.modes.MODE_IDS`, which imports the protocol types;
 a test keeps the two equal)."""
@@ -20,8 +22,8 @@ positive number of seconds, a positive number, a boolean, one of ``choices``, or
 path (``~`` is expanded)."""
 
 
-@attrs.frozen
-class Key:
+@attrs.frozen(repr=False, eq=False)
+class Key(Value):
     """One setting of the config file."""
 
     name: str

@@ -17,6 +17,7 @@ import attrs
 
 from acp_sidecar.settings.keys import DEFAULTS, KEYS, KEYS_BY_NAME
 from acp_sidecar.settings.reading import FileSettings
+from acp_sidecar.values import Value
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.config import ModelConfig, ModelProfile
@@ -29,8 +30,8 @@ MODEL_INFO_ENV: Final = "ACP_SIDECAR_MODEL_INFO"
 OPENAI_HOST: Final = "api.openai.com"
 
 
-@attrs.frozen
-class EndpointKey:
+@attrs.frozen(repr=False, eq=False)
+class EndpointKey(Value):
     """The endpoint's key and where it came from (for ``doctor``; never the key in repr)."""
 
     value: str | None = attrs.field(repr=False)

@@ -12,13 +12,15 @@ from typing import Final
 import attrs
 import platformdirs
 
+from acp_sidecar.values import Value
+
 CONFIG_ENV: Final = "ACP_SIDECAR_CONFIG"
 """The environment variable naming the config file."""
 CONFIG_NAME: Final = "config.toml"
 
 
-@attrs.frozen
-class ConfigLocation:
+@attrs.frozen(repr=False, eq=False)
+class ConfigLocation(Value):
     """The config file to read, and how it was chosen."""
 
     path: Path

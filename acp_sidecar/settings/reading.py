@@ -6,6 +6,7 @@ never an error (a newer version's file must not switch the model off). No proble
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -20,23 +21,28 @@ import attrs
 from acp_sidecar.settings.keys import KEYS_BY_NAME, MODEL_INFO, MODEL_INFO_KEYS, PERMISSIONS, Key
 from acp_sidecar.settings.location import ConfigLocation
 from acp_sidecar.text import close_match
+from acp_sidecar.values import State, Value
 
 if TYPE_CHECKING:
     from acp_sidecar.agent.model.config import ModelProfile
 
 Severity = Literal["error", "warning"]
 
-_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ENV_NAME: Final = r"[A-Za-z_][A-Za-z0-9_]*"
 _BARE: Final = r"[A-Za-z0-9_-]+"
 _PART: Final = rf"(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|{_BARE})"
-_DOTTED: Final = re.compile(rf"{_PART}(?:\s*\.\s*{_PART})*")
-_HEADER: Final = re.compile(rf"^\[\[?\s*({_PART}(?:\s*\.\s*{_PART})*)\s*\]\]?\s*(?:#.*)?$")
-_ASSIGN: Final = re.compile(rf"^({_PART}(?:\s*\.\s*{_PART})*)\s*=")
-_PARTS: Final = re.compile(_PART)
+_HEADER: Final = rf"^\[\[?\s*({_PART}(?:\s*\.\s*{_PART})*)\s*\]\]?\s*(?:#.*)?$"
+_ASSIGN: Final = rf"^({_PART}(?:\s*\.\s*{_PART})*)\s*="
 
 
-@attrs.frozen
-class Problem:
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled on first use: a start without a config file never reads one."""
+    return re.compile(pattern)
+
+
+@attrs.frozen(repr=False, eq=False)
+class Problem(Value):
     """One thing wrong (or doubtful) in a config file."""
 
     path: str
@@ -62,8 +68,8 @@ class ConfigError(Exception):
         self.problems = problems
 
 
-@attrs.frozen
-class FileSettings:
+@attrs.frozen(repr=False, eq=False)
+class FileSettings(Value):
     """What a config file says, checked (see the module invariants)."""
 
     location: ConfigLocation
@@ -185,7 +191,7 @@ def _unquote(part: str) -> str:
 
 
 def _split(text: str) -> tuple[str, ...]:
-    return tuple(_unquote(part) for part in _PARTS.findall(text))
+    return tuple(_unquote(part) for part in _compiled(_PART).findall(text))
 
 
 def _key_lines(lines: list[str]) -> Iterator[tuple[int, tuple[str, ...]]]:
@@ -193,12 +199,12 @@ def _key_lines(lines: list[str]) -> Iterator[tuple[int, tuple[str, ...]]]:
     table: tuple[str, ...] = ()
     for number, raw in enumerate(lines, 1):
         line = raw.strip()
-        header = _HEADER.match(line)
+        header = _compiled(_HEADER).match(line)
         if header is not None:
             table = _split(header.group(1))
             yield number, table
             continue
-        assign = _ASSIGN.match(line)
+        assign = _compiled(_ASSIGN).match(line)
         if assign is not None:
             yield number, table + _split(assign.group(1))
 
@@ -223,8 +229,8 @@ def _unknown(what: str, name: str, known: Iterable[str]) -> str:
     return f"unknown {what}, ignored (a newer acp-sidecar's?)"
 
 
-@attrs.define
-class _Checker:
+@attrs.define(repr=False, eq=False)
+class _Checker(State):
     """Checks one parsed file, collecting its problems."""
 
     shown: str
@@ -284,7 +290,7 @@ class _Checker:
                 if key.name == "api_key" and (problem := key_problem(text)) is not None:
                     self.add(path, problem)
                     return None
-                if key.name == "api_key_env" and not _ENV_NAME.fullmatch(text):
+                if key.name == "api_key_env" and not _compiled(_ENV_NAME).fullmatch(text):
                     self.add(path, "expected the name of an environment variable")
                     return None
                 return text

@@ -59,6 +59,9 @@ NOT_AT_START = (
     "msgspec",  # the store's reads (orjson writes the wire from its first message)
     "regex",
     "pathspec",
+    "acp_sidecar.server.commands",  # the session's commands: with the first prompt
+    "shlex",  # /undo's arguments
+    "acp_sidecar.store.records",  # the job recovery at start finds the store's directory only
 )
 """Modules a first ``session/new`` does not need, so the start must not import them."""
 

@@ -15,6 +15,7 @@ from typing import Final, Literal
 import attrs
 
 from acp_sidecar.protocol.updates import UsageUpdate
+from acp_sidecar.values import State, Value
 
 Kind = Literal["cost", "tokens", "time"]
 KINDS: Final[tuple[Kind, ...]] = ("cost", "tokens", "time")
@@ -27,8 +28,8 @@ _DURATION: Final = re.compile(r"(\d+(?:\.\d+)?)\s*(s|m|h)?")
 _SECONDS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
 
-@attrs.frozen
-class Limits:
+@attrs.frozen(repr=False, eq=False)
+class Limits(Value):
     """The session's limits (``None``: none of that kind)."""
 
     cost: float | None = None
@@ -46,8 +47,8 @@ class Limits:
 NO_LIMITS: Final = Limits()
 
 
-@attrs.frozen
-class Spent:
+@attrs.frozen(repr=False, eq=False)
+class Spent(Value):
     """What the session's model work has used so far."""
 
     cost: float = 0.0
@@ -63,8 +64,8 @@ class Spent:
         return Spent(self.cost + cost, self.tokens + tokens, self.time + time)
 
 
-@attrs.frozen
-class Verdict:
+@attrs.frozen(repr=False, eq=False)
+class Verdict(Value):
     """Between limits and spending: the kinds reached, and those past the warning mark."""
 
     reached: tuple[Kind, ...]
@@ -151,8 +152,8 @@ def reached_message(kinds: tuple[Kind, ...], limits: Limits, currency: str | Non
     )
 
 
-@attrs.define
-class _Ledger:
+@attrs.define(repr=False, eq=False)
+class _Ledger(State):
     """A session's budget state, shared by its turns' gates (a child's included)."""
 
     limits: Limits = NO_LIMITS

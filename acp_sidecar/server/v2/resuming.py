@@ -19,8 +19,6 @@ from acp_sidecar.protocol import session as v1s
 from acp_sidecar.protocol.errors import RESOURCE_NOT_FOUND, AcpError
 from acp_sidecar.protocol.v2.prompt import IdleState, RunningState
 from acp_sidecar.protocol.v2.session import ReplayFrom, ResumeSessionRequest, ResumeSessionResponse
-from acp_sidecar.server.commands.base import advertised
-from acp_sidecar.server.commands.table import SESSION_COMMANDS
 from acp_sidecar.server.v2.mcp_servers import check_transports
 
 if TYPE_CHECKING:
@@ -87,6 +85,10 @@ async def session_resume(
     state = IdleState() if session.running is None else RunningState()
     states.watch(server, session)  # the snapshot lists its jobs
     states.send(server, session.session_id, state)
+    # Here, not at module level: a v2 start loads this module, not the session's commands.
+    from acp_sidecar.server.commands.base import advertised
+    from acp_sidecar.server.commands.table import SESSION_COMMANDS
+
     commands = advertised(SESSION_COMMANDS, server.driver.commands_update(session.tools))
     return ResumeSessionResponse(
         config_options=[option_of(o) for o in attached.config_options or ()],

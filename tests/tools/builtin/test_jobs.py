@@ -251,3 +251,12 @@ async def test_a_crashed_sidecars_jobs_are_stopped_at_the_next_start(
             job.running.release()
         bystander.kill()
         await bystander.wait()
+
+
+def test_recovering_from_a_store_where_no_job_was_ever_kept_stops_nothing(
+    tmp_path: Path,
+) -> None:
+    assert recover_jobs(tmp_path / "never-made") == 0
+    assert not (tmp_path / "never-made").exists()
+    (tmp_path / "file").write_text("")  # a file where the directory would be
+    assert recover_jobs(tmp_path / "file") == 0
