@@ -20,6 +20,7 @@ from acp_sidecar.tools.content import (
 )
 from acp_sidecar.tools.errors import ToolError, ToolExecutionError, ToolResultError
 from acp_sidecar.tools.json_values import (
+    FrozenDict,
     FrozenJson,
     JsonValue,
     JsonValueError,
@@ -42,6 +43,8 @@ def _content_tuple(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
 
 
 def _freeze_optional(value: JsonValue) -> FrozenJson:
+    if value is None or type(value) is FrozenDict:
+        return value  # what freeze_json returns for them (a stored result's meta, or none)
     return freeze_json(value)
 
 
