@@ -388,3 +388,69 @@ def test_what_orjson_might_write_otherwise_or_refuses_is_left_to_the_stdlib(valu
 )
 def test_common_values_are_written_by_orjson_as_the_stdlib_writes_them(value: object) -> None:
     assert jsonfast.stdlib_bytes(value) == std_utf8(value)
+
+
+plain_values = st.recursive(
+    st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=6)
+        | st.lists(children, max_size=6).map(tuple)
+        | st.dictionaries(st.text(max_size=6), children, max_size=6)
+        | st.dictionaries(st.text(max_size=6), children, max_size=6).map(FrozenDict)
+    ),
+    max_leaves=80,
+)
+"""No float and no null: a value whose members stdlib_bytes may look at instead of its text."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=plain_values)
+def test_a_value_without_floats_or_nulls_is_written_as_the_stdlib_writes_it(value: Any) -> None:
+    written = jsonfast.stdlib_bytes(value)
+    expected = std_utf8(value)
+    if expected is None:  # a lone surrogate: refused by orjson, left to the stdlib
+        assert written is None
+    elif members(value) <= jsonfast._NODES_WALKED:  # looked at: its text never searched
+        assert written == expected
+    else:  # left to the search of its text, which may find a "null" in a string
+        assert written in (None, expected)
+
+
+def members(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(members(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return len(value) + sum(members(v) for v in value)
+    return 0
+
+
+class Reordered(dict[str, Any]):
+    """A dict whose ``items`` the stdlib follows and orjson does not."""
+
+    def items(self) -> Any:
+        return reversed(list(super().items()))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [1, {"b": None}]},
+        {"a": (1, [2, [3, 1e-7]])},
+        {"deep": [[[[{"x": 0.00001}]]]]},
+        [True, "null", Colour.RED],
+        {"many": [*range(100), None]},  # past the members looked at: its text searched
+    ],
+    ids=repr,
+)
+def test_a_float_or_a_null_anywhere_is_still_found(value: object) -> None:
+    written = jsonfast.stdlib_bytes(value)
+    assert written is None or written == std_utf8(value)
+    if "null" in json.dumps(value, default=lambda o: o.value) or "e-" in repr(value):
+        assert written is None
+
+
+def test_a_dict_that_the_encoders_read_apart_is_left_to_the_text_search() -> None:
+    value = {"outer": Reordered(a=1, b=2)}
+    assert json.dumps(value, separators=(",", ":")) != orjson_text(value)  # a real case
+    assert jsonfast._walked(value, 64) == -1
+    assert jsonfast._walked({"outer": FrozenDict(a=1, b=2)}, 64) >= 0  # a frozen snapshot

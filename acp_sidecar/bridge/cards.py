@@ -208,16 +208,25 @@ def call_start(
                 raw_input=arguments if view.raw_input is None else view.raw_input,
             )
         case DiffCallView():
-            locations = view.locations or tuple(FileLocation(d.path) for d in view.diffs)
-            paths = [d.path for d in view.diffs] + [loc.path for loc in locations]
+            cwd = ctx.cwd
+            paths = [d.path for d in view.diffs]
+            content: list[ToolCallContent] = []
+            located: list[ToolCallLocation] = []  # without locations: each diff's whole file
+            for d in view.diffs:
+                path = absolute(d.path, cwd)  # made absolute once, for the diff and its file
+                content.append(ToolCallDiff(path=path, old_text=d.old_text, new_text=d.new_text))
+                located.append(ToolCallLocation(path=path))
+            if view.locations:
+                paths += [loc.path for loc in view.locations]
+                located = _locations(view.locations, ctx)
             return ToolCallStart(
                 tool_call_id=call_id,
                 name=name,
                 title=visible_line(relative_title(view.title, paths, ctx.cwd)),
                 kind="edit",
                 status="pending",
-                content=_diffs(view.diffs, ctx),
-                locations=_locations(locations, ctx),
+                content=content,
+                locations=located,
                 raw_input=arguments,
             )
         case TerminalCallView():

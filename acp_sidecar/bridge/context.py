@@ -64,6 +64,8 @@ def shown_path(path: str, cwd: str) -> str:
 
 def relative_title(title: str, paths: list[str], cwd: str) -> str:
     """``title`` with each absolute in-workspace path in ``paths`` shown relative to ``cwd``."""
+    if not paths:
+        return title  # a card that names no file (most generic ones)
     for path in sorted({absolute(p, cwd) for p in paths}, key=len, reverse=True):
         if path not in title:
             continue  # nothing to replace (most titles already show their paths relative)

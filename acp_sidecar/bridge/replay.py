@@ -23,7 +23,12 @@ from acp_sidecar.bridge.message_ids import derived_message_id
 from acp_sidecar.bridge.meter import usage_update
 from acp_sidecar.bridge.modes import DEFAULT_MODE, MODE_IDS, ModeId
 from acp_sidecar.bridge.notices import Paragraphs, UserMessage, user_updates
-from acp_sidecar.bridge.translate import ToolLookup, translate_call, translate_result
+from acp_sidecar.bridge.translate import (
+    ResultUpdate,
+    ToolLookup,
+    translate_call,
+    translate_result,
+)
 from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.converter import from_wire
 from acp_sidecar.protocol.errors import ProtocolParamsError
@@ -141,21 +146,32 @@ class _Transcript:
             yield from user_updates(self.capabilities, self.told, self.paragraphs, self.told_id)
             self.told.clear()
 
+    def call(self, record: ToolCallRecord) -> SessionUpdate:
+        """The card a call opens (:meth:`feed` of a call, with no notice held)."""
+        start, view = translate_call(self.lookup, record, self.ctx)
+        self.open_calls[record.call_id] = (record, view)
+        return start
+
+    def result(self, record: ToolResultRecord) -> list[ResultUpdate]:
+        """What a result sends: none for a call not open (:meth:`feed` of a result, with no
+        notice held)."""
+        result = record.result
+        opened = self.open_calls.pop(result.call_id, None)
+        if opened is None:
+            return []
+        call, view = opened
+        return translate_result(self.lookup, call, view, result, self.ctx)
+
     def feed(self, position: int, record: Record) -> Iterator[SessionUpdate]:
         """The updates ``record`` draws (session state changes are the caller's)."""
         if self.told and not (isinstance(record, NoticeRecord) and record.severity is not None):
             yield from self.flush_told()
-        lookup, ctx, paragraphs = self.lookup, self.ctx, self.paragraphs
+        paragraphs = self.paragraphs
         match record:  # the commonest records first: a case costs a class test
-            case ToolCallRecord(call_id=call_id):
-                start, view = translate_call(lookup, record, ctx)
-                self.open_calls[call_id] = (record, view)
-                yield start
-            case ToolResultRecord(result=result):
-                opened = self.open_calls.pop(result.call_id, None)
-                if opened is not None:
-                    call, view = opened
-                    yield from translate_result(lookup, call, view, result, ctx)
+            case ToolCallRecord():
+                yield self.call(record)
+            case ToolResultRecord():
+                yield from self.result(record)
             case UserMessageRecord(content=content, message_id=message_id):
                 paragraphs.new_message()
                 message_id = message_id or derived_message_id(self.session_id, position)
@@ -255,11 +271,18 @@ def replay_updates(
     capabilities = ClientCapabilities() if client is None else client
     transcript = _Transcript(header.session_id, lookup, ctx, capabilities)
     mode = known_mode(header.mode)
-    feed = transcript.feed
+    feed, call, result = transcript.feed, transcript.call, transcript.result
     for position, record in enumerate(records, 1):
-        if type(record) is ModeChangeRecord:
-            mode = known_mode(record.mode)
-        yield from feed(position, record)
+        # A tool record with no notice held draws what feed would, without the generator
+        # feed makes for every record: they are most of a log.
+        if type(record) is ToolCallRecord and not transcript.told:
+            yield call(record)
+        elif type(record) is ToolResultRecord and not transcript.told:
+            yield from result(record)
+        else:
+            if type(record) is ModeChangeRecord:
+                mode = known_mode(record.mode)
+            yield from feed(position, record)
     yield from transcript.finish()
     yield CurrentModeUpdate(current_mode_id=mode)
 

@@ -32,7 +32,7 @@ from acp_sidecar.protocol.session import (
     SessionInfo,
 )
 from acp_sidecar.server.children import ChildSession
-from acp_sidecar.server.config_options import remember_choices, restore_choices
+from acp_sidecar.server.config_options import restore_choices
 from acp_sidecar.server.cwd import check_additional_directories, check_cwd
 from acp_sidecar.server.refresh import refresh_settings, tell_settings
 from acp_sidecar.server.session import Session
@@ -113,18 +113,31 @@ class StoredState:
         """The unit of its cost (the last usage record's)."""
         self.rules: list[Rule] = []
 
-    def watch(self, records: Iterable[Record]) -> Iterator[Record]:
-        """``records``, passed through, noting each change on the way."""
+    def watch(
+        self, records: Iterable[Record], choices: dict[str, str] | None = None
+    ) -> Iterator[Record]:
+        """``records``, passed through, noting each change on the way; with ``choices``, the
+        last value of each config option recorded too (for :func:`restore_choices`)."""
         from acp_sidecar.bridge.meter import usage_update
         from acp_sidecar.store import (
+            ConfigChangeRecord,
             DirectoriesChangeRecord,
             ModeChangeRecord,
             SessionRuleRecord,
             UsageRecord,
         )
 
+        # Records are exact classes; most (calls, results, text) change nothing: one test.
+        noted = {ModeChangeRecord, SessionRuleRecord, DirectoriesChangeRecord, UsageRecord}
+        if choices is not None:
+            noted.add(ConfigChangeRecord)
         for record in records:
-            if isinstance(record, ModeChangeRecord):
+            if type(record) not in noted:
+                pass
+            elif isinstance(record, ConfigChangeRecord):
+                assert choices is not None
+                choices[record.config_id] = record.value
+            elif isinstance(record, ModeChangeRecord):
                 self.mode = record.mode
             elif isinstance(record, SessionRuleRecord):
                 self._apply_rule(record)
@@ -261,7 +274,7 @@ async def _attach(
 
                     servers = await start_session_servers(server, session, mcp_servers)
                 stored = StoredState(header)
-                records = remember_choices(stored.watch(log), choices)  # model, effort chosen
+                records = stored.watch(log, choices)  # and the model, effort chosen
                 if replay:
                     ctx = server.card_context(header.cwd)
                     lookup = with_task_cards((session.tools or server.tools.registry).get)

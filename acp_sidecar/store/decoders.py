@@ -68,7 +68,26 @@ def freeze_parsed(value: Any) -> FrozenJson:
         _fill(frozen, value)  # a fresh json parse: lossless by construction
         return frozen
     if kind is list:
-        return tuple([freeze_parsed(item) if type(item) in _CONTAINERS else item for item in value])
+        items: list[FrozenJson] = []
+        keep = items.append
+        for item in value:
+            kind = type(item)
+            if kind is dict:
+                # An object of scalars (a list's usual item: matches, entries) frozen here,
+                # without a call: as the dict case above makes it.
+                for member in item.values():
+                    if type(member) is dict or type(member) is list:
+                        keep(freeze_parsed(item))
+                        break
+                else:
+                    frozen = _new_frozen_dict(FrozenDict)
+                    _fill(frozen, item)
+                    keep(frozen)
+            elif kind is list:
+                keep(freeze_parsed(item))
+            else:
+                keep(item)
+        return tuple(items)
     return value  # type: ignore[no-any-return]
 
 
@@ -133,13 +152,15 @@ def _user_message(data: dict[str, Any]) -> UserMessageRecord:
 
 
 def _tool_call(data: dict[str, Any]) -> ToolCallRecord:
-    return ToolCallRecord(
-        call_id=_str(data, "callId"),
-        name=_str(data, "name"),
-        arguments=freeze_parsed(data.get("arguments")),
-        title=_optional(data, "title"),
-        kind=_optional(data, "kind"),
-    )
+    call_id, name = _str(data, "callId"), _str(data, "name")
+    arguments = freeze_parsed(data.get("arguments"))
+    # _optional, inlined: every call of a log that is loaded passes here.
+    title, kind = data.get("title"), data.get("kind")
+    if title is not None and type(title) is not str:
+        raise RecordDecodeError("'title' must be a string")
+    if kind is not None and type(kind) is not str:
+        raise RecordDecodeError("'kind' must be a string")
+    return ToolCallRecord(call_id=call_id, name=name, arguments=arguments, title=title, kind=kind)
 
 
 def _permission_asked(data: dict[str, Any]) -> PermissionAskedRecord:

@@ -240,14 +240,43 @@ def _default_json(default: object, where: str) -> JsonValue:
 
 def _structure_hook(cls: type[attrs.AttrsInstance]) -> Callable[[Any, Any], Any]:
     """The cattrs hook for one parameters class: fills ``None`` for omitted ``X | None``."""
-    base = make_dict_structure_fn(cls, _converter)
     fill = _class_info(cls, ()).none_fill
+    if _is_flat(cls):
+        return _flat_structure(cls, fill)
+    base = make_dict_structure_fn(cls, _converter)
     if not fill:
         return base
 
     def structure(obj: Mapping[str, Any], target: Any) -> Any:
         missing = {name: None for name in fill if name not in obj}
         return base({**obj, **missing} if missing else obj, target)
+
+    return structure
+
+
+def _is_flat(cls: type[attrs.AttrsInstance]) -> bool:
+    """Whether every field of ``cls`` is a ``str``, ``int``, ``bool`` or ``Literal`` of
+    strings (or such ``| None``), set by its own name: validated arguments then hold each
+    value as cattrs would structure it (``str(v)``, ``int(v)``, ``bool(v)`` give ``v``)."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    for field in attrs.fields(cls):
+        if not field.init or field.alias != field.name:
+            return False
+        core, _description, _optional = _peel(hints.get(field.name, field.type))
+        literal = get_origin(core) is Literal and all(type(a) is str for a in get_args(core))
+        if core not in (str, int, bool) and not literal:
+            return False
+    return True
+
+
+def _flat_structure(
+    cls: type[attrs.AttrsInstance], fill: tuple[str, ...]
+) -> Callable[[Any, Any], Any]:
+    """The hook of a class :func:`_is_flat` accepts: its validated arguments as keywords."""
+
+    def structure(obj: Mapping[str, Any], _target: Any) -> Any:
+        missing = {name: None for name in fill if name not in obj}
+        return cls(**obj, **missing)
 
     return structure
 

@@ -140,6 +140,8 @@ def _frozen(value: JsonValue) -> FrozenJson:
 
     A value that is not lossless JSON is passed through for :func:`_lossless` to report.
     """
+    if value is None or type(value) is FrozenDict:
+        return value  # what freeze_json returns for them, without its walk's set-up
     try:
         return freeze_json(value)
     except JsonValueError:
@@ -379,3 +381,27 @@ def is_call_view(obj: object) -> TypeGuard[ToolCallView]:
 def is_result_view(obj: object) -> TypeGuard[ToolResultView]:
     """Whether ``obj`` is one of the :data:`ToolResultView` classes (exactly, not a subclass)."""
     return type(obj) in _RESULT_VIEWS
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_FLAT: Final = frozenset({str, int, bool})
+
+
+def given_arguments(args: attrs.AttrsInstance) -> JsonValue:
+    """A card's raw input: the fields of ``args`` (a tool's parameters class) that are not
+    ``None``, as ``attrs.asdict`` with that filter gives them. Parameters of strings, whole
+    numbers and booleans (most tools') are read field by field, without its walk, and come
+    frozen; any other is left to the view's converter, as the dict ``attrs.asdict`` gives."""
+    cls = type(args)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(field.name for field in attrs.fields(cls))
+    given: dict[str, Any] = {}
+    for name in names:
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if type(value) not in _FLAT:
+            return attrs.asdict(args, filter=lambda _a, v: v is not None)
+        given[name] = value
+    return FrozenDict.from_frozen(given)

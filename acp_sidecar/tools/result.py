@@ -20,6 +20,7 @@ from acp_sidecar.tools.content import (
 )
 from acp_sidecar.tools.errors import ToolError, ToolExecutionError, ToolResultError
 from acp_sidecar.tools.json_values import (
+    FrozenDict,
     FrozenJson,
     JsonValue,
     JsonValueError,
@@ -42,6 +43,8 @@ def _content_tuple(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
 
 
 def _freeze_optional(value: JsonValue) -> FrozenJson:
+    if value is None or type(value) is FrozenDict:
+        return value  # what freeze_json returns for them (a stored result's meta, or none)
     return freeze_json(value)
 
 
@@ -86,9 +89,17 @@ def result_from_json(data: Mapping[str, Any]) -> ToolExecutionResult:
         is_error = data["isError"]
         if not isinstance(call_id, str) or not isinstance(is_error, bool):
             raise ValueError("callId must be a string and isError a boolean")
+        content: list[ContentBlock] = []
+        for block in data["content"]:
+            # A text block (most results' only one) as content_from_json reads it, inlined.
+            text = block.get("text") if type(block) is dict and len(block) == 2 else None
+            if type(text) is str and block.get("type") == "text":
+                content.append(TextContent(text))
+            else:
+                content.append(content_from_json(block))
         return ToolExecutionResult(
             call_id=call_id,
-            content=[content_from_json(block) for block in data["content"]],
+            content=content,
             is_error=is_error,
             error=None if error is None else ToolErrorInfo(str(error["name"]), str(error["code"])),
             additional_context=data.get("additionalContext"),

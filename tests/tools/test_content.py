@@ -170,3 +170,34 @@ def test_a_block_mutated_after_construction_is_named_by_rebuild() -> None:
     assert "content/2: resource is neither a TextResource nor a BlobResource" in text
     assert "content/3: audio data and mimeType must be strings" in text
     assert "content/4" not in text
+
+
+ODD_TEXT_BLOCKS = [
+    {"type": "text", "text": "t"},
+    {"text": "t", "type": "text"},
+    {"type": "text", "text": 1},
+    {"type": "text"},
+    {"text": "t", "kind": "text"},
+    {"type": "text", "text": "t", "annotations": {}},
+    {"type": "image", "text": "t"},
+]
+
+
+@pytest.mark.parametrize("data", ODD_TEXT_BLOCKS)
+def test_a_result_reads_each_block_as_content_from_json_does(data: dict[str, Any]) -> None:
+    """result_from_json reads a text block itself: the same block, or the same refusal."""
+    stored = {"callId": "c", "content": [data], "isError": False}
+    try:
+        expected = content_from_json(data)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match="not a content block") as caught:
+            result_from_json(stored)
+        assert str(exc) in str(caught.value)
+    else:
+        assert result_from_json(stored).content == (expected,)
+
+
+@given(st.lists(BLOCKS, max_size=4))
+def test_a_result_reads_every_kind_as_content_from_json_does(blocks: list[ContentBlock]) -> None:
+    stored = {"callId": "c", "content": [content_to_json(b) for b in blocks], "isError": True}
+    assert result_from_json(stored).content == tuple(blocks)

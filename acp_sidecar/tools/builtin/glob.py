@@ -27,7 +27,12 @@ from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
 from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError
 from acp_sidecar.tools.execution import ToolExecution
-from acp_sidecar.tools.presentation import GenericCallView, GenericResultView, ToolResult
+from acp_sidecar.tools.presentation import (
+    GenericCallView,
+    GenericResultView,
+    ToolResult,
+    given_arguments,
+)
 
 MAX_FILES = 500
 """Paths listed per call."""
@@ -140,7 +145,7 @@ def present_glob_call(args: GlobArgs) -> GenericCallView:
     return GenericCallView(
         title=_title(args),
         kind="search",
-        raw_input=attrs.asdict(args, filter=lambda _a, v: v is not None),
+        raw_input=given_arguments(args),
     )
 
 

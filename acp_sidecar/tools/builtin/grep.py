@@ -39,7 +39,12 @@ from acp_sidecar.tools.context import tool_context
 from acp_sidecar.tools.definition import define_tool
 from acp_sidecar.tools.errors import ToolArgsError, ToolCancelledError
 from acp_sidecar.tools.execution import ToolExecution
-from acp_sidecar.tools.presentation import GenericCallView, GenericResultView, ToolResult
+from acp_sidecar.tools.presentation import (
+    GenericCallView,
+    GenericResultView,
+    ToolResult,
+    given_arguments,
+)
 
 DEFAULT_MAX_RESULTS = 100
 MAX_MAX_RESULTS = 2000
@@ -285,7 +290,7 @@ def present_grep_call(args: GrepArgs) -> GenericCallView:
     return GenericCallView(
         title=_title(args),
         kind="search",
-        raw_input=attrs.asdict(args, filter=lambda _a, v: v is not None),
+        raw_input=given_arguments(args),
     )
 
 

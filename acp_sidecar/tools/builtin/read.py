@@ -31,6 +31,7 @@ from acp_sidecar.tools.presentation import (
     GenericCallView,
     GenericResultView,
     ToolResult,
+    given_arguments,
 )
 
 MAX_LINES = 2000
@@ -152,7 +153,7 @@ def present_read_call(args: ReadArgs) -> GenericCallView:
     return GenericCallView(
         title=f"Read {args.path}",
         kind="read",
-        raw_input=attrs.asdict(args, filter=lambda _a, v: v is not None),
+        raw_input=given_arguments(args),
         locations=[FileLocation(path=args.path, line=args.offset or 1)],
     )
 
