@@ -144,14 +144,14 @@ async def test_a_store_the_process_may_not_look_into_is_no_failed_recovery(
 ) -> None:
     # As root (CI) no mode refuses a stat: the refusal an ordinary user meets is made here.
     refused = tmp_path / "unsearchable"
-    stat = Path.stat
+    stat = os.stat
 
-    def refusing(path: Path, **kwargs: Any) -> os.stat_result:
-        if path.is_relative_to(refused):
+    def refusing(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if isinstance(path, str | os.PathLike) and Path(path).is_relative_to(refused):
             raise PermissionError(13, "Permission denied", str(path))
-        return stat(path, **kwargs)
+        return stat(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "stat", refusing)
+    monkeypatch.setattr(os, "stat", refusing)
     server = AcpServer(job_records=lambda: refused / "store" / ".jobs")
     with caplog.at_level(logging.WARNING):
         await server.recover_jobs()
