@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -201,7 +202,7 @@ class Connection(JsonRPCServer):
             return
         try:
             directory = locate()  # computed, nothing read: no thread is started for nothing
-            if not directory.is_dir():
+            if not os.path.isdir(directory):  # False where a stat is refused, as the glob was
                 return
             from acp_sidecar.tools.builtin.shell.job_records import recover_jobs
 

@@ -260,3 +260,19 @@ def test_recovering_from_a_store_where_no_job_was_ever_kept_stops_nothing(
     assert not (tmp_path / "never-made").exists()
     (tmp_path / "file").write_text("")  # a file where the directory would be
     assert recover_jobs(tmp_path / "file") == 0
+
+
+def test_recovering_from_a_store_the_process_may_not_look_into_stops_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As root (CI) no mode refuses a stat: the refusal an ordinary user meets is made here.
+    refused = tmp_path / "unsearchable"
+    stat = os.stat
+
+    def refusing(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if isinstance(path, str | os.PathLike) and Path(path).is_relative_to(refused):
+            raise PermissionError(13, "Permission denied", str(path))
+        return stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", refusing)
+    assert recover_jobs(refused / "store" / ".jobs") == 0

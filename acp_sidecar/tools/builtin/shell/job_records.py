@@ -170,9 +170,9 @@ def _targets(jobs: Iterable[tuple[str, set[tuple[int, int]]]]) -> list[reaper.Pr
 def recover_jobs(directory: Path, grace: float = RECOVERY_GRACE_S) -> int:
     """Stop the jobs recorded by sidecars that are gone, and forget their records; how many
     processes were signalled. Blocking (a start runs it in a thread)."""
-    if not directory.is_dir():
-        return 0  # no sidecar kept a job here (a stat, not the glob's set-up: the cold start)
     try:
+        if not directory.is_dir():
+            return 0  # no sidecar kept a job here (a stat, not the glob's set-up: the cold start)
         paths = sorted(directory.glob("*.json"))
     except OSError:
         return 0
