@@ -123,7 +123,7 @@ def build_server(parser: argparse.ArgumentParser, args: argparse.Namespace) -> A
 
     def job_records() -> Path:
         from acp_sidecar.store.paths import resolve_store_dir
-        from acp_sidecar.tools.builtin.shell.job_records import RECORDS_DIR
+        from acp_sidecar.tools.builtin.shell import RECORDS_DIR
 
         return resolve_store_dir(args.store) / RECORDS_DIR
 

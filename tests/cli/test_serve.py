@@ -62,6 +62,7 @@ NOT_AT_START = (
     "acp_sidecar.server.commands",  # the session's commands: with the first prompt
     "shlex",  # /undo's arguments
     "acp_sidecar.store.records",  # the job recovery at start finds the store's directory only
+    "acp_sidecar.tools.builtin.shell.job_records",  # and there, no records to read
 )
 """Modules a first ``session/new`` does not need, so the start must not import them."""
 
@@ -171,3 +172,25 @@ def test_started_by_a_client_it_writes_nothing_to_stderr() -> None:
     done = run()  # stdin is /dev/null, not a terminal
     assert done.returncode == 0
     assert done.stderr == "" and done.stdout == ""
+
+
+RECOVERED = """
+import asyncio, sys
+from acp_sidecar.cli import build_parser, build_server, with_config_file
+parser = build_parser()
+server = build_server(parser, with_config_file(parser.parse_args(["serve", "--store", STORE])))
+asyncio.run(server.recover_jobs())
+print(sorted(m for m in sys.modules if m.startswith("acp_sidecar.tools.builtin.shell.")))
+"""
+
+
+@pytest.mark.process
+def test_the_job_recovery_of_a_store_without_job_records_imports_none_of_their_code(
+    tmp_path: Path,
+) -> None:
+    # It runs between initialize and a first session/new: a stat, nothing else, when no
+    # sidecar ever kept a job in this store.
+    code = f"STORE = {str(tmp_path)!r}\n{RECOVERED}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

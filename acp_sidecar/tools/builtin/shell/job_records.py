@@ -25,8 +25,6 @@ import attrs
 
 from acp_sidecar.tools.builtin.shell import reaper
 
-RECORDS_DIR = ".jobs"
-"""The records' directory, inside the session store's (no session id starts with a dot)."""
 RECOVERY_GRACE_S = 1.0
 """Between SIGTERM and SIGKILL for the processes of a crashed sidecar's jobs."""
 _VERSION = 1
