@@ -79,7 +79,15 @@ def stdlib_bytes(value: object) -> bytes | None:
 _NODES_WALKED: Final = 64
 """How many members of a value :func:`_walked` looks at before leaving it to the search of
 its text (a message's few members are fewer to look at than its text is to search)."""
-_DICT_READS: Final = ("__iter__", "__getitem__", "__len__", "items", "keys", "values")
+_DICT_READS: Final = (
+    "__getattribute__",
+    "__iter__",
+    "__getitem__",
+    "__len__",
+    "items",
+    "keys",
+    "values",
+)
 
 
 _DICT_KINDS: dict[type, bool] = {}
@@ -87,13 +95,14 @@ _DICT_KINDS: dict[type, bool] = {}
 
 def _read_as_dict(kind: type) -> bool:
     """Whether both encoders read a ``kind`` as the dict it is: a ``dict`` subclass that
-    overrides nothing either reads (a frozen snapshot), whose text is then a dict's."""
+    overrides nothing either reads (a frozen snapshot), whose text is then a dict's. Its
+    instances have no ``__dict__``: the stdlib calls ``items`` as found on the instance."""
     if not issubclass(kind, dict):
         return False
     known = _DICT_KINDS.get(kind)
     if known is None:
         reads = (getattr(kind, name) is getattr(dict, name) for name in _DICT_READS)
-        known = _DICT_KINDS[kind] = all(reads)
+        known = _DICT_KINDS[kind] = kind.__dictoffset__ == 0 and all(reads)
     return known
 
 

@@ -454,3 +454,26 @@ def test_a_dict_that_the_encoders_read_apart_is_left_to_the_text_search() -> Non
     assert json.dumps(value, separators=(",", ":")) != orjson_text(value)  # a real case
     assert jsonfast._walked(value, 64) == -1
     assert jsonfast._walked({"outer": FrozenDict(a=1, b=2)}, 64) >= 0  # a frozen snapshot
+
+
+class Shadowed(dict[str, Any]):
+    """Overrides no read on the class; an instance may still shadow ``items``, which the stdlib
+    calls as found on the instance and orjson never calls."""
+
+
+class Intercepted(dict[str, Any]):
+    """Answers ``items`` from ``__getattribute__``: the stdlib asks it, orjson does not."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "items":
+            return lambda: [("a", 1)]
+        return super().__getattribute__(name)
+
+
+def test_a_dict_read_apart_through_its_instance_is_not_taken_as_a_dict() -> None:
+    shadowed = Shadowed(a="null")
+    shadowed.items = lambda: [("a", 1)]  # type: ignore[method-assign]
+    for value in (shadowed, Intercepted(a="null")):
+        assert std_utf8(value) == b'{"a":1}'  # what the stdlib reads: not orjson's storage
+        assert jsonfast._walked(value, 64) == -1
+        assert jsonfast.stdlib_bytes(value) in (None, std_utf8(value))
