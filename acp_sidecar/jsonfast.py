@@ -60,13 +60,13 @@ def stdlib_bytes(value: object) -> bytes | None:
     """The stdlib's compact UTF-8 text of ``value`` (``ensure_ascii=False``), written by
     orjson; ``None`` wherever orjson's bytes might not be those (a ``null`` that may be a NaN,
     a float in exponents -5 to -9, anything orjson refuses): the caller writes it the stdlib's
-    way. Enum members and UUIDs are written as their values, as by :func:`dumps`. A value of
-    few members is looked at for a float or a null; the text of any other is searched."""
+    way. Enum members and UUIDs are written as their values, as by :func:`dumps`. A long text
+    of few members has its value looked at for a float or a null; any other text is searched."""
     try:
         data = _fast_dumps(value, option=_OPTIONS)
     except orjson.JSONEncodeError:
         return None
-    if _walked(value, _NODES_WALKED) >= 0:
+    if len(data) >= _WALKED_FROM and _walked(value, _NODES_WALKED) >= 0:
         return data  # no float and no null in it: nothing the text needs searched for
     # Searched backwards: CPython's reverse search runs through JSON text a third faster
     # than ``in`` (which stops no sooner: almost every message holds neither).
@@ -76,6 +76,8 @@ def stdlib_bytes(value: object) -> bytes | None:
     return None if _short_exponent(data) else data
 
 
+_WALKED_FROM: Final = 1024
+"""The shortest text whose value is walked: below about 1 KiB, searching the text costs less."""
 _NODES_WALKED: Final = 64
 """How many members of a value :func:`_walked` looks at before leaving it to the search of
 its text (a message's few members are fewer to look at than its text is to search)."""

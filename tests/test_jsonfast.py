@@ -410,8 +410,8 @@ def test_a_value_without_floats_or_nulls_is_written_as_the_stdlib_writes_it(valu
     expected = std_utf8(value)
     if expected is None:  # a lone surrogate: refused by orjson, left to the stdlib
         assert written is None
-    elif members(value) <= jsonfast._NODES_WALKED:  # looked at: its text never searched
-        assert written == expected
+    elif members(value) <= jsonfast._NODES_WALKED and len(expected) >= jsonfast._WALKED_FROM:
+        assert written == expected  # looked at: its text never searched
     else:  # left to the search of its text, which may find a "null" in a string
         assert written in (None, expected)
 
@@ -477,3 +477,10 @@ def test_a_dict_read_apart_through_its_instance_is_not_taken_as_a_dict() -> None
         assert std_utf8(value) == b'{"a":1}'  # what the stdlib reads: not orjson's storage
         assert jsonfast._walked(value, 64) == -1
         assert jsonfast.stdlib_bytes(value) in (None, std_utf8(value))
+
+
+def test_a_long_text_of_few_members_is_walked_and_a_short_one_searched() -> None:
+    long = {"text": "null " * (jsonfast._WALKED_FROM // 5 + 1), "n": 1}
+    short = {"text": "null", "n": 1}
+    assert jsonfast.stdlib_bytes(long) == std_utf8(long)  # no float, no null: not searched
+    assert jsonfast.stdlib_bytes(short) is None  # its text searched: a "null" left to the stdlib
