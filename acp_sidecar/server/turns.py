@@ -23,6 +23,7 @@ from acp_sidecar.protocol.session import StopReason
 if TYPE_CHECKING:
     from acp_sidecar.agent.delegation import Delegate
     from acp_sidecar.agent.driver import Driver, Turn
+    from acp_sidecar.server.commands.base import SessionCommand
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
 
@@ -51,13 +52,16 @@ async def run_prompt_turn(
 
         return delegate_for(server, session, model_driver, turn, links)
 
-    if await run_beside_turn(server, session, prompt):
-        return "end_turn"
-    from acp_sidecar.server.commands.base import CommandDriver, find_command
+    # The commands (and the undo, export and jobs modules they run) load with the first
+    # prompt, not at start: a first session/new does not need them.
+    from acp_sidecar.server.commands.base import CommandDriver, find_command, run_beside
     from acp_sidecar.server.commands.table import ADVERTISED, SESSION_COMMANDS
 
-    driver: Driver = model_driver
     found = find_command(prompt, SESSION_COMMANDS)
+    if found is not None and runs_beside(found[0], session):
+        await run_beside(found[0], found[1], prompt, session, server)
+        return "end_turn"
+    driver: Driver = model_driver
     if found is not None:
         command, argument = found
         driver = CommandDriver(command, argument, session, server)
@@ -107,13 +111,11 @@ def runs_command(prompt: list[ContentBlock]) -> bool:
 async def run_beside_turn(server: Connection, session: Session, prompt: list[ContentBlock]) -> bool:
     """Run the immediate session command ``prompt`` names beside the turn ``session`` runs;
     whether it did (no turn runs, or the prompt is no such command: it did not)."""
-    # The commands (and the undo, export and jobs modules they run) load with the first
-    # prompt, not at start: a first session/new does not need them.
     from acp_sidecar.server.commands.base import find_command, run_beside
     from acp_sidecar.server.commands.table import SESSION_COMMANDS
 
     found = find_command(prompt, SESSION_COMMANDS)
-    if found is None or not found[0].immediate or session.running is None:
+    if found is None or not runs_beside(found[0], session):
         return False
     command, argument = found
     await run_beside(command, argument, prompt, session, server)
@@ -135,3 +137,8 @@ def check_prompt_content(prompt: list[ContentBlock], accepted: PromptCapabilitie
         raise AcpError.invalid_params(
             f"Invalid params: prompt/{index}: {kind} content is not supported by this agent"
         )
+
+
+def runs_beside(command: SessionCommand, session: Session) -> bool:
+    """Whether ``command`` runs beside the turn ``session`` runs (none runs: it is a turn)."""
+    return command.immediate and session.running is not None
