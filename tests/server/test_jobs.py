@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import pytest
 from acp_sidecar.server.app import AcpServer
 from acp_sidecar.tools.builtin.shell.job_commands import jobs_command, kill_command
 from acp_sidecar.tools.builtin.shell.reaper import read_process
+from tests.refused import refuse_stats_under
 from tests.server.wire import WireClient, served
 
 BOUND = 20.0
@@ -142,16 +142,8 @@ async def test_deleting_the_session_stops_its_jobs_and_forgets_their_record(
 async def test_a_store_the_process_may_not_look_into_is_no_failed_recovery(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # As root (CI) no mode refuses a stat: the refusal an ordinary user meets is made here.
     refused = tmp_path / "unsearchable"
-    stat = os.stat
-
-    def refusing(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        if isinstance(path, str | os.PathLike) and Path(path).is_relative_to(refused):
-            raise PermissionError(13, "Permission denied", str(path))
-        return stat(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "stat", refusing)
+    refuse_stats_under(monkeypatch, refused)
     server = AcpServer(job_records=lambda: refused / "store" / ".jobs")
     with caplog.at_level(logging.WARNING):
         await server.recover_jobs()

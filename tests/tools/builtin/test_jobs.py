@@ -31,6 +31,7 @@ from acp_sidecar.tools.builtin.shell.job_records import JobLedger, JobRecord, re
 from acp_sidecar.tools.builtin.shell.jobs import JobTable
 from acp_sidecar.tools.builtin.shell.reaper import CallProcesses, read_process
 from acp_sidecar.tools.environment import child_environment
+from tests.refused import refuse_stats_under
 
 from .helpers import Workspace, run
 
@@ -265,14 +266,6 @@ def test_recovering_from_a_store_where_no_job_was_ever_kept_stops_nothing(
 def test_recovering_from_a_store_the_process_may_not_look_into_stops_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # As root (CI) no mode refuses a stat: the refusal an ordinary user meets is made here.
     refused = tmp_path / "unsearchable"
-    stat = os.stat
-
-    def refusing(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        if isinstance(path, str | os.PathLike) and Path(path).is_relative_to(refused):
-            raise PermissionError(13, "Permission denied", str(path))
-        return stat(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "stat", refusing)
+    refuse_stats_under(monkeypatch, refused)
     assert recover_jobs(refused / "store" / ".jobs") == 0
