@@ -14,36 +14,28 @@ from hypothesis import strategies as st
 from acp_sidecar.values import State, Value
 
 
+def pair_fields() -> dict[str, Any]:
+    """The fields of the class both ways make: every flag a field may carry."""
+    return {
+        "name": attrs.field(),
+        "count": attrs.field(default=0),
+        "secret": attrs.field(default="", repr=False),
+        "shown": attrs.field(default=0, repr=lambda v: f"<{v}>"),
+        "folded": attrs.field(default="", eq=str.lower),
+        "loose": attrs.field(default=None, eq=False),
+        "unhashed": attrs.field(default=0, hash=False),
+    }
+
+
 def made_by_attrs(frozen: bool) -> Any:
-    decorate = attrs.frozen if frozen else attrs.define
-
-    @decorate
-    class Pair:
-        name: str
-        count: Any = 0
-        secret: str = attrs.field(default="", repr=False)
-        shown: Any = attrs.field(default=0, repr=lambda v: f"<{v}>")
-        folded: str = attrs.field(default="", eq=str.lower)
-        loose: Any = attrs.field(default=None, eq=False)
-        unhashed: Any = attrs.field(default=0, hash=False)
-
-    return Pair
+    return attrs.make_class("Pair", pair_fields(), frozen=frozen, slots=True, order=False)
 
 
 def made_with_values(frozen: bool) -> Any:
-    decorate = attrs.frozen if frozen else attrs.define
-
-    @decorate(repr=False, eq=False)
-    class Pair(Value if frozen else State):  # type: ignore[misc]
-        name: str
-        count: Any = 0
-        secret: str = attrs.field(default="", repr=False)
-        shown: Any = attrs.field(default=0, repr=lambda v: f"<{v}>")
-        folded: str = attrs.field(default="", eq=str.lower)
-        loose: Any = attrs.field(default=None, eq=False)
-        unhashed: Any = attrs.field(default=0, hash=False)
-
-    return Pair
+    base = Value if frozen else State
+    return attrs.make_class(
+        "Pair", pair_fields(), (base,), frozen=frozen, slots=True, repr=False, eq=False
+    )
 
 
 scalars = st.one_of(st.integers(-3, 3), st.text(max_size=3), st.none(), st.floats())
@@ -95,3 +87,12 @@ def test_a_value_that_holds_itself_shows_three_dots_as_attrs_does() -> None:
     compiled.count, shared.count = compiled, shared
     shown = "Pair(name='a', count=..., shown=<0>, folded='', loose=None, unhashed=0)"
     assert repr(shared) == repr(compiled) == shown
+
+
+def test_a_field_with_an_eq_key_is_compared_and_hashed_by_its_key() -> None:
+    for frozen in (True, False):
+        compiled, shared = made_by_attrs(frozen), made_with_values(frozen)
+        assert shared("a", folded="x") == shared("a", folded="X")
+        assert compiled("a", folded="x") == compiled("a", folded="X")
+    frozen_pair = made_with_values(True)
+    assert hash(frozen_pair("a", folded="x")) == hash(frozen_pair("a", folded="X"))
