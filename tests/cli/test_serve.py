@@ -45,6 +45,13 @@ def test_the_command_line_module_imports_nothing_heavy() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def printed(code: str) -> str:
+    """What ``code`` prints, run in a Python process of its own (which must succeed)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 NOT_AT_START = (
     "tomllib",  # only when there is a config file
     "secrets",  # at a tool's first shell call
@@ -81,9 +88,7 @@ def test_serves_start_leaves_what_a_first_session_does_not_need_unimported() -> 
         "build_server(parser, with_config_file(parser.parse_args(['serve'])))\n"
         f"print(sorted(m for m in {NOT_AT_START!r} if m in sys.modules and m not in before))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert printed(code) == "[]"
 
 
 ANSWERED_NEW = """
@@ -120,9 +125,7 @@ def test_a_first_session_new_is_answered_before_what_it_does_not_need_is_importe
 ) -> None:
     # Its log is created after the answer, its tools listed with its commands after it too.
     code = f"NOT_AT_START = {NOT_AT_START!r}\nSTORE = {str(tmp_path)!r}\n{ANSWERED_NEW}"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[[]]"
+    assert printed(code) == "[[]]"
 
 
 @pytest.mark.process
@@ -191,6 +194,4 @@ def test_the_job_recovery_of_a_store_without_job_records_imports_none_of_their_c
     # It runs between initialize and a first session/new: a stat, nothing else, when no
     # sidecar ever kept a job in this store.
     code = f"STORE = {str(tmp_path)!r}\n{RECOVERED}"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert printed(code) == "[]"
