@@ -484,3 +484,52 @@ def test_a_long_text_of_few_members_is_walked_and_a_short_one_searched() -> None
     short = {"text": "null", "n": 1}
     assert jsonfast.stdlib_bytes(long) == std_utf8(long)  # no float, no null: not searched
     assert jsonfast.stdlib_bytes(short) is None  # its text searched: a "null" left to the stdlib
+
+
+MEMBER_KEYS = st.sampled_from(['"v"', '"\\u0076"', '"\\u0056"', '"x"', '"v "'])
+MEMBER_VALUES = st.one_of(
+    st.sampled_from(["1", "2.0", "-0", "1e400", "NaN", "18446744073709551616", '"\\ud800"', "[]"]),
+    JSON_ALPHABET,
+    json_values.map(lambda value: json.dumps(value, ensure_ascii=False)),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    members=st.lists(st.tuples(MEMBER_KEYS, MEMBER_VALUES, st.sampled_from(["", " "])), max_size=5),
+    shape=st.sampled_from(["{%s}", " {%s}\n", "[{%s}]", "{%s}{}", "\ufeff{%s}"]),
+)
+def test_a_member_read_alone_is_the_member_of_the_object_read_whole(
+    members: list[tuple[str, str, str]], shape: str
+) -> None:
+    text = shape % ",".join(f"{key}{space}:{space}{value}" for key, value, space in members)
+    data = text.encode("utf-8", "surrogatepass")
+    try:
+        member = jsonfast.member_reader("v")(memoryview(data))
+    except ValueError:
+        return  # left to loads
+    try:
+        whole = jsonfast.loads(data)
+    except ValueError:
+        return  # a text loads refuses may hold a member the reader found: damage either way
+    assert type(whole) is dict
+    assert same(whole["v"], member)
+
+
+@pytest.mark.parametrize(
+    ("data", "member"),
+    [
+        (b'{"v":1,"x":"v","v":3}', 3),
+        (b'{"\\u0076":2}', 2),
+        (b'{"v":{"v":5}}', {"v": 5}),
+        (b' {"x":[1,{"v":4}],"v":true} ', True),
+    ],
+)
+def test_a_member_is_the_one_a_whole_read_keeps(data: bytes, member: object) -> None:
+    assert jsonfast.member_reader("v")(data) == member == jsonfast.loads(data)["v"]
+
+
+@pytest.mark.parametrize("data", [b'{"x":1}', b"[1]", b'{"v":1} x', b"", b'{"v":1e400}'])
+def test_a_text_without_the_member_is_refused_as_not_json(data: bytes) -> None:
+    with pytest.raises(ValueError):
+        jsonfast.member_reader("v")(data)

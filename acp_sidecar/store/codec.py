@@ -45,7 +45,14 @@ from acp_sidecar.store.records import (
 )
 from acp_sidecar.tools.result import result_to_json
 
-__all__ = ["NewerVersion", "RecordDecodeError", "decode_line", "decode_record", "encode_record"]
+__all__ = [
+    "NewerVersion",
+    "RecordDecodeError",
+    "decode_line",
+    "decode_record",
+    "encode_record",
+    "lines_in_doubt",
+]
 
 
 class NewerVersion(Exception):
@@ -335,6 +342,28 @@ _set_at: Final = object.__setattr__
 """Sets the time on a record fresh from its type's decoder, before anyone else holds it: what
 the frozen class's own ``__init__`` does for each field. ``attrs.evolve`` would build every
 record a second time, once per line of a log that is loaded; this is one attribute store."""
+
+
+def lines_in_doubt(block: bytes, end: int) -> tuple[int, list[tuple[int, bytes]]]:
+    """How many whole lines ``block[:end]`` holds, and those whose version only
+    :func:`decode_line` can tell (each with its index, from 0): every other line's ``"v"``,
+    read without building the rest, is an integer this version reads."""
+    read_version = jsonfast.member_reader("v")
+    find = block.find
+    view = memoryview(block)
+    doubtful: list[tuple[int, bytes]] = []
+    position = index = 0
+    while position < end:
+        newline = find(b"\n", position, end)
+        try:
+            version = read_version(view[position:newline])
+        except ValueError:
+            version = None
+        if type(version) is not int or not 1 <= version <= SCHEMA_VERSION:
+            doubtful.append((index, block[position:newline]))
+        position = newline + 1
+        index += 1
+    return index, doubtful
 
 
 def decode_line(line: bytes) -> Record:

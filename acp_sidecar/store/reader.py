@@ -20,7 +20,13 @@ from types import TracebackType
 from typing import BinaryIO, Final
 
 from acp_sidecar import jsonfast
-from acp_sidecar.store.codec import NewerVersion, RecordDecodeError, decode_line, decode_record
+from acp_sidecar.store.codec import (
+    NewerVersion,
+    RecordDecodeError,
+    decode_line,
+    decode_record,
+    lines_in_doubt,
+)
 from acp_sidecar.store.errors import (
     CorruptLogError,
     SessionLogUnsafeError,
@@ -60,12 +66,6 @@ def read_header(stream: BinaryIO, path: Path) -> HeaderRecord:
     return record
 
 
-_CURRENT_PREFIX = tuple(b'{"v":%d,' % version for version in range(1, SCHEMA_VERSION + 1))
-"""How every line this version (or an older one, which it reads) writes begins: the encoder
-puts ``"v"`` first. A version-1 log is checked as fast as a current one."""
-_V_ESCAPED = b"\\u0076"
-"""``v`` as a JSON escape: a key spelled so is ``"v"`` too. Looked for rather than any ``\\u``
-(every non-ASCII character in a log is one), and a longer needle is found faster."""
 CHECK_BLOCK = 1 << 16
 """How many bytes :meth:`SessionLog.check_versions` reads at once (memory stays bounded by a
 block plus the longest line)."""
@@ -75,29 +75,6 @@ READ_BUFFER: Final = 1 << 16
 _CALL: Final = 1
 _RESULT: Final = 2
 """The tool records of a call that :meth:`SessionLog.__iter__` has read, as bits."""
-
-
-def _lines_in_current_form(data: bytes, end: int) -> int | None:
-    """How many lines ``data[:end]`` (whole lines) holds, if every one is in this version's
-    own form (or an older one's): it begins with one of :data:`_CURRENT_PREFIX` and holds
-    ``"v"`` there alone, and the lines hold no :data:`_V_ESCAPED`; else ``None``."""
-    find = data.find
-    rfind = data.rfind
-    starts = data.startswith
-    position = lines = 0
-    while position < end:
-        if not starts(_CURRENT_PREFIX, position):
-            return None
-        newline = find(b"\n", position, end)
-        # Searched backwards: the common case finds the prefix's own "v" last, and CPython's
-        # reverse search runs about twice as fast as ``count`` over JSON text.
-        if rfind(b'"v"', position, newline) != position + 1:
-            return None
-        position = newline + 1
-        lines += 1
-    if rfind(_V_ESCAPED, 0, end) >= 0:
-        return None
-    return lines
 
 
 def open_regular(path: Path, flags: int) -> int:
@@ -204,15 +181,9 @@ class SessionLog:
     def check_versions(self) -> None:
         """Read the rest of the log once; raise for a record of a newer version anywhere.
 
-        Lines in this version's own form are recognized by their bytes: ``{"v":1,`` or
-        ``{"v":2,`` (up to :data:`SCHEMA_VERSION`) first, the
-        bytes ``"v"`` nowhere else (so no second ``"v"`` key, however spaced before its colon)
-        and no ``\\u0076`` (the one escape that spells a ``v``: JSON has no other for it, and
-        its hex digits have no case). The log is read in blocks of :data:`CHECK_BLOCK` bytes
-        (a longer line whole) and a block's whole lines are recognized together, by byte
-        searches alone: the check costs one read of the file, not a decode.
-        Only the lines of a block that holds anything else are looked at one by one, and only
-        those not in our form are decoded. The log can be iterated afterwards.
+        The log is read in blocks of :data:`CHECK_BLOCK` bytes (a longer line whole); each
+        line's ``"v"`` alone is read (:func:`~acp_sidecar.store.codec.lines_in_doubt`), and
+        only a line that leaves it in doubt is decoded. The log can be iterated afterwards.
 
         Raises:
             UnsupportedVersionError: a record is from a newer schema version.
@@ -234,33 +205,23 @@ class SessionLog:
             size = CHECK_BLOCK
             if end < len(block):
                 seek(end - len(block), os.SEEK_CUR)  # the line begun here starts the next block
-            lines = _lines_in_current_form(block, end)
-            if lines is None:
-                lines = self._check_lines(block[:end], number)
-            number += lines
+            number = self._check_lines(block, end, number)
         seek(start)
 
-    def _check_lines(self, lines: bytes, number: int) -> int:
-        """:meth:`check_versions` for each of ``lines`` (whole lines, after line ``number``);
-        returns how many there were."""
-        pieces = lines.split(b"\n")[:-1]
-        for line in pieces:
-            number += 1
-            if (
-                line.startswith(_CURRENT_PREFIX)
-                and line.count(b'"v"') == 1
-                and _V_ESCAPED not in line
-            ):
-                continue  # our own form, with no second "v" key that JSON would let win
+    def _check_lines(self, block: bytes, end: int, number: int) -> int:
+        """:meth:`check_versions` for the whole lines of ``block[:end]``, the first of them
+        line ``number + 1``; returns the number of the last."""
+        lines, doubtful = lines_in_doubt(block, end)
+        for index, line in doubtful:
             try:
                 decode_line(line)
             except NewerVersion as exc:
                 raise UnsupportedVersionError(
-                    self.path, exc.found, SCHEMA_VERSION, number
+                    self.path, exc.found, SCHEMA_VERSION, number + index + 1
                 ) from None
             except RecordDecodeError:
-                continue  # damage: skipped when iterating
-        return len(pieces)
+                pass  # damage: skipped when iterating
+        return number + lines
 
     def __iter__(self) -> Iterator[Record]:
         """The records after the header, in order (see the module docstring)."""

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_sidecar.store import SessionStore, UnsupportedVersionError
+from acp_sidecar.store import SessionStore, UnsupportedVersionError, codec
 from acp_sidecar.store import reader as reader_module
 from tests.store.samples import CWD
 
@@ -103,3 +103,62 @@ def test_a_header_of_a_newer_version_written_as_a_float_refuses_the_log(
     store.path_of("s1").write_bytes(line)
     with pytest.raises(UnsupportedVersionError, match=r"schema version (3|10);"):
         store.open_log("s1")
+
+
+_KEYS = [b'"v"', b'"\\u0076"', b'"type"', b'"text"', b'"s"']
+_VALUES = [
+    b"1",
+    b"2",
+    b"3",
+    b"0",
+    b"-1",
+    b"2.0",
+    b"3.0",
+    b"1e1",
+    b"true",
+    b"null",
+    b'"2"',
+    b"18446744073709551616",
+    b"1e400",
+    b"NaN",
+    b'"\\ud800"',
+    b'"caf\\u00e9"',
+    b"[1,{}]",
+    b'{"v":3}',
+    b'"agent_message"',
+    b"\xff",
+    b'"\\"v\\":3"',
+]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    members=st.lists(
+        st.tuples(st.sampled_from(_KEYS), st.sampled_from(_VALUES), st.sampled_from([b"", b" "])),
+        max_size=6,
+    ),
+    shape=st.sampled_from([b"{%s}", b" {%s} ", b"[{%s}]", b"{%s} {}", b"\xef\xbb\xbf{%s}"]),
+)
+def test_a_line_the_check_does_not_decode_is_not_of_a_newer_version(
+    members: list[tuple[bytes, bytes, bytes]], shape: bytes
+) -> None:
+    line = shape % b",".join(key + space + b":" + space + value for key, value, space in members)
+    if codec.lines_in_doubt(line + b"\n", len(line) + 1)[1]:
+        return
+    try:
+        record = codec.decode_line(line)
+    except codec.RecordDecodeError:
+        return
+    except codec.NewerVersion:
+        pytest.fail(f"{line!r} was taken for a readable line")
+    assert record is not None
+
+
+@pytest.mark.parametrize("name", sorted(LINES))
+def test_the_check_reads_a_line_as_decoding_it_would(name: str) -> None:
+    line = LINES[name]
+    lines, doubtful = codec.lines_in_doubt(line, len(line))
+    assert lines == 1
+    if not doubtful:
+        assert name not in NEWER
+        codec.decode_line(line)  # no NewerVersion
