@@ -36,7 +36,7 @@ from acp_sidecar.store.records import (
     parse_timestamp,
 )
 from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
-from acp_sidecar.tools.result import result_from_json
+from acp_sidecar.tools.result import field_setters, result_from_json
 
 
 class RecordDecodeError(ValueError):
@@ -151,16 +151,34 @@ def _user_message(data: dict[str, Any]) -> UserMessageRecord:
     )
 
 
+_new_call: Final = ToolCallRecord.__new__
+_set_call_id, _set_name, _set_arguments, _set_title, _set_kind, _set_time = field_setters(
+    ToolCallRecord
+)
+
+
 def _tool_call(data: dict[str, Any]) -> ToolCallRecord:
-    call_id, name = _str(data, "callId"), _str(data, "name")
+    # _str and _optional inlined, and the record built by field_setters: every call of a log
+    # that is loaded passes here.
+    call_id, name = data.get("callId"), data.get("name")
+    if type(call_id) is not str:
+        raise RecordDecodeError("'callId' must be a string")
+    if type(name) is not str:
+        raise RecordDecodeError("'name' must be a string")
     arguments = freeze_parsed(data.get("arguments"))
-    # _optional, inlined: every call of a log that is loaded passes here.
     title, kind = data.get("title"), data.get("kind")
     if title is not None and type(title) is not str:
         raise RecordDecodeError("'title' must be a string")
     if kind is not None and type(kind) is not str:
         raise RecordDecodeError("'kind' must be a string")
-    return ToolCallRecord(call_id=call_id, name=name, arguments=arguments, title=title, kind=kind)
+    record = _new_call(ToolCallRecord)
+    _set_call_id(record, call_id)
+    _set_name(record, name)
+    _set_arguments(record, arguments)
+    _set_title(record, title)
+    _set_kind(record, kind)
+    _set_time(record, None)  # the codec sets the line's time
+    return record
 
 
 def _permission_asked(data: dict[str, Any]) -> PermissionAskedRecord:
