@@ -150,7 +150,9 @@ def test_odd_results_are_read_or_refused_as_the_constructor_does(data: dict[str,
     assert outcome(result_from_json, data) == outcome(general_result_from_json, data)
 
 
-@pytest.mark.parametrize("cls", [ToolExecutionResult, TextContent, ToolCallRecord])
+@pytest.mark.parametrize(
+    "cls", [ToolExecutionResult, TextContent, ToolCallRecord, ToolResultRecord]
+)
 def test_field_setters_set_every_field_the_constructor_sets(cls: type) -> None:
     names = [field.name for field in attrs.fields(cls)]
     made = cls.__new__(cls)
