@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import math
+from collections import deque as _consume
 from collections.abc import Callable
+from itertools import chain, repeat
 from typing import Any, Final
 
 from acp_sidecar.store.records import (
@@ -36,7 +38,7 @@ from acp_sidecar.store.records import (
     parse_timestamp,
 )
 from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
-from acp_sidecar.tools.result import result_from_json
+from acp_sidecar.tools.result import field_setters, result_from_json
 
 
 class RecordDecodeError(ValueError):
@@ -68,6 +70,16 @@ def freeze_parsed(value: Any) -> FrozenJson:
         _fill(frozen, value)  # a fresh json parse: lossless by construction
         return frozen
     if kind is list:
+        if (
+            len(value) >= _BATCHED_FROM
+            and _DICTS.issuperset(map(type, value))
+            and _CONTAINERS.isdisjoint(map(type, _members(map(_values, value))))
+        ):
+            # Objects of scalars alone (a grep's matches, a listing's entries): each copied
+            # as below, but by C loops rather than one turn of this loop per object.
+            copies = list(map(_new_frozen_dict, repeat(FrozenDict, len(value))))
+            _consume(map(_fill, copies, value), 0)
+            return tuple(copies)
         items: list[FrozenJson] = []
         keep = items.append
         for item in value:
@@ -94,6 +106,12 @@ def freeze_parsed(value: Any) -> FrozenJson:
 _CONTAINERS: Final = frozenset({dict, list})
 """What :func:`freeze_parsed` copies; anything else a parse makes is a scalar, kept as it is
 (tested inline: a call per scalar costs more than the test)."""
+_DICTS: Final = frozenset({dict})
+_BATCHED_FROM: Final = 4
+"""The shortest list of objects :func:`freeze_parsed` copies in C loops: for fewer (a prompt's
+one block), building the loops costs more than they save."""
+_values: Final = dict.values
+_members: Final = chain.from_iterable
 
 
 def _str(data: dict[str, Any], key: str) -> str:
@@ -151,16 +169,34 @@ def _user_message(data: dict[str, Any]) -> UserMessageRecord:
     )
 
 
+_new_call: Final = ToolCallRecord.__new__
+_set_call_id, _set_name, _set_arguments, _set_title, _set_kind, _set_time = field_setters(
+    ToolCallRecord
+)
+
+
 def _tool_call(data: dict[str, Any]) -> ToolCallRecord:
-    call_id, name = _str(data, "callId"), _str(data, "name")
+    # _str and _optional inlined, and the record built by field_setters: every call of a log
+    # that is loaded passes here.
+    call_id, name = data.get("callId"), data.get("name")
+    if type(call_id) is not str:
+        raise RecordDecodeError("'callId' must be a string")
+    if type(name) is not str:
+        raise RecordDecodeError("'name' must be a string")
     arguments = freeze_parsed(data.get("arguments"))
-    # _optional, inlined: every call of a log that is loaded passes here.
     title, kind = data.get("title"), data.get("kind")
     if title is not None and type(title) is not str:
         raise RecordDecodeError("'title' must be a string")
     if kind is not None and type(kind) is not str:
         raise RecordDecodeError("'kind' must be a string")
-    return ToolCallRecord(call_id=call_id, name=name, arguments=arguments, title=title, kind=kind)
+    record = _new_call(ToolCallRecord)
+    _set_call_id(record, call_id)
+    _set_name(record, name)
+    _set_arguments(record, arguments)
+    _set_title(record, title)
+    _set_kind(record, kind)
+    _set_time(record, None)  # the codec sets the line's time
+    return record
 
 
 def _permission_asked(data: dict[str, Any]) -> PermissionAskedRecord:
@@ -226,9 +262,17 @@ def _tool_result(data: dict[str, Any]) -> ToolResultRecord:
         if key in result:  # freeze the cheap way, so the result does not walk it again
             result[key] = freeze_parsed(result[key])
     try:
-        return ToolResultRecord(result=result_from_json(result))
+        stored = result_from_json(result)
     except ValueError as exc:  # includes JsonValueError from a bad meta
         raise RecordDecodeError(f"'result' is not a tool result: {exc}") from None
+    record = _new_result_record(ToolResultRecord)
+    _set_result_time(record, None)  # the codec sets the line's time
+    _set_result(record, stored)
+    return record
+
+
+_new_result_record: Final = ToolResultRecord.__new__
+_set_result_time, _set_result = field_setters(ToolResultRecord)
 
 
 def _count(data: dict[str, Any], key: str, *, required: bool = True) -> int | None:

@@ -261,26 +261,32 @@ class SessionLog:
                 damaged = (number, str(exc))
                 continue
             # Records are exact classes (no subclass to miss): ``type() is`` tests are cheaper.
-            if type(record) is HeaderRecord:
-                logger.warning("session log %s line %d: skipped a second header", path, number)
-                continue
             # Only tool records are deduplicated: repeated text cannot be told from a prompt
             # retried after a crash, or from one message written in identical pieces (a log
             # released mid-turn).
-            if type(record) is ToolCallRecord or type(record) is ToolResultRecord:
-                kind = _CALL if type(record) is ToolCallRecord else _RESULT
-                call_id = record.call_id
-                marks = read.get(call_id, 0)
-                if marks & kind:
-                    logger.warning(
-                        "session log %s line %d: skipped a repeated %s of call %r",
-                        path,
-                        number,
-                        "call" if kind == _CALL else "result",
-                        call_id,
-                    )
-                    continue
-                read[call_id] = marks | kind
+            # Most records are neither: one test each, and a result's call id read past the
+            # property that reads it.
+            if type(record) is ToolCallRecord:
+                kind, call_id = _CALL, record.call_id
+            elif type(record) is ToolResultRecord:
+                kind, call_id = _RESULT, record.result.call_id
+            elif type(record) is HeaderRecord:
+                logger.warning("session log %s line %d: skipped a second header", path, number)
+                continue
+            else:
+                yield record
+                continue
+            marks = read.get(call_id, 0)
+            if marks & kind:
+                logger.warning(
+                    "session log %s line %d: skipped a repeated %s of call %r",
+                    path,
+                    number,
+                    "call" if kind == _CALL else "result",
+                    call_id,
+                )
+                continue
+            read[call_id] = marks | kind
             yield record
         if damaged is not None:
             logger.warning(

@@ -4,8 +4,8 @@ Shaping never raises on a bad result: it names it in an error result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
 
 import attrs
 
@@ -81,8 +81,30 @@ def result_to_json(result: ToolExecutionResult) -> dict[str, Any]:
     return data
 
 
+def field_setters(cls: type) -> tuple[Callable[[object, object], None], ...]:
+    """What sets each field of the frozen slotted attrs class ``cls``, in field order: its
+    slot's own descriptor. An instance from ``cls.__new__(cls)`` with every one set is the
+    instance ``cls(...)`` makes of the same values, where its converters and validators would
+    change nothing (they are not run); the bound ``object.__setattr__`` attrs calls per field
+    costs twice this."""
+    return tuple(getattr(cls, field.name).__set__ for field in attrs.fields(cls))
+
+
+_new_result: Final = ToolExecutionResult.__new__
+_set_call_id, _set_content, _set_is_error, _set_error, _set_context, _set_meta = field_setters(
+    ToolExecutionResult
+)
+_new_text: Final = TextContent.__new__
+_set_text, _set_text_type = field_setters(TextContent)
+
+
 def result_from_json(data: Mapping[str, Any]) -> ToolExecutionResult:
-    """The result of a JSON object made by :func:`result_to_json`; ``ValueError`` otherwise."""
+    """The result of a JSON object made by :func:`result_to_json`; ``ValueError`` otherwise.
+
+    Built as :func:`field_setters` says, for the values the converters keep: a tuple of
+    blocks, and a context and meta that are ``None`` or a :class:`FrozenDict`; any other is
+    converted (and refused) as ``ToolExecutionResult(...)`` would, in its order.
+    """
     try:
         error = data.get("error")
         call_id = data["callId"]
@@ -90,23 +112,33 @@ def result_from_json(data: Mapping[str, Any]) -> ToolExecutionResult:
         if not isinstance(call_id, str) or not isinstance(is_error, bool):
             raise ValueError("callId must be a string and isError a boolean")
         content: list[ContentBlock] = []
+        keep = content.append
         for block in data["content"]:
             # A text block (most results' only one) as content_from_json reads it, inlined.
             text = block.get("text") if type(block) is dict and len(block) == 2 else None
             if type(text) is str and block.get("type") == "text":
-                content.append(TextContent(text))
+                text_block = _new_text(TextContent)
+                _set_text(text_block, text)
+                _set_text_type(text_block, "text")
+                keep(text_block)
             else:
-                content.append(content_from_json(block))
-        return ToolExecutionResult(
-            call_id=call_id,
-            content=content,
-            is_error=is_error,
-            error=None if error is None else ToolErrorInfo(str(error["name"]), str(error["code"])),
-            additional_context=data.get("additionalContext"),
-            meta=data.get("meta"),
-        )
+                keep(content_from_json(block))
+        info = None if error is None else ToolErrorInfo(str(error["name"]), str(error["code"]))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a tool result: {exc}") from exc
+    context, meta = data.get("additionalContext"), data.get("meta")
+    if not (context is None or type(context) is FrozenDict):
+        context = freeze_json(context)
+    if not (meta is None or type(meta) is FrozenDict):
+        meta = freeze_json(meta)
+    result = _new_result(ToolExecutionResult)
+    _set_call_id(result, call_id)
+    _set_content(result, tuple(content))
+    _set_is_error(result, is_error)
+    _set_error(result, info)
+    _set_context(result, context)
+    _set_meta(result, meta)
+    return result
 
 
 # --- result shaping ---------------------------------------------------------------------------

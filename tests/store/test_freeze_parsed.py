@@ -48,3 +48,26 @@ def test_a_list_of_objects_of_scalars_and_of_nested_ones() -> None:
     assert shape(frozen) == shape(freeze_json(parsed))
     assert type(frozen) is tuple and type(frozen[0]) is FrozenDict
     assert type(frozen[1]["c"]) is tuple and type(frozen[1]["c"][1]) is FrozenDict
+
+
+objects_of_scalars = st.dictionaries(st.text(max_size=4), scalars, max_size=4)
+
+
+@given(
+    st.lists(objects_of_scalars, max_size=30),
+    st.integers(0, 30),
+    st.sampled_from([[1], {"a": []}, [], {}, "x", None, 3]),
+)
+def test_a_long_list_of_objects_is_frozen_as_freeze_json_freezes_it(
+    objects: list[dict[str, Any]], at: int, odd: Any
+) -> None:
+    """The lists copied in C loops (objects of scalars alone, at least four), and those that
+    one nested member or one non-object item sends through the general loop."""
+    for value in (objects, [*objects[:at], odd, *objects[at:]]):
+        parsed = json.loads(json.dumps(value))
+        assert shape(freeze_parsed(parsed)) == shape(freeze_json(parsed))
+    if objects:
+        nested = [dict(item) for item in objects]
+        nested[at % len(nested)]["n"] = odd
+        parsed = json.loads(json.dumps(nested))
+        assert shape(freeze_parsed(parsed)) == shape(freeze_json(parsed))
