@@ -109,7 +109,15 @@ def _wire_resource(resource: EmbeddedResource) -> TextResourceContents | BlobRes
 
 
 def _content(blocks: Sequence[ContentBlock]) -> list[ToolCallContent]:
-    return [ToolCallContentBlock(content=wire_block(block)) for block in blocks]
+    # A text block (most results' only one) as wire_block maps it, inlined.
+    return [
+        ToolCallContentBlock(
+            content=TextContentBlock(text=block.text)
+            if type(block) is TextContent
+            else wire_block(block)
+        )
+        for block in blocks
+    ]
 
 
 def _text(text: str) -> ToolCallContent:
@@ -195,16 +203,18 @@ def call_start(
     frozen object and array as any other.
     """
     match view:
-        case GenericCallView():
-            paths = [loc.path for loc in view.locations]
+        case GenericCallView(locations=locations, content=blocks):
+            title = view.title
+            if locations:  # most generic cards name no file and show nothing while pending
+                title = relative_title(title, [loc.path for loc in locations], ctx.cwd)
             return ToolCallStart(
                 tool_call_id=call_id,
                 name=name,
-                title=visible_line(relative_title(view.title, paths, ctx.cwd)),
+                title=visible_line(title),
                 kind=view.kind or "other",
                 status="pending",
-                content=_content(view.content) or None,
-                locations=_locations(view.locations, ctx) or None,
+                content=_content(blocks) if blocks else None,
+                locations=_locations(locations, ctx) if locations else None,
                 raw_input=arguments if view.raw_input is None else view.raw_input,
             )
         case DiffCallView():
