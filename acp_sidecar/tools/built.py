@@ -72,8 +72,11 @@ def diff_call_view(title: str, diffs: Sequence[FileDiff]) -> DiffCallView:
     """``DiffCallView(title=title, diffs=diffs)``."""
     kind = type(diffs)
     if type(title) is str and (kind is tuple or kind is list):
-        shown = tuple(diffs)
-        if all(type(d) is FileDiff for d in shown):
+        shown: tuple[object, ...] = tuple(diffs)  # checked here as the validator does
+        for diff in shown:
+            if type(diff) is not FileDiff:
+                break
+        else:
             view: DiffCallView = _new(DiffCallView)
             _set(view, "card", "diff")
             _set(view, "title", title)
