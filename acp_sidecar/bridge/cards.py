@@ -109,14 +109,11 @@ def _wire_resource(resource: EmbeddedResource) -> TextResourceContents | BlobRes
 
 
 def _content(blocks: Sequence[ContentBlock]) -> list[ToolCallContent]:
-    # A text block (most results' only one) as wire_block maps it, inlined.
+    # A text block (most results' only one) is mapped as wire_block maps it, inline.
+    text, block_of = TextContent, wire_block
     return [
-        ToolCallContentBlock(
-            content=TextContentBlock(text=block.text)
-            if type(block) is TextContent
-            else wire_block(block)
-        )
-        for block in blocks
+        ToolCallContentBlock(TextContentBlock(text=b.text) if type(b) is text else block_of(b))
+        for b in blocks
     ]
 
 
