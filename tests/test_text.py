@@ -68,3 +68,14 @@ def test_nothing_that_acts_survives_and_showing_twice_changes_nothing(
     )
     assert visible(shown, lines=lines) == shown
     assert visible_line(text) == one_line(visible_line(text))
+
+
+@given(
+    st.lists(
+        st.characters(max_codepoint=0x7F)
+        | st.sampled_from([" ", "  ", "\t", "\u202e", "é", "\xa0"]),
+        max_size=12,
+    ).map("".join)
+)
+def test_a_plain_ascii_line_is_shown_as_the_general_formula_shows_it(text: str) -> None:
+    assert visible_line(text) == one_line(visible(text))

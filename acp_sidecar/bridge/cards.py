@@ -109,7 +109,12 @@ def _wire_resource(resource: EmbeddedResource) -> TextResourceContents | BlobRes
 
 
 def _content(blocks: Sequence[ContentBlock]) -> list[ToolCallContent]:
-    return [ToolCallContentBlock(content=wire_block(block)) for block in blocks]
+    # A text block (most results' only one) is mapped as wire_block maps it, inline.
+    text, block_of = TextContent, wire_block
+    return [
+        ToolCallContentBlock(TextContentBlock(text=b.text) if type(b) is text else block_of(b))
+        for b in blocks
+    ]
 
 
 def _text(text: str) -> ToolCallContent:
@@ -195,16 +200,18 @@ def call_start(
     frozen object and array as any other.
     """
     match view:
-        case GenericCallView():
-            paths = [loc.path for loc in view.locations]
+        case GenericCallView(locations=locations, content=blocks):
+            title = view.title
+            if locations:  # most generic cards name no file and show nothing while pending
+                title = relative_title(title, [loc.path for loc in locations], ctx.cwd)
             return ToolCallStart(
                 tool_call_id=call_id,
                 name=name,
-                title=visible_line(relative_title(view.title, paths, ctx.cwd)),
+                title=visible_line(title),
                 kind=view.kind or "other",
                 status="pending",
-                content=_content(view.content) or None,
-                locations=_locations(view.locations, ctx) or None,
+                content=_content(blocks) if blocks else None,
+                locations=_locations(locations, ctx) if locations else None,
                 raw_input=arguments if view.raw_input is None else view.raw_input,
             )
         case DiffCallView():

@@ -66,7 +66,11 @@ def relative_title(title: str, paths: list[str], cwd: str) -> str:
     """``title`` with each absolute in-workspace path in ``paths`` shown relative to ``cwd``."""
     if not paths:
         return title  # a card that names no file (most generic ones)
-    for path in sorted({absolute(p, cwd) for p in paths}, key=len, reverse=True):
+    if len(paths) == 1:  # a card of one file (most that name any): nothing to order
+        ordered = [absolute(paths[0], cwd)]
+    else:
+        ordered = sorted({absolute(p, cwd) for p in paths}, key=len, reverse=True)
+    for path in ordered:
         if path not in title:
             continue  # nothing to replace (most titles already show their paths relative)
         shown = shown_path(path, cwd)

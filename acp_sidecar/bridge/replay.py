@@ -250,6 +250,11 @@ class _Transcript:
 
 def _prompt_blocks(content: Iterable[Any]) -> Iterator[ContentBlock]:
     for block in content:
+        # A text block with nothing else (most prompts' only one), as from_wire decodes it.
+        text = block.get("text") if type(block) is FrozenDict and len(block) == 2 else None
+        if type(text) is str and block.get("type") == "text":
+            yield TextContentBlock(text=text)
+            continue
         try:
             decoded: ContentBlock = from_wire(thaw(block), ContentBlock)  # type: ignore[arg-type]
         except ProtocolParamsError as exc:

@@ -25,6 +25,7 @@ from acp_sidecar.protocol import (
     ToolCallProgress,
     ToolCallStart,
 )
+from acp_sidecar.tools.built import generic_call_view, tool_result
 from acp_sidecar.tools.definition import ToolDefinition
 from acp_sidecar.tools.effects import undo_note
 from acp_sidecar.tools.execution import ToolCallRecord
@@ -74,7 +75,7 @@ ToolLookup = Callable[[str], ToolDefinition | None]
 def fallback_call_view(name: str, arguments: FrozenJson) -> GenericCallView:
     """The generic card for a call without a usable presenter."""
     try:
-        return GenericCallView(title=name, kind="other", raw_input=arguments)
+        return generic_call_view(name, "other", arguments)
     except (TypeError, ValueError):  # arguments that are not JSON are not shown raw
         return GenericCallView(title=name, kind="other")
 
@@ -86,7 +87,7 @@ def recorded_call_view(call: ToolCallRecord) -> GenericCallView:
         return fallback_call_view(call.name, call.arguments)
     kind: ToolCallKind = next((k for k in _KINDS if k == call.kind), "other")
     try:
-        return GenericCallView(title=call.title, kind=kind, raw_input=call.arguments)
+        return generic_call_view(call.title, kind, call.arguments)
     except (TypeError, ValueError):  # arguments that are not JSON are not shown raw
         return GenericCallView(title=call.title, kind=kind)
 
@@ -177,7 +178,7 @@ def translate_result(
 ) -> list[ResultUpdate]:
     """The ``tool_call_update`` that completes a call's card, followed by the plan's update
     when the call's result view is a plan (replay sends the same, so the plan replays)."""
-    outcome = ToolResult(content=result.content, is_error=result.is_error, meta=result.meta)
+    outcome = tool_result(result.content, result.is_error, result.meta)
     view = present_result(lookup(call.name), call, result, outcome)
     try:
         card = result_update(call.call_id, call_view, view, outcome, ctx, streamed=streamed)

@@ -273,6 +273,12 @@ def _flat_structure(
     cls: type[attrs.AttrsInstance], fill: tuple[str, ...]
 ) -> Callable[[Any, Any], Any]:
     """The hook of a class :func:`_is_flat` accepts: its validated arguments as keywords."""
+    if not fill:  # no field to fill (most tools'): the arguments are the keywords
+
+        def keywords(obj: Mapping[str, Any], _target: Any) -> Any:
+            return cls(**obj)
+
+        return keywords
 
     def structure(obj: Mapping[str, Any], _target: Any) -> Any:
         missing = {name: None for name in fill if name not in obj}

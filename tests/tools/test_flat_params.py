@@ -88,3 +88,33 @@ def test_the_class_own_validators_still_run() -> None:
     with pytest.raises(ToolArgsError) as caught:
         attrs_args_narrower(Checked)({"count": -1})
     assert caught.value.violations[0].startswith("/: ")
+
+
+paths = st.text(max_size=8) | st.sampled_from(["src/ü.py", "/abs/путь", "../x", ""])
+edit_arguments = st.fixed_dictionaries(
+    {"path": paths, "old_string": st.text(max_size=8), "new_string": st.text(max_size=8)},
+    optional={"replace_all": st.booleans()},
+)
+grep_arguments = st.fixed_dictionaries(
+    {"pattern": st.text(max_size=8)},
+    optional={
+        "path": paths,
+        "glob": st.text(max_size=4),
+        "case_insensitive": st.booleans(),
+        "max_results": st.integers(-5, 5000),
+    },
+)
+
+
+@given(st.tuples(st.just(EditArgs), edit_arguments) | st.tuples(st.just(GrepArgs), grep_arguments))
+def test_a_class_with_nothing_to_fill_builds_what_cattrs_builds(
+    case: tuple[type, dict[str, Any]],
+) -> None:
+    from acp_sidecar.tools.params import _class_info
+
+    cls, value = case
+    assert not _class_info(cls, ()).none_fill
+    validated = _class_info(cls, ()).compiled.validate(value)
+    built = attrs_args_narrower(cls)(value)
+    assert built == slow(cls, validated)
+    assert all(type(getattr(built, f)) is type(getattr(slow(cls, validated), f)) for f in value)

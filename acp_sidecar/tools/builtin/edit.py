@@ -14,6 +14,7 @@ from typing import Annotated
 
 import attrs
 
+from acp_sidecar.tools.built import diff_call_view, file_diff
 from acp_sidecar.tools.builtin.errors import (
     AmbiguousMatchError,
     BinaryFileError,
@@ -295,10 +296,7 @@ def _title(args: EditArgs) -> str:
 
 def present_edit_call(args: EditArgs) -> DiffCallView:
     """The pending card: ``old_string`` → ``new_string``."""
-    return DiffCallView(
-        title=_title(args),
-        diffs=[FileDiff(path=args.path, old_text=args.old_string, new_text=args.new_string)],
-    )
+    return diff_call_view(_title(args), (file_diff(args.path, args.old_string, args.new_string),))
 
 
 async def preview_edit(args: EditArgs, execution: ToolExecution) -> DiffCallView:

@@ -16,6 +16,7 @@ from typing import Annotated
 
 import attrs
 
+from acp_sidecar.tools.built import generic_call_view
 from acp_sidecar.tools.builtin.errors import BinaryFileError, InvalidRegexError
 from acp_sidecar.tools.builtin.files.paths import (
     WorkspacePath,
@@ -287,11 +288,7 @@ def _title(args: GrepArgs) -> str:
 
 def present_grep_call(args: GrepArgs) -> GenericCallView:
     """The pending card: generic, ``kind: "search"``."""
-    return GenericCallView(
-        title=_title(args),
-        kind="search",
-        raw_input=given_arguments(args),
-    )
+    return generic_call_view(_title(args), "search", given_arguments(args))
 
 
 def present_grep_result(args: GrepArgs, result: ToolResult) -> GenericResultView | None:

@@ -1,0 +1,101 @@
+"""Views and results built with their validators' checks done inline, for the plain values that
+presenters and the translator pass most (a ``str`` title, frozen arguments, a tuple of blocks).
+
+Each builder returns what its class's constructor returns for the same values, an equal
+instance with the very same field values; for any value it does not see as plainly valid it
+calls that constructor, so a bad value raises the constructor's own error. A fast path here
+must accept only values that every converter of the field leaves as they are and every
+validator of it accepts: ``tests/tools/test_built.py`` compares each builder with its class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from acp_sidecar.tools.content import CONTENT_BLOCK_TYPES, ContentBlock
+from acp_sidecar.tools.json_values import FrozenDict, JsonValue
+from acp_sidecar.tools.presentation import (
+    TOOL_CALL_KINDS,
+    DiffCallView,
+    FileDiff,
+    GenericCallView,
+    ToolCallKind,
+    ToolResult,
+)
+
+__all__ = ["diff_call_view", "file_diff", "generic_call_view", "tool_result"]
+
+_new = object.__new__
+_set = object.__setattr__  # the frozen classes' own __init__ sets fields through it too
+_BLOCK_TYPES: Final = frozenset(CONTENT_BLOCK_TYPES)
+_KINDS: Final = frozenset(TOOL_CALL_KINDS)
+
+
+def _frozen_or_none(value: object) -> bool:
+    return value is None or type(value) is FrozenDict
+
+
+def generic_call_view(
+    title: str, kind: ToolCallKind | None = None, raw_input: JsonValue = None
+) -> GenericCallView:
+    """``GenericCallView(title=title, kind=kind, raw_input=raw_input)``."""
+    given: object = kind  # checked as the validator does: a caller may pass anything
+    if (
+        type(title) is str
+        and (given is None or (type(given) is str and given in _KINDS))
+        and _frozen_or_none(raw_input)
+    ):
+        view: GenericCallView = _new(GenericCallView)
+        _set(view, "card", "generic")
+        _set(view, "title", title)
+        _set(view, "kind", kind)
+        _set(view, "raw_input", raw_input)
+        _set(view, "content", ())
+        _set(view, "locations", ())
+        return view
+    return GenericCallView(title=title, kind=kind, raw_input=raw_input)
+
+
+def file_diff(path: str, old_text: str | None, new_text: str) -> FileDiff:
+    """``FileDiff(path=path, old_text=old_text, new_text=new_text)``."""
+    if type(path) is str and type(new_text) is str and (old_text is None or type(old_text) is str):
+        diff: FileDiff = _new(FileDiff)
+        _set(diff, "path", path)
+        _set(diff, "old_text", old_text)
+        _set(diff, "new_text", new_text)
+        return diff
+    return FileDiff(path=path, old_text=old_text, new_text=new_text)
+
+
+def diff_call_view(title: str, diffs: Sequence[FileDiff]) -> DiffCallView:
+    """``DiffCallView(title=title, diffs=diffs)``."""
+    kind = type(diffs)
+    if type(title) is str and (kind is tuple or kind is list):
+        shown: tuple[object, ...] = tuple(diffs)  # checked here as the validator does
+        for diff in shown:
+            if type(diff) is not FileDiff:
+                break
+        else:
+            view: DiffCallView = _new(DiffCallView)
+            _set(view, "card", "diff")
+            _set(view, "title", title)
+            _set(view, "diffs", shown)
+            _set(view, "locations", ())
+            return view
+    return DiffCallView(title=title, diffs=diffs)
+
+
+def tool_result(content: Sequence[ContentBlock], is_error: bool, meta: Any = None) -> ToolResult:
+    """``ToolResult(content=content, is_error=is_error, meta=meta)``."""
+    if type(content) is tuple and type(is_error) is bool and _frozen_or_none(meta):
+        for block in content:
+            if type(block) not in _BLOCK_TYPES:
+                break
+        else:
+            result: ToolResult = _new(ToolResult)
+            _set(result, "content", content)
+            _set(result, "is_error", is_error)
+            _set(result, "meta", meta)
+            return result
+    return ToolResult(content=content, is_error=is_error, meta=meta)
