@@ -114,10 +114,12 @@ def _walked(value: object, budget: int) -> int:
     differ only at floats and at a NaN written as ``null``); -1 at anything else, or once
     ``budget`` is spent. ``value`` is one orjson took, so it nests at most 255 deep."""
     kind = type(value)
-    if kind is dict or (kind is not list and kind is not tuple and _read_as_dict(kind)):
+    if kind is dict:
         items: Any = value.values()  # type: ignore[attr-defined]
     elif kind is list or kind is tuple:
         items = value
+    elif _DICT_KINDS.get(kind) or _read_as_dict(kind):  # a frozen snapshot: known at a look-up
+        items = value.values()  # type: ignore[attr-defined]
     else:
         return budget if kind is str or kind is int or kind is bool else -1
     budget -= len(items)
@@ -141,14 +143,16 @@ def _short_exponent(data: bytes) -> bool:
     fastest there is, and most messages have a few ``-`` (ids, paths) and no exponent: those
     are looked at in place, not found again by a search for ``e-`` through the whole text."""
     find = data.find
-    dash = find(b"-")
-    for _ in range(_DASHES_LOOKED_AT):
-        if dash < 0:
-            return False
-        if dash >= 2 and data[dash - 1] == 0x65 and _SHORT_EXPONENT.match(data, dash - 2):
+    dash = find(b"-", 2)  # the pattern's '-' has a digit and an 'e' before it
+    looked_at = 0
+    while dash >= 0:
+        if data[dash - 1] == 0x65 and _SHORT_EXPONENT.match(data, dash - 2):
             return True
+        looked_at += 1
+        if looked_at == _DASHES_LOOKED_AT:
+            return _SHORT_EXPONENT.search(data, dash - 1) is not None
         dash = find(b"-", dash + 1)
-    return dash >= 0 and _SHORT_EXPONENT.search(data, dash - 2) is not None
+    return False
 
 
 def _std_dumps(value: object, *, ascii: bool) -> bytes:

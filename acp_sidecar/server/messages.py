@@ -125,8 +125,11 @@ def encode_value(value: Any) -> bytes:
     """``value`` as compact UTF-8 JSON (what :func:`encode_message` puts on a line): the
     stdlib's bytes, written by orjson where they are sure to be the same."""
     data = stdlib_bytes(value)
-    if data is not None:
-        return data
+    return _stdlib_encoded(value) if data is None else data
+
+
+def _stdlib_encoded(value: Any) -> bytes:
+    """``value`` written by the stdlib, as :func:`encode_value` writes what orjson cannot."""
     text = _encode(value)
     try:
         return text.encode("utf-8")
@@ -161,7 +164,8 @@ class UpdateLines:
                 encode_value(session_id),
             )
             self._prefixes[session_id] = prefix
-        return b"".join((prefix, encode_value(update), b"}}\n"))
+        data = stdlib_bytes(update)  # encode_value, inlined: a call fewer per update
+        return b"".join((prefix, _stdlib_encoded(update) if data is None else data, b"}}\n"))
 
 
 def error_object(exc: BaseException) -> dict[str, Any]:
