@@ -61,7 +61,7 @@ def harmless(text: str) -> str:
 def visible_line(text: str) -> str:
     """``text`` as one line a person can trust: :func:`visible` (a newline shows as ``␊``),
     then runs of spaces made one (a long run would push the rest out of sight)."""
-    if text.isascii() and text.isprintable() and "  " not in text:
+    if type(text) is str and text.isascii() and text.isprintable() and "  " not in text:
         # No character acts, and the only blank is a single space: nothing but its ends.
         return text if text[:1] != " " and text[-1:] != " " else text.strip(" ")
     return one_line(visible(text))

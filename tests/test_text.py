@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -79,3 +80,14 @@ def test_nothing_that_acts_survives_and_showing_twice_changes_nothing(
 )
 def test_a_plain_ascii_line_is_shown_as_the_general_formula_shows_it(text: str) -> None:
     assert visible_line(text) == one_line(visible(text))
+
+
+class _Title(str):
+    pass
+
+
+@pytest.mark.parametrize("text", ["plain title", " edge spaces ", "two  spaces", "tab\there"])
+def test_a_line_is_an_exact_str_as_the_general_formula_makes_it(text: str) -> None:
+    shown = visible_line(_Title(text))
+    assert type(shown) is str
+    assert shown == one_line(visible(text))
