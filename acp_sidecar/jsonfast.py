@@ -200,7 +200,8 @@ def member_reader(name: str) -> Callable[[bytes | memoryview], object]:
     """A reader of one member of an object's JSON text, which skips the rest unbuilt: where
     :func:`loads` returns an object holding ``name``, the reader returns that member (the last
     of repeated keys, an escaped key read as its name). It raises ``ValueError`` for a text
-    that is not such an object, and wherever only :func:`loads` can tell."""
+    that is not an object holding it, and wherever only :func:`loads` can tell; it may return
+    a member of a text :func:`loads` refuses (invalid UTF-8 or a huge integer elsewhere)."""
     import msgspec
 
     holder = msgspec.defstruct("Member", [(name, Any)])
