@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import math
-from collections import deque as _consume
+from collections import deque
 from collections.abc import Callable
 from itertools import chain, repeat
 from typing import Any, Final
@@ -38,7 +38,8 @@ from acp_sidecar.store.records import (
     parse_timestamp,
 )
 from acp_sidecar.tools.json_values import FrozenDict, FrozenJson
-from acp_sidecar.tools.result import field_setters, result_from_json
+from acp_sidecar.tools.result import result_from_json
+from acp_sidecar.tools.slots import field_setters
 
 
 class RecordDecodeError(ValueError):
@@ -78,7 +79,7 @@ def freeze_parsed(value: Any) -> FrozenJson:
             # Objects of scalars alone (a grep's matches, a listing's entries): each copied
             # as below, but by C loops rather than one turn of this loop per object.
             copies = list(map(_new_frozen_dict, repeat(FrozenDict, len(value))))
-            _consume(map(_fill, copies, value), 0)
+            deque(map(_fill, copies, value), maxlen=0)  # runs the fills, keeping nothing
             return tuple(copies)
         items: list[FrozenJson] = []
         keep = items.append

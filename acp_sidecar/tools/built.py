@@ -23,11 +23,22 @@ from acp_sidecar.tools.presentation import (
     ToolCallKind,
     ToolResult,
 )
+from acp_sidecar.tools.slots import field_setters
 
 __all__ = ["diff_call_view", "file_diff", "generic_call_view", "tool_result"]
 
 _new = object.__new__
-_set = object.__setattr__  # the frozen classes' own __init__ sets fields through it too
+(
+    _set_generic_card,
+    _set_generic_title,
+    _set_generic_kind,
+    _set_generic_raw_input,
+    _set_generic_content,
+    _set_generic_locations,
+) = field_setters(GenericCallView)
+_set_diff_card, _set_diff_title, _set_diffs, _set_diff_locations = field_setters(DiffCallView)
+_set_path, _set_old_text, _set_new_text = field_setters(FileDiff)
+_set_content, _set_is_error, _set_meta = field_setters(ToolResult)
 _BLOCK_TYPES: Final = frozenset(CONTENT_BLOCK_TYPES)
 _KINDS: Final = frozenset(TOOL_CALL_KINDS)
 
@@ -47,12 +58,12 @@ def generic_call_view(
         and _frozen_or_none(raw_input)
     ):
         view: GenericCallView = _new(GenericCallView)
-        _set(view, "card", "generic")
-        _set(view, "title", title)
-        _set(view, "kind", kind)
-        _set(view, "raw_input", raw_input)
-        _set(view, "content", ())
-        _set(view, "locations", ())
+        _set_generic_card(view, "generic")
+        _set_generic_title(view, title)
+        _set_generic_kind(view, kind)
+        _set_generic_raw_input(view, raw_input)
+        _set_generic_content(view, ())
+        _set_generic_locations(view, ())
         return view
     return GenericCallView(title=title, kind=kind, raw_input=raw_input)
 
@@ -61,9 +72,9 @@ def file_diff(path: str, old_text: str | None, new_text: str) -> FileDiff:
     """``FileDiff(path=path, old_text=old_text, new_text=new_text)``."""
     if type(path) is str and type(new_text) is str and (old_text is None or type(old_text) is str):
         diff: FileDiff = _new(FileDiff)
-        _set(diff, "path", path)
-        _set(diff, "old_text", old_text)
-        _set(diff, "new_text", new_text)
+        _set_path(diff, path)
+        _set_old_text(diff, old_text)
+        _set_new_text(diff, new_text)
         return diff
     return FileDiff(path=path, old_text=old_text, new_text=new_text)
 
@@ -78,10 +89,10 @@ def diff_call_view(title: str, diffs: Sequence[FileDiff]) -> DiffCallView:
                 break
         else:
             view: DiffCallView = _new(DiffCallView)
-            _set(view, "card", "diff")
-            _set(view, "title", title)
-            _set(view, "diffs", shown)
-            _set(view, "locations", ())
+            _set_diff_card(view, "diff")
+            _set_diff_title(view, title)
+            _set_diffs(view, shown)
+            _set_diff_locations(view, ())
             return view
     return DiffCallView(title=title, diffs=diffs)
 
@@ -94,8 +105,8 @@ def tool_result(content: Sequence[ContentBlock], is_error: bool, meta: Any = Non
                 break
         else:
             result: ToolResult = _new(ToolResult)
-            _set(result, "content", content)
-            _set(result, "is_error", is_error)
-            _set(result, "meta", meta)
+            _set_content(result, content)
+            _set_is_error(result, is_error)
+            _set_meta(result, meta)
             return result
     return ToolResult(content=content, is_error=is_error, meta=meta)

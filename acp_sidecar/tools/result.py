@@ -4,7 +4,7 @@ Shaping never raises on a bad result: it names it in an error result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -28,6 +28,7 @@ from acp_sidecar.tools.json_values import (
     json_violations,
     thaw,
 )
+from acp_sidecar.tools.slots import field_setters
 
 
 @attrs.frozen
@@ -81,15 +82,6 @@ def result_to_json(result: ToolExecutionResult) -> dict[str, Any]:
     return data
 
 
-def field_setters(cls: type) -> tuple[Callable[[object, object], None], ...]:
-    """What sets each field of the frozen slotted attrs class ``cls``, in field order: its
-    slot's own descriptor. An instance from ``cls.__new__(cls)`` with every one set is the
-    instance ``cls(...)`` makes of the same values, where its converters and validators would
-    change nothing (they are not run); the bound ``object.__setattr__`` attrs calls per field
-    costs twice this."""
-    return tuple(getattr(cls, field.name).__set__ for field in attrs.fields(cls))
-
-
 _new_result: Final = ToolExecutionResult.__new__
 _set_call_id, _set_content, _set_is_error, _set_error, _set_context, _set_meta = field_setters(
     ToolExecutionResult
@@ -101,9 +93,10 @@ _set_text, _set_text_type = field_setters(TextContent)
 def result_from_json(data: Mapping[str, Any]) -> ToolExecutionResult:
     """The result of a JSON object made by :func:`result_to_json`; ``ValueError`` otherwise.
 
-    Built as :func:`field_setters` says, for the values the converters keep: a tuple of
-    blocks, and a context and meta that are ``None`` or a :class:`FrozenDict`; any other is
-    converted (and refused) as ``ToolExecutionResult(...)`` would, in its order.
+    Built by :func:`~acp_sidecar.tools.slots.field_setters`, for the values the converters
+    keep: a tuple of blocks, and a context and meta that are ``None`` or a
+    :class:`FrozenDict`; any other is converted (and refused) as ``ToolExecutionResult(...)``
+    would, in its order.
     """
     try:
         error = data.get("error")

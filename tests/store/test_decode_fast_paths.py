@@ -23,9 +23,9 @@ from acp_sidecar.tools.json_values import FrozenDict, freeze_json
 from acp_sidecar.tools.result import (
     ToolErrorInfo,
     ToolExecutionResult,
-    field_setters,
     result_from_json,
 )
+from acp_sidecar.tools.slots import field_setters
 from tests.store.test_record_times import any_record
 
 
@@ -267,3 +267,10 @@ def test_the_bench_sessions_kinds_of_line_are_read_as_the_general_decoders_read_
         assert decoded[0] == "value" and decoded == outcome(general_decode_line, line)
     frozen = decode_line(lines[1]).result.meta  # type: ignore[union-attr]
     assert type(frozen) is FrozenDict and type(frozen["matches"][0]) is FrozenDict
+
+
+@pytest.mark.parametrize("cls", [TextContent, ToolCallRecord, ToolResultRecord])
+def test_a_class_built_slot_by_slot_with_no_check_of_its_own_has_none_to_skip(cls: type) -> None:
+    # Its fast path sets every field as given: a converter or validator added later would
+    # be skipped there (ToolExecutionResult's converters are run by hand, and tested above).
+    assert all(field.converter is None and field.validator is None for field in attrs.fields(cls))
