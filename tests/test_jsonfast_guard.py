@@ -18,7 +18,7 @@ EXPONENT_ALPHABET = st.sampled_from(["0", "1", "7", "9", "e", "-", "e-", "1e-", 
 """Pieces of which texts are made dense in near misses (``1e-`` ``1e-10`` ``e-7`` ``-1e-7``)."""
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(pieces=st.lists(EXPONENT_ALPHABET, max_size=60))
 def test_a_short_exponent_is_found_where_the_pattern_finds_one(pieces: list[str]) -> None:
     data = "".join(pieces).encode()
@@ -67,7 +67,7 @@ leaves = scalars | st.dictionaries(
 """FrozenDict takes JSON values only: one of finite leaves stands for a tool's frozen input."""
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     value=st.recursive(
         leaves,

@@ -123,7 +123,7 @@ results = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(results, st.booleans())
 def test_a_result_is_read_as_the_constructor_makes_it(data: dict[str, Any], frozen: bool) -> None:
     data = json.loads(json.dumps(data))  # a parse's own values, as the store reads them
@@ -175,7 +175,7 @@ calls = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(calls)
 def test_a_call_is_read_as_the_constructor_makes_it(data: dict[str, Any]) -> None:
     data = json.loads(json.dumps(data))

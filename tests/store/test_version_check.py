@@ -131,7 +131,7 @@ _VALUES = [
 ]
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(
     members=st.lists(
         st.tuples(st.sampled_from(_KEYS), st.sampled_from(_VALUES), st.sampled_from([b"", b" "])),
