@@ -43,6 +43,17 @@ _BLOCK_TYPES: Final = frozenset(CONTENT_BLOCK_TYPES)
 _KINDS: Final = frozenset(TOOL_CALL_KINDS)
 
 
+_FILE_DIFF: Final = frozenset({FileDiff})
+
+
+def _all_of(items: tuple[object, ...], kinds: frozenset[type]) -> bool:
+    """Whether every item is of one of ``kinds`` exactly."""
+    for item in items:  # noqa: SIM110 - all() over a generator costs more per card
+        if type(item) not in kinds:
+            return False
+    return True
+
+
 def _frozen_or_none(value: object) -> bool:
     return value is None or type(value) is FrozenDict
 
@@ -84,10 +95,7 @@ def diff_call_view(title: str, diffs: Sequence[FileDiff]) -> DiffCallView:
     kind = type(diffs)
     if type(title) is str and (kind is tuple or kind is list):
         shown: tuple[object, ...] = tuple(diffs)  # checked here as the validator does
-        for diff in shown:
-            if type(diff) is not FileDiff:
-                break
-        else:
+        if _all_of(shown, _FILE_DIFF):
             view: DiffCallView = _new(DiffCallView)
             _set_diff_card(view, "diff")
             _set_diff_title(view, title)
@@ -99,14 +107,15 @@ def diff_call_view(title: str, diffs: Sequence[FileDiff]) -> DiffCallView:
 
 def tool_result(content: Sequence[ContentBlock], is_error: bool, meta: Any = None) -> ToolResult:
     """``ToolResult(content=content, is_error=is_error, meta=meta)``."""
-    if type(content) is tuple and type(is_error) is bool and _frozen_or_none(meta):
-        for block in content:
-            if type(block) not in _BLOCK_TYPES:
-                break
-        else:
-            result: ToolResult = _new(ToolResult)
-            _set_content(result, content)
-            _set_is_error(result, is_error)
-            _set_meta(result, meta)
-            return result
+    if (
+        type(content) is tuple
+        and type(is_error) is bool
+        and _frozen_or_none(meta)
+        and _all_of(content, _BLOCK_TYPES)
+    ):
+        result: ToolResult = _new(ToolResult)
+        _set_content(result, content)
+        _set_is_error(result, is_error)
+        _set_meta(result, meta)
+        return result
     return ToolResult(content=content, is_error=is_error, meta=meta)
