@@ -74,7 +74,11 @@ class RuleBook:
 
     def untold(self) -> list[str]:
         """The problems of the rules in force the user was not told of yet (now told)."""
-        fresh = [problem for problem in self.rule_set().problems if problem not in self.told]
+        sources = SOURCES[self.selection]
+        project = self.project()
+        reason = self.untrusted_reason(project) if "project" in sources else None
+        found = self._problems(project, reason, self.user(), sources)
+        fresh = [problem for problem in found if problem not in self.told]
         self.told.update(fresh)
         return fresh
 
@@ -118,21 +122,35 @@ class RuleBook:
         those a choice of sources would put in force instead."""
         sources = SOURCES[selection or self.selection]
         rules: list[Rule] = list(self.policy.rules)
-        problems: list[str] = []
         project = self.project()
-        if "project" in sources:
-            reason = self.untrusted_reason(project)
-            if reason is not None:
-                problems.append(reason)
-            elif project.exists:
-                rules.extend(project.rules)
-                problems.extend(str(problem) for problem in project.problems)
+        reason = self.untrusted_reason(project) if "project" in sources else None
+        if "project" in sources and reason is None and project.exists:
+            rules.extend(project.rules)
         user = self.user()
         if user is not None and "user" in sources:
             rules.extend(user.rules)
-            problems.extend(str(problem) for problem in user.problems)
         named = " + ".join(_NAMES[source] for source in sources)
-        return RuleSet(tuple(rules), tuple(problems), f"{named} ({len(rules)} rules)")
+        problems = self._problems(project, reason, user, sources)
+        return RuleSet(tuple(rules), problems, f"{named} ({len(rules)} rules)")
+
+    @staticmethod
+    def _problems(
+        project: RuleFile,
+        reason: str | None,
+        user: RuleFile | None,
+        sources: tuple[RuleScope, ...],
+    ) -> tuple[str, ...]:
+        """What in the files of ``sources`` cannot be used, in :meth:`rule_set`'s order
+        (``reason``: why the workspace file is left out, as :meth:`untrusted_reason` says)."""
+        problems: list[str] = []
+        if "project" in sources:
+            if reason is not None:
+                problems.append(reason)
+            elif project.exists:
+                problems.extend(str(problem) for problem in project.problems)
+        if user is not None and "user" in sources:
+            problems.extend(str(problem) for problem in user.problems)
+        return tuple(problems)
 
     def scopes(self) -> tuple[RuleScope, ...]:
         """Where an "always" answer can write now: the session; the workspace file when it is
