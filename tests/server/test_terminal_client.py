@@ -103,7 +103,8 @@ async def test_acpx_edits_undoes_keeps_a_job_and_exports_across_fresh_sidecars(a
     assert "session/request_permission" in methods(write)  # ask mode; acpx approves
     await acpx.owner_gone()
 
-    edit = acpx.prompt('/edit {"path": "notes.txt", "old_string": "two", "new_string": "2"}')
+    # This owner serves the /undo too; its ttl, not the /undo's, says when it goes.
+    edit = acpx.prompt('/edit {"path": "notes.txt", "old_string": "two", "new_string": "2"}', ttl=5)
     assert "session/resume" in methods(edit)  # a fresh sidecar took the stored session
     assert (acpx.workspace / "notes.txt").read_bytes() == b"one\n2\n"
     acpx.prompt("/undo", ttl=0.2)
