@@ -50,6 +50,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.packaging)
         if fixtures & spawns.PROCESS_FIXTURES:
             item.add_marker(pytest.mark.process)
+    _heaviest_first(items)
+
+
+def _heaviest_first(items: list[pytest.Item]) -> None:
+    """Order the modules by how many of their tests start processes, most first (each module's
+    own order kept): under ``-n`` a worker takes a module whole, and the slow ones taken last
+    would leave the other worker idle; the many quick in-process modules fill the end."""
+    spawning: dict[str, int] = {}
+    for item in items:
+        module = _module_of(item)
+        spawns_one = item.get_closest_marker("process") is not None
+        spawning[module] = spawning.get(module, 0) + spawns_one
+    first = {module: place for place, module in enumerate(spawning)}
+    items.sort(key=lambda item: (-spawning[_module_of(item)], first[_module_of(item)]))
+
+
+def _module_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
 
 
 _PACKAGING = "packaging"
@@ -69,6 +87,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             module = nodeid.split("::", 1)[0]
             return _PACKAGING if _PACKAGING in module.split("/") else module
 
+    config.option.loadscopereorder = False  # by test count: a few slow tests came last
     return ByModule(config, log)
 
 
