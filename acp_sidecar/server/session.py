@@ -363,9 +363,15 @@ class Session:
 
 def _now() -> str:
     """The current time as ``updatedAt`` takes it (the store's form)."""
-    from acp_sidecar.store.records import timestamp_now
+    if not _clock:
+        from acp_sidecar.store.records import timestamp_now  # the store: not at start
 
-    return timestamp_now()
+        _clock.append(timestamp_now)
+    return _clock[0]()
+
+
+_clock: list[Callable[[], str]] = []
+"""The store's ``timestamp_now``, once a turn ended (an import each turn costs twice its call)."""
 
 
 def _set(event: asyncio.Event) -> asyncio.Event:

@@ -27,6 +27,39 @@ if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
 
+    DelegateFor = Callable[[Connection, Session, Driver, Turn, dict[str, str]], Delegate | None]
+
+
+class _Commands:
+    """What a turn uses of the session commands: imported with the first prompt, not at start
+    (a first ``session/new`` needs neither them nor the undo, export and jobs modules they
+    run), then kept, since an import statement run each turn costs it as much as a rules
+    check."""
+
+    def __init__(self) -> None:
+        from acp_sidecar.server.commands.base import CommandDriver, find_command, run_beside
+        from acp_sidecar.server.commands.table import ADVERTISED, SESSION_COMMANDS
+
+        self.driver = CommandDriver
+        self.find = find_command
+        self.run_beside = run_beside
+        self.table = SESSION_COMMANDS
+        self.advertised = ADVERTISED
+
+
+_commands: list[_Commands] = []
+"""The one :class:`_Commands`, once a prompt came."""
+
+_delegate_for: list[DelegateFor] = []
+""":func:`~acp_sidecar.server.subagents.delegate_for`, once a turn could delegate (it loads
+the store: not at start)."""
+
+
+def _loaded_commands() -> _Commands:
+    if not _commands:
+        _commands.append(_Commands())
+    return _commands[0]
+
 
 async def run_prompt_turn(
     server: Connection,
@@ -48,23 +81,21 @@ async def run_prompt_turn(
     model_driver = server.driver
 
     def delegating(turn: Turn, links: dict[str, str]) -> Delegate | None:
-        from acp_sidecar.server.subagents import delegate_for  # the store: not at start
+        if not _delegate_for:
+            from acp_sidecar.server.subagents import delegate_for
 
-        return delegate_for(server, session, model_driver, turn, links)
+            _delegate_for.append(delegate_for)
+        return _delegate_for[0](server, session, model_driver, turn, links)
 
-    # The commands (and the undo, export and jobs modules they run) load with the first
-    # prompt, not at start: a first session/new does not need them.
-    from acp_sidecar.server.commands.base import CommandDriver, find_command, run_beside
-    from acp_sidecar.server.commands.table import ADVERTISED, SESSION_COMMANDS
-
-    found = find_command(prompt, SESSION_COMMANDS)
+    commands = _commands[0] if _commands else _loaded_commands()
+    found = commands.find(prompt, commands.table)
     if found is not None and runs_beside(found[0], session):
-        await run_beside(found[0], found[1], prompt, session, server)
+        await commands.run_beside(found[0], found[1], prompt, session, server)
         return "end_turn"
     driver: Driver = model_driver
     if found is not None:
         command, argument = found
-        driver = CommandDriver(command, argument, session, server)
+        driver = commands.driver(command, argument, session, server)
     if session.running is None:  # told as the turn starts, whether or not it calls a tool
         server.tell_rule_problems(session)
     stop_reason = await session.run_turn(
@@ -79,7 +110,7 @@ async def run_prompt_turn(
         started=started,
         accepted=accepted,
         command=None if found is None else found[0].name,
-        commands=ADVERTISED,
+        commands=commands.advertised,
         delegating=None if found is not None else delegating,
     )
     await tell_running_jobs(server, session)
@@ -102,23 +133,19 @@ async def tell_running_jobs(server: Connection, session: Session) -> None:
 def runs_command(prompt: list[ContentBlock]) -> bool:
     """Whether ``prompt`` runs a session command (a steer of one is never injected into a
     running turn: it waits and runs as a turn of its own)."""
-    from acp_sidecar.server.commands.base import find_command
-    from acp_sidecar.server.commands.table import SESSION_COMMANDS
-
-    return find_command(prompt, SESSION_COMMANDS) is not None
+    commands = _loaded_commands()
+    return commands.find(prompt, commands.table) is not None
 
 
 async def run_beside_turn(server: Connection, session: Session, prompt: list[ContentBlock]) -> bool:
     """Run the immediate session command ``prompt`` names beside the turn ``session`` runs;
     whether it did (no turn runs, or the prompt is no such command: it did not)."""
-    from acp_sidecar.server.commands.base import find_command, run_beside
-    from acp_sidecar.server.commands.table import SESSION_COMMANDS
-
-    found = find_command(prompt, SESSION_COMMANDS)
+    commands = _loaded_commands()
+    found = commands.find(prompt, commands.table)
     if found is None or not runs_beside(found[0], session):
         return False
     command, argument = found
-    await run_beside(command, argument, prompt, session, server)
+    await commands.run_beside(command, argument, prompt, session, server)
     return True
 
 
