@@ -12,9 +12,10 @@ Invariants:
 from __future__ import annotations
 
 import importlib
+import operator
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
 import attrs
 
@@ -28,6 +29,7 @@ from acp_sidecar.protocol.updates import (
     SessionUpdate,
 )
 from acp_sidecar.tools.cancel import CancelSignal
+from acp_sidecar.tools.slots import field_setters
 from acp_sidecar.values import Value
 
 if TYPE_CHECKING:
@@ -163,6 +165,25 @@ class Turn(Value):
     def scope(self) -> CallScope:
         """What tool calls of this turn carry: the session's cards, mode policy and workspace."""
         return self._scope() if callable(self._scope) else self._scope
+
+
+_TURN_FIELDS: Final = tuple(field.name for field in attrs.fields(Turn))
+_turn_values: Final = operator.attrgetter(*_TURN_FIELDS)
+_TURN_SETTERS: Final = field_setters(Turn)
+_DELEGATE: Final = _TURN_FIELDS.index("delegate")
+_new_turn: Final = Turn.__new__
+
+
+def with_delegate(turn: Turn, delegate: Delegate | None) -> Turn:
+    """``attrs.evolve(turn, delegate=delegate)``, built slot by slot (a copy costs half an
+    evolve, which reads each field by name and calls the keyword constructor): no field of
+    :class:`Turn` may have a converter or validator, which this would skip."""
+    values = list(_turn_values(turn))
+    values[_DELEGATE] = delegate
+    copy = _new_turn(Turn)
+    for set_field, value in zip(_TURN_SETTERS, values, strict=True):
+        set_field(copy, value)
+    return copy
 
 
 async def send_notice(turn: Turn, text: str) -> None:

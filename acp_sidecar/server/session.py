@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
+from acp_sidecar.agent.driver import ClientRequests, Driver, Turn, with_delegate
 from acp_sidecar.agent.model.budget import BudgetGate
 from acp_sidecar.bridge.message_ids import MessageIds
 from acp_sidecar.bridge.modes import SessionPolicy
@@ -295,7 +295,7 @@ class Session:
             steered=None if inbox is None else take_steered,
         )
         if delegating is not None:
-            turn = attrs.evolve(turn, delegate=delegating(turn, links))
+            turn = with_delegate(turn, delegating(turn, links))
         self.running = signal
         self.inbox = inbox
         self.idle.clear()
