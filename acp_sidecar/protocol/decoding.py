@@ -20,8 +20,9 @@ from cattrs.errors import (
 )
 
 from acp_sidecar.protocol.client import RequestPermissionOutcome
-from acp_sidecar.protocol.content import ContentBlock
+from acp_sidecar.protocol.content import ContentBlock, TextContentBlock
 from acp_sidecar.protocol.initialize import AuthMethod
+from acp_sidecar.protocol.session import PromptRequest
 from acp_sidecar.protocol.shapes import (
     JSON_TYPE_NAMES,
     UNION_ORIGINS,
@@ -280,6 +281,28 @@ def locate(exc: BaseException) -> tuple[tuple[str | int, ...], str]:
                 return (note.index, *path), reason
         return locate(first)
     return (), str(exc) or type(exc).__name__
+
+
+def text_prompt_request(obj: dict[str, Any]) -> PromptRequest | None:
+    """``obj`` decoded as the converter decodes a :class:`PromptRequest`, for the shape nearly
+    every prompt has (a session id, text blocks of ``type`` and ``text`` alone, no ``_meta``);
+    ``None`` for any other shape, which the converter decodes (or refuses). Exact types only:
+    a subclass of ``str`` would come out as itself from the converter."""
+    if type(obj) is not dict:
+        return None
+    session_id = obj.get("sessionId")
+    prompt = obj.get("prompt")
+    if type(session_id) is not str or type(prompt) is not list or "_meta" in obj:
+        return None
+    blocks: list[ContentBlock] = []
+    for block in prompt:
+        if type(block) is not dict or len(block) != 2 or block.get("type") != "text":
+            return None
+        text = block.get("text")
+        if type(text) is not str or type(block["type"]) is not str:
+            return None
+        blocks.append(TextContentBlock(text=text))
+    return PromptRequest(session_id=session_id, prompt=blocks)
 
 
 def _is_json_object(t: Any) -> bool:

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 from acp_sidecar.agent.model.budget import NO_LIMITS, Limits
 from acp_sidecar.bridge.modes import DEFAULT_MODE, ModeId
 from acp_sidecar.protocol.converter import from_wire, to_wire
+from acp_sidecar.protocol.decoding import text_prompt_request
 from acp_sidecar.protocol.errors import AcpError, ProtocolParamsError
 from acp_sidecar.protocol.methods import EXTENSION_TYPES, INITIALIZE, METHOD_TO_TYPES
+from acp_sidecar.protocol.session import PromptRequest
 from acp_sidecar.server.children import refuse_child
 from acp_sidecar.server.connection import DEFAULT_MCP_START_TIMEOUT, Connection
 from acp_sidecar.server.handlers import EXTENSION_HANDLERS, HANDLERS
@@ -175,6 +177,8 @@ def decode_params(raw: Any, params_type: type[Any]) -> Any:
         raw = {}
     if not isinstance(raw, dict):
         raise AcpError.invalid_params("Invalid params: params must be an object")
+    if params_type is PromptRequest and (prompt := text_prompt_request(raw)) is not None:
+        return prompt
     try:
         return from_wire(raw, params_type)
     except ProtocolParamsError as exc:
