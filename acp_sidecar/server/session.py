@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from acp_sidecar.agent.driver import ClientRequests, Driver, Turn, with_delegate
+from acp_sidecar.agent.driver import ClientRequests, Driver, Turn
 from acp_sidecar.agent.model.budget import BudgetGate
 from acp_sidecar.bridge.message_ids import MessageIds
 from acp_sidecar.bridge.modes import SessionPolicy
@@ -59,9 +59,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-DelegateFactory = Callable[[Turn, dict[str, str]], "Delegate | None"]
-"""Makes a turn's :attr:`Turn.delegate`: ``(turn, links) -> Delegate`` (see
-:meth:`Session.run_turn`)."""
+DelegateFactory = Callable[[Callable[[], Turn], dict[str, str]], "Delegate | None"]
+"""Makes a turn's :attr:`Turn.delegate`: ``(parent, links) -> Delegate`` (see
+:meth:`Session.run_turn`); ``parent()`` makes the turn a child works for, the turn's fields
+but the delegate (made when a child starts: nothing the delegate holds holds the turn, so no
+cycle keeps a turn's history alive after it)."""
 
 ScopeFactory = Callable[
     ["Session", CancelSignal, Callable[[SessionUpdate], Awaitable[None]]], "CallScope"
@@ -273,29 +275,44 @@ class Session:
         async def send_notice(text: str, blocks: Sequence[ContentBlock] = ()) -> None:
             await self.notice(send, text, blocks)
 
-        turn = Turn(
-            session_id=session_id,
-            cwd=self.cwd,
-            prompt=tuple(prompt),
-            signal=signal,
-            send=send_update,
-            client=client,
-            scope=open_scope,
-            record=None if recorder is None else recorder.record_call_event,
-            history=history,
-            notice=send_notice,
-            tools=self.tools,
-            model=self.model,
-            reasoning_effort=self.reasoning_effort,
-            budget=self.budget,
-            inform=inform,
-            waiting=waiting,
-            keep=keep,
-            commands=commands,
-            steered=None if inbox is None else take_steered,
+        # Read now, not when a task call makes the parent turn (a model chosen meanwhile
+        # applies from the next turn).
+        cwd, tools, model, effort, budget = (
+            self.cwd,
+            self.tools,
+            self.model,
+            self.reasoning_effort,
+            self.budget,
         )
-        if delegating is not None:
-            turn = with_delegate(turn, delegating(turn, links))
+        prompt_blocks = tuple(prompt)
+        record_call = None if recorder is None else recorder.record_call_event
+        taking = None if inbox is None else take_steered
+
+        def make_turn(delegate: Delegate | None = None) -> Turn:
+            return Turn(
+                session_id=session_id,
+                cwd=cwd,
+                prompt=prompt_blocks,
+                signal=signal,
+                send=send_update,
+                client=client,
+                scope=open_scope,
+                record=record_call,
+                history=history,
+                notice=send_notice,
+                tools=tools,
+                model=model,
+                reasoning_effort=effort,
+                budget=budget,
+                inform=inform,
+                waiting=waiting,
+                keep=keep,
+                commands=commands,
+                steered=taking,
+                delegate=delegate,
+            )
+
+        turn = make_turn(None if delegating is None else delegating(make_turn, links))
         self.running = signal
         self.inbox = inbox
         self.idle.clear()

@@ -15,13 +15,13 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 import attrs
 
 from acp_sidecar.agent.delegation import Delegate, Delegated, Delegation
-from acp_sidecar.agent.driver import Driver, Turn
+from acp_sidecar.agent.driver import Driver, Turn, with_delegate
 from acp_sidecar.bridge import subagents
 from acp_sidecar.bridge.message_ids import MessageIds
 from acp_sidecar.protocol.client import RequestPermissionRequest, RequestPermissionResponse
@@ -49,17 +49,18 @@ def delegate_for(
     server: Connection,
     session: Session,
     driver: Driver,
-    parent: Turn,
+    parent: Callable[[], Turn],
     links: dict[str, str],
     depth: int = 0,
 ) -> Delegate | None:
-    """What runs the ``task`` calls of ``parent`` (at ``depth``); ``None`` at the limit.
-    ``links`` gets each task call's child id (for its card) when the client takes children."""
+    """What runs the ``task`` calls of the turn ``parent()`` makes (at ``depth``); ``None`` at
+    the limit. ``links`` gets each task call's child id (for its card) when the client takes
+    children."""
     if depth >= MAX_DEPTH:
         return None
 
     async def delegate(job: Delegation) -> Delegated:
-        return await run_child(server, session, driver, parent, links, depth + 1, job)
+        return await run_child(server, session, driver, parent(), links, depth + 1, job)
 
     return delegate
 
@@ -191,7 +192,8 @@ async def run_child(
         inform=parent.inform,
         keep=keep,
     )
-    child = attrs.evolve(child, delegate=delegate_for(server, session, driver, child, links, depth))
+    made = child
+    child = with_delegate(child, delegate_for(server, session, driver, lambda: made, links, depth))
     stop: StopReason = "cancelled"
     try:
         stop = await driver.run_turn(child)

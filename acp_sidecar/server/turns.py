@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from acp_sidecar.server.connection import Connection
     from acp_sidecar.server.session import Session
 
-    DelegateFor = Callable[[Connection, Session, Driver, Turn, dict[str, str]], Delegate | None]
+    DelegateFor = Callable[
+        [Connection, Session, Driver, Callable[[], Turn], dict[str, str]], Delegate | None
+    ]
 
 
 class _Commands:
@@ -80,7 +82,7 @@ async def run_prompt_turn(
 
     model_driver = server.driver
 
-    def delegating(turn: Turn, links: dict[str, str]) -> Delegate | None:
+    def delegating(turn: Callable[[], Turn], links: dict[str, str]) -> Delegate | None:
         if not _delegate_for:
             from acp_sidecar.server.subagents import delegate_for
 
