@@ -42,6 +42,8 @@ _NAMES: Final[dict[RuleScope, str]] = {"session": "session", "project": "project
 
 @attrs.define(repr=False, eq=False)
 class _Cached(State):
+    name: str
+    """The file's path as ``str`` (stamped each turn: a ``Path`` is converted each time)."""
     stamp: object = None
     file: RuleFile | None = None
 
@@ -85,8 +87,8 @@ class RuleBook:
     def _read(self, path: Path, scope: RuleScope) -> RuleFile:
         cached = self._cache.get(path)
         if cached is None:
-            cached = self._cache[path] = _Cached()
-        stamp = file_stamp(path)
+            cached = self._cache[path] = _Cached(str(path))
+        stamp = file_stamp(cached.name)
         if cached.file is None or cached.stamp != stamp:
             cached.file = read_rule_file(path, scope, TABLE if scope == "user" else None)
             cached.stamp = stamp

@@ -109,10 +109,15 @@ def key_problem(key: str) -> str | None:
     return None
 
 
-def file_stamp(path: Path) -> tuple[int, int, int, int] | None:
-    """What changes when the file is written (device, inode, size, mtime); ``None``: no file."""
+def file_stamp(path: Path | str) -> tuple[int, int, int, int] | None:
+    """What changes when the file is written (device, inode, size, mtime); ``None``: no file.
+
+    A file that is not there (a rules file, most turns) is told by ``os.access``, which
+    raises nothing: the exception a failed ``stat`` raises costs several times the call."""
+    if not os.access(path, os.F_OK):
+        return None
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return None
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
