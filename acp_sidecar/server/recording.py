@@ -159,10 +159,13 @@ class SessionRecorder(DecisionRecords):
     def writer(self) -> SessionWriter | None:
         """The open writer (on the loop's thread), creating or re-opening the log if needed;
         ``None`` when that failed (the user is told)."""
-        writer = self._open()
+        writer = self._writer  # open: _open's common case, without its call
+        if writer is None:
+            writer = self._open()
         if writer is not None:
             self._held.touch(self)
-        self._report()
+        if self._untold:
+            self._report()
         return writer
 
     async def create_soon(self) -> None:
@@ -336,7 +339,8 @@ class SessionRecorder(DecisionRecords):
                 self._untold.append(
                     "Recording of this session resumed; its log marks where records are missing."
                 )
-        self._report()
+        if self._untold:
+            self._report()
 
     def _problem(self, what: str, exc: BaseException) -> None:
         """Records are being lost (any thread): keep why, for the gap marker and the user."""
