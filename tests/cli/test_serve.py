@@ -195,3 +195,18 @@ def test_the_job_recovery_of_a_store_without_job_records_imports_none_of_their_c
     # sidecar ever kept a job in this store.
     code = f"STORE = {str(tmp_path)!r}\n{RECOVERED}"
     assert printed(code) == "[]"
+
+
+BUILT_TOOLS = """
+import sys
+from acp_sidecar.agent.toolset import ToolsProvider
+names = [definition.name for definition in ToolsProvider().registry.visible()]
+assert "grep" in names and "glob" in names, names
+print(sorted(m for m in ("regex", "pathspec") if m in sys.modules))
+"""
+
+
+@pytest.mark.process
+def test_the_built_tools_leave_the_search_libraries_to_a_first_search() -> None:
+    # The registry is built just after the first session/new is answered, before a prompt.
+    assert printed(BUILT_TOOLS) == "[]"

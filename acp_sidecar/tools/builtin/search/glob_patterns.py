@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import TYPE_CHECKING, TypeAlias
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 from acp_sidecar.tools.builtin.errors import PatternTooSlowError
 
@@ -132,7 +134,7 @@ class GlobMatcher:
         try:
             self._whole = _compile(whole, guarded)
             self._name = _compile(names, guarded)
-        except (re.error, regex.error) as exc:
+        except re.error as exc:
             raise ValueError(f"invalid glob {pattern!r}: {exc}") from exc
 
     def matches(self, path: str) -> bool:
@@ -177,7 +179,7 @@ def _may_backtrack(pattern: str) -> bool:
     return globstars > 1
 
 
-_Matcher = re.Pattern[str] | regex.Pattern[str]
+_Matcher: TypeAlias = "re.Pattern[str] | regex.Pattern[str]"
 
 
 def _compile(sources: list[str], guarded: bool) -> _Matcher | None:
@@ -185,7 +187,14 @@ def _compile(sources: list[str], guarded: bool) -> _Matcher | None:
         return None
     joined = "|".join(f"(?:{source})" for source in sources)
     fast = re.compile(joined)  # the syntax promised is re's (the sources are re.escape'd anyway)
-    return regex.compile(joined, regex.VERSION0) if guarded else fast
+    if not guarded:
+        return fast
+    import regex  # only for a glob that may backtrack: off the cold start
+
+    try:
+        return regex.compile(joined, regex.VERSION0)
+    except regex.error as exc:
+        raise re.error(str(exc)) from exc
 
 
 def _fullmatch(pattern: _Matcher, path: str) -> bool:

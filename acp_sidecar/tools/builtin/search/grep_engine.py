@@ -10,9 +10,7 @@ import codecs
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from typing import BinaryIO
-
-import regex
+from typing import TYPE_CHECKING, BinaryIO
 
 from acp_sidecar.tools.builtin.errors import PatternTooSlowError
 from acp_sidecar.tools.builtin.files.encoding import Encoding, sniff_encoding
@@ -24,6 +22,9 @@ from acp_sidecar.tools.builtin.search.grep_match import (
     SearchResult,
     line_local,
 )
+
+if TYPE_CHECKING:
+    import regex
 
 BLOCK_BYTES = 1024 * 1024
 """The Python engine reads files in blocks of this size, cut at line ends."""

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterator
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
-import regex
+
+if TYPE_CHECKING:
+    import regex
 
 KEEP_CHARS = 1000
 """The characters of a matching line a result keeps (more than any output shows)."""
@@ -160,6 +162,8 @@ def compile_pattern(pattern: str, *, case_insensitive: bool) -> Pattern:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         source = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
+        import regex  # only when a search runs: off the cold start
+
         flags = regex.VERSION0 | (regex.IGNORECASE if case_insensitive else 0)
         engine = regex.compile(pattern, flags)
         block = regex.compile(pattern, flags | regex.MULTILINE)

@@ -14,7 +14,6 @@ import threading
 from collections.abc import Callable, Iterator
 
 import attrs
-import pathspec
 
 from acp_sidecar.tools.builtin.errors import OutsideWorkspaceError
 from acp_sidecar.tools.builtin.files.paths import is_inside
@@ -27,6 +26,8 @@ class IgnoreFile:
     """The patterns of one .gitignore, matched against paths relative to its directory."""
 
     def __init__(self, lines: list[str]) -> None:
+        import pathspec  # only when a walk meets a .gitignore: off the cold start
+
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
         self._patterns: list[tuple[bool, re.Pattern[str]]] = [
             (pattern.include, pattern.regex)
